@@ -1,0 +1,39 @@
+# Two commands do everything on a fresh clone (see README.md):
+#   make demo   set up .venv and run the main job on bundled defaults
+#   make test   set up .venv and run the whole test suite
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+STAMP  := $(VENV)/.installed
+DATA   ?= $(if $(TOKSTUDY_DATA),$(TOKSTUDY_DATA),$(wildcard ../shared/data))
+PYTEST_ARGS ?=
+
+.PHONY: setup demo test app bench clean
+
+setup: $(STAMP)
+
+# torch is pinned in pyproject (CPU wheel here, normal build elsewhere). deepspeed's sdist
+# imports torch while building, so it is installed without build isolation after torch;
+# DS_BUILD_OPS=0 keeps its C++/CUDA ops just-in-time.
+$(STAMP): pyproject.toml
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip setuptools wheel
+	$(PIP) install --quiet -e ".[pretrain,app,dev]"
+	DS_BUILD_OPS=0 $(PIP) install --quiet --no-build-isolation "deepspeed==0.19.8"
+	touch $(STAMP)
+
+demo: setup
+	TOKSTUDY_DATA=$(DATA) $(VENV)/bin/tokstudy study demo
+
+test: setup
+	TOKSTUDY_DATA=$(DATA) $(PY) -m pytest $(PYTEST_ARGS)
+
+app: setup
+	TOKSTUDY_DATA=$(DATA) $(VENV)/bin/streamlit run analysis_app/app.py -- --results results/demo
+
+bench: setup
+	TOKSTUDY_DATA=$(DATA) $(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,54 @@
+"""Shared fixtures: where the real corpora are, and skips with a clear reason when they are not."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tokstudy.datalocation import CORPORA, data_root
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def corpus_path(name: str) -> Path:
+    """Path of a real corpus; skips the test when the data location lacks it."""
+    path = data_root() / CORPORA.get(name, name)
+    if not path.is_dir():
+        pytest.skip(
+            f"real corpus {name!r} not found at {path} (set TOKSTUDY_DATA to the folder holding "
+            f"the shared corpora; CI sets it to ../shared/data)"
+        )
+    return path
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """The data location; skips when it does not exist."""
+    root = data_root()
+    if not root.is_dir():
+        pytest.skip(f"no real corpora at {root} (set TOKSTUDY_DATA)")
+    return root
+
+
+def pytest_collection_modifyitems(config, items):
+    """Skip GPU tests without CUDA (checked lazily, never importing torch when not needed)."""
+    gpu_items = [it for it in items if "gpu" in it.keywords]
+    if not gpu_items:
+        return
+    try:
+        import torch
+
+        has_cuda = torch.cuda.is_available()
+    except ImportError:
+        has_cuda = False
+    if not has_cuda:
+        skip = pytest.mark.skip(reason="needs a CUDA device")
+        for it in gpu_items:
+            it.add_marker(skip)
+
+
+# Keep test runs from spawning more threads than the 2-core machine has.
+os.environ.setdefault("OMP_NUM_THREADS", "2")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

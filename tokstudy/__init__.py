@@ -1,0 +1,70 @@
+"""tokstudy: how subword tokenization shapes what compact language models learn.
+
+The public API, importable without torch::
+
+    import tokstudy as ts
+    ds = ts.read_conll("eng.testb.gz", name="conll2003", language="en", split="test")
+    sp = ts.load_tokenizer("spm32k/")
+    table = ts.segmentation_table([ds], [sp])
+    ts.additional_segmentation(table, tokenizer=sp.name)
+
+Names are resolved lazily (PEP 562) so ``import tokstudy`` stays fast and pulls in
+neither torch nor matplotlib.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_API = {
+    # errors
+    "TokstudyError": "tokstudy.errors",
+    "DataFormatError": "tokstudy.errors",
+    "TagSchemeError": "tokstudy.errors",
+    "AlignmentError": "tokstudy.errors",
+    "TokenizerLoadError": "tokstudy.errors",
+    "TokenizerTrainingError": "tokstudy.errors",
+    "DataNotFoundError": "tokstudy.errors",
+    # data
+    "Sentence": "tokstudy.data.types",
+    "Dataset": "tokstudy.data.types",
+    "data_root": "tokstudy.datalocation",
+    "corpus_dir": "tokstudy.datalocation",
+    "read_conll": "tokstudy.data.conll",
+    "read_slu": "tokstudy.data.slu",
+    "read_jsonl": "tokstudy.data.jsonl",
+    "read_char_span_json": "tokstudy.data.jsonl",
+    "read_raw_text": "tokstudy.data.rawtext",
+    "load_dataset": "tokstudy.data.registry",
+    # tokenizers
+    "Segmenter": "tokstudy.tokenization.base",
+    "Segmentation": "tokstudy.tokenization.base",
+    "load_tokenizer": "tokstudy.tokenization.loading",
+    "train_tokenizers": "tokstudy.tokenization.training",
+    "TokenizerTrainingConfig": "tokstudy.tokenization.training",
+    # analysis
+    "SegmentationTable": "tokstudy.analysis.table",
+    "segmentation_table": "tokstudy.analysis.table",
+    "additional_segmentation": "tokstudy.analysis.stats",
+    "segmentation_summary": "tokstudy.analysis.stats",
+    "read_predictions": "tokstudy.analysis.predictions",
+    "correlate_errors": "tokstudy.analysis.correlation",
+}
+
+__all__ = sorted(_API) + ["__version__"]
+
+
+def __getattr__(name: str):
+    module = _API.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tokstudy' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__

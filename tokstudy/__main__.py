@@ -1,0 +1,5 @@
+import sys
+
+from tokstudy.cli import main
+
+sys.exit(main())

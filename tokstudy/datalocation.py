@@ -1,0 +1,67 @@
+"""Where the real corpora live.
+
+The data location is resolved, first match wins, from:
+
+1. an explicit argument (the CLI's ``--data-dir`` flag),
+2. the ``TOKSTUDY_DATA`` environment variable (``.ci/run`` sets it to ``../shared/data``),
+3. ``data/corpora`` inside the checkout, where ``data/download.py`` writes for users who are online.
+
+Each corpus is a sub-directory named as in :data:`CORPORA`. Nothing here reads the
+data; readers take explicit paths, and :func:`corpus_dir` turns a corpus name into one.
+
+>>> import os; os.environ["TOKSTUDY_DATA"] = "/tmp/somewhere"
+>>> str(data_root())
+'/tmp/somewhere'
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tokstudy.errors import DataNotFoundError
+
+ENV_VAR = "TOKSTUDY_DATA"
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_ROOT = PROJECT_ROOT / "data" / "corpora"
+
+#: Known corpora and the sub-directory each lives in.
+CORPORA = {
+    "conll2003": "conll2003_en",
+    "conll2002_es": "conll2002_es",
+    "wikiann": "wikiann",
+    "ner_ja_wikipedia": "ner_ja_wikipedia",
+    "snips": "snips",
+    "atis": "atis",
+    "sst2": "sst2",
+    "raw_text": "raw_text",
+    "raw_text_large": "raw_text_large",
+    "xquad_parallel": "xquad_parallel",
+}
+
+
+def data_root(explicit: str | os.PathLike | None = None) -> Path:
+    """The directory that holds the corpora (it may not exist)."""
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env).expanduser()
+    return DEFAULT_ROOT
+
+
+def corpus_dir(name: str, root: str | os.PathLike | None = None) -> Path:
+    """The directory of corpus ``name``; raises :class:`DataNotFoundError` if absent."""
+    sub = CORPORA.get(name, name)
+    path = data_root(root) / sub
+    if not path.is_dir():
+        raise DataNotFoundError(
+            f"corpus {name!r} not found at {path}. Set --data-dir or ${ENV_VAR} to the folder "
+            f"that holds it, or run `python data/download.py` (online) to fetch the public corpora."
+        )
+    return path
+
+
+def has_corpus(name: str, root: str | os.PathLike | None = None) -> bool:
+    """Whether corpus ``name`` is present at the data location."""
+    return (data_root(root) / CORPORA.get(name, name)).is_dir()

@@ -1,0 +1,112 @@
+"""The one interface over every tokenizer kind: pre-split words in, per-word pieces out.
+
+A :class:`Segmenter` turns a batch of words into a :class:`Segmentation`, a flat
+columnar result (all pieces in one list plus word offsets, like an Arrow list
+array). Concrete segmenters (SentencePiece, Hugging Face tokenizers, WordPiece
+vocabularies) live beside this file; :func:`tokstudy.tokenization.load_tokenizer`
+picks one for a path or name.
+
+Counting conventions (decided once, here, and reported in every output):
+
+* **Lone word-boundary piece.** SentencePiece may split ``","`` into ``["▁", ","]``.
+  The mALBERT paper's Table 3 counts that ``▁`` as a piece, so
+  ``count_lone_boundary=True`` is the default; ``False`` drops lone ``▁`` pieces
+  before counting (never below one piece per non-empty word).
+* **Unknown pieces** count as one piece each and are flagged in ``Segmentation.unk``.
+* **Empty words** (``""``) get zero pieces; readers never produce them.
+* **Normalisation** (NFKC, case folding) may change a word's characters or length;
+  pieces are reported as the tokenizer emits them, and alignment is by word, never by
+  character offset, so it cannot shift.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+#: SentencePiece's word-boundary marker (U+2581).
+BOUNDARY = "\u2581"
+
+
+@dataclass(frozen=True)
+class Segmentation:
+    """Pieces of a batch of words, stored flat.
+
+    Attributes:
+        pieces: every piece of every word, in order.
+        offsets: ``int64`` array of length ``n_words + 1``; word ``i`` has pieces
+            ``pieces[offsets[i]:offsets[i + 1]]``.
+        unk: ``bool`` array, one per piece, ``True`` where the piece is the unknown token.
+    """
+
+    pieces: list[str]
+    offsets: np.ndarray
+    unk: np.ndarray
+
+    def __post_init__(self) -> None:
+        if len(self.offsets) == 0 or self.offsets[-1] != len(self.pieces) or len(self.unk) != len(self.pieces):
+            raise ValueError("inconsistent Segmentation: offsets/unk do not match pieces")
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def counts(self) -> np.ndarray:
+        """Number of pieces of each word (``int64``)."""
+        return np.diff(self.offsets)
+
+    def pieces_of(self, i: int) -> list[str]:
+        """The pieces of word ``i``."""
+        return self.pieces[self.offsets[i] : self.offsets[i + 1]]
+
+    def as_lists(self) -> list[list[str]]:
+        """Per-word piece lists (convenient, not vectorised)."""
+        o = self.offsets
+        return [self.pieces[o[i] : o[i + 1]] for i in range(len(o) - 1)]
+
+    @classmethod
+    def from_lists(cls, per_word: Sequence[Sequence[str]], unk_piece: str | None = None) -> "Segmentation":
+        """Build from per-word piece lists (used by slow paths and tests)."""
+        counts = np.fromiter((len(p) for p in per_word), dtype=np.int64, count=len(per_word))
+        offsets = np.zeros(len(per_word) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        flat = [p for ps in per_word for p in ps]
+        unk = np.array([p == unk_piece for p in flat], dtype=bool) if unk_piece is not None else np.zeros(len(flat), bool)
+        return cls(flat, offsets, unk)
+
+
+class Segmenter(ABC):
+    """Splits pre-split words into subword pieces, one word at a time, in batches.
+
+    Subclasses implement :meth:`_segment` on a batch of non-empty words and set
+    :attr:`name`, :attr:`kind` and :attr:`vocab_size`.
+    """
+
+    #: short display name, e.g. ``"spm-unigram-32k"``.
+    name: str
+    #: ``"sentencepiece"``, ``"hf-tokenizers"`` or ``"wordpiece"``.
+    kind: str
+    #: number of entries in the vocabulary.
+    vocab_size: int
+    #: whether a lone ``▁`` piece counts as a piece (see module docstring).
+    count_lone_boundary: bool = True
+
+    @abstractmethod
+    def segment(self, words: Sequence[str]) -> Segmentation:
+        """Segment each word independently; ``len(result) == len(words)``."""
+
+    def segment_lists(self, words: Sequence[str]) -> list[list[str]]:
+        """Per-word piece lists; a convenience over :meth:`segment`."""
+        return self.segment(words).as_lists()
+
+    def describe_boundary_policy(self) -> str:
+        """One sentence stating how the lone word-boundary piece was counted."""
+        if self.count_lone_boundary:
+            return f"a lone word-boundary piece ('{BOUNDARY}' before a word it does not attach to) counts as one piece"
+        return f"lone word-boundary pieces ('{BOUNDARY}' alone) are not counted"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, vocab_size={self.vocab_size})"
