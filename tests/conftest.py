@@ -34,7 +34,7 @@ def shared_data() -> Path:
 
 def pytest_collection_modifyitems(config, items):
     """Skip GPU tests without CUDA (checked lazily, never importing torch when not needed)."""
-    gpu_items = [it for it in items if "gpu" in it.keywords]
+    gpu_items = [it for it in items if it.get_closest_marker("gpu") is not None]
     if not gpu_items:
         return
     try:

@@ -1,0 +1,48 @@
+"""Every shipped study configuration loads; bad files get errors that name the place."""
+
+from __future__ import annotations
+
+import pytest
+
+from tokstudy.errors import DataFormatError
+from tokstudy.study.config import CONFIG_DIR, StudyConfig, load_study_config
+
+
+@pytest.mark.parametrize("path", sorted(CONFIG_DIR.glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_shipped_config_loads(path):
+    cfg = load_study_config(path)
+    assert isinstance(cfg, StudyConfig) and cfg.name == path.stem
+    sizes = cfg.tokenizers.vocab_sizes
+    assert sizes == tuple(sorted(sizes))
+    assert cfg.finetune.tasks and cfg.analysis.datasets
+
+
+def test_shipped_names_resolve():
+    assert {"demo", "cpu", "gpu"} <= {p.stem for p in CONFIG_DIR.glob("*.yaml")}
+    assert load_study_config("demo").tokenizers.vocab_sizes == (2000, 4000, 8000)
+
+
+def test_unknown_key_is_named(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("pretrain:\n  stepz: 3\n")
+    with pytest.raises(DataFormatError, match=r"bad.yaml.pretrain: unknown key\(s\) \['stepz'\]"):
+        load_study_config(bad)
+
+
+def test_invalid_value_is_named(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("finetune:\n  tasks:\n    - {dataset: snips, task: regression}\n")
+    with pytest.raises(DataFormatError, match=r"tasks\[0\].*'ner' or 'classification'"):
+        load_study_config(bad)
+
+
+def test_yaml_syntax_error_names_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ntokenizers: [\n")
+    with pytest.raises(DataFormatError, match="bad.yaml"):
+        load_study_config(bad)
+
+
+def test_missing_config_lists_shipped():
+    with pytest.raises(DataFormatError, match="demo"):
+        load_study_config("nonexistent")

@@ -1,0 +1,203 @@
+"""Typed configuration of an end-to-end study, mirrored by the YAML files in ``configs/``.
+
+A study trains K tokenizers, pre-trains one ALBERT per tokenizer with identical
+settings, fine-tunes each on NER/slot-filling and classification tasks over N seeds,
+and analyses segmentation against errors. Each section below configures one stage;
+the stage cache (:mod:`tokstudy.study.stages`) keys each stage on its own section,
+so changing a fine-tuning setting reruns fine-tuning and analysis only.
+
+>>> cfg = StudyConfig(name="t")
+>>> cfg.tokenizers.vocab_sizes
+(2000, 4000, 8000)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tokstudy.errors import DataFormatError
+
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+
+
+@dataclass(frozen=True)
+class TokenizerSection:
+    """Which tokenizers the study compares."""
+
+    algorithm: str = "sp-unigram"
+    """sp-unigram (the paper's), sp-bpe, hf-unigram, hf-bpe or hf-wordpiece."""
+    vocab_sizes: tuple[int, ...] = (2000, 4000, 8000)
+    """One tokenizer per size; the paper's ratio is 1:2:4 (32k/64k/128k)."""
+    corpora: tuple[str, ...] = ("raw_text",)
+    """Raw-text corpora (names at the data location, or paths) the vocabularies are trained on."""
+    languages: tuple[str, ...] = ()
+    """Language codes to keep from those corpora (file names ``<lang>.txt.gz``); empty keeps all."""
+    sample_size: int = 200_000
+    """Sentences drawn at random (seeded) from the corpora for training, as the paper did."""
+    character_coverage: float = 0.9995
+    """SentencePiece character coverage."""
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.vocab_sizes or any(v < 100 for v in self.vocab_sizes):
+            raise ValueError(f"vocab_sizes must be a non-empty list of sizes >= 100, got {self.vocab_sizes}")
+        if len(set(self.vocab_sizes)) != len(self.vocab_sizes):
+            raise ValueError(f"vocab_sizes has duplicates: {self.vocab_sizes}")
+
+
+@dataclass(frozen=True)
+class PretrainSection:
+    """Pre-training, identical for every tokenizer."""
+
+    model: str = "tiny"
+    """Model preset: tiny, base, large, xlarge, xxlarge."""
+    corpora: tuple[str, ...] = ("raw_text_large",)
+    """Raw-text corpora for pre-training (multi-line documents make sentence-order pairs)."""
+    languages: tuple[str, ...] = ()
+    """Languages to keep; empty keeps all."""
+    max_seq_length: int = 128
+    steps: int = 300
+    """Optimizer steps per model."""
+    batch_size: int = 32
+    """Global batch size."""
+    learning_rate: float = 1e-3
+    warmup_steps: int = 30
+    max_documents: int | None = None
+    """Cap on documents read per language (None: all); keeps the CPU configurations short."""
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.steps < 1 or self.batch_size < 1:
+            raise ValueError("pretrain.steps and pretrain.batch_size must be >= 1")
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One fine-tuning task."""
+
+    dataset: str
+    """Registry name: conll2003, conll2002_es, wikiann, snips, atis, sst2."""
+    task: str = "ner"
+    """``ner`` (token classification, also slot filling) or ``classification``."""
+    language: str | None = None
+    """For multilingual datasets (wikiann)."""
+    max_train: int | None = None
+    """Cap on training sentences (None: all)."""
+    max_eval: int | None = None
+    """Cap on dev/test sentences (None: all)."""
+
+    def __post_init__(self) -> None:
+        if self.task not in ("ner", "classification"):
+            raise ValueError(f"task must be 'ner' or 'classification', got {self.task!r}")
+
+    @property
+    def label(self) -> str:
+        lang = f"-{self.language}" if self.language else ""
+        return f"{self.dataset}{lang}-{self.task}"
+
+
+@dataclass(frozen=True)
+class FinetuneSection:
+    """Fine-tuning, identical for every pre-trained model."""
+
+    tasks: tuple[TaskSpec, ...] = (TaskSpec("conll2003", "ner"), TaskSpec("snips", "classification"))
+    seeds: int = 3
+    """Runs per (model, task); the paper used 10."""
+    epochs: int = 3
+    batch_size: int = 32
+    learning_rate: float = 5e-4
+    max_length: int = 128
+    patience: int = 2
+    """Early-stopping patience, in epochs without dev improvement."""
+
+
+@dataclass(frozen=True)
+class AnalysisSection:
+    """Segmentation statistics and their link to errors."""
+
+    datasets: tuple[str, ...] = ("conll2003:test",)
+    """Labelled sets for Table 4, as ``name:split`` or ``name:language:split``; every language with labelled data."""
+    parity_corpus: str | None = "xquad_parallel"
+    """Parallel text for fertility parity across languages (None: skip)."""
+    bootstrap: int = 1000
+    """Bootstrap resamples for every confidence interval."""
+    n_examples: int = 3
+    """Table-3 example sentences chosen automatically."""
+    count_lone_boundary: bool = True
+    """Count a lone word-boundary piece as in the paper's Table 3."""
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class StudyConfig:
+    """The whole study."""
+
+    name: str = "demo"
+    output_dir: str | None = None
+    """Results directory; default ``results/<name>``."""
+    data_dir: str | None = None
+    """Data location; default ``$TOKSTUDY_DATA`` then ``data/corpora``."""
+    allow_sample: bool = True
+    """Fall back to the generated synthetic sample when the real corpora are absent."""
+    tokenizers: TokenizerSection = field(default_factory=TokenizerSection)
+    pretrain: PretrainSection = field(default_factory=PretrainSection)
+    finetune: FinetuneSection = field(default_factory=FinetuneSection)
+    analysis: AnalysisSection = field(default_factory=AnalysisSection)
+
+    def results_dir(self) -> Path:
+        return Path(self.output_dir or f"results/{self.name}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _build(cls, data: Any, where: str):
+    """Build dataclass ``cls`` from a mapping, naming unknown keys and bad values."""
+    if not isinstance(data, dict):
+        raise DataFormatError(f"{where}: expected a mapping, got {type(data).__name__}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise DataFormatError(f"{where}: unknown key(s) {unknown}; expected some of {sorted(fields)}")
+    kwargs = {}
+    for key, value in data.items():
+        sub = {"tokenizers": TokenizerSection, "pretrain": PretrainSection, "finetune": FinetuneSection,
+               "analysis": AnalysisSection}.get(key) if cls is StudyConfig else None
+        if sub is not None:
+            value = _build(sub, value, f"{where}.{key}")
+        elif cls is FinetuneSection and key == "tasks":
+            value = tuple(_build(TaskSpec, t, f"{where}.tasks[{i}]") for i, t in enumerate(value))
+        elif isinstance(value, list):
+            value = tuple(value)
+        kwargs[key] = value
+    try:
+        return cls(**kwargs)
+    except (TypeError, ValueError) as exc:
+        raise DataFormatError(f"{where}: {exc}") from None
+
+
+def load_study_config(name_or_path: str | os.PathLike, **overrides: Any) -> StudyConfig:
+    """Load a shipped configuration by name (``demo``, ``cpu``, ``gpu``) or a YAML file.
+
+    Errors name the file and the offending key.
+    """
+    path = Path(name_or_path)
+    if not path.suffix and not path.exists():
+        path = CONFIG_DIR / f"{name_or_path}.yaml"
+    if not path.is_file():
+        shipped = sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
+        raise DataFormatError(f"no study configuration {str(name_or_path)!r}; shipped ones: {shipped}")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        line = getattr(getattr(exc, "problem_mark", None), "line", None)
+        raise DataFormatError(f"invalid YAML: {exc}", path=path, line=None if line is None else line + 1) from None
+    data.setdefault("name", path.stem)
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    return _build(StudyConfig, data, str(path))
