@@ -1,0 +1,51 @@
+"""Findings are decided by the run's own numbers and CIs."""
+
+from __future__ import annotations
+
+from tokstudy.study.findings import (
+    all_findings,
+    correlation_positive,
+    ne_more_segmented,
+    scores_follow_vocab,
+    segmentation_falls_with_vocab,
+)
+
+
+def est(v, half=1.0):
+    return {"value": v, "low": v - half, "high": v + half}
+
+
+def t4(ne, non, half=1.0):
+    return {f"t{i}": {"vocab_size": 1000 * (i + 1), "ne": est(a, half), "non_ne": est(b, half), "all": est((a + b) / 2)}
+            for i, (a, b) in enumerate(zip(ne, non))}
+
+
+def test_ne_more_segmented_requires_disjoint_cis():
+    assert ne_more_segmented(t4([90, 60], [40, 30])).holds is True
+    assert ne_more_segmented(t4([90, 31], [40, 30], half=2)).holds is None  # overlapping at the 2nd size
+    assert ne_more_segmented(t4([90, 20], [40, 30])).holds is False
+
+
+def test_segmentation_falls_with_vocab_checks_every_step():
+    assert segmentation_falls_with_vocab(t4([90, 60, 40], [40, 30, 20])).holds is True
+    assert segmentation_falls_with_vocab(t4([90, 95, 40], [40, 30, 20])).holds is False
+
+
+def test_correlation_needs_positive_and_significant():
+    good = {"m": {"pearson_r": 0.3, "p_value": 1e-9, "low": 0.25, "high": 0.35, "n": 1000}}
+    weak = {"m": {"pearson_r": 0.02, "p_value": 0.4, "low": -0.03, "high": 0.07, "n": 1000}}
+    assert correlation_positive(good).holds is True
+    assert correlation_positive(weak).holds is False
+    assert "r = 0.300" in correlation_positive(good).evidence
+
+
+def test_scores_follow_vocab_in_given_order():
+    scores = {"ner": {"a": {"mean": 50, "std": 1, "n": 3, "metric": "F1"}, "b": {"mean": 55, "std": 1, "n": 3, "metric": "F1"}}}
+    assert scores_follow_vocab(scores, ["a", "b"])[0].holds is True
+    assert scores_follow_vocab(scores, ["b", "a"])[0].holds is False
+
+
+def test_all_findings_renders_markdown():
+    found = all_findings(t4([90, 60], [40, 30]), {}, {})
+    text = "\n".join(f.markdown() for f in found)
+    assert "**yes**" in text and "NE 90.00 %" in text

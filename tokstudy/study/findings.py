@@ -1,0 +1,112 @@
+"""What a study run found, stated plainly from its own numbers.
+
+Pure functions over the run's result dicts (as written to ``tables/*.json``); nothing
+here is hard-coded but the paper's reference figures, which are shown beside ours and
+never used to decide anything.
+
+Input shapes (all plain JSON):
+
+* ``table4``: ``{tokenizer: {"vocab_size": int, "ne": Est, "non_ne": Est, "all": Est}}``
+  where ``Est = {"value": float, "low": float, "high": float}`` (additional segmentation %),
+* ``correlation``: ``{model: {"pearson_r", "p_value", "low", "high", "n"}}``,
+* ``scores``: ``{task: {model: {"mean", "std", "n", "metric"}}}`` with models in the same
+  order as their vocabulary sizes.
+
+>>> est = lambda v: {"value": v, "low": v - 1, "high": v + 1}
+>>> t4 = {"a": {"vocab_size": 1, "ne": est(90), "non_ne": est(40), "all": est(50)},
+...       "b": {"vocab_size": 2, "ne": est(60), "non_ne": est(30), "all": est(35)}}
+>>> ne_more_segmented(t4).holds
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The mALBERT paper's figures on CoNLL-2003 (Table 4) and its correlation, for reference only.
+PAPER_TABLE4 = {
+    "32k": {"ne": 120.59, "non_ne": 57.64},
+    "64k": {"ne": 85.28, "non_ne": 36.04},
+    "128k": {"ne": 62.69, "non_ne": 25.37},
+}
+PAPER_PEARSON = 0.44
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One statement about the run, with whether it holds and the numbers behind it."""
+
+    claim: str
+    holds: bool | None
+    """True / False, or None when the data cannot decide (e.g. overlapping CIs)."""
+    evidence: str
+
+    def markdown(self) -> str:
+        mark = {True: "**yes**", False: "**no**", None: "**undecided**"}[self.holds]
+        return f"- {self.claim} {mark}. {self.evidence}"
+
+
+def _ordered(table4: dict) -> list[str]:
+    return sorted(table4, key=lambda t: table4[t].get("vocab_size", 0))
+
+
+def ne_more_segmented(table4: dict) -> Finding:
+    """Are NE words more segmented than non-NE words at every vocabulary size (CIs disjoint)?"""
+    parts, verdicts = [], []
+    for tok in _ordered(table4):
+        ne, non = table4[tok]["ne"], table4[tok]["non_ne"]
+        verdicts.append(True if ne["low"] > non["high"] else False if ne["high"] < non["low"] else None)
+        parts.append(f"{tok}: NE {ne['value']:.2f} % [{ne['low']:.2f}, {ne['high']:.2f}] vs non-NE "
+                     f"{non['value']:.2f} % [{non['low']:.2f}, {non['high']:.2f}]")
+    holds = all(v is True for v in verdicts) if all(v is not None for v in verdicts) else None
+    if any(v is False for v in verdicts):
+        holds = False
+    return Finding("NE words are more segmented than other words at every vocabulary size:", holds, "; ".join(parts) + ".")
+
+
+def segmentation_falls_with_vocab(table4: dict) -> Finding:
+    """Does additional segmentation fall as the vocabulary grows, for NE and non-NE words?"""
+    order = _ordered(table4)
+    series = {k: [table4[t][k]["value"] for t in order] for k in ("ne", "non_ne")}
+    holds = all(all(a > b for a, b in zip(v, v[1:])) for v in series.values())
+    ev = "; ".join(f"{k.replace('_', '-').upper()}: " + " > ".join(f"{x:.2f}" for x in v) for k, v in series.items())
+    return Finding("Additional segmentation decreases as the vocabulary grows:", holds, f"{ev} (sizes {', '.join(order)}).")
+
+
+def correlation_positive(correlation: dict, alpha: float = 0.05) -> Finding:
+    """Is the word-level correlation between segmentation and errors positive and significant for every model?"""
+    parts, ok = [], []
+    for model, c in correlation.items():
+        sig = c["p_value"] < alpha and c["pearson_r"] > 0
+        ok.append(sig)
+        parts.append(f"{model}: r = {c['pearson_r']:.3f} [{c['low']:.3f}, {c['high']:.3f}], p = {c['p_value']:.2g}, n = {c['n']}")
+    return Finding(
+        f"A word's segmentation correlates positively and significantly (p < {alpha}) with its label errors "
+        f"(paper: r = {PAPER_PEARSON}):",
+        all(ok) if ok else None,
+        "; ".join(parts) + ".",
+    )
+
+
+def scores_follow_vocab(scores: dict, order: list[str]) -> list[Finding]:
+    """For each task: does the score rise with vocabulary size (model order = vocabulary order)?"""
+    out = []
+    for task, by_model in scores.items():
+        means = [by_model[m]["mean"] for m in order if m in by_model]
+        if len(means) < 2:
+            continue
+        metric = next(iter(by_model.values())).get("metric", "score")
+        holds = all(a <= b for a, b in zip(means, means[1:]))
+        ev = ", ".join(f"{m} {by_model[m]['mean']:.2f} ± {by_model[m]['std']:.2f}" for m in order if m in by_model)
+        out.append(Finding(f"{task}: {metric} rises with vocabulary size:", holds, ev + "."))
+    return out
+
+
+def all_findings(table4: dict, correlation: dict, scores: dict) -> list[Finding]:
+    """Every finding the report states, in reading order."""
+    order = _ordered(table4)
+    found = [ne_more_segmented(table4), segmentation_falls_with_vocab(table4)]
+    if correlation:
+        found.append(correlation_positive(correlation))
+    found.extend(scores_follow_vocab(scores, order))
+    return found
