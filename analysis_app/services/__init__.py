@@ -1,0 +1,1 @@
+"""Plain-Python services over the tokstudy API (no Streamlit except ``cache.py``)."""

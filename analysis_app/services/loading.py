@@ -1,0 +1,103 @@
+"""Load tokenizers, datasets and predictions through the tokstudy API, with messages for people.
+
+Every loader raises :class:`InputError` (one clear sentence naming the file) for any
+bad input, so a page shows ``st.error(str(exc))`` and never a traceback. Nothing here
+executes or unpickles what it reads: tokenizers are SentencePiece protobufs or
+``tokenizer.json`` files, datasets and predictions are text.
+
+>>> load_conll("/no/such/file.conll")  # doctest: +IGNORE_EXCEPTION_DETAIL
+Traceback (most recent call last):
+...
+analysis_app.services.loading.InputError: /no/such/file.conll: no such file
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tokstudy.errors import TokstudyError
+
+
+class InputError(ValueError):
+    """A tokenizer, dataset or predictions file the app cannot use; the message is for the user."""
+
+
+def load_segmenter(path: str | os.PathLike, name: str | None = None, count_lone_boundary: bool = True):
+    """A :class:`~tokstudy.tokenization.base.Segmenter` for a ``.model`` file, a ``tokenizer.json``
+    or a tokenizer directory, via ``tokstudy.tokenization.loading.load_tokenizer``."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{path}: no such tokenizer file or directory")
+    try:
+        from tokstudy.tokenization.loading import load_tokenizer
+    except ImportError:  # pragma: no cover - only while the loader is not there yet
+        load_tokenizer = _load_sentencepiece_only
+    try:
+        return load_tokenizer(str(path), name=name, count_lone_boundary=count_lone_boundary)
+    except TokstudyError as exc:
+        raise InputError(str(exc)) from None
+    except (OSError, ValueError, RuntimeError, KeyError) as exc:
+        raise InputError(f"{path}: not a tokenizer tokstudy can load ({type(exc).__name__}: {exc})") from None
+
+
+def _load_sentencepiece_only(path: str, *, name=None, count_lone_boundary=True):
+    from tokstudy.tokenization.sentencepiece_ import SentencePieceSegmenter
+
+    p = Path(path)
+    if p.is_dir():
+        models = sorted(p.glob("*.model"))
+        if not models:
+            raise InputError(f"{p}: no SentencePiece .model file in this directory")
+        p = models[0]
+    return SentencePieceSegmenter(p, name=name, count_lone_boundary=count_lone_boundary)
+
+
+def load_conll(path: str | os.PathLike, *, name: str | None = None, language: str = "und", split: str = "all"):
+    """A CoNLL column file as a :class:`~tokstudy.data.types.Dataset` (IOB2 tags)."""
+    from tokstudy.data.conll import read_conll
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    try:
+        return read_conll(path, name=name or _stem(path), language=language, split=split)
+    except TokstudyError as exc:
+        raise InputError(f"not a CoNLL file tokstudy can read: {exc}") from None
+    except (UnicodeDecodeError, OSError, EOFError) as exc:
+        raise InputError(f"{path}: cannot be read as CoNLL text ({exc})") from None
+
+
+def load_named_dataset(name: str, split: str, *, language: str | None = None):
+    """A dataset of the tokstudy registry (e.g. ``conll2003``/``test``) from the data location."""
+    from tokstudy.data.registry import load_dataset
+
+    try:
+        return load_dataset(name, split, language=language)
+    except TokstudyError as exc:
+        raise InputError(str(exc)) from None
+    except (KeyError, ValueError) as exc:
+        raise InputError(f"dataset {name!r} split {split!r}: {exc}") from None
+
+
+def load_predictions(path: str | os.PathLike):
+    """A predictions file (tokstudy or conlleval format) as ``tokstudy.analysis.predictions.Predictions``."""
+    from tokstudy.analysis.predictions import read_predictions
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: no such predictions file")
+    try:
+        return read_predictions(path)
+    except TokstudyError as exc:
+        raise InputError(f"not a predictions file tokstudy can read: {exc}") from None
+    except (UnicodeDecodeError, OSError, EOFError, ValueError) as exc:
+        raise InputError(f"{path}: cannot be read as predictions ({exc})") from None
+
+
+def _stem(path: Path) -> str:
+    name = path.name
+    for suffix in (".gz", ".txt", ".conll", ".tsv", ".iob", ".bio"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+    return name
