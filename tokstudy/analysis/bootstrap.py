@@ -1,0 +1,121 @@
+"""Sentence-level bootstrap of ratio statistics, vectorised.
+
+Every figure tokstudy reports is a ratio of two sums over words (pieces / words,
+continued words / words, unknown pieces / pieces, ...), and words in one sentence
+are not independent, so confidence intervals resample *sentences*: each statistic
+is reduced to per-sentence sums once (``np.bincount``), and a resample is a vector
+of how many times each sentence was drawn. ``W @ sums`` then gives all resampled
+totals for a chunk of resamples in one matrix product. 1,000 resamples over
+~20k sentences take well under a second.
+
+The weights are exact multinomial resampling (``n`` draws with replacement, done as
+a ``bincount`` of uniform indices), seeded with ``numpy.random.default_rng(seed)``:
+the same seed gives the same intervals. Percentile intervals.
+
+>>> import numpy as np
+>>> num = np.array([[3.0], [5.0], [2.0]]); den = np.array([[2.0], [2.0], [1.0]])
+>>> est = bootstrap_ratios(num, den, n_resamples=200, seed=0)
+>>> float(est.point[0]), bool(est.low[0] <= est.point[0] <= est.high[0])
+(2.0, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+#: resamples per matrix product: bounds memory to chunk x n_sentences float64.
+_CHUNK_CELLS = 4_000_000
+
+
+@dataclass(frozen=True)
+class RatioBootstrap:
+    """Point estimates and percentile intervals of ``sum(num) / sum(den)``, one per column."""
+
+    point: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    numerator: np.ndarray
+    denominator: np.ndarray
+
+
+def sentence_sums(
+    values: np.ndarray,
+    sentence: np.ndarray,
+    n_sentences: int,
+    group: np.ndarray | None = None,
+    n_groups: int = 1,
+) -> np.ndarray:
+    """Per-sentence (and per-group) sums: an ``(n_sentences, n_groups)`` float64 matrix.
+
+    Rows whose ``group`` is negative are left out (that is how masks are applied).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if group is None:
+        return np.bincount(sentence, weights=values, minlength=n_sentences).reshape(n_sentences, 1)
+    keep = group >= 0
+    key = sentence[keep] * n_groups + group[keep]
+    flat = np.bincount(key, weights=values[keep], minlength=n_sentences * n_groups)
+    return flat.reshape(n_sentences, n_groups)
+
+
+def resample_weights(n_sentences: int, n_resamples: int, seed: int) -> Iterator[np.ndarray]:
+    """Chunks of ``(k, n_sentences)`` draw counts; each row sums to ``n_sentences``."""
+    rng = np.random.default_rng(seed)
+    chunk = max(1, min(n_resamples, _CHUNK_CELLS // max(1, n_sentences)))
+    done = 0
+    while done < n_resamples:
+        k = min(chunk, n_resamples - done)
+        idx = rng.integers(0, n_sentences, size=(k, n_sentences))
+        idx += (np.arange(k) * n_sentences)[:, None]
+        yield np.bincount(idx.ravel(), minlength=k * n_sentences).reshape(k, n_sentences).astype(np.float64)
+        done += k
+
+
+def bootstrap_ratios(
+    num: np.ndarray,
+    den: np.ndarray,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> RatioBootstrap:
+    """Ratio ``num.sum(0) / den.sum(0)`` per column, with a sentence bootstrap interval.
+
+    ``num`` and ``den`` are ``(n_sentences, k)`` per-sentence sums (see
+    :func:`sentence_sums`). All columns share the same resamples, so intervals of
+    related figures are consistent. A column whose denominator is 0 gives NaN.
+    ``n_resamples=0`` gives NaN intervals.
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    if n_resamples < 0:
+        raise ValueError(f"n_resamples must be >= 0, got {n_resamples}")
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    total_num, total_den = num.sum(0), den.sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        point = np.where(total_den > 0, total_num / np.where(total_den > 0, total_den, 1), np.nan)
+    k = num.shape[1]
+    if n_resamples == 0 or num.shape[0] == 0:
+        nan = np.full(k, np.nan)
+        return RatioBootstrap(point, nan, nan.copy(), total_num, total_den)
+    both = np.concatenate([num, den], axis=1)
+    ratios = np.empty((n_resamples, k))
+    row = 0
+    for w in resample_weights(num.shape[0], n_resamples, seed):
+        totals = w @ both
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratios[row : row + len(w)] = totals[:, :k] / totals[:, k:]
+        row += len(w)
+    ratios[~np.isfinite(ratios)] = np.nan
+    alpha = (1 - confidence) / 2
+    with np.errstate(invalid="ignore"):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns (empty groups) stay NaN
+            low, high = np.nanpercentile(ratios, [100 * alpha, 100 * (1 - alpha)], axis=0)
+    return RatioBootstrap(point, low, high, total_num, total_den)
