@@ -1,0 +1,125 @@
+"""ALBERT pre-training with the MLM decoder applied only where tokens are masked.
+
+The weights are a plain ``transformers.AlbertForPreTraining`` (so the export is a standard
+checkpoint); only the loss is computed differently. Hugging Face's forward projects *every*
+position through the E x V decoder, although the MLM loss only reads the ~15 % masked ones:
+at 32k-128k vocabularies that projection (and its backward) is most of the step. Here the
+encoder's hidden states are gathered at ``mlm_positions`` first, and ``model.predictions``
+(dense H->E, activation, LayerNorm, tied E->V decoder) runs on those rows only. The loss is
+mathematically the same as Hugging Face's (tested against it).
+
+Losses are sums divided by *given* denominators, so that data-parallel processes and
+gradient-accumulation micro-batches each contribute their share of one global mean
+(see :mod:`pretrain.engine`); by default the denominators are the batch's own counts, which
+gives Hugging Face's per-batch means.
+
+>>> from pretrain.config import ModelConfig
+>>> module = AlbertPretrainingModule(build_model(ModelConfig(), vocab_size=100, seed=0))   # doctest: +SKIP
+>>> out = module(**batch)                                                                # doctest: +SKIP
+>>> out["loss"].backward()                                                               # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from pretrain.config import ModelConfig
+
+#: The batch fields the module reads (as :meth:`pretrain.data.store.ExampleStore.get_batch` returns them).
+BATCH_KEYS = ("input_ids", "attention_mask", "token_type_ids", "sentence_order_label", "mlm_positions", "mlm_labels")
+
+
+def build_model(config: ModelConfig, *, vocab_size: int, special_ids: Mapping[str, int] | None = None,
+                seed: int | None = None):
+    """A freshly initialised ``AlbertForPreTraining`` (SDPA attention); ``seed`` makes the weights reproducible."""
+    from transformers import AlbertForPreTraining
+
+    if seed is not None:
+        torch.manual_seed(seed)
+    hf_config = config.to_albert_config(vocab_size=vocab_size, special_ids=special_ids)
+    model = AlbertForPreTraining(hf_config)
+    return model
+
+
+class AlbertPretrainingModule(nn.Module):
+    """Wraps an ``AlbertForPreTraining`` (``self.model``) with the masked-positions-only MLM + SOP loss.
+
+    ``forward`` returns a dict: ``loss`` (the scalar to back-propagate) and detached statistics
+    ``mlm_loss_sum``, ``mlm_correct``, ``mlm_count``, ``sop_loss_sum``, ``sop_correct``, ``sop_count``.
+
+    Args:
+        model: the Hugging Face model whose weights are trained.
+        autocast_dtype: run the encoder under ``torch.autocast(device, dtype)`` (bf16 on CUDA); the
+            loss is always computed in float32.
+    """
+
+    def __init__(self, model, *, autocast_dtype: torch.dtype | None = None):
+        super().__init__()
+        self.model = model
+        self.autocast_dtype = autocast_dtype
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor,
+        token_type_ids: torch.Tensor,
+        sentence_order_label: torch.Tensor,
+        mlm_positions: torch.Tensor,
+        mlm_labels: torch.Tensor,
+        mlm_denominator: float | torch.Tensor | None = None,
+        sop_denominator: float | torch.Tensor | None = None,
+    ) -> dict[str, torch.Tensor]:
+        device_type = input_ids.device.type
+        use_autocast = self.autocast_dtype is not None
+        with torch.autocast(device_type=device_type, dtype=self.autocast_dtype or torch.bfloat16, enabled=use_autocast):
+            out = self.model.albert(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids, return_dict=True
+            )
+            hidden, pooled = out.last_hidden_state, out.pooler_output
+            batch, length, width = hidden.shape
+            # Gather the masked rows: flat index b * T + position, for the real (non -1) positions only.
+            valid = mlm_positions >= 0
+            rows = (torch.arange(batch, device=hidden.device)[:, None] * length + mlm_positions.clamp(min=0))[valid]
+            masked_hidden = hidden.reshape(batch * length, width).index_select(0, rows)
+            mlm_logits = self.model.predictions(masked_hidden)
+            sop_logits = self.model.sop_classifier(pooled)
+        labels = mlm_labels[valid]
+        mlm_loss_sum = F.cross_entropy(mlm_logits.float(), labels, reduction="sum")
+        sop_loss_sum = F.cross_entropy(sop_logits.float(), sentence_order_label, reduction="sum")
+        mlm_count = labels.numel()
+        sop_count = sentence_order_label.numel()
+        mlm_den = max(mlm_count, 1) if mlm_denominator is None else mlm_denominator
+        sop_den = max(sop_count, 1) if sop_denominator is None else sop_denominator
+        loss = mlm_loss_sum / mlm_den + sop_loss_sum / sop_den
+        with torch.no_grad():
+            stats = {
+                "mlm_loss_sum": mlm_loss_sum.detach(),
+                "mlm_correct": (mlm_logits.argmax(-1) == labels).sum().float(),
+                "mlm_count": torch.tensor(float(mlm_count), device=loss.device),
+                "sop_loss_sum": sop_loss_sum.detach(),
+                "sop_correct": (sop_logits.argmax(-1) == sentence_order_label).sum().float(),
+                "sop_count": torch.tensor(float(sop_count), device=loss.device),
+            }
+        return {"loss": loss, **stats}
+
+
+def hf_labels(mlm_positions: torch.Tensor, mlm_labels: torch.Tensor, seq_len: int) -> torch.Tensor:
+    """Hugging Face's dense ``labels`` [B, T] (-100 except at masked positions) from positions/labels.
+
+    Used by the reference loss in tests and by the benchmark's plain Hugging Face baseline.
+    """
+    labels = torch.full((mlm_positions.shape[0], seq_len), -100, dtype=torch.long, device=mlm_labels.device)
+    valid = mlm_positions >= 0
+    b = torch.arange(mlm_positions.shape[0], device=mlm_positions.device)[:, None].expand_as(mlm_positions)
+    labels[b[valid], mlm_positions[valid]] = mlm_labels[valid]
+    return labels
+
+
+def count_parameters(model: nn.Module) -> int:
+    """Distinct trainable parameters (tied weights counted once)."""
+    seen = {id(p): p.numel() for p in model.parameters() if p.requires_grad}
+    return sum(seen.values())
