@@ -1,0 +1,168 @@
+"""What the user can pick from: tokenizers, datasets and predictions, as small hashable specs.
+
+Specs are what session state and cache keys hold; the heavy objects are loaded from them
+by :mod:`analysis_app.services.cache`. :func:`initial_sources` fills the lists from the
+results directory and the tokstudy data location.
+
+>>> DatasetSource.registry("conll2003", "test").key
+'conll2003:test'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from analysis_app.services.results import discover
+
+
+@dataclass(frozen=True)
+class TokenizerSource:
+    """A tokenizer to load: ``name`` (distinct in the app), ``path``, and where it came from."""
+
+    name: str
+    path: str
+    origin: str = "path"  # "results", "path" or "upload"
+
+
+@dataclass(frozen=True)
+class DatasetSource:
+    """A dataset to load, from the tokstudy registry or a CoNLL file.
+
+    Attributes:
+        key: display name, distinct in the app (``name:split`` for registry sets).
+        kind: ``"registry"`` or ``"conll"``.
+        name, split, language: registry arguments, or the metadata given to the CoNLL reader.
+        path: the CoNLL file (``kind="conll"``).
+    """
+
+    key: str
+    kind: str
+    name: str
+    split: str
+    language: str | None = None
+    path: str = ""
+
+    @property
+    def table_name(self) -> str:
+        """The dataset's name in segmentation tables (the key without ``:split``)."""
+        return self.key.rsplit(":", 1)[0]
+
+    @classmethod
+    def registry(cls, name: str, split: str, language: str | None = None) -> "DatasetSource":
+        key = f"{name}{'-' + language if language else ''}:{split}"
+        return cls(key, "registry", name, split, language)
+
+    @classmethod
+    def conll(cls, path: str, name: str, split: str = "all", language: str = "und") -> "DatasetSource":
+        return cls(f"{name}:{split}", "conll", name, split, language, str(path))
+
+
+@dataclass(frozen=True)
+class PredictionSource:
+    """A predictions file: ``model`` that made it, ``path``, and the dataset hint (file stem)."""
+
+    model: str
+    path: str
+    dataset: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.model}/{self.dataset}" if self.dataset else self.model
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Everything loadable in this session."""
+
+    tokenizers: tuple[TokenizerSource, ...] = ()
+    datasets: tuple[DatasetSource, ...] = ()
+    predictions: tuple[PredictionSource, ...] = ()
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    def tokenizer(self, name: str) -> TokenizerSource:
+        return next(t for t in self.tokenizers if t.name == name)
+
+    def dataset(self, key: str) -> DatasetSource:
+        return next(d for d in self.datasets if d.key == key)
+
+    def add_tokenizer(self, path: str, name: str, origin: str) -> tuple["Sources", TokenizerSource]:
+        """Add (or find) a tokenizer; a new name clashing with another path gets a suffix."""
+        for t in self.tokenizers:
+            if t.path == path:
+                return self, t
+        taken = {t.name for t in self.tokenizers}
+        final, n = name, 2
+        while final in taken:
+            final, n = f"{name}-{n}", n + 1
+        src = TokenizerSource(final, path, origin)
+        return replace(self, tokenizers=self.tokenizers + (src,)), src
+
+    def add_dataset(self, src: DatasetSource) -> tuple["Sources", DatasetSource]:
+        for d in self.datasets:
+            if d == src or (src.kind == "conll" and d.path == src.path):
+                return self, d
+        taken = {d.key for d in self.datasets}
+        base, key, n = src.table_name, src.key, 2
+        while key in taken:
+            key, n = f"{base}-{n}:{src.split}", n + 1
+        src = replace(src, key=key)
+        return replace(self, datasets=(src,) + self.datasets), src
+
+    def add_predictions(self, src: PredictionSource) -> "Sources":
+        if any(p.path == src.path for p in self.predictions):
+            return self
+        return replace(self, predictions=self.predictions + (src,))
+
+
+#: registry datasets offered by default (NER and slot filling, one entry per split/language).
+_DEFAULT_SPLITS = ("test", "dev", "train")
+
+
+def registry_datasets() -> list[DatasetSource]:
+    """Labelled registry datasets present at the data location."""
+    try:
+        from tokstudy.data.registry import dataset_info, list_datasets
+        from tokstudy.datalocation import has_corpus
+    except ImportError:  # pragma: no cover
+        return []
+    out = []
+    for name in list_datasets():
+        info = dataset_info(name)
+        if info.task not in ("ner", "slot") or not has_corpus(info.corpus):
+            continue
+        langs = info.languages if len(info.languages) > 1 else (None,)
+        for split in [s for s in _DEFAULT_SPLITS if s in info.splits]:
+            for lang in langs:
+                out.append(DatasetSource.registry(name, split, lang))
+    return out
+
+
+def initial_sources(results: Path | None) -> Sources:
+    """Sources from the results directory (if any) plus the registry datasets."""
+    sources = Sources()
+    notes = []
+    if results is not None:
+        index = discover(results)
+        if not Path(results).is_dir():
+            notes.append(f"results directory {results} does not exist (yet); load inputs from the sidebar")
+        elif index.empty:
+            notes.append(f"results directory {results} holds no tokenizers, predictions or tables yet")
+        for f in index.tokenizers:
+            sources, _ = sources.add_tokenizer(str(f.path), f.name, "results")
+        for f in index.datasets:
+            sources, _ = sources.add_dataset(DatasetSource.conll(str(f.path), _stem(f.path.name)))
+        for f in index.predictions:
+            sources = sources.add_predictions(PredictionSource(f.model, str(f.path), f.dataset))
+    for d in registry_datasets():
+        sources, _ = sources.add_dataset(d)
+    # registry entries were prepended one by one: restore registry order, results datasets first
+    reg = [d for d in sources.datasets if d.kind == "registry"][::-1]
+    own = [d for d in sources.datasets if d.kind != "registry"][::-1]
+    return replace(sources, datasets=tuple(own + reg), notes=tuple(notes))
+
+
+def _stem(name: str) -> str:
+    for suffix in (".gz", ".conll", ".iob", ".bio"):
+        name = name.removesuffix(suffix)
+    return name
