@@ -1,0 +1,136 @@
+"""Aligning a predictions file to the segmentation table, word by word, never by guesswork.
+
+Predicted sentence ``k`` (its ``sent_id``) is matched to the table's sentence with
+``sent_id == k`` in the chosen dataset; every dataset sentence must be predicted,
+and each predicted sentence must have exactly the dataset's words (and gold tags,
+unless ``check_gold=False``). Any difference raises
+:class:`~tokstudy.errors.AlignmentError` naming the sentence, the word position
+and both words, so a shifted or truncated file can never produce a number.
+
+>>> # aligned = align_predictions(table, read_predictions("preds.tsv"), dataset="conll2003:test")
+>>> # aligned.error.mean()   # word error rate
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tokstudy.analysis.predictions import Predictions
+from tokstudy.analysis.table import SegmentationTable
+from tokstudy.errors import AlignmentError
+
+
+@dataclass(frozen=True)
+class AlignedPredictions:
+    """Predictions laid over the table's rows of one dataset.
+
+    Attributes:
+        dataset: the table's label of the dataset (``name:split``).
+        rows: ``int64`` table rows, in table order (all rows of the dataset).
+        gold: gold tag per row (from the predictions file).
+        pred: predicted tag per row.
+        error: ``bool`` per row, ``pred != gold``.
+        model: the model name from the file's metadata (or its file name).
+    """
+
+    dataset: str
+    rows: np.ndarray
+    gold: list[str]
+    pred: list[str]
+    error: np.ndarray
+    model: str
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def choose_dataset(table: SegmentationTable, predictions: Predictions, dataset: str | None) -> str:
+    """The dataset label to align to: explicit, the table's only one, or from the file's metadata."""
+    if dataset is not None:
+        if dataset not in table.datasets:
+            raise AlignmentError(f"dataset {dataset!r} is not in the table; it has {list(table.datasets)}")
+        return dataset
+    if len(table.datasets) == 1:
+        return table.datasets[0]
+    meta = predictions.metadata
+    if "dataset" in meta and "split" in meta:
+        candidates = [
+            label
+            for label, (name, split, lang) in zip(table.datasets, table.dataset_keys)
+            if name == meta["dataset"] and split == meta["split"] and meta.get("language", lang) == lang
+        ]
+        if len(candidates) == 1:
+            return candidates[0]
+    raise AlignmentError(
+        f"{predictions.source}: cannot tell which of the table's datasets {list(table.datasets)} these "
+        "predictions are for; name it (dataset=... / --predictions-dataset) or write dataset= and split= metadata"
+    )
+
+
+def align_predictions(
+    table: SegmentationTable,
+    predictions: Predictions,
+    *,
+    dataset: str | None = None,
+    check_gold: bool = True,
+) -> AlignedPredictions:
+    """Match every word of ``predictions`` to its table row (see the module docstring)."""
+    label = choose_dataset(table, predictions, dataset)
+    d = table.datasets.index(label)
+    src = predictions.source or "predictions"
+    sents = np.flatnonzero(table.sentence_dataset == d)
+    starts = table.sentence_offsets[sents]
+    by_id = {int(table.sent_id[s]): i for i, s in enumerate(starts.tolist())}
+    if len(predictions.sentences) != len(sents):
+        raise AlignmentError(
+            f"{src}: {len(predictions.sentences)} predicted sentences but dataset {label!r} has {len(sents)} "
+            "(non-empty) sentences; predictions must cover the whole dataset split"
+        )
+    order = np.empty(len(sents), dtype=np.int64)
+    seen = np.zeros(len(sents), dtype=bool)
+    tags = table.tags
+    for k, ps in enumerate(predictions.sentences):
+        i = by_id.get(ps.sent_id)
+        where = f"{src}" + (f":{ps.line}" if ps.line else "") + f": sentence {ps.sent_id}"
+        if i is None:
+            raise AlignmentError(f"{where}: dataset {label!r} has no sentence with this id")
+        if seen[i]:
+            raise AlignmentError(f"{where}: this sentence is predicted twice")
+        seen[i] = True
+        order[i] = k
+        g = int(sents[i])
+        a, b = int(table.sentence_offsets[g]), int(table.sentence_offsets[g + 1])
+        if b - a != len(ps.words):
+            raise AlignmentError(
+                f"{where}: {len(ps.words)} predicted words but the dataset sentence has {b - a} "
+                f"(dataset starts {[table.word(r) for r in range(a, min(b, a + 5))]}, "
+                f"predictions start {list(ps.words[:5])})"
+            )
+        for j, w in enumerate(ps.words):
+            if table.word(a + j) != w:
+                raise AlignmentError(
+                    f"{where}, word {j}: predictions have {w!r} where the dataset has {table.word(a + j)!r}"
+                )
+            if check_gold and table.labelled[a + j] and tags[table.tag_code[a + j]] != ps.gold[j]:
+                raise AlignmentError(
+                    f"{where}, word {j} ({w!r}): gold tag {ps.gold[j]!r} in the predictions but "
+                    f"{tags[table.tag_code[a + j]]!r} in the dataset (are both IOB2? pass check_gold=False to "
+                    "use the file's gold tags)"
+                )
+    gold: list[str] = []
+    pred: list[str] = []
+    rows = []
+    for i in range(len(sents)):
+        ps = predictions.sentences[int(order[i])]
+        g = int(sents[i])
+        rows.append(np.arange(table.sentence_offsets[g], table.sentence_offsets[g + 1]))
+        gold.extend(ps.gold)
+        pred.extend(ps.pred)
+    rows_arr = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+    error = np.fromiter((p != g for p, g in zip(pred, gold)), dtype=bool, count=len(gold))
+    from pathlib import Path
+
+    model = predictions.metadata.get("model") or (Path(predictions.source).stem if predictions.source else "model")
+    return AlignedPredictions(label, rows_arr, gold, pred, error, model)
