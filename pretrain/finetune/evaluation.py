@@ -1,0 +1,79 @@
+"""Score a model on one split and write its per-word predictions for ``tokstudy correlate``.
+
+Token tasks: seqeval entity F1 in default and strict IOB2 mode, per-type scores and
+word accuracy; predictions go through :func:`tokstudy.analysis.predictions.write_predictions`
+(``word<TAB>gold<TAB>pred``, metadata comments), so the analysis reads them as they are.
+Classification: accuracy; predictions as ``sent_id<TAB>gold<TAB>pred<TAB>text`` (atomic).
+
+>>> metrics, pred = score_split(model, tok, test, task="ner", id2label=id2label, max_length=128)  # doctest: +SKIP
+>>> write_split_predictions("out/predictions.test.tsv", test, pred, task="ner", metadata={"seed": 1})  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from tokstudy.data.types import Dataset
+
+from pretrain.finetune.features import word_pieces
+from pretrain.finetune.metrics import accuracy, entity_scores, token_accuracy
+from pretrain.finetune.predict import predict_labels, predict_tags
+
+
+def score_split(
+    model, tokenizer, ds: Dataset, *, task: str, id2label: dict, max_length: int, stride: int = 32, batch_size: int = 64
+) -> tuple[dict, list]:
+    """Predict ``ds`` and score it; returns ``(metrics, predictions)`` (tags per sentence, or labels)."""
+    words = [list(s.words) for s in ds]
+    pieces = word_pieces(tokenizer, words)
+    if task == "ner":
+        pred = predict_tags(model, tokenizer, words, id2label, max_length=max_length, stride=stride, batch_size=batch_size, pieces=pieces)
+        gold = [list(s.tags) for s in ds]
+        default, strict = entity_scores(gold, pred), entity_scores(gold, pred, mode="strict")
+        metrics = {
+            "f1": default.f1, "precision": default.precision, "recall": default.recall,
+            "f1_strict": strict.f1, "precision_strict": strict.precision, "recall_strict": strict.recall,
+            "token_accuracy": token_accuracy(gold, pred), "n_gold_entities": default.n_gold,
+            "n_pred_entities": default.n_pred, "per_type": {t: vars(v) for t, v in default.per_type.items()},
+            "per_type_strict": {t: vars(v) for t, v in strict.per_type.items()},
+            "n_windowed_sentences": sum(1 for p in pieces if sum(map(len, p)) > max_length - 2),
+        }
+    else:
+        pred = predict_labels(model, tokenizer, words, id2label, max_length=max_length, batch_size=batch_size, pieces=pieces)
+        metrics = {
+            "accuracy": accuracy([s.label for s in ds], pred),
+            "n_truncated": sum(1 for p in pieces if sum(map(len, p)) > max_length - 2),
+        }
+    metrics.update({"n_sentences": len(ds), "n_words": ds.n_words})
+    return metrics, pred
+
+
+def write_split_predictions(path: str | os.PathLike, ds: Dataset, pred: list, *, task: str, metadata: dict) -> Path:
+    """Write predictions for ``ds`` atomically (format by task, see the module docstring)."""
+    meta = {k: str(v) for k, v in metadata.items() if v is not None}
+    if task == "ner":
+        from tokstudy.analysis.predictions import write_predictions
+
+        return write_predictions(
+            path, ((s.words, s.tags, p) for s, p in zip(ds, pred)), metadata=meta, sent_ids=[s.sent_id for s in ds]
+        )
+    lines = [f"# {k}={v}" for k, v in meta.items()] + ["sent_id\tgold\tpred\ttext"]
+    lines += [f"{s.sent_id}\t{s.label}\t{p}\t{' '.join(s.words)}" for s, p in zip(ds, pred)]
+    return atomic_write_text(path, "\n".join(lines) + "\n")
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    """Write ``text`` to a temporary file beside ``path`` and rename it into place."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

@@ -1,0 +1,192 @@
+"""Fine-tune one model on one dataset over N seeds: the unit the study repeats per model and dataset.
+
+Output directory layout (everything written atomically)::
+
+    OUT/
+      run.json                 written last: config, per-seed scores, mean ± std. Its presence
+                               means the run is complete; `pretrain compare` reads only these.
+      seed-1/
+        metrics.json           dev and test scores, training history, label set
+        predictions.test.tsv   per-word predictions (tokstudy format, read by `tokstudy correlate`)
+        model/                 the fine-tuned model + tokenizer + finetune.json (if save_models)
+      seed-2/ ...
+
+A seed directory is built under a temporary name and renamed when complete, so a
+crash leaves no directory that looks finished. Re-running the same settings reuses
+finished seeds (a changed setting that affects training retrains them).
+
+>>> result = finetune(FinetuneConfig(model="models/albert-32k", task="ner", dataset="conll2003", n_seeds=3), "runs/c03")  # doctest: +SKIP
+>>> result.summary["f1"].format()
+'88.10 ± 0.31'
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pretrain.finetune.config import FinetuneConfig
+from pretrain.finetune.data import TaskData, load_task
+from pretrain.finetune.evaluation import atomic_write_text, score_split, write_split_predictions
+from pretrain.finetune.modeling import FINETUNE_META, load_for_task, max_positions
+from pretrain.finetune.protocol import Summary, summarize
+
+RUN_FILE = "run.json"
+SEED_FILE = "metrics.json"
+PRIMARY = {"ner": "f1", "classification": "accuracy"}
+#: test metrics summarised over seeds, per task
+SUMMARISED = {"ner": ("f1", "precision", "recall", "f1_strict", "token_accuracy"), "classification": ("accuracy",)}
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A finished multi-seed run: where it lives, per-seed metrics and their summaries."""
+
+    output_dir: Path
+    config: FinetuneConfig
+    seeds: tuple[dict, ...]
+    summary: dict
+
+    @property
+    def metric(self) -> str:
+        return PRIMARY[self.config.task]
+
+
+def _dump(obj) -> str:
+    return json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: Path) -> dict:
+    """Train and evaluate one seed; writes ``seed_dir`` atomically and returns its metrics."""
+    import torch
+
+    from pretrain.finetune.features import sentence_inputs, special_ids, token_windows, word_pieces
+    from pretrain.finetune.trainer import resolve_device, seed_everything, train
+
+    seed_everything(seed)  # the classifier head is initialised from this seed
+    model, tok = load_for_task(config.model, config.task, data.labels)
+    device = resolve_device(config.device)
+    model.to(device)
+    max_length = max_positions(model, config.max_length)
+    stride = min(config.stride, (max_length - 2) // 2 - 1)
+    cls_id, sep_id, pad_id, _ = special_ids(tok)
+    id2label = dict(enumerate(data.labels))
+    label2id = {lab: i for i, lab in id2label.items()}
+
+    pieces = word_pieces(tok, [list(s.words) for s in data.train])
+    if config.task == "ner":
+        labels = [[label2id[t] for t in s.tags] for s in data.train]
+        items = token_windows(pieces, labels, cls_id=cls_id, sep_id=sep_id, max_length=max_length,
+                              stride=stride, label_all_pieces=config.label_all_pieces)
+    else:
+        items = sentence_inputs(pieces, [label2id[s.label] for s in data.train], cls_id=cls_id, sep_id=sep_id, max_length=max_length)
+    common = dict(task=config.task, id2label=id2label, max_length=max_length, stride=stride, batch_size=config.eval_batch_size)
+    primary = PRIMARY[config.task]
+
+    def dev_score(m) -> float:
+        return score_split(m, tok, data.dev, **common)[0][primary]
+
+    result = train(model, items, evaluate=dev_score, config=config, seed=seed, pad_id=pad_id, device=device,
+                   token_labels=config.task == "ner")
+    seed_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{seed_dir.name}.", suffix=".partial", dir=seed_dir.parent))
+    try:
+        start = time.perf_counter()
+        scores = {}
+        for split_name, ds in (("dev", data.dev), ("test", data.test)):
+            metrics, pred = score_split(model, tok, ds, **common)
+            scores[split_name] = metrics
+            if split_name in config.predict_splits:
+                meta = {"dataset": config.dataset, "split": ds.split, "language": ds.language, "model": config.model,
+                        "model_name": config.display_name(), "seed": seed, "task": config.task}
+                write_split_predictions(tmp / f"predictions.{split_name}.tsv", ds, pred, task=config.task, metadata=meta)
+        eval_seconds = time.perf_counter() - start
+        meta = {"seed": seed, "task": config.task, "dataset": config.dataset, "language": data.test.language,
+                "labels": list(data.labels), "max_length": max_length, "stride": stride,
+                "base_model": str(config.model), "model_name": config.display_name(), "training_key": config.training_key()}
+        if config.save_models:
+            model.to("cpu").save_pretrained(tmp / "model")
+            tok.save_pretrained(tmp / "model")
+            atomic_write_text(tmp / "model" / FINETUNE_META, _dump(meta))
+        record = {**meta, "dev": scores["dev"], "test": scores["test"], "notes": list(data.notes),
+                  "train": {**vars(result), "device": str(device), "torch": torch.__version__},
+                  "eval_seconds": eval_seconds,
+                  "sizes": {"train": len(data.train), "dev": len(data.dev), "test": len(data.test), "train_items": len(items)}}
+        atomic_write_text(tmp / SEED_FILE, _dump(record))
+        if seed_dir.exists():
+            shutil.rmtree(seed_dir)
+        tmp.rename(seed_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return record
+
+
+def _finished_seed(seed_dir: Path, config: FinetuneConfig, seed: int) -> dict | None:
+    path = seed_dir / SEED_FILE
+    if not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return None
+    key = json.loads(json.dumps(config.training_key(), default=str))
+    missing = [s for s in config.predict_splits if not (seed_dir / f"predictions.{s}.tsv").is_file()]
+    if record.get("seed") != seed or record.get("training_key") != key or missing:
+        return None
+    if config.save_models and not (seed_dir / "model" / FINETUNE_META).is_file():
+        return None
+    return record
+
+
+def summarize_seeds(records: list[dict], task: str) -> dict[str, Summary]:
+    """Mean ± std over seeds of each summarised test metric."""
+    return {m: summarize([r["test"][m] for r in records]) for m in SUMMARISED[task]}
+
+
+def finetune(config: FinetuneConfig, output_dir, *, data: TaskData | None = None, resume: bool = True) -> RunResult:
+    """Run every seed of ``config`` into ``output_dir`` and write ``run.json`` last.
+
+    ``data`` may pass in-memory splits (then ``config.dataset`` only labels the results);
+    otherwise they are read from the registry. With ``resume``, finished seeds with the
+    same training settings are reused.
+    """
+    output_dir = Path(output_dir)
+    run_file = output_dir / RUN_FILE
+    # a stale run.json must not stand for this (possibly different, possibly failing) run
+    run_file.unlink(missing_ok=True)
+    data = data if data is not None else load_task(config)
+    records = []
+    for seed in config.seeds():
+        seed_dir = output_dir / f"seed-{seed}"
+        record = _finished_seed(seed_dir, config, seed) if resume else None
+        records.append(record if record is not None else finetune_seed(config, data, seed, seed_dir))
+    summary = summarize_seeds(records, config.task)
+    payload = {
+        "format": "tokstudy-finetune-run/1", "config": config.to_dict(), "model_name": config.display_name(),
+        "dataset": config.dataset, "language": data.test.language, "task": config.task, "metric": PRIMARY[config.task],
+        "test_split": data.test.split, "labels": list(data.labels), "notes": list(data.notes), "seeds": config.seeds(),
+        "per_seed": [{"seed": r["seed"], "dev": r["dev"].get(PRIMARY[config.task]),
+                      **{m: r["test"][m] for m in SUMMARISED[config.task]}} for r in records],
+        "summary": {m: s.to_dict() for m, s in summary.items()},
+    }
+    atomic_write_text(run_file, _dump(payload))
+    return RunResult(output_dir, config, tuple(records), summary)
+
+
+def load_run(output_dir) -> dict:
+    """The ``run.json`` of a finished run; an unfinished or foreign directory is an error naming it."""
+    path = Path(output_dir) / RUN_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{output_dir}: no {RUN_FILE}; the run is missing or did not finish")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON: {exc}") from exc
+    if data.get("format") != "tokstudy-finetune-run/1":
+        raise ValueError(f"{path}: not a fine-tuning run file (format {data.get('format')!r})")
+    return data

@@ -1,0 +1,176 @@
+"""A small training loop: AdamW, linear warm-up/decay, early stopping on dev, seeded.
+
+Why not ``transformers.Trainer``: it requires ``accelerate`` (not a dependency here),
+and its evaluation works on pieces, while our dev score must be computed per *word*
+after merging windows (and early stopping needs that score). The loop below is ~100
+lines, runs unchanged on CPU and CUDA, and keeps the best dev state in memory.
+
+Batches use dynamic padding (each batch is padded to its longest input); with
+``group_by_length`` inputs of similar length share a batch (shuffled mega-batches of
+50 batches, sorted inside), which cuts padding without fixing the batch order.
+
+>>> result = train(model, windows, evaluate=dev_f1, config=cfg, seed=1)  # doctest: +SKIP
+>>> result.best_score, result.best_step
+(0.87, 420)
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from pretrain.finetune.features import IGNORE
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """What training did: best dev score and when, the history of dev scores, time spent."""
+
+    best_score: float
+    best_step: int
+    steps: int
+    epochs_run: float
+    stopped_early: bool
+    history: list = field(default_factory=list)
+    seconds: float = 0.0
+    train_items: int = 0
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python, numpy and torch (CPU and CUDA)."""
+    import numpy as np
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def resolve_device(name: str):
+    """``auto`` -> CUDA when available, else CPU."""
+    import torch
+
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch.device(name)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device={name!r} but CUDA is not available")
+    return device
+
+
+def batch_order(lengths: Sequence[int], batch_size: int, rng: random.Random, *, group_by_length: bool) -> list[list[int]]:
+    """Indices of each batch for one epoch (shuffled; length-grouped inside mega-batches when asked)."""
+    order = list(range(len(lengths)))
+    rng.shuffle(order)
+    if group_by_length:
+        mega = batch_size * 50
+        order = [i for s in range(0, len(order), mega) for i in sorted(order[s : s + mega], key=lambda j: -lengths[j])]
+    batches = [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
+    rng.shuffle(batches)
+    return batches
+
+
+def collate(items: Sequence, pad_id: int, device, *, token_labels: bool):
+    """Pad a list of :class:`Window` / :class:`Encoded` to tensors on ``device``."""
+    import torch
+
+    width = max(len(it) for it in items)
+    ids = torch.full((len(items), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(items), width), dtype=torch.long)
+    labels = torch.full((len(items), width), IGNORE, dtype=torch.long) if token_labels else None
+    for r, it in enumerate(items):
+        n = len(it.input_ids)
+        ids[r, :n] = torch.tensor(it.input_ids)
+        mask[r, :n] = 1
+        if token_labels and it.labels:
+            labels[r, :n] = torch.tensor(it.labels)
+    if not token_labels:
+        labels = torch.tensor([it.label for it in items], dtype=torch.long)
+    return {"input_ids": ids.to(device), "attention_mask": mask.to(device), "labels": labels.to(device)}
+
+
+def train(
+    model,
+    items: Sequence,
+    *,
+    evaluate: Callable[[object], float],
+    config,
+    seed: int,
+    pad_id: int,
+    device=None,
+    token_labels: bool = True,
+) -> TrainResult:
+    """Fine-tune ``model`` in place on ``items``; returns with the best-dev weights loaded.
+
+    ``evaluate(model)`` returns the dev score (higher is better), called
+    ``config.evals_per_epoch`` times per epoch; training stops after ``config.patience``
+    evaluations without improvement.
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    if not items:
+        raise ValueError("no training examples (empty train split?)")
+    device = device or next(model.parameters()).device
+    seed_everything(seed)
+    rng = random.Random(seed)
+    lengths = [len(it) for it in items]
+    steps_per_epoch = math.ceil(len(items) / config.batch_size)
+    total = steps_per_epoch * config.epochs
+    warmup = int(config.warmup_ratio * total)
+
+    no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight")
+    groups = [
+        {"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)], "weight_decay": config.weight_decay},
+        {"params": [p for n, p in model.named_parameters() if any(k in n for k in no_decay)], "weight_decay": 0.0},
+    ]
+    optimizer = torch.optim.AdamW(groups, lr=config.learning_rate)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: (s + 1) / max(1, warmup) if s < warmup else max(0.0, (total - s) / max(1, total - warmup))
+    )
+    eval_points = {min(steps_per_epoch, round(steps_per_epoch * (k + 1) / config.evals_per_epoch)) for k in range(config.evals_per_epoch)}
+
+    best_score, best_step, best_state, bad, step, history = -math.inf, 0, None, 0, 0, []
+    stopped = False
+    start = time.perf_counter()
+    bar = tqdm(total=total, desc=f"fine-tune seed {seed}", disable=not config.progress, leave=False)
+    for epoch in range(config.epochs):
+        model.train()
+        batches = batch_order(lengths, config.batch_size, rng, group_by_length=config.group_by_length)
+        for b, idx in enumerate(batches, start=1):
+            batch = collate([items[i] for i in idx], pad_id, device, token_labels=token_labels)
+            loss = model(**batch).loss
+            loss.backward()
+            if config.max_grad_norm > 0:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad(set_to_none=True)
+            step += 1
+            bar.update(1)
+            bar.set_postfix(loss=f"{loss.item():.3f}", best=f"{best_score:.4f}" if best_score > -math.inf else "-")
+            if b in eval_points:
+                score = float(evaluate(model))
+                model.train()
+                history.append({"step": step, "epoch": epoch + b / len(batches), "dev": score, "loss": float(loss.item())})
+                if score > best_score:
+                    best_score, best_step, bad = score, step, 0
+                    best_state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+                else:
+                    bad += 1
+                if config.patience and bad >= config.patience:
+                    stopped = True
+                    break
+        if stopped:
+            break
+    bar.close()
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    return TrainResult(
+        best_score=best_score, best_step=best_step, steps=step, epochs_run=step / steps_per_epoch,
+        stopped_early=stopped, history=copy.deepcopy(history), seconds=time.perf_counter() - start, train_items=len(items),
+    )
