@@ -1,0 +1,288 @@
+"""The study's analysis stage: Table 4 (+ by type and language), correlation with errors, Tables 1-2, report.
+
+Everything is computed by the public API (:mod:`tokstudy.analysis`, :mod:`tokstudy.report`)
+and written as CSV/JSON under ``<root>/tables`` and PNG/SVG under ``<root>/figures``; the
+report (:func:`write_report`) only reads those files back, so what it states is exactly
+what the tables hold.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from tokstudy.study.config import StudyConfig
+from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings
+from tokstudy.study.report import Section, write_study_report
+from tokstudy.study.sources import Sources
+
+
+def _est(e) -> dict:
+    d = e.as_dict()
+    return {"value": d["value"], "low": d["low"], "high": d["high"], "n_words": d["n_words"]}
+
+
+def _write_json(path: Path, data) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=float))
+
+
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        if rows:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+
+
+def _load_analysis_datasets(config: StudyConfig, sources: Sources) -> tuple[list, list[str]]:
+    datasets, skipped = [], []
+    for spec in config.analysis.datasets:
+        parts = spec.split(":")
+        name, split = parts[0], parts[-1]
+        language = parts[1] if len(parts) == 3 else None
+        if not sources.has_dataset(name):
+            skipped.append(spec)
+            continue
+        datasets.append(sources.dataset(name, split, language=language))
+    return datasets, skipped
+
+
+def analyse(work: Path, root: Path, tokenizer_dirs: dict[str, Path], runs: list[dict], config: StudyConfig,
+            sources: Sources, *, progress: bool = True) -> dict:
+    """Compute every table and figure of the study; returns their paths (relative to ``root``)."""
+    from tokstudy.analysis.stats import additional_segmentation_by, compare_tokenizers, segmentation_summary
+    from tokstudy.analysis.table import segmentation_table
+    from tokstudy.tokenization.loading import load_tokenizer
+
+    sec = config.analysis
+    boot = {"n_resamples": sec.bootstrap, "seed": sec.seed}
+    tables, figures = root / "tables", root / "figures"
+    segmenters = [load_tokenizer(d, name=n, count_lone_boundary=sec.count_lone_boundary)
+                  for n, d in tokenizer_dirs.items()]
+    vocab = {n: _vocab_size(d) for n, d in tokenizer_dirs.items()}
+    datasets, skipped = _load_analysis_datasets(config, sources)
+    out: dict = {"skipped_datasets": skipped, "tokenizers": list(tokenizer_dirs), "vocab_sizes": vocab}
+
+    # Table 4 on the primary (first) dataset, then on every dataset/language.
+    primary = segmentation_table(datasets[:1], segmenters, progress=progress)
+    table4 = {}
+    for row in compare_tokenizers(primary, **boot):
+        table4[row.tokenizer] = {"vocab_size": vocab[row.tokenizer], "ne": _est(row.ne), "non_ne": _est(row.non_ne),
+                                 "all": _est(row.all), "boundary_policy": row.boundary_policy}
+    _write_json(tables / "table4.json", {"dataset": config.analysis.datasets[0], "rows": table4})
+    _write_csv(tables / "table4.csv", [{"tokenizer": t, "vocab_size": r["vocab_size"],
+                                        **{f"{k}_{f}": r[k][f] for k in ("ne", "non_ne", "all")
+                                           for f in ("value", "low", "high")}} for t, r in table4.items()])
+    summaries = {s.tokenizer: s for s in (segmentation_summary(primary, n, **boot) for n in tokenizer_dirs)}
+    _write_json(tables / "summary.json", {n: {sub: {k: _est(getattr(getattr(s, sub), k)) for k in
+                                                    ("additional_segmentation", "fertility", "continued", "unknown",
+                                                     "pieces_per_continued")} for sub in ("ne", "non_ne", "all")}
+                                          for n, s in summaries.items()})
+
+    full = segmentation_table(datasets, segmenters, progress=progress)
+    grouped = {}
+    for by in ("entity_type", "language", "dataset"):
+        for subset in ("ne", "non_ne"):
+            for n in tokenizer_dirs:
+                g = additional_segmentation_by(full, n, by=by, subset=subset, **boot)
+                grouped.setdefault(by, []).extend(
+                    {"tokenizer": n, "subset": subset, "group": k, **_est(e)} for k, e in g.groups.items())
+    for by, rows in grouped.items():
+        _write_csv(tables / f"by_{by}.csv", rows)
+    out["by"] = {by: f"tables/by_{by}.csv" for by in grouped}
+
+    out.update(_errors_and_scores(root, tables, figures, segmenters, runs, config, sources, boot, progress))
+    out["figures"] = _figures(root, figures, table4, out.get("error_by_pieces", {}))
+    out["table4"] = "tables/table4.json"
+    return out
+
+
+def _vocab_size(tok_dir: Path) -> int:
+    meta = tok_dir / "training.json"
+    if meta.is_file():
+        data = json.loads(meta.read_text())
+        return int(data.get("vocab_size") or data.get("config", {}).get("vocab_size", 0))
+    return 0
+
+
+def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources, boot, progress) -> dict:
+    """Correlation of segmentation with errors (NER tasks), and Tables 1-2 (every task)."""
+    from scipy import stats as sps
+
+    from tokstudy.analysis.correlation import correlate_errors
+    from tokstudy.analysis.predictions import read_predictions
+    from tokstudy.analysis.table import segmentation_table
+
+    by_seg = {s.name: s for s in segmenters}
+    scores: dict = defaultdict(dict)
+    correlation: dict = {}
+    pooled_err: dict = {}
+    per_task_runs: dict = defaultdict(lambda: defaultdict(list))
+    for r in runs:
+        per_task_runs[r["task"]][r["tokenizer"]].append(r)
+
+    for task, by_tok in per_task_runs.items():
+        names = list(by_tok)
+        for tok, rs in by_tok.items():
+            vals = np.array([r["score"] for r in rs], dtype=float)
+            scores[task][tok] = {"mean": float(vals.mean()), "std": float(vals.std(ddof=1)) if len(vals) > 1 else 0.0,
+                                 "n": len(vals), "metric": rs[0]["metric"], "values": vals.tolist()}
+        # Welch's t-test of each model against the first (smallest vocabulary), as the paper marks p < 0.05.
+        base = names[0]
+        for tok in names[1:]:
+            a, b = scores[task][base]["values"], scores[task][tok]["values"]
+            p = float(sps.ttest_ind(a, b, equal_var=False).pvalue) if len(a) > 1 and len(b) > 1 else float("nan")
+            scores[task][tok]["p_vs_" + base] = p
+
+        spec = next(iter(by_tok.values()))[0]
+        if not spec.get("predictions"):
+            continue
+        task_spec = next(t for t in config.finetune.tasks if t.label == task)
+        test = sources.dataset(task_spec.dataset, "test", language=task_spec.language, limit=task_spec.max_eval)
+        for tok, rs in by_tok.items():
+            table = segmentation_table([test], [by_seg[tok]], progress=False)
+            # the first seed's predictions, as the paper reports one model per vocabulary
+            preds = read_predictions(root / rs[0]["predictions"])
+            res = correlate_errors(table, preds, tokenizer=tok, **boot)
+            correlation[f"{tok} / {task}"] = _correlation_dict(res)
+            pooled_err[f"{tok} / {task}"] = _error_by_pieces_dict(res)
+
+    _write_json(tables / "scores.json", scores)
+    _write_csv(tables / "scores.csv", [{"task": t, "tokenizer": m, **{k: v for k, v in s.items() if k != "values"}}
+                                       for t, by in scores.items() for m, s in by.items()])
+    _write_json(tables / "correlation.json", correlation)
+    _write_json(tables / "error_by_pieces.json", pooled_err)
+    return {"scores": "tables/scores.json", "correlation": "tables/correlation.json",
+            "error_by_pieces": pooled_err}
+
+
+def _correlation_dict(res) -> dict:
+    c = res.pearson_all if hasattr(res, "pearson_all") else res.pearson
+    return {"pearson_r": float(c.r), "p_value": float(c.p_value), "low": float(c.low), "high": float(c.high),
+            "n": int(c.n), "spearman_rho": float(getattr(res, "spearman_all", c).r)}
+
+
+def _error_by_pieces_dict(res) -> dict:
+    return {str(b.label): {"error_rate": float(b.error_rate), "n": int(b.n)} for b in res.error_by_pieces}
+
+
+def _figures(root: Path, figures: Path, table4: dict, error_by_pieces: dict) -> list[str]:
+    """Additional segmentation by vocabulary × NE/non-NE, and error rate by pieces."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figures.mkdir(parents=True, exist_ok=True)
+    written = []
+    names = sorted(table4, key=lambda t: table4[t]["vocab_size"])
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    x = np.arange(len(names))
+    for i, (key, label) in enumerate((("ne", "NE words"), ("non_ne", "non-NE words"))):
+        v = np.array([table4[n][key]["value"] for n in names])
+        lo = np.array([table4[n][key]["low"] or v[j] for j, n in enumerate(names)])
+        hi = np.array([table4[n][key]["high"] or v[j] for j, n in enumerate(names)])
+        ax.bar(x + (i - 0.5) * 0.38, v, 0.38, yerr=[v - lo, hi - v], capsize=3, label=label)
+    ax.set_xticks(x, names)
+    ax.set_ylabel("additional segmentation (%)")
+    ax.set_title("Extra pieces per word, by vocabulary (95 % CI)")
+    ax.legend()
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(figures / f"table4.{ext}", dpi=130)
+        written.append(f"figures/table4.{ext}")
+    plt.close(fig)
+
+    if error_by_pieces:
+        fig, ax = plt.subplots(figsize=(6, 3.6))
+        for label, bins in error_by_pieces.items():
+            keys = list(bins)
+            ax.plot(keys, [100 * bins[k]["error_rate"] for k in keys], marker="o", label=label)
+        ax.set_xlabel("pieces per word")
+        ax.set_ylabel("word error rate (%)")
+        ax.set_title("Label errors by segmentation")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        for ext in ("png", "svg"):
+            fig.savefig(figures / f"error_by_pieces.{ext}", dpi=130)
+            written.append(f"figures/error_by_pieces.{ext}")
+        plt.close(fig)
+    return written
+
+
+# --- report -------------------------------------------------------------------------
+
+
+def _fmt(e: dict) -> str:
+    if e.get("low") is None:
+        return f"{e['value']:.2f}"
+    return f"{e['value']:.2f} [{e['low']:.2f}, {e['high']:.2f}]"
+
+
+def write_report(root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> dict[str, Path]:
+    """Assemble report.md / report.html from the tables the analysis wrote."""
+    t4 = json.loads((root / "tables" / "table4.json").read_text())
+    table4 = t4["rows"]
+    correlation = json.loads((root / "tables" / "correlation.json").read_text())
+    scores = json.loads((root / "tables" / "scores.json").read_text())
+    order = sorted(table4, key=lambda t: table4[t]["vocab_size"])
+    sections = []
+
+    data_note = "\n\n".join(sources.notes) if sources.notes else f"All inputs are the real corpora at `{sources.data_dir}`."
+    sections.append(Section("Data", data_note + (f"\n\nSkipped (not available): {analysis['skipped_datasets']}."
+                                                  if analysis.get("skipped_datasets") else "")))
+    found = all_findings(table4, correlation, scores)
+    sections.append(Section("Findings", "\n".join(f.markdown() for f in found)))
+
+    policy = next(iter(table4.values()))["boundary_policy"]
+    rows = "\n".join(f"| {t} | {table4[t]['vocab_size']} | {_fmt(table4[t]['ne'])} | {_fmt(table4[t]['non_ne'])} | "
+                     f"{_fmt(table4[t]['all'])} |" for t in order)
+    paper = "\n".join(f"| paper {k} | | {v['ne']:.2f} | {v['non_ne']:.2f} | |" for k, v in PAPER_TABLE4.items())
+    sections.append(Section(
+        "Table 4: additional segmentation (%)",
+        f"Dataset: `{t4['dataset']}`. Additional segmentation = pieces / words − 1, with 95 % bootstrap CIs "
+        f"over sentences ({config.analysis.bootstrap} resamples). Counting: {policy}.\n\n"
+        "| tokenizer | vocab | NE | non-NE | all |\n|---|---:|---|---|---|\n" + rows + "\n" + paper
+        + "\n\n![Table 4](figures/table4.png)\n\nBy entity type, language and dataset: "
+        + ", ".join(f"[{b}]({p})" for b, p in analysis.get("by", {}).items()) + ".",
+    ))
+    if correlation:
+        crow = "\n".join(f"| {m} | {c['pearson_r']:.3f} | [{c['low']:.3f}, {c['high']:.3f}] | {c['p_value']:.2g} | "
+                         f"{c['spearman_rho']:.3f} | {c['n']} |" for m, c in correlation.items())
+        sections.append(Section(
+            "Segmentation vs label errors",
+            "Pearson r between a word's number of pieces and whether the fine-tuned model mislabelled it "
+            f"(paper: {PAPER_PEARSON}).\n\n| model / task | Pearson r | 95 % CI | p | Spearman ρ | words |\n"
+            "|---|---:|---|---:|---:|---:|\n" + crow + "\n\n![errors](figures/error_by_pieces.png)",
+        ))
+    if scores:
+        lines = []
+        for task, by in scores.items():
+            metric = next(iter(by.values()))["metric"]
+            base = order[0]
+            cells = []
+            for m in order:
+                if m in by:
+                    p = by[m].get(f"p_vs_{base}")
+                    star = "*" if p is not None and p == p and p < 0.05 else ""
+                    cells.append(f"{by[m]['mean']:.2f} ± {by[m]['std']:.2f}{star}")
+                else:
+                    cells.append("")
+            lines.append(f"| {task} ({metric}) | " + " | ".join(cells) + " |")
+        sections.append(Section(
+            "Tables 1-2: fine-tuning scores",
+            f"Mean ± standard deviation over {config.finetune.seeds} seeds; `*` marks p < 0.05 (Welch's t-test) "
+            f"against the smallest vocabulary.\n\n| task | " + " | ".join(order) + " |\n|---|"
+            + "---|" * len(order) + "\n" + "\n".join(lines),
+        ))
+    examples = root / "tables" / "table3.md"
+    if examples.is_file():
+        sections.append(Section("Table 3: segmentation examples", examples.read_text()))
+    sections.append(Section("Reproduce", f"```\ntokstudy study {config.name}\n```\nConfiguration: `config.json`."))
+    return write_study_report(root, f"tokstudy study: {config.name}", sections)

@@ -1,0 +1,179 @@
+"""The study, end to end, as cached stages: tokenizers -> ALBERTs -> fine-tuned models -> analysis -> report.
+
+Reads as the study does::
+
+    tokenizers          K vocabularies from one seeded sample (1:2:4 sizes by default)
+    pretrain/<tok>      one ALBERT per tokenizer, identical settings (prepare + train + export)
+    finetune/<tok>/<task>/seed<N>
+                        each model on each task, N seeds, per-word predictions written
+    analysis            Table 4 (+ by type/language), Table 3 examples, correlation with
+                        errors, error rate by pieces, Tables 1-2, figures
+    report              report.md / report.html with the findings
+
+Every stage is keyed on its own settings and its inputs' keys (:mod:`tokstudy.study.stages`):
+a second run reuses everything, a changed fine-tuning setting reruns fine-tuning and
+analysis only, and a run killed during pre-training resumes from its last checkpoint.
+torch is only imported inside the pre-training and fine-tuning stages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from tokstudy.study.config import StudyConfig, TaskSpec
+from tokstudy.study.sources import Sources, resolve_sources
+from tokstudy.study.stages import Pipeline
+
+
+@dataclass(frozen=True)
+class StudyResult:
+    """Where a finished study put its outputs."""
+
+    root: Path
+    report_markdown: Path
+    report_html: Path
+    executed: list[str]
+    skipped: list[str]
+
+
+def tokenizer_name(algorithm: str, vocab_size: int) -> str:
+    size = f"{vocab_size // 1000}k" if vocab_size % 1000 == 0 else str(vocab_size)
+    return f"{algorithm}-{size}"
+
+
+def _needed_corpora(config: StudyConfig) -> set[str]:
+    needed = set(config.tokenizers.corpora) | set(config.pretrain.corpora)
+    needed |= {t.dataset for t in config.finetune.tasks}
+    needed |= {d.split(":")[0] for d in config.analysis.datasets}
+    if config.analysis.parity_corpus:
+        needed.add(config.analysis.parity_corpus)
+    return {n for n in needed if not Path(n).exists()}
+
+
+def run_study(config: StudyConfig, *, log: Callable[[str], None] = print, progress: bool = True) -> StudyResult:
+    """Run (or resume) the whole study; returns where the report is."""
+    root = config.results_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
+    sources = resolve_sources(_needed_corpora(config), root, data_dir=config.data_dir, allow_sample=config.allow_sample)
+    for note in sources.notes:
+        log(f"note: {note}")
+    pipe = Pipeline(root, log=log)
+    inputs = sources.fingerprint()
+
+    # 1. tokenizers ------------------------------------------------------------------
+    tok_cfg = config.tokenizers
+    toks = pipe.run("tokenizers", {"section": dataclasses.asdict(tok_cfg), "inputs": inputs},
+                    lambda work: _train_tokenizers(work, config, sources, progress))
+    tokenizer_dirs = {t["name"]: root / t["path"] for t in toks["tokenizers"]}
+
+    # 2. one ALBERT per tokenizer, identical settings -------------------------------------------
+    models: dict[str, Path] = {}
+    for name, tok_dir in tokenizer_dirs.items():
+        out = pipe.run(f"pretrain/{name}", {"section": dataclasses.asdict(config.pretrain), "inputs": inputs},
+                       lambda work, d=tok_dir: _pretrain(work, d, config, sources, progress), deps=["tokenizers"])
+        models[name] = root / out["model"]
+
+    # 3. fine-tuning: every model x task x seed, each its own resumable stage ------------------
+    ft = config.finetune
+    ft_common = {k: v for k, v in dataclasses.asdict(ft).items() if k not in ("tasks", "seeds")}
+    runs: list[dict] = []
+    for name, model_dir in models.items():
+        for task in ft.tasks:
+            for seed in range(ft.seeds):
+                stage = f"finetune/{name}/{task.label}/seed{seed}"
+                out = pipe.run(stage, {"common": ft_common, "task": dataclasses.asdict(task), "seed": seed,
+                                       "inputs": inputs},
+                               lambda work, m=model_dir, t=task, s=seed: _finetune(work, m, t, s, config, sources,
+                                                                                   progress),
+                               deps=[f"pretrain/{name}"])
+                runs.append({"stage": stage, "tokenizer": name, "task": task.label, "seed": seed, **out})
+    finetune_stages = [r["stage"] for r in runs]
+
+    # 4. analysis --------------------------------------------------------------------
+    analysis = pipe.run("analysis", {"section": dataclasses.asdict(config.analysis), "inputs": inputs},
+                        lambda work: _analyse(work, root, tokenizer_dirs, runs, config, sources, progress),
+                        deps=["tokenizers", *finetune_stages])
+
+    # 5. report ----------------------------------------------------------------------
+    report = pipe.run("report", {"notes": sources.notes, "title": config.name},
+                      lambda work: _report(work, root, analysis, config, sources), deps=["analysis"])
+    return StudyResult(root, root / report["markdown"], root / report["html"], pipe.executed, pipe.skipped)
+
+
+# --- stage bodies -------------------------------------------------------------------
+
+
+def _train_tokenizers(work: Path, config: StudyConfig, sources: Sources, progress: bool) -> dict:
+    from tokstudy.tokenization.training import TokenizerTrainingConfig, train_tokenizers
+
+    sec = config.tokenizers
+    files = sources.raw_files(sec.corpora, sec.languages)
+    trained = train_tokenizers(
+        TokenizerTrainingConfig(inputs=tuple(files), output_dir=work, algorithm=sec.algorithm,
+                                vocab_sizes=sec.vocab_sizes, sample_size=sec.sample_size, seed=sec.seed,
+                                character_coverage=sec.character_coverage),
+        progress=progress,
+    )
+    root = work.parent
+    out = []
+    for t in trained:
+        name = tokenizer_name(sec.algorithm, t.vocab_size)
+        target = work / name
+        if Path(t.path) != target:
+            os.replace(t.path, target)
+        out.append({"name": name, "vocab_size": t.vocab_size, "path": str(target.relative_to(root)),
+                    "n_sentences": t.n_sentences})
+    return {"tokenizers": out}
+
+
+def _pretrain(work: Path, tokenizer_dir: Path, config: StudyConfig, sources: Sources, progress: bool) -> dict:
+    from tokstudy.study import backends
+
+    sec = config.pretrain
+    files = sources.raw_files(sec.corpora, sec.languages)
+    model_dir = backends.pretrain_model(work, tokenizer_dir, files, sec, progress=progress)
+    return {"model": str(model_dir.relative_to(work.parent.parent))}
+
+
+def _task_splits(task: TaskSpec, sources: Sources):
+    dev_name = "dev"
+    train = sources.dataset(task.dataset, "train", language=task.language, limit=task.max_train)
+    dev = sources.dataset(task.dataset, dev_name, language=task.language, limit=task.max_eval)
+    test_split = "test" if task.dataset != "sst2" else "dev"  # SST-2's GLUE test set has no labels
+    test = sources.dataset(task.dataset, test_split, language=task.language, limit=task.max_eval)
+    return train, dev, test
+
+
+def _finetune(work: Path, model_dir: Path, task: TaskSpec, seed: int, config: StudyConfig, sources: Sources,
+              progress: bool) -> dict:
+    from tokstudy.study import backends
+
+    train, dev, test = _task_splits(task, sources)
+    result = backends.finetune_run(work, model_dir, task, train, dev, test, seed, config.finetune, progress=progress)
+    root = work.parent.parent.parent.parent
+    if result.get("predictions"):
+        result["predictions"] = str(Path(result["predictions"]).relative_to(root))
+    return result
+
+
+def _analyse(work: Path, root: Path, tokenizer_dirs: dict[str, Path], runs: list[dict], config: StudyConfig,
+             sources: Sources, progress: bool) -> dict:
+    from tokstudy.study import analysis
+
+    return analysis.analyse(work, root, tokenizer_dirs, runs, config, sources, progress=progress)
+
+
+def _report(work: Path, root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> dict:
+    from tokstudy.study import analysis as study_analysis
+
+    paths = study_analysis.write_report(root, analysis, config, sources)
+    stamp = time.strftime("%Y-%m-%d %H:%M")
+    (work / "written").write_text(stamp)
+    return {"markdown": str(paths["markdown"].relative_to(root)), "html": str(paths["html"].relative_to(root))}
