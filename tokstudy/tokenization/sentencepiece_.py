@@ -1,0 +1,150 @@
+"""SentencePiece models (``.model`` files) as a vectorised :class:`Segmenter`.
+
+Every word is encoded on its own, exactly as ``sp.encode(word, out_type=str)`` would,
+but the whole batch goes through ONE ``SentencePieceProcessor.encode(list, out_type=int)``
+call (C++ loop, several threads); pieces come from a precomputed id -> piece table and
+offsets from a cumulative sum, so the Python overhead per word is a few list operations.
+
+Behaviour worth knowing (see also :mod:`tokstudy.tokenization.base`):
+
+* Normalisation: the model's own normaliser (usually ``nmt_nfkc``) runs on each word, so
+  ``"ﬁ"`` may become ``"▁fi"``; pieces are reported as sentencepiece emits them and
+  aligned by word, never by character offset.
+* A word made only of characters the normaliser removes or turns into spaces (e.g. a
+  zero-width joiner, or ``"▁"`` itself) gets zero pieces, as sentencepiece gives it.
+* Empty words get zero pieces and are never passed to sentencepiece.
+* ``count_lone_boundary=False`` drops a ``"▁"`` piece that stands alone (``","`` ->
+  ``["▁", ","]`` -> ``[","]``), but never the only piece of a word.
+
+>>> seg = SentencePieceSegmenter("spiece.model")            # doctest: +SKIP
+>>> seg.segment(["Washington", ","]).as_lists()             # doctest: +SKIP
+[['▁Washington'], ['▁', ',']]
+"""
+
+from __future__ import annotations
+
+import os
+from itertools import chain
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from tokstudy.errors import AlignmentError, TokenizerLoadError
+from tokstudy.tokenization.base import BOUNDARY, Segmentation, Segmenter
+
+
+class SentencePieceSegmenter(Segmenter):
+    """A SentencePiece model applied word by word, in one batch call.
+
+    Args:
+        model_file: path of a SentencePiece ``.model`` file.
+        name: display name; defaults to the model's directory name (``spiece.model``,
+            as ALBERT directories name it) or file stem.
+        count_lone_boundary: count a lone ``"▁"`` piece (see module docstring).
+        num_threads: threads for the batch encode; ``None`` lets sentencepiece decide.
+    """
+
+    kind = "sentencepiece"
+
+    def __init__(
+        self,
+        model_file: str | os.PathLike,
+        *,
+        name: str | None = None,
+        count_lone_boundary: bool = True,
+        num_threads: int | None = None,
+    ):
+        import sentencepiece as spm
+
+        path = Path(model_file)
+        if not path.is_file():
+            raise TokenizerLoadError(f"{path}: no such SentencePiece model file (expected a .model file)")
+        try:
+            self.processor = spm.SentencePieceProcessor(model_file=str(path))
+        except (RuntimeError, OSError) as exc:
+            raise TokenizerLoadError(f"{path}: not a valid SentencePiece model ({exc})") from exc
+        self.model_file = path
+        self.name = name or default_name(path)
+        self.count_lone_boundary = count_lone_boundary
+        self.num_threads = -1 if num_threads is None else int(num_threads)
+        sp = self.processor
+        self.vocab_size = sp.get_piece_size()
+        # object array: fancy indexing by an id array returns the pieces in one C loop
+        self._id_to_piece = np.array([sp.id_to_piece(i) for i in range(self.vocab_size)], dtype=object)
+        self.unk_id = sp.unk_id()
+        self.unk_piece = sp.id_to_piece(self.unk_id) if self.unk_id >= 0 else None
+        self.boundary_id = sp.piece_to_id(BOUNDARY)
+        if self.boundary_id == self.unk_id:  # the model has no lone-boundary piece at all
+            self.boundary_id = -1
+
+    def segment(self, words: Sequence[str]) -> Segmentation:
+        n = len(words)
+        nonempty = [i for i, w in enumerate(words) if w] if not all(words) else None
+        batch = words if nonempty is None else [words[i] for i in nonempty]
+        ids_per_word = self.processor.encode(list(batch), out_type=int, num_threads=self.num_threads)
+        lens = np.fromiter(map(len, ids_per_word), dtype=np.int64, count=len(ids_per_word))
+        flat = np.fromiter(chain.from_iterable(ids_per_word), dtype=np.int64, count=int(lens.sum()))
+        if nonempty is None:
+            counts = lens
+        else:
+            counts = np.zeros(n, dtype=np.int64)
+            counts[np.asarray(nonempty, dtype=np.int64)] = lens
+        seg = ids_to_segmentation(
+            flat, counts, self._id_to_piece, self.unk_id,
+            drop_id=None if self.count_lone_boundary else self.boundary_id,
+        )
+        if seg.unk.any():
+            self._surface_unknowns(seg, words)
+        return seg
+
+    def _surface_unknowns(self, seg: Segmentation, words: Sequence[str]) -> None:
+        """Show unknown pieces as the text they cover (as ``encode(out_type=str)`` does), not ``<unk>``.
+
+        Only the few words holding an unknown piece are re-encoded; the ``unk`` flags stay.
+        """
+        unk_pos = np.flatnonzero(seg.unk)
+        word_idx = np.unique(np.searchsorted(seg.offsets, unk_pos, side="right") - 1)
+        texts = self.processor.encode([words[i] for i in word_idx], out_type=str, num_threads=self.num_threads)
+        for i, pieces in zip(word_idx.tolist(), texts):
+            start, stop = int(seg.offsets[i]), int(seg.offsets[i + 1])
+            if not self.count_lone_boundary and len(pieces) > 1:
+                pieces = [p for p in pieces if p != BOUNDARY] or pieces[:1]
+            if len(pieces) != stop - start:  # never expected: refuse a silent shift
+                raise AlignmentError(f"{self.model_file}: word {words[i]!r} gave {len(pieces)} pieces as text "
+                                     f"but {stop - start} as ids")
+            seg.pieces[start:stop] = pieces
+
+
+def ids_to_segmentation(
+    flat_ids: np.ndarray,
+    counts: np.ndarray,
+    id_to_piece: np.ndarray,
+    unk_id: int,
+    *,
+    drop_id: int | None = None,
+) -> Segmentation:
+    """Flat piece ids + pieces per word -> :class:`Segmentation` (shared by all segmenters).
+
+    ``drop_id``: a piece id to drop wherever its word has other pieces (the lone boundary).
+    """
+    if drop_id is not None and drop_id >= 0 and len(flat_ids):
+        word_of_piece = np.repeat(np.arange(len(counts)), counts)
+        keep = (flat_ids != drop_id) | (counts[word_of_piece] == 1)
+        if not keep.all():
+            flat_ids = flat_ids[keep]
+            counts = np.bincount(word_of_piece[keep], minlength=len(counts)).astype(np.int64)
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    pieces = id_to_piece[flat_ids].tolist() if len(flat_ids) else []
+    unk = flat_ids == unk_id if unk_id is not None and unk_id >= 0 else np.zeros(len(flat_ids), dtype=bool)
+    return Segmentation(pieces, offsets, np.asarray(unk, dtype=bool))
+
+
+def default_name(path: Path) -> str:
+    """Display name of a tokenizer file or directory: the directory for generic file names."""
+    path = Path(path)
+    if path.is_dir():
+        return path.resolve().name
+    generic = {"spiece.model", "tokenizer.json", "vocab.txt", "sentencepiece.bpe.model", "tokenizer.model"}
+    return path.resolve().parent.name if path.name in generic else path.stem
