@@ -23,6 +23,7 @@ recognised (any depth up to :data:`MAX_DEPTH`):
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,8 +100,14 @@ def discover(root: str | os.PathLike) -> ResultsIndex:
     under_tok = [d for d in tok_dirs if "tokenizers" in d.relative_to(root).parts]
     if under_tok:
         tok_dirs = under_tok
+    tok_dirs.sort(key=lambda d: _natural(str(d.relative_to(root))))
     tokenizers = [Found(d.name, d) for d in tok_dirs] + [Found(m.stem, m) for m in lone_models if not under_tok]
     return ResultsIndex(root, _unique(tokenizers), tuple(preds), tuple(tables), tuple(datasets))
+
+
+def _natural(text: str) -> list:
+    """Sort key putting ``spm-600`` before ``spm-1200`` (numbers compared as numbers)."""
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", text)]
 
 
 def _unique(found: list[Found]) -> tuple[Found, ...]:

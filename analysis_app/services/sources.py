@@ -166,3 +166,12 @@ def _stem(name: str) -> str:
     for suffix in (".gz", ".conll", ".iob", ".bio"):
         name = name.removesuffix(suffix)
     return name
+
+
+def predictions_for(ds: DatasetSource, preds: tuple[PredictionSource, ...]) -> list[PredictionSource]:
+    """The prediction files whose dataset hint names ``ds`` (file stem ``conll2003_test``, ``conll2003-test``, ...)."""
+    names = {ds.key, ds.table_name, f"{ds.table_name}_{ds.split}", f"{ds.table_name}-{ds.split}", f"{ds.table_name}.{ds.split}"}
+    if ds.kind == "registry":
+        names |= {f"{ds.name}_{ds.split}", f"{ds.name}-{ds.split}", f"{ds.name}.{ds.split}"}
+    names = {n.replace(":", "_") for n in names} | names
+    return [p for p in preds if p.dataset in names]

@@ -1,0 +1,23 @@
+"""tokstudy analysis app: page configuration and navigation only.
+
+Run: ``streamlit run analysis_app/app.py -- --results results/demo --allow-dir /data``
+(see ``analysis_app/services/settings.py`` for the options).
+"""
+
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+# `streamlit run analysis_app/app.py` puts analysis_app/ (not the checkout) on sys.path
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+st.set_page_config(page_title="tokstudy", page_icon="🧩", layout="wide")
+st.navigation(
+    [
+        st.Page("pages/explorer.py", title="Segmentation explorer", icon="🔎", default=True),
+        st.Page("pages/statistics.py", title="Statistics (Table 4)", icon="📊"),
+        st.Page("pages/errors.py", title="Errors", icon="❌"),
+        st.Page("pages/languages.py", title="Languages", icon="🌍"),
+    ]
+).run()

@@ -1,0 +1,106 @@
+"""Fixtures for the app tests: small real SentencePiece tokenizers and a results directory.
+
+Three unigram vocabularies (ratio 1:2:4, like the study's 32k/64k/128k) are trained once
+per session on CoNLL-2003 training sentences from the shared data; a results directory
+holds them under ``tokenizers/`` plus a predictions file for CoNLL-2003 test whose
+errors are made (deterministically) more likely on words the smallest vocabulary splits
+into many pieces, so the Errors page has something to show.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import corpus_path
+
+APP_DIR = Path(__file__).resolve().parents[2] / "analysis_app"
+VOCAB_SIZES = (600, 1200, 2400)
+MODEL_NAME = "albert-spm-600"
+
+
+def _train(sentences: list[str], vocab_size: int, out: Path) -> Path:
+    import sentencepiece as spm
+
+    out.mkdir(parents=True, exist_ok=True)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(sentences),
+        model_prefix=str(out / "spiece"),
+        vocab_size=vocab_size,
+        model_type="unigram",
+        character_coverage=1.0,
+        pad_id=0, unk_id=1, bos_id=-1, eos_id=-1,
+        control_symbols=["[CLS]", "[SEP]", "[MASK]"],
+        num_threads=1,
+        minloglevel=2,
+    )
+    return out / "spiece.model"
+
+
+@pytest.fixture(scope="session")
+def conll_dir() -> Path:
+    return corpus_path("conll2003")
+
+
+@pytest.fixture(scope="session")
+def conll_test(conll_dir):
+    from tokstudy.data.registry import load_dataset
+
+    return load_dataset("conll2003", "test")
+
+
+@pytest.fixture(scope="session")
+def results_dir(tmp_path_factory, conll_dir, conll_test) -> Path:
+    """``results/`` with three tokenizers and one model's predictions on CoNLL-2003 test."""
+    from tokstudy.analysis.predictions import write_predictions
+    from tokstudy.data.conll import read_conll
+    from tokstudy.tokenization.sentencepiece_ import SentencePieceSegmenter
+
+    root = tmp_path_factory.mktemp("results")
+    train = read_conll(conll_dir / "eng.train.gz", name="conll2003", language="en", split="train")
+    sentences = [" ".join(s.words) for s in train.sentences[:6000]]
+    models = [_train(sentences, v, root / "tokenizers" / f"spm-{v}") for v in VOCAB_SIZES]
+    seg = SentencePieceSegmenter(models[0])
+    rng = random.Random(0)
+    out = []
+    for s in conll_test:
+        counts = seg.segment(list(s.words)).counts
+        pred = [
+            ("O" if g != "O" else "B-MISC") if rng.random() < min(0.05 * (n - 1), 0.6) else g
+            for g, n in zip(s.tags, counts)
+        ]
+        out.append((s.words, s.tags, pred))
+    write_predictions(
+        root / "predictions" / MODEL_NAME / "conll2003_test.tsv",
+        out,
+        metadata={"model": MODEL_NAME, "dataset": "conll2003", "split": "test"},
+        sent_ids=[s.sent_id for s in conll_test],
+    )
+    return root
+
+
+@pytest.fixture
+def app_env(monkeypatch, results_dir, tmp_path):
+    """Environment of an app started with ``--results <results_dir>``."""
+    from tokstudy.datalocation import data_root
+
+    monkeypatch.setenv("TOKSTUDY_APP_RESULTS", str(results_dir))
+    monkeypatch.setenv("TOKSTUDY_APP_ALLOW_DIRS", str(data_root()))
+    monkeypatch.setenv("TOKSTUDY_APP_UPLOAD_DIR", str(tmp_path / "uploads"))
+    return results_dir
+
+
+def new_app(page: str | None = None, timeout: float = 60):
+    """An AppTest of the real entry point, switched to ``page`` (e.g. ``"pages/errors.py"``)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(APP_DIR / "app.py"), default_timeout=timeout)
+    if page:
+        at.switch_page(page)
+    return at
+
+
+def no_exceptions(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]

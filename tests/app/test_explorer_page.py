@@ -1,0 +1,60 @@
+"""The Segmentation explorer page (AppTest, real CoNLL-2003 data and tokenizers)."""
+
+from __future__ import annotations
+
+from tests.app.conftest import new_app, no_exceptions
+
+
+def _html(at) -> str:
+    return "\n".join(h.proto.body for h in at.html)
+
+
+def test_typed_text_shows_each_tokenizers_pieces(app_env):
+    from tokstudy.tokenization.loading import load_tokenizer
+
+    at = new_app().run()
+    no_exceptions(at)
+    assert at.multiselect(key="ts_w_tokenizers").value == ["spm-600", "spm-1200", "spm-2400"]
+    at.text_area(key="ts_ex_text").set_value("Peter Blackburn visited Ouagadougou .").run()
+    no_exceptions(at)
+    html = _html(at)
+    # every piece of every word under every tokenizer, as sentencepiece gives them
+    for name in ("spm-600", "spm-1200", "spm-2400"):
+        seg = load_tokenizer(app_env / "tokenizers" / name)
+        for pieces in seg.segment(["Peter", "Blackburn", "visited", "Ouagadougou", "."]).as_lists():
+            for p in pieces:
+                assert f'<span class="ts-piece">{p}</span>' in html or f'ts-unk">{p}<' in html
+    assert html.count("<tr") == 1 + 5
+
+
+def test_dataset_sentence_has_gold_colours_and_predictions(app_env, conll_test):
+    at = new_app().run()
+    at.radio(key="ts_ex_mode").set_value("dataset").run()
+    no_exceptions(at)
+    assert at.selectbox(key="ts_w_dataset").value == "conll2003:test"
+    at.number_input(key="ts_ex_sent").set_value(2).run()
+    no_exceptions(at)
+    s = conll_test[2]
+    html = _html(at)
+    assert html.count("<tr") == 1 + len(s.words)
+    assert "pred: albert-spm-600" in html
+    for w, t in zip(s.words, s.tags):
+        assert f">{t}</td>" in html
+    if any(t.endswith("PER") for t in s.tags):
+        assert "background:#ffd6d6" in html
+
+
+def test_bad_tokenizer_upload_shows_a_clear_error(app_env):
+    at = new_app().run()
+    at.file_uploader(key="ts_in_tok_upload").set_value(("spm.model", b"\x00\x01 definitely not a model", "application/octet-stream"))
+    at.run()
+    no_exceptions(at)
+    assert any("not a SentencePiece model" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_path_outside_allowed_dirs_is_refused(app_env):
+    at = new_app().run()
+    at.text_input(key="ts_in_tok_path").set_value("/etc/passwd").run()
+    at.button(key="ts_in_tok_path_btn").click().run()
+    no_exceptions(at)
+    assert any("outside the directories" in e.value for e in at.error)
