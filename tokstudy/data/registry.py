@@ -204,9 +204,11 @@ def load_dataset(
         lenient: repair forbidden tags and count them in ``Dataset.repaired``;
             ``None`` takes the corpus default (only ``conll2002_es`` is lenient).
 
-    >>> ds = load_dataset("conll2003", "dev")  # doctest: +SKIP
-    >>> len(ds), ds.n_words, ds.split
-    (3250, 51362, 'dev')
+    Example (needs the corpora at the data location)::
+
+        >>> ds = load_dataset("conll2003", "dev")  # doctest: +SKIP
+        >>> len(ds), ds.n_words, ds.split  # doctest: +SKIP
+        (3250, 51362, 'dev')
     """
     info, loader = _REGISTRY[dataset_info(name).name]
     canonical = SPLIT_ALIASES.get(split, split)
