@@ -164,6 +164,11 @@ class FinetuneConfig:
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"{source}: unknown fine-tuning setting(s) {unknown}; expected some of {sorted(known)}")
+        missing = [k for k in ("model", "task", "dataset") if not data.get(k)]
+        if missing:
+            raise ValueError(f"{source}: missing required setting(s) {missing} (give them in the file or as flags)")
+        if isinstance(data.get("predict_splits"), list):
+            data = {**data, "predict_splits": tuple(data["predict_splits"])}
         return cls(**data)
 
     @classmethod

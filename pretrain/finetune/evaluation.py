@@ -77,3 +77,34 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def evaluate_finetuned(
+    model_dir: str | os.PathLike,
+    ds: Dataset,
+    *,
+    predictions: str | os.PathLike | None = None,
+    unseen_labels: str = "error",
+    batch_size: int = 64,
+    device: str = "auto",
+) -> dict:
+    """Score a saved fine-tuned model (``OUT/seed-K/model``) on ``ds``; optionally write its predictions.
+
+    >>> evaluate_finetuned("runs/c03/seed-1/model", load_dataset("conll2003", "test"), predictions="p.tsv")  # doctest: +SKIP
+    {'f1': 0.88, ...}
+    """
+    from pretrain.finetune.data import apply_unseen_policy, check_split
+    from pretrain.finetune.modeling import load_finetuned
+
+    model, tok, meta = load_finetuned(model_dir, device=device)
+    task, labels = meta["task"], tuple(meta["labels"])
+    check_split(ds, task)
+    ds, note = apply_unseen_policy(ds, labels, task, unseen_labels)
+    metrics, pred = score_split(model, tok, ds, task=task, id2label=dict(enumerate(labels)), max_length=meta["max_length"],
+                                stride=meta["stride"], batch_size=batch_size)
+    metrics["notes"] = [note] if note else []
+    if predictions is not None:
+        write_split_predictions(predictions, ds, pred, task=task, metadata={
+            "dataset": ds.name, "split": ds.split, "language": ds.language, "model": str(model_dir),
+            "model_name": meta.get("model_name"), "seed": meta.get("seed"), "task": task})
+    return metrics

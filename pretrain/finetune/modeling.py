@@ -96,3 +96,29 @@ def max_positions(model, requested: int) -> int:
     """The window length: ``requested`` capped by the model's position embeddings."""
     limit = getattr(model.config, "max_position_embeddings", None)
     return min(requested, int(limit)) if limit else requested
+
+
+def load_finetuned(path: str | os.PathLike, *, device: str = "auto"):
+    """A model saved by a fine-tuning run (``seed-K/model``): ``(model, tokenizer, meta)``.
+
+    ``meta`` is its ``finetune.json`` (task, labels, max_length, stride, base model, seed).
+    """
+    import json
+
+    from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification
+
+    from pretrain.finetune.trainer import resolve_device
+
+    path = check_model_dir(path)
+    meta_file = path / FINETUNE_META
+    if not meta_file.is_file():
+        raise ValueError(f"{path}: no {FINETUNE_META}; expected a model saved by `pretrain finetune` (OUT/seed-K/model)")
+    meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    tok = load_tokenizer(path)
+    auto = AutoModelForTokenClassification if meta["task"] == "ner" else AutoModelForSequenceClassification
+    model = auto.from_pretrained(str(path))
+    check_vocab(tok, model, path)
+    if model.config.num_labels != len(meta["labels"]):
+        raise ValueError(f"{path}: the model has {model.config.num_labels} labels but {FINETUNE_META} lists {len(meta['labels'])}")
+    model.to(resolve_device(device))
+    return model, tok, meta
