@@ -1,0 +1,70 @@
+"""``tokstudy correlate``: is a word's segmentation correlated with the model mislabelling it?"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "correlate",
+        help="Pearson/Spearman correlation between a word's pieces and the model's errors on it",
+        description=(
+            "Read per-word predictions (word<TAB>gold<TAB>pred lines as `pretrain evaluate` writes them, or "
+            "conlleval 'word ... gold pred' lines), align them word by word to the dataset, and print, for each "
+            "tokenizer: Pearson r with its p-value and bootstrap CI, Spearman's rho, over all words and over NE "
+            "words; the error rate for words of 1, 2, 3, 4 and 5+ pieces; and the share of gold entities found "
+            "exactly, by their maximum number of pieces. "
+            "Example: tokstudy correlate -d conll2003:test -t runs/tok/sp-32000 --predictions preds.tsv"
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    from tokstudy.analysis.inputs import add_bootstrap_arguments, add_input_arguments
+
+    add_input_arguments(p)
+    p.add_argument("--predictions", "-p", action="append", default=[], required=True, metavar="FILE",
+                   help="predictions file (repeat for several models)")
+    p.add_argument("--predictions-dataset", default=None, metavar="LABEL",
+                   help="which dataset the predictions are for, as the table names it (name:split), when several are given")
+    p.add_argument("--measure", default="n_pieces", choices=("n_pieces", "extra_pieces", "continued"),
+                   help="segmentation measure correlated with errors")
+    p.add_argument("--no-check-gold", action="store_true",
+                   help="use the file's gold tags even where they differ from the dataset's")
+    add_bootstrap_arguments(p)
+    p.add_argument("--json", default=None, metavar="FILE", help="also write every figure as JSON")
+    p.add_argument("--csv", default=None, metavar="FILE", help="also write the correlations as CSV")
+    p.set_defaults(func=run)
+
+
+def compute(table, args) -> list:
+    from tokstudy.analysis.alignment import align_predictions
+    from tokstudy.analysis.correlation import correlate_errors
+    from tokstudy.analysis.inputs import bootstrap_kwargs
+    from tokstudy.analysis.predictions import read_predictions
+
+    out = []
+    for path in args.predictions:
+        aligned = align_predictions(table, read_predictions(path), dataset=args.predictions_dataset,
+                                    check_gold=not args.no_check_gold)
+        for tok in table.tokenizer_names:
+            out.append(correlate_errors(table, aligned, tok, measure=args.measure, **bootstrap_kwargs(args)))
+    return out
+
+
+def run(args) -> int:
+    from tokstudy.analysis.inputs import table_from_args
+    from tokstudy.report import tables as rt
+
+    table = table_from_args(args)
+    res = compute(table, args)
+    print(rt.correlation_markdown(res))
+    print("\nError rate by number of pieces\n")
+    print(rt.pieces_markdown(res))
+    print("\n" + rt.policy_note(res))
+    if args.json:
+        rt.write_json(res, args.json)
+        print(f"\nwrote {args.json}")
+    if args.csv:
+        rt.write_csv(rt.correlation_rows(res), args.csv)
+        print(f"wrote {args.csv}")
+    return 0

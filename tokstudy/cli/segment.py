@@ -1,0 +1,39 @@
+"""``tokstudy segment``: write the per-word segmentation table (CSV or Parquet)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "segment",
+        help="write one row per word with its pieces under each tokenizer (CSV/Parquet)",
+        description=(
+            "Segment every word of the given datasets with every given tokenizer and write the per-word "
+            "table: dataset, language, split, sentence, word, gold tag, entity type and position, and for each "
+            "tokenizer its pieces, number of pieces and unknown pieces. "
+            "Example: tokstudy segment -d conll2003:test -t sp32k=runs/tok/sp-32000 --out seg.parquet"
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    from tokstudy.analysis.inputs import add_input_arguments
+
+    add_input_arguments(p)
+    p.add_argument("--out", "-o", required=True, help="output file: .parquet, or .csv (pieces joined by spaces)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from tokstudy.analysis.inputs import table_from_args
+
+    table = table_from_args(args)
+    out = str(args.out)
+    if out.endswith(".parquet"):
+        table.to_parquet(out)
+    elif out.endswith(".csv"):
+        table.to_csv(out)
+    else:
+        raise SystemExit(f"tokstudy segment: --out must end in .parquet or .csv, got {out!r}")
+    print(f"wrote {len(table)} words x {len(table.tokenizers)} tokenizer(s) to {out}")
+    return 0

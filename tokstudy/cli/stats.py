@@ -1,0 +1,68 @@
+"""``tokstudy stats``: Table 4 (additional segmentation of NE vs non-NE words) and the other figures."""
+
+from __future__ import annotations
+
+import argparse
+
+GROUPINGS = ("entity_type", "position", "language", "dataset")
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "stats",
+        help="additional segmentation of NE vs non-NE words (Table 4), fertility, continued words, ...",
+        description=(
+            "Print, for each tokenizer, the additional segmentation % (pieces / words - 1) of words inside "
+            "named entities, outside them and overall (the mALBERT paper's Table 4), with bootstrap confidence "
+            "intervals over sentences; then fertility, % of continued words (2+ pieces), % of unknown pieces and "
+            "pieces per continued word; and the breakdown by entity type, B/I position, language and dataset. "
+            "Example: tokstudy stats -d conll2003:test -t runs/tok/sp-32000 -t runs/tok/sp-64000 --json stats.json"
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    from tokstudy.analysis.inputs import add_bootstrap_arguments, add_input_arguments
+
+    add_input_arguments(p)
+    add_bootstrap_arguments(p)
+    p.add_argument("--by", action="append", choices=GROUPINGS, default=None,
+                   help="breakdowns to print (repeat; default: entity_type and position, plus language/dataset when there are several)")
+    p.add_argument("--json", default=None, metavar="FILE", help="also write every figure as JSON")
+    p.add_argument("--csv", default=None, metavar="FILE", help="also write Table 4 as CSV")
+    p.set_defaults(func=run)
+
+
+def compute(table, args) -> dict:
+    """All the stats of one table (shared with ``tokstudy report``)."""
+    from tokstudy.analysis.inputs import bootstrap_kwargs
+    from tokstudy.analysis.stats import additional_segmentation, additional_segmentation_by, segmentation_summary
+
+    kw = bootstrap_kwargs(args)
+    by = args.by or ["entity_type", "position"] + (["language"] if len(table.languages) > 1 else []) + (
+        ["dataset"] if len(table.datasets) > 1 else [])
+    names = table.tokenizer_names
+    return {
+        "table4": [additional_segmentation(table, t, **kw) for t in names],
+        "summary": [segmentation_summary(table, t, **kw) for t in names],
+        "by": {b: [additional_segmentation_by(table, t, by=b, **kw) for t in names] for b in by},
+    }
+
+
+def run(args) -> int:
+    from tokstudy.analysis.inputs import table_from_args
+    from tokstudy.report import tables as rt
+
+    table = table_from_args(args)
+    res = compute(table, args)
+    print(f"{len(table)} words, {table.n_sentences} sentences, {table.n_entities} entities in {', '.join(table.datasets)}\n")
+    print(rt.table4_markdown(res["table4"]))
+    print("\n" + rt.summary_markdown(res["summary"]))
+    for b, grouped in res["by"].items():
+        print(f"\nAdditional segmentation % by {b}\n")
+        print(rt.grouped_markdown(grouped))
+    if args.json:
+        rt.write_json({"datasets": list(table.datasets), **res}, args.json)
+        print(f"\nwrote {args.json}")
+    if args.csv:
+        rt.write_csv(rt.table4_rows(res["table4"]), args.csv)
+        print(f"wrote {args.csv}")
+    return 0
