@@ -1,2 +1,9 @@
+"""Statistics: Table 4 (NE vs non-NE additional segmentation) by entity type, position and language, with CIs."""
+
 import streamlit as st
-st.title("todo")
+
+from analysis_app.components import statistics, workspace
+
+selection = workspace.sidebar()
+st.title("Statistics")
+statistics.render(selection)

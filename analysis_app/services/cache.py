@@ -12,7 +12,8 @@ import os
 
 import streamlit as st
 
-from analysis_app.services import analysis, loading
+from analysis_app.services import analysis, errors, loading
+from analysis_app.services import languages as languages_svc
 from analysis_app.services.sources import DatasetSource, PredictionSource, TokenizerSource
 
 
@@ -79,3 +80,39 @@ def grouped(dataset_srcs: tuple, tokenizer_srcs: tuple, by: str, subset: str, n_
     return analysis.grouped(
         table_for(dataset_srcs, tokenizer_srcs), [t.name for t in tokenizer_srcs], by, subset, n_resamples=n_resamples, seed=seed
     )
+
+
+@st.cache_data(max_entries=32, show_spinner="Bootstrapping confidence intervals ...")
+def summary(dataset_srcs: tuple, tokenizer_srcs: tuple, n_resamples: int, seed: int):
+    return analysis.summary(table_for(dataset_srcs, tokenizer_srcs), [t.name for t in tokenizer_srcs], n_resamples=n_resamples, seed=seed)
+
+
+@st.cache_data(max_entries=32, show_spinner="Correlating segmentation with errors ...")
+def correlation(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: PredictionSource, n_resamples: int, seed: int):
+    """``correlate_errors`` for each tokenizer (list, tokenizer order)."""
+    t = table_for((dataset_src,), tokenizer_srcs)
+    p = predictions(pred_src)
+    return [errors.correlate(t, p, s.name, t.datasets[0], n_resamples=n_resamples, seed=seed) for s in tokenizer_srcs]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def mislabelled(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: PredictionSource, tokenizer: str, limit: int):
+    t = table_for((dataset_src,), tokenizer_srcs)
+    return errors.mislabelled_words(t, predictions(pred_src), tokenizer, t.datasets[0], limit=limit)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Reading the parallel text ...")
+def parallel(directory: str, languages: tuple | None = None):
+    return languages_svc.read_parallel(directory, list(languages) if languages else None)
+
+
+@st.cache_data(max_entries=16, show_spinner="Segmenting the parallel text ...")
+def parity(directory: str, languages: tuple, tokenizer_srcs: tuple, reference: str, n_resamples: int, seed: int):
+    paras = {k: v for k, v in parallel(directory).items() if k in languages}
+    return languages_svc.parity_frame(paras, segmenters(tokenizer_srcs), reference=reference, n_resamples=n_resamples, seed=seed)
+
+
+@st.cache_data(max_entries=16, show_spinner="Counting continued words ...")
+def continued(directory: str, languages: tuple, tokenizer_srcs: tuple, n_resamples: int, seed: int):
+    paras = {k: v for k, v in parallel(directory).items() if k in languages}
+    return languages_svc.continued_frame(paras, segmenters(tokenizer_srcs), n_resamples=n_resamples, seed=seed)

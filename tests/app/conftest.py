@@ -104,3 +104,11 @@ def new_app(page: str | None = None, timeout: float = 60):
 
 def no_exceptions(at) -> None:
     assert not at.exception, [e.value for e in at.exception]
+
+
+def run_page(page: str, timeout: float = 60):
+    """Run the app, then switch to ``page`` and run it (what a click in the navigation does)."""
+    at = new_app(timeout=timeout).run()
+    no_exceptions(at)
+    at.switch_page(page).run()
+    return at
