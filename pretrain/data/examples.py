@@ -13,9 +13,10 @@ Consecutive segments (sentences) of a document fill a chunk up to a target lengt
 Deliberate differences from the reference, each counted in the store's ``stats``:
 
 * Single-segment chunks (most of ``raw_text`` is one sentence per document). The reference
-  gives them a random B even under SOP. Here, ``single_segment="split"`` cuts the segment at a
-  random word boundary (a piece boundary when it is one word) into A and B, then applies the SOP
-  swap; a one-piece segment is skipped. ``"skip"`` drops every single-segment chunk.
+  gives them a random B, under SOP too, so its NSP labels lean towards 1. Here,
+  ``single_segment="split"`` cuts the segment at a random word boundary (a piece boundary when it
+  is one word) into A and B, then applies the SOP swap or the NSP draw like any chunk, so labels
+  stay balanced; a one-piece segment is skipped. ``"skip"`` drops every single-segment chunk.
 * A segment longer than ``max_num_tokens`` is cut into parts at word boundaries first, so it is
   not thrown away by truncation.
 * The short target length is redrawn for every chunk, not once per document, so the share of
@@ -128,45 +129,39 @@ class PairBuilder:
 
     def _pair(self, chunk, target, rng, random_document) -> tuple[tuple | None, int]:
         """The pair of one chunk and how many of its segments go back to the document."""
-        if len(chunk) == 1:
-            if self.task == "nsp":
-                b = self._random_b(target - len(chunk[0]), rng, random_document)
-                if b is not None:
-                    self.stats["labels_1"] += 1
-                    return (chunk[0], b, 1), 0
-            elif self.single_segment == "split":
-                return self._split_single(chunk[0], rng), 0
-            self.stats["single_segment_skipped"] += 1
-            return None, 0
-        a_end = int(rng.integers(1, len(chunk)))
+        split = len(chunk) == 1
+        if split:
+            if self.single_segment == "skip" or len(chunk[0]) < 2:
+                self.stats["single_segment_skipped"] += 1
+                return None, 0
+            chunk = self._split_single(chunk[0], rng)
+            a_end = 1
+        else:
+            a_end = int(rng.integers(1, len(chunk)))
         a = np.concatenate(chunk[:a_end])
         if self.task == "nsp" and rng.random() < 0.5:
             b = self._random_b(target - len(a), rng, random_document)
             if b is not None:
                 self.stats["labels_1"] += 1
-                return (a, b, 1), len(chunk) - a_end
+                # the unused segments start the next chunk (not the unused half of a split segment)
+                return (a, b, 1), 0 if split else len(chunk) - a_end
             self.stats["nsp_no_other_document"] += 1
         b = np.concatenate(chunk[a_end:])
-        return self._order(a, b, rng), 0
-
-    def _order(self, a, b, rng) -> tuple:
         if self.task == "sop" and rng.random() < 0.5:
             self.stats["labels_1"] += 1
-            return (b, a, 1)
+            return (b, a, 1), 0
         self.stats["labels_0"] += 1
-        return (a, b, 0)
+        return (a, b, 0), 0
 
-    def _split_single(self, seg: np.ndarray, rng) -> tuple | None:
-        if len(seg) < 2:
-            self.stats["single_segment_skipped"] += 1
-            return None
+    def _split_single(self, seg: np.ndarray, rng) -> list[np.ndarray]:
+        """Two parts of a segment of >= 2 pieces, cut at a random word start (a piece boundary if none)."""
         cuts = np.flatnonzero(self.word_start[seg[1:]]) + 1
         if len(cuts) == 0:
             cuts = np.arange(1, len(seg))
             self.stats["single_segment_split_inside_word"] += 1
         self.stats["single_segment_split"] += 1
         cut = int(cuts[rng.integers(0, len(cuts))])
-        return self._order(seg[:cut], seg[cut:], rng)
+        return [seg[:cut], seg[cut:]]
 
     def _random_b(self, target_b, rng, random_document) -> np.ndarray | None:
         other = random_document() if random_document is not None else None
