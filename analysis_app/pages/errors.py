@@ -1,2 +1,9 @@
+"""Errors: error rate by number of pieces, the correlation with its CI, and the worst-split mislabelled words."""
+
 import streamlit as st
-st.title("todo")
+
+from analysis_app.components import errors, workspace
+
+selection = workspace.sidebar()
+st.title("Errors")
+errors.render(selection)

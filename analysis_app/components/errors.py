@@ -1,0 +1,85 @@
+"""Errors page widgets: correlation with CI, error rate by pieces, the most over-segmented
+mislabelled words with links back to their sentence in the explorer. Owns :data:`KEYS`."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from analysis_app.components import bootstrap, charts, explorer
+from analysis_app.services import cache
+from analysis_app.services.errors import bins_frame, correlation_rows
+from analysis_app.services.loading import InputError
+
+MODEL, TOKENIZER, LINKS = "ts_er_model", "ts_er_tokenizer", "ts_er_links"
+KEYS = (MODEL, TOKENIZER, LINKS)
+
+
+def _fmt_r(c) -> str:
+    ci = "" if c.low != c.low else f" [{c.low:.3f}, {c.high:.3f}]"
+    return f"{c.r:.3f}{ci}"
+
+
+def render(sel) -> None:
+    if sel.dataset is None or not sel.tokenizers:
+        st.info("Select a dataset and one or more tokenizers in the sidebar.")
+        return
+    if not sel.predictions:
+        st.info(
+            f"No model predictions for {sel.dataset.key}. Open a results directory that has "
+            "predictions/<model>/<dataset>.tsv, or add a predictions file in the sidebar."
+        )
+        return
+    models = {p.key: p for p in sel.predictions}
+    pred_src = models[st.selectbox("Model predictions", list(models), key=MODEL)]
+    n, seed = bootstrap.settings()
+    try:
+        results = cache.correlation(sel.dataset, tuple(sel.tokenizers), pred_src, n, seed)
+    except InputError as exc:
+        st.error(str(exc))
+        return
+    except Exception as exc:
+        from tokstudy.errors import TokstudyError
+
+        if not isinstance(exc, TokstudyError):
+            raise
+        st.error(f"these predictions do not fit {sel.dataset.key}: {exc}")
+        return
+
+    st.subheader("Does segmentation go with errors?")
+    cols = st.columns(len(results))
+    for col, res in zip(cols, results):
+        col.metric(f"Pearson r, {res.tokenizer}", f"{res.all.r:.3f}", help="pieces per word vs word mislabelled (all words)")
+        col.caption(f"all words: r = {_fmt_r(res.all)}, p = {res.all.p_value:.2g}, n = {res.all.n}  \n"
+                    f"NE words: r = {_fmt_r(res.ne)}, p = {res.ne.p_value:.2g}  \n"
+                    f"error rate {res.error_rate:.1%} ({res.n_errors} of {res.n_words} words)")
+    corr = correlation_rows(results)
+    st.dataframe(corr, width="stretch", hide_index=True)
+    st.download_button("Download correlations (CSV)", corr.to_csv(index=False).encode("utf-8"), file_name="correlation.csv", mime="text/csv")
+
+    st.subheader("Error rate by number of pieces")
+    curves = pd.concat(
+        [bins_frame(r.by_pieces, "all").assign(series=f"{r.tokenizer} (all words)") for r in results]
+        + [bins_frame(r.by_pieces_ne, "NE").assign(series=f"{r.tokenizer} (NE words)") for r in results],
+        ignore_index=True,
+    )
+    st.altair_chart(charts.error_rate_line(curves), width="stretch")
+    st.dataframe(curves, width="stretch", hide_index=True)
+    st.download_button("Download error rates (CSV)", curves.to_csv(index=False).encode("utf-8"), file_name="error_rate_by_pieces.csv", mime="text/csv")
+
+    st.subheader("Most over-segmented mislabelled words")
+    tok = st.selectbox("Pieces under", [t.name for t in sel.tokenizers], key=TOKENIZER)
+    words = cache.mislabelled(sel.dataset, tuple(sel.tokenizers), pred_src, tok, 50)
+    if words.empty:
+        st.success("The model labelled every word correctly.")
+        return
+    st.dataframe(words, width="stretch", hide_index=True)
+    st.caption("Open a word's sentence in the explorer:")
+    n_links = st.slider("links shown", 5, min(50, len(words)), min(10, len(words)), key=LINKS) if len(words) > 5 else len(words)
+    for row in words.head(n_links).itertuples():
+        st.page_link(
+            "pages/explorer.py",
+            label=f"{row.word}  ({row.n_pieces} pieces: {row.pieces}; gold {row.gold}, predicted {row.predicted}) - sentence {row.sent_id}",
+            query_params=explorer.link_params(sel.dataset.key, row.sent_id),
+            icon="🔎",
+        )

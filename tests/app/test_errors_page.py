@@ -1,0 +1,67 @@
+"""The Errors page: correlation equals scipy on the same vectors; words link back to the explorer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.app.conftest import MODEL_NAME, new_app, no_exceptions, run_page
+
+
+def test_correlation_and_error_rates_match_scipy(app_env, conll_test):
+    from scipy.stats import pearsonr
+
+    from tokstudy.tokenization.loading import load_tokenizer
+
+    at = run_page("pages/errors.py")
+    no_exceptions(at)
+    corr = at.dataframe[0].value
+    preds = {}
+    from tokstudy.analysis.predictions import read_predictions
+
+    for ps in read_predictions(app_env / "predictions" / MODEL_NAME / "conll2003_test.tsv").sentences:
+        preds[ps.sent_id] = ps
+    words = [w for s in conll_test for w in s.words]
+    err = np.array([p != g for s in conll_test for p, g in zip(preds[s.sent_id].pred, s.tags)], dtype=float)
+    for name in ("spm-600", "spm-1200", "spm-2400"):
+        x = load_tokenizer(app_env / "tokenizers" / name).segment(words).counts
+        r, p = pearsonr(x, err)
+        row = corr[(corr.tokenizer == name) & (corr.words == "all words")].iloc[0]
+        assert row.pearson_r == pytest.approx(r, abs=1e-9)
+        assert row.p_value == pytest.approx(p, rel=1e-6, abs=1e-300)
+        assert row.ci_low <= row.pearson_r <= row.ci_high
+    # the synthetic model errs more on words the smallest vocabulary splits more
+    assert corr[(corr.tokenizer == "spm-600") & (corr.words == "all words")].pearson_r.iloc[0] > 0
+    curves = at.dataframe[1].value
+    first = curves[curves.series == "spm-600 (all words)"]
+    assert first.n.sum() == len(words) and first.errors.sum() == int(err.sum())
+    worst = at.dataframe[2].value
+    assert len(worst) == 50 and list(worst.n_pieces) == sorted(worst.n_pieces, reverse=True)
+    assert (worst.gold != worst.predicted).all()
+    links = at.get("page_link")
+    assert links and "sentence" in links[0].proto.label
+
+
+def test_word_link_opens_its_sentence_in_the_explorer(app_env, conll_test):
+    at = run_page("pages/errors.py")
+    worst = at.dataframe[2].value.iloc[0]
+    link = at.get("page_link")[0].proto
+    assert link.page.endswith("explorer") or "explorer" in link.page or link.page == ""
+    # what a click does: the explorer runs with the link's query parameters
+    at2 = new_app()
+    at2.query_params["dataset"] = "conll2003:test"
+    at2.query_params["sent"] = str(int(worst.sent_id))
+    at2.run()
+    no_exceptions(at2)
+    html = "\n".join(h.proto.body for h in at2.html)
+    assert at2.radio(key="ts_ex_mode").value == "dataset"
+    sentence = next(s for s in conll_test if s.sent_id == int(worst.sent_id))
+    assert html.count("<tr") == 1 + len(sentence.words)
+    assert f">{worst.word}</td>" in html
+
+
+def test_bad_predictions_upload_shows_a_clear_error(app_env):
+    at = run_page("pages/errors.py")
+    at.file_uploader(key="ts_in_pred_upload").set_value(("preds.tsv", b"EU\tB-ORG\n", "text/plain")).run()
+    no_exceptions(at)
+    assert any("not a predictions file" in e.value for e in at.error), [e.value for e in at.error]
