@@ -1,0 +1,67 @@
+"""``tokstudy examples``: Table-3-style sentences with their pieces, gold labels and predictions."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "examples",
+        help="show sentences word by word: pieces under each tokenizer, gold label, each model's prediction",
+        description=(
+            "Print sentences as in the mALBERT paper's Table 3: each word, its pieces under each tokenizer "
+            "(joined with ' · '), its gold label and, with --predictions, each model's predicted label (✗ where "
+            "wrong). Choose sentences with --sentence, or let tokstudy pick those whose entities are split most "
+            "differently across tokenizers. "
+            "Example: tokstudy examples -d conll2003:test -t sp32k=a/ -t sp128k=b/ --sentence 12 -p preds.tsv"
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    from tokstudy.analysis.inputs import add_input_arguments
+
+    add_input_arguments(p)
+    p.add_argument("--sentence", "-s", action="append", default=[], metavar="[DATASET#]ID",
+                   help="sentence id within its dataset (repeat); prefix DATASET# (e.g. conll2003:test#12) with several datasets")
+    p.add_argument("--auto", type=int, default=3, metavar="N", help="without --sentence: how many sentences to pick")
+    p.add_argument("--predictions", "-p", action="append", default=[], metavar="FILE",
+                   help="predictions file of a model (repeat for several models)")
+    p.add_argument("--predictions-dataset", default=None, metavar="LABEL", help="dataset the predictions are for (name:split)")
+    p.add_argument("--csv", default=None, metavar="FILE", help="also write the rows as CSV")
+    p.add_argument("--json", default=None, metavar="FILE", help="also write the examples as JSON")
+    p.set_defaults(func=run)
+
+
+def resolve_sentences(table, specs) -> list[int]:
+    out = []
+    for spec in specs:
+        ds, sep, sid = spec.rpartition("#")
+        if not sep:
+            if len(table.datasets) > 1:
+                raise SystemExit(f"tokstudy examples: --sentence {spec}: several datasets; write DATASET#ID "
+                                 f"with DATASET one of {list(table.datasets)}")
+            ds = table.datasets[0]
+        try:
+            out.append(table.find_sentence(ds, int(sid)))
+        except (KeyError, ValueError) as exc:
+            raise SystemExit(f"tokstudy examples: --sentence {spec}: {exc}")
+    return out
+
+
+def run(args) -> int:
+    from tokstudy.analysis.alignment import align_predictions
+    from tokstudy.analysis.inputs import table_from_args
+    from tokstudy.analysis.predictions import read_predictions
+    from tokstudy.report import tables as rt
+    from tokstudy.report.examples import example_rows, examples, examples_markdown, select_sentences
+
+    table = table_from_args(args)
+    sents = resolve_sentences(table, args.sentence) if args.sentence else select_sentences(table, args.auto)
+    preds = [align_predictions(table, read_predictions(p), dataset=args.predictions_dataset) for p in args.predictions]
+    exs = examples(table, sents, preds)
+    print(examples_markdown(exs))
+    if args.csv:
+        rt.write_csv(example_rows(exs), args.csv)
+    if args.json:
+        rt.write_json(exs, args.json)
+    return 0

@@ -1,0 +1,56 @@
+"""``tokstudy parity``: how many more pieces each language needs than English for the same paragraphs."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "parity",
+        help="tokenizer parity and fertility per language on parallel paragraphs (XQuAD)",
+        description=(
+            "On paragraph-aligned parallel text (default: the xquad_parallel corpus at the data location), "
+            "print for each tokenizer and language the pieces needed relative to the reference language "
+            "(1.00 = parity) with a bootstrap CI over paragraphs, and the fertility (pieces per whitespace word). "
+            "Example: tokstudy parity -t runs/tok/sp-32000 --languages en,de,ru,zh"
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    from tokstudy.analysis.inputs import add_bootstrap_arguments, add_input_arguments
+
+    add_input_arguments(p, datasets=False)
+    p.add_argument("--parallel-dir", default=None, metavar="DIR",
+                   help="folder of <lang>.txt[.gz] parallel files (default: xquad_parallel at the data location)")
+    p.add_argument("--languages", default=None, help="comma-separated languages (default: every file)")
+    p.add_argument("--reference", default="en", help="reference language")
+    add_bootstrap_arguments(p)
+    p.add_argument("--json", default=None, metavar="FILE", help="also write the results as JSON")
+    p.add_argument("--csv", default=None, metavar="FILE", help="also write the results as CSV")
+    p.set_defaults(func=run)
+
+
+def compute(args) -> list:
+    from tokstudy.analysis.inputs import bootstrap_kwargs, load_tokenizers
+    from tokstudy.analysis.parity import parity, read_parallel_text
+    from tokstudy.datalocation import corpus_dir
+
+    directory = args.parallel_dir or corpus_dir("xquad_parallel", args.data_dir)
+    langs = args.languages.split(",") if args.languages else None
+    if langs and args.reference not in langs:
+        langs = [args.reference] + langs
+    paragraphs = read_parallel_text(directory, langs)
+    segs = load_tokenizers(args.tokenizer, count_lone_boundary=not args.drop_lone_boundary)
+    return parity(paragraphs, segs, reference=args.reference, **bootstrap_kwargs(args))
+
+
+def run(args) -> int:
+    from tokstudy.report import tables as rt
+
+    res = compute(args)
+    print(rt.parity_markdown(res))
+    if args.json:
+        rt.write_json(res, args.json)
+    if args.csv:
+        rt.write_csv(rt.parity_rows(res), args.csv)
+    return 0

@@ -1,0 +1,58 @@
+"""``tokstudy report``: every table (Table 3, Table 4, breakdowns, correlations) and figure in one folder."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "report",
+        help="write Table 3, Table 4, breakdowns, correlations and figures (Markdown, CSV, JSON, PNG, SVG)",
+        description=(
+            "Compute everything `stats`, `correlate`, `examples` and (with --parity) `parity` print, for several "
+            "tokenizers and datasets at once, and write it into --out: index.md (start there), one "
+            "Markdown/CSV/JSON file per table, and PNG/SVG figures. "
+            "Example: tokstudy report -d conll2003:test -t sp32k=a/ -t sp64k=b/ -p preds32k.tsv --out report/"
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    from tokstudy.analysis.inputs import add_bootstrap_arguments, add_input_arguments
+
+    add_input_arguments(p)
+    p.add_argument("--out", "-o", required=True, metavar="DIR", help="output folder (created)")
+    p.add_argument("--predictions", "-p", action="append", default=[], metavar="FILE",
+                   help="predictions file of a model (repeat): adds correlations, the error figure, predicted labels")
+    p.add_argument("--predictions-dataset", default=None, metavar="LABEL", help="dataset the predictions are for (name:split)")
+    p.add_argument("--sentence", "-s", action="append", default=[], metavar="[DATASET#]ID",
+                   help="sentences for Table 3 (default: picked automatically)")
+    p.add_argument("--examples", type=int, default=3, metavar="N", help="sentences to pick for Table 3")
+    p.add_argument("--parity", action="store_true", help="add parity on parallel text (xquad_parallel)")
+    p.add_argument("--parallel-dir", default=None, metavar="DIR", help="parallel text folder for --parity")
+    p.add_argument("--no-figures", action="store_true", help="skip the PNG/SVG figures")
+    add_bootstrap_arguments(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from tokstudy.analysis.alignment import align_predictions
+    from tokstudy.analysis.inputs import bootstrap_kwargs, table_from_args
+    from tokstudy.analysis.predictions import read_predictions
+    from tokstudy.cli.examples import resolve_sentences
+    from tokstudy.report.writer import write_report
+
+    table = table_from_args(args)
+    preds = [align_predictions(table, read_predictions(p), dataset=args.predictions_dataset) for p in args.predictions]
+    par = None
+    if args.parity:
+        from tokstudy.cli.parity import compute as parity_compute
+
+        args.languages, args.reference = None, "en"
+        par = parity_compute(args)
+    files = write_report(
+        table, args.out, predictions=preds, parity_results=par,
+        sentences=resolve_sentences(table, args.sentence) if args.sentence else None,
+        n_examples=args.examples, figures=not args.no_figures, **bootstrap_kwargs(args),
+    )
+    print(f"wrote {len(files.files)} files; start with {files.index}")
+    return 0
