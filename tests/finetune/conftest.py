@@ -68,3 +68,22 @@ def build_tiny_albert(directory: Path, *, vocab_size: int = 2000, n_lines: int =
 def tiny_model(tmp_path_factory) -> Path:
     """Directory of a tiny random ALBERT (2 layers, hidden 64, 64 positions, ~2k pieces)."""
     return build_tiny_albert(tmp_path_factory.mktemp("tiny-albert"))
+
+
+#: settings for the brief real-data runs: a few thousand words, big learning rate for a tiny random model
+QUICK = dict(n_seeds=1, epochs=4, batch_size=32, learning_rate=2e-3, warmup_ratio=0.05, patience=0,
+             max_length=64, stride=16, progress=False, max_train_sentences=1500, max_eval_sentences=300)
+
+
+@pytest.fixture(scope="session")
+def snips_run(tiny_model, tmp_path_factory) -> Path:
+    """A finished one-seed slot-filling run of the tiny model on a SNIPS subset (its run directory)."""
+    from tests.conftest import corpus_path
+
+    from pretrain.finetune.config import FinetuneConfig
+    from pretrain.finetune.run import finetune
+
+    corpus_path("snips")
+    out = tmp_path_factory.mktemp("snips-run")
+    finetune(FinetuneConfig(model=str(tiny_model), task="ner", dataset="snips", model_name="tiny", **QUICK), out)
+    return out
