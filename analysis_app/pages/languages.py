@@ -1,2 +1,9 @@
+"""Languages: fertility, continued words and parity across languages on parallel text."""
+
 import streamlit as st
-st.title("todo")
+
+from analysis_app.components import languages, workspace
+
+selection = workspace.sidebar()
+st.title("Languages")
+languages.render(selection)
