@@ -1,0 +1,88 @@
+"""Report tables, Table 3 examples and write_report on in-memory data."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from tests.analysis.conftest import ChunkSegmenter, random_dataset
+from tokstudy.analysis.alignment import align_predictions
+from tokstudy.analysis.parity import parity
+from tokstudy.analysis.predictions import read_predictions, write_predictions
+from tokstudy.analysis.stats import compare_tokenizers
+from tokstudy.analysis.table import segmentation_table
+from tokstudy.report import tables as rt
+from tokstudy.report.examples import SEPARATOR, examples, examples_markdown, select_sentences
+from tokstudy.report.writer import write_report
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    ds = [random_dataset(31, 120), random_dataset(32, 60, name="b", language="de")]
+    t = segmentation_table(ds, [ChunkSegmenter(2), ChunkSegmenter(5)], progress=False)
+    path = tmp_path_factory.mktemp("p") / "m1.tsv"
+    sents = [(s.words, s.tags, ["O"] * len(s.words)) for s in ds[0]]
+    write_predictions(path, sents, metadata={"model": "all-O"})
+    return ds, t, align_predictions(t, read_predictions(path), dataset="rand:test")
+
+
+def test_select_sentences_prefers_entities_split_differently(setup):
+    ds, t, _ = setup
+    chosen = select_sentences(t, 5)
+    a, b = ChunkSegmenter(2), ChunkSegmenter(5)
+
+    def score(s):
+        return sum(len(a.pieces(w)) - len(b.pieces(w)) for w, tag in zip(s.words, s.tags) if tag != "O")
+
+    sents = [s for d in ds for s in d]
+    best = sorted((score(s) for s in sents if len(s.words) <= 30), reverse=True)[:5]
+    assert [score(sents[g]) for g in chosen] == best
+
+
+def test_examples_show_pieces_gold_and_predictions(setup):
+    ds, t, aligned = setup
+    g = t.find_sentence("rand:test", 4)
+    (ex,) = examples(t, [g], [aligned])
+    s = ds[0][4]
+    assert [w.word for w in ex.words] == list(s.words)
+    assert [w.gold for w in ex.words] == list(s.tags)
+    assert ex.words[0].pieces["chunk2"] == ChunkSegmenter(2).pieces(s.words[0])
+    assert all(w.predicted == {"all-O": "O"} for w in ex.words)
+    md = examples_markdown([ex])
+    assert SEPARATOR.join(ChunkSegmenter(2).pieces(s.words[0])) in md and "sentence 4" in md
+    if any(tag != "O" for tag in s.tags):
+        assert "O ✗" in md
+    # a sentence of the other dataset: the model has no prediction there
+    (other,) = examples(t, [t.find_sentence("b:test", 0)], [aligned])
+    assert all(w.predicted == {"all-O": ""} for w in other.words)
+
+
+def test_markdown_table_escapes_pipes():
+    assert rt.markdown_table([{"a": "x|y"}]) == "| a |\n|---|\n| x\\|y |"
+
+
+def test_write_report_writes_every_output(setup, tmp_path):
+    ds, t, aligned = setup
+    par = parity({"en": ["a bb ccc", "dddd"], "de": ["aaaaa b", "cc dd"]}, [ChunkSegmenter(2), ChunkSegmenter(5)], n_resamples=50)
+    files = write_report(t, tmp_path / "rep", predictions=[aligned], parity_results=par, n_resamples=50)
+    names = {p.relative_to(tmp_path / "rep").as_posix() for p in files.files}
+    for stem in ("table4", "summary", "by_entity_type", "by_position", "by_language", "by_dataset", "examples", "correlation", "parity"):
+        for ext in ("md", "csv", "json"):
+            assert f"{stem}.{ext}" in names, f"{stem}.{ext}"
+    for fig in ("additional_segmentation", "error_by_pieces", "by_language", "parity"):
+        for ext in ("png", "svg"):
+            p = tmp_path / "rep" / "figures" / f"{fig}.{ext}"
+            assert p.stat().st_size > 1000, p
+    assert (tmp_path / "rep" / "figures" / "error_by_pieces.png").read_bytes()[:4] == b"\x89PNG"
+    table4 = json.loads((tmp_path / "rep" / "table4.json").read_text())
+    direct = compare_tokenizers(t, n_resamples=50)
+    assert [r["tokenizer"] for r in table4] == ["chunk2", "chunk5"]
+    assert table4[0]["ne"]["value"] == pytest.approx(direct[0].ne.value)
+    with open(tmp_path / "rep" / "table4.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert float(rows[1]["non_ne_pct"]) == pytest.approx(round(direct[1].non_ne.value, 2))
+    index = files.index.read_text()
+    assert "Table 4" in index and "Table 3" in index and "figures/additional_segmentation.png" in index
+    assert "Boundary policy" in index
