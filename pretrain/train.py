@@ -20,8 +20,9 @@ from __future__ import annotations
 import os
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -47,6 +48,8 @@ class TrainResult:
     last_stats: StepStats | None
     final_model_dir: Path | None
     """The Hugging Face directory, written when the run reached ``total_steps``."""
+    model: Any = field(default=None, repr=False, compare=False)
+    """The trained ``AlbertForPreTraining`` itself (in memory, on the training device)."""
 
 
 def rng_state() -> dict:
@@ -142,7 +145,7 @@ def train(
             stats = engine.step([store.get_batch(i) for i in indices], step=step - 1)
             tokens += stats.tokens
             bar.update(1)
-            if step % train_config.log_every == 0 or step == end:
+            if step % train_config.log_every == 0 or step == train_config.total_steps:
                 now = time.perf_counter()
                 values = {k: getattr(stats, k) for k in ("loss", "mlm_loss", "mlm_accuracy", "sop_loss", "sop_accuracy", "lr")}
                 log.write(step, {**values, "tokens_per_s": tokens / max(now - t_log, 1e-9), "elapsed_s": now - t0})
@@ -158,7 +161,7 @@ def train(
         final_dir = output / "final_model"
         engine.save_final_model(final_dir, tokenizer_dir=tokenizer)
     return TrainResult(output_dir=output, step=step, resumed_from=resumed_from, last_stats=stats,
-                       final_model_dir=final_dir)
+                       final_model_dir=final_dir, model=engine.module.model)
 
 
 def _check_resumable(state: dict, model_config: ModelConfig, train_config: TrainConfig, tok: dict, path: Path) -> None:
