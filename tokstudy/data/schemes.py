@@ -149,9 +149,12 @@ def to_iob2(
     >>> to_iob2(["B-PER", "L-PER", "U-LOC"], "BILOU")
     (('B-PER', 'I-PER', 'B-LOC'), 0)
     """
-    scheme = normalize_scheme(scheme)
-    if scheme == "auto":
-        scheme = detect_scheme([tags])
+    if scheme not in SCHEMES:
+        scheme = normalize_scheme(scheme)
+        if scheme == "auto":
+            scheme = detect_scheme([tags])
+    if scheme == "IOB2" and _valid_iob2(tags):
+        return tuple(tags), 0  # the common case (WikiANN, SNIPS, ...): nothing to convert
     allowed = SCHEMES[scheme]
     n = len(tags)
     parsed = [split_tag(t) for t in tags]
@@ -263,6 +266,20 @@ def is_valid(tags: Sequence[str], scheme: str) -> bool:
         to_iob2(tags, scheme)
     except TagSchemeError:
         return False
+    return True
+
+
+def _valid_iob2(tags: Sequence[str]) -> bool:
+    """Fast check that ``tags`` is valid IOB2 (the full conversion then has nothing to do)."""
+    prev = "O"
+    for tag in tags:
+        if tag != "O":
+            head = tag[:2]
+            if len(tag) < 3 or (head != "B-" and head != "I-"):
+                return False
+            if head == "I-" and (prev == "O" or prev[2:] != tag[2:]):
+                return False
+        prev = tag
     return True
 
 
