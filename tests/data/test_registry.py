@@ -133,7 +133,9 @@ def test_sst2_counts():
         assert (ds.name, ds.split, len(ds), ds.n_words) == ("sst2", split, n, toks)
         assert Counter(s.label for s in ds) == {"1": pos, "0": neg}
         assert all(s.tags is None for s in ds)
-    assert load_dataset("sst2", "train")[0].words == ("hide", "new", "secretions", "from", "the", "parental", "units")
+    train = load_dataset("sst2", "train")
+    assert len({(s.words, s.label) for s in train}) == 66983  # "unique rows" in the README
+    assert train[0].words == ("hide", "new", "secretions", "from", "the", "parental", "units")
 
 
 def test_ja_split_rule_is_stable_and_roughly_80_10_10():
