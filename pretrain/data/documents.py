@@ -76,15 +76,24 @@ def _resolve_one(item: str) -> list[Path]:
 
 def text_bytes(path: Path) -> int:
     """Uncompressed size in bytes (a streaming pass for ``.gz``: exact, also for multi-member files)."""
-    if not path.name.endswith(".gz"):
-        return path.stat().st_size
-    total = 0
-    with gzip.open(path, "rb") as f:
+    return measure_text(path)[0]
+
+
+def measure_text(path: Path) -> tuple[int, int]:
+    """(uncompressed bytes, approximate number of documents) of a raw-text file, in one streaming pass.
+
+    Documents are counted as runs of blank-line separators (``\\n\\n``) plus one; it only weighs
+    the interleaving of languages, so an off-by-a-few count does not matter.
+    """
+    opener = gzip.open if path.name.endswith(".gz") else open
+    total = seps = 0
+    prev = b""
+    with opener(path, "rb") as f:
         while chunk := f.read(1 << 22):
             total += len(chunk)
-    return total
-
-
+            seps += (prev[-1:] + chunk).count(b"\n\n")
+            prev = chunk
+    return total, seps + 1
 def language_probabilities(sizes: Mapping[str, float], *, alpha: float) -> dict[str, float]:
     """``p_l`` proportional to ``(size_l / total)^alpha`` (pure function; sizes in any unit)."""
     total = float(sum(sizes.values()))
@@ -102,6 +111,7 @@ class LanguagePlan:
     language: str
     files: tuple[Path, ...]
     bytes: int
+    documents: int
     probability: float
     rate: float
 
@@ -112,11 +122,13 @@ class LanguagePlan:
 
 def plan_languages(files: Mapping[str, Sequence[Path]], *, alpha: float) -> list[LanguagePlan]:
     """Measure every language and derive its sampling probability and read rate."""
-    sizes = {lang: sum(text_bytes(Path(f)) for f in fs) for lang, fs in files.items()}
+    measured = {lang: [measure_text(Path(f)) for f in fs] for lang, fs in files.items()}
+    sizes = {lang: sum(b for b, _ in m) for lang, m in measured.items()}
+    docs = {lang: sum(d for _, d in m) for lang, m in measured.items()}
     probs = language_probabilities(sizes, alpha=alpha)
     total = sum(sizes.values())
     return [
-        LanguagePlan(lang, tuple(Path(f) for f in files[lang]), sizes[lang], probs[lang],
+        LanguagePlan(lang, tuple(Path(f) for f in files[lang]), sizes[lang], docs[lang], probs[lang],
                      probs[lang] * total / sizes[lang] if sizes[lang] else 0.0)
         for lang in sorted(files)
     ]
@@ -139,28 +151,31 @@ def _language_stream(plan: LanguagePlan, rng: np.random.Generator) -> Iterator[D
 def sample_documents(plans: Sequence[LanguagePlan], *, seed: int) -> Iterator[Document]:
     """The interleaved, temperature-sampled stream of documents (deterministic for a seed).
 
-    The next language is drawn with probability proportional to the bytes it is still
-    expected to give; a language leaves the draw when its passes are done.
+    The next language is drawn with probability proportional to the documents it is still
+    expected to give (so that bytes flow in the planned proportions all along, also when one
+    language has long documents and another short ones); a language leaves the draw when its
+    passes are done.
     """
     rng = np.random.default_rng([seed, 0x5EED])
     streams = {p.language: _language_stream(p, np.random.default_rng([seed, i])) for i, p in enumerate(plans) if p.rate > 0}
-    remaining = {p.language: p.expected_bytes for p in plans if p.rate > 0}
+    remaining = {p.language: p.rate * p.documents for p in plans if p.rate > 0}
     while streams:
         langs = list(streams)
         # a small floor keeps a language drawable when it gives a little more than expected
-        w = np.array([max(remaining[lang], 1.0) for lang in langs])
+        w = np.array([max(remaining[lang], 0.5) for lang in langs])
         lang = langs[int(rng.choice(len(langs), p=w / w.sum()))]
         doc = next(streams[lang], None)
         if doc is None:
             del streams[lang]
             continue
-        remaining[lang] -= document_bytes(doc)
+        remaining[lang] -= 1
         yield doc
 
 
-# Sentence ends: Latin/Cyrillic/Greek/Armenian/Devanagari punctuation followed by space, or CJK
-# full stops (which need no space), not splitting before a closing quote or bracket.
-_SENTENCE_END = re.compile(r"(?<=[.!?…।॥։;])\s+(?=\S)|(?<=[。！？])(?![」』）”’\"'])\s*")
+# Sentence ends: Latin/Cyrillic/Greek/Armenian/Devanagari punctuation followed by space (group 1),
+# or CJK full stops, which need no space (group 2), not before a closing quote or bracket.
+# finditer with plain character classes is ~2x faster than a split on look-behinds.
+_SENTENCE_END = re.compile(r"[.!?…।॥։;](\s+)(?=\S)|[。！？](?![」』）”’\"'])(\s*)")
 
 
 def split_sentences(line: str) -> list[str]:
@@ -169,4 +184,14 @@ def split_sentences(line: str) -> list[str]:
     >>> split_sentences("It rained. We stayed in! 雨だ。帰る。")
     ['It rained.', 'We stayed in!', '雨だ。', '帰る。']
     """
-    return [s for s in (p.strip() for p in _SENTENCE_END.split(line)) if s]
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(line):
+        end = m.start(1) if m.start(1) >= 0 else m.start(2)
+        part = line[start:end].strip()
+        if part:
+            out.append(part)
+        start = m.end()
+    part = line[start:].strip()
+    if part:
+        out.append(part)
+    return out

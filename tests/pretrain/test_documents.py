@@ -15,8 +15,10 @@ from pretrain.data.documents import (
     resolve_inputs,
     sample_documents,
     split_sentences,
+    measure_text,
     text_bytes,
 )
+from tokstudy.data.rawtext import read_raw_text
 from tests.conftest import corpus_path
 from tokstudy.errors import DataNotFoundError
 
@@ -53,6 +55,24 @@ def test_resolve_inputs_by_corpus_name_and_path(monkeypatch):
 def test_text_bytes_is_uncompressed_size():
     path = corpus_path("raw_text") / "zh.txt.gz"
     assert text_bytes(path) == len(gzip.decompress(path.read_bytes()))
+    for lang in ("sw", "ja"):
+        path = corpus_path("raw_text") / f"{lang}.txt.gz"
+        assert measure_text(path)[1] == sum(1 for _ in read_raw_text(path))
+
+
+def test_proportions_hold_along_the_stream():
+    """Languages with long documents (sw chapters) and short ones (en sentences) flow in proportion."""
+    root = corpus_path("raw_text")
+    plans = plan_languages({lang: [root / f"{lang}.txt.gz"] for lang in ("en", "sw", "zh")}, alpha=0.3)
+    expected = {p.language: p.probability for p in plans}
+    drawn = Counter()
+    for doc in sample_documents(plans, seed=5):
+        drawn[doc.language] += document_bytes(doc)
+        if sum(drawn.values()) > 600_000:  # about a quarter of the stream
+            break
+    total = sum(drawn.values())
+    for lang, p in expected.items():
+        assert drawn[lang] / total == pytest.approx(p, abs=0.03), lang
 
 
 def test_temperature_sampling_proportions():
