@@ -12,12 +12,12 @@ import streamlit as st
 # `streamlit run analysis_app/app.py` puts analysis_app/ (not the checkout) on sys.path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-st.set_page_config(page_title="tokstudy", page_icon="🧩", layout="wide")
+st.set_page_config(page_title="tokstudy", page_icon=":material/splitscreen:", layout="wide")
 st.navigation(
     [
-        st.Page("pages/explorer.py", title="Segmentation explorer", icon="🔎", default=True),
-        st.Page("pages/statistics.py", title="Statistics (Table 4)", icon="📊"),
-        st.Page("pages/errors.py", title="Errors", icon="❌"),
-        st.Page("pages/languages.py", title="Languages", icon="🌍"),
+        st.Page("pages/explorer.py", title="Segmentation explorer", icon=":material/search:", default=True),
+        st.Page("pages/statistics.py", title="Statistics (Table 4)", icon=":material/bar_chart:"),
+        st.Page("pages/errors.py", title="Errors", icon=":material/error:"),
+        st.Page("pages/languages.py", title="Languages", icon=":material/language:"),
     ]
 ).run()

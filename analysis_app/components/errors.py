@@ -81,5 +81,5 @@ def render(sel) -> None:
             "pages/explorer.py",
             label=f"{row.word}  ({row.n_pieces} pieces: {row.pieces}; gold {row.gold}, predicted {row.predicted}) - sentence {row.sent_id}",
             query_params=explorer.link_params(sel.dataset.key, row.sent_id),
-            icon="🔎",
+            icon=":material/search:",
         )
