@@ -16,9 +16,9 @@ from tests.conftest import corpus_path
 
 #: algorithm -> (vocabulary sizes, sample size)
 SETTINGS = {
-    "sp-unigram": ((2000, 3000), 6000),
+    "sp-unigram": ((2000, 3000), 5000),
     "sp-bpe": ((3000,), 6000),
-    "hf-unigram": ((2000,), 3000),
+    "hf-unigram": ((2000,), 2500),
     "hf-bpe": ((3000,), 6000),
     "hf-wordpiece": ((3000,), 6000),
 }

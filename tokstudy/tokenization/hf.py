@@ -74,6 +74,8 @@ class HFTokenizerSegmenter(Segmenter):
         except Exception as exc:  # tokenizers raises a bare Exception on bad JSON
             raise TokenizerLoadError(f"{path}: not a valid Hugging Face tokenizer.json ({exc})") from exc
         kwargs.setdefault("source", str(path))
+        if "kind" not in kwargs and type(tok.model).__name__ == "WordPiece":
+            kwargs["kind"] = "wordpiece"
         return cls(tok, **kwargs)
 
     def segment(self, words: Sequence[str]) -> Segmentation:

@@ -1,0 +1,71 @@
+"""load_tokenizer picks the kind from the path and fails with the path and what was expected."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tokstudy.errors import TokenizerLoadError
+from tokstudy.tokenization.loading import load_tokenizer
+
+
+def test_missing_path_names_it(tmp_path):
+    missing = tmp_path / "nope" / "spiece.model"
+    with pytest.raises(TokenizerLoadError, match=str(missing)) as info:
+        load_tokenizer(missing)
+    assert "expected" in str(info.value)
+
+
+def test_corrupt_model_names_it(tmp_path):
+    bad = tmp_path / "broken.model"
+    bad.write_bytes(b"\x00\x01 definitely not a sentencepiece model")
+    with pytest.raises(TokenizerLoadError, match="broken.model.*not a valid SentencePiece model"):
+        load_tokenizer(bad)
+
+
+def test_corrupt_tokenizer_json_names_it(tmp_path):
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text('{"version": "1.0", "model": {"type": "Nonsense"}}')
+    with pytest.raises(TokenizerLoadError, match="tokenizer.json.*not a valid Hugging Face tokenizer.json"):
+        load_tokenizer(bad)
+
+
+def test_directory_without_tokenizer(tmp_path):
+    (tmp_path / "README.md").write_text("hello")
+    with pytest.raises(TokenizerLoadError, match=f"{tmp_path}.*expected tokenizer.json, spiece.model"):
+        load_tokenizer(tmp_path)
+
+
+def test_unknown_file_type(tmp_path):
+    odd = tmp_path / "weights.bin"
+    odd.write_bytes(b"\x00")
+    with pytest.raises(TokenizerLoadError, match="weights.bin.*expected .model, tokenizer.json or vocab.txt"):
+        load_tokenizer(odd)
+
+
+def test_vocab_without_unknown_token(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("a\nb\n")
+    with pytest.raises(TokenizerLoadError, match="vocab.txt.*no unknown token"):
+        load_tokenizer(vocab)
+
+
+def test_names_and_kinds(trained, tmp_path):
+    res = trained("sp-unigram")[0]
+    assert load_tokenizer(res.path).name == res.path.name
+    assert load_tokenizer(res.path, name="spm-small").name == "spm-small"
+    assert load_tokenizer(res.path / "spiece.model").name == res.path.name
+    copy = tmp_path / "my_model.model"
+    shutil.copy(res.path / "spiece.model", copy)
+    assert load_tokenizer(copy).name == "my_model"
+    assert load_tokenizer(res.path / "tokenizer.json").kind == "hf-tokenizers"
+    assert load_tokenizer(res.path).vocab_size == res.vocab_size
+
+
+def test_public_api_exports():
+    import tokstudy
+    import tokstudy.tokenization as tt
+
+    assert tokstudy.load_tokenizer is load_tokenizer is tt.load_tokenizer
+    assert tokstudy.train_tokenizers is tt.train_tokenizers
