@@ -29,7 +29,7 @@ def test_train_by_corpus_name(tmp_path, capsys, monkeypatch):
                "--algorithm", "sp-bpe", "--sample-size", "1500", "--seed", "2", "--output", str(tmp_path), "-q"])
     assert rc == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert [l.split("\t")[0] for l in lines] == [str(tmp_path / "sp-bpe-1500"), str(tmp_path / "sp-bpe-800")]
+    assert [l.split("\t")[0] for l in lines] == [str(tmp_path / "sp-bpe-1500"), str(tmp_path / "sp-bpe-2000")]
     assert (tmp_path / "sp-bpe-2000" / "spiece.model").is_file()
 
 
