@@ -53,13 +53,27 @@ def test_predictions_load_in_the_analysis_and_align_with_the_dataset(snips_run, 
     assert result is not None
 
 
-def test_resume_reuses_finished_seeds_and_a_changed_setting_retrains(snips_run, tiny_model):
+def test_resume_reuses_finished_seeds(snips_run, tiny_model):
     seed_file = snips_run / "seed-1" / "metrics.json"
     before = seed_file.stat().st_mtime_ns
     cfg = FinetuneConfig(model=str(tiny_model), task="ner", dataset="snips", model_name="tiny", **QUICK)
     result = finetune(cfg, snips_run)
     assert seed_file.stat().st_mtime_ns == before and (snips_run / "run.json").is_file()
     assert result.seeds[0]["test"]["f1"] == load_run(snips_run)["summary"]["f1"]["values"][0]
+
+
+def test_a_changed_training_setting_retrains(tiny_model, tmp_path):
+    corpus_path("snips")
+    small = {**QUICK, "epochs": 1, "max_train_sentences": 200, "max_eval_sentences": 50}
+    cfg = FinetuneConfig(model=str(tiny_model), task="ner", dataset="snips", save_models=False, **small)
+    finetune(cfg, tmp_path)
+    seed_file = tmp_path / "seed-1" / "metrics.json"
+    before = seed_file.stat().st_mtime_ns
+    finetune(FinetuneConfig(**{**cfg.to_dict(), "progress": True}), tmp_path)  # not a training setting: reused
+    assert seed_file.stat().st_mtime_ns == before
+    finetune(FinetuneConfig(**{**cfg.to_dict(), "learning_rate": 1e-3}), tmp_path)
+    assert seed_file.stat().st_mtime_ns != before
+    assert load_run(tmp_path)["config"]["learning_rate"] == 1e-3
 
 
 def test_intent_classification_beats_majority_class(tiny_model, tmp_path):
