@@ -37,7 +37,7 @@ def load_segmenter(path: str | os.PathLike, name: str | None = None, count_lone_
         return load_tokenizer(str(path), name=name, count_lone_boundary=count_lone_boundary)
     except TokstudyError as exc:
         raise InputError(str(exc)) from None
-    except (OSError, ValueError, RuntimeError, KeyError) as exc:
+    except Exception as exc:  # e.g. the Rust tokenizers parser's own exception type: still the user's file
         raise InputError(f"{path}: not a tokenizer tokstudy can load ({type(exc).__name__}: {exc})") from None
 
 

@@ -161,3 +161,12 @@ def test_explorer_view_against_the_tokenizers_and_escaping(results_dir):
     assert "<script>" not in html and "&lt;script&gt;" in html
     with pytest.raises(ValueError):
         build_view(["a"], ["O", "O"], segs)
+
+
+def test_a_broken_tokenizer_json_by_path_is_an_input_error(tmp_path):
+    from analysis_app.services.loading import load_segmenter
+
+    (tmp_path / "tok").mkdir()
+    (tmp_path / "tok" / "tokenizer.json").write_text('{"model": {"type": "Nonsense"}}')
+    with pytest.raises(InputError, match="tok"):
+        load_segmenter(tmp_path / "tok")
