@@ -160,5 +160,5 @@ def test_ner_ja_registry_splits_partition_by_page():
     pages = [set(parts[sp].metadata["curids"]) for sp in ("train", "dev", "test")]
     assert not (pages[0] & pages[1] or pages[0] & pages[2] or pages[1] & pages[2])
     assert 0.75 < len(parts["train"]) / 5343 < 0.85
-    assert parts["dev"].split == "dev" and parts["dev"].language == "ja"
+    assert [parts[sp].split for sp in parts] == ["train", "dev", "test", "all"] and parts["dev"].language == "ja"
     assert [s.sent_id for s in parts["test"]] == list(range(len(parts["test"])))

@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
@@ -116,19 +117,27 @@ def ja_split_of(curid: str) -> str:
     return "train" if bucket < 8 else ("dev" if bucket == 8 else "test")
 
 
-def _ner_ja(d: Path, split: str, language: str, lenient: bool) -> Dataset:
+@lru_cache(maxsize=2)
+def _ner_ja_all(path: Path, _stamp: tuple[int, int], language: str) -> Dataset:
+    """The whole file, parsed once per process for train/dev/test (keyed on mtime and size)."""
     from tokstudy.data.jsonl import read_char_span_json
 
-    ds = read_char_span_json(_find(d, "ner.json"), name="ner_ja_wikipedia", language=language, split=split)
+    return read_char_span_json(path, name="ner_ja_wikipedia", language=language, split="all")
+
+
+def _ner_ja(d: Path, split: str, language: str, lenient: bool) -> Dataset:
+    path = _find(d, "ner.json").resolve()
+    stat = path.stat()
+    ds = _ner_ja_all(path, (stat.st_mtime_ns, stat.st_size), language)
     if split == "all":
-        return ds
+        return ds.with_meta(metadata=dict(ds.metadata))  # callers may edit metadata: never the cached dict
     curids = ds.metadata["curids"]
     keep = [i for i, c in enumerate(curids) if ja_split_of(c) == split]
     sentences = tuple(replace(ds.sentences[i], sent_id=k) for k, i in enumerate(keep))
     meta = {**ds.metadata, "curids": tuple(curids[i] for i in keep),
             "records": tuple(ds.metadata["records"][i] for i in keep),
             "split_rule": "int(sha1(curid).hexdigest(), 16) % 10: 0-7 train, 8 dev, 9 test"}
-    return ds.with_meta(sentences=sentences, metadata=meta)
+    return ds.with_meta(sentences=sentences, split=split, metadata=meta)
 
 
 def _slu(corpus: str) -> Callable[[Path, str, str, bool], Dataset]:
