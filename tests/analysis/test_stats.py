@@ -164,3 +164,14 @@ def test_compare_tokenizers_and_errors(table):
         additional_segmentation_by(t, "chunk2", by="colour")
     with pytest.raises(ValueError, match="confidence"):
         additional_segmentation(t, "chunk2", confidence=1.5)
+
+
+def test_table_statistics_equals_separate_calls(table):
+    from tokstudy.analysis.stats import table_statistics
+
+    _, t = table
+    kw = {"n_resamples": 150, "seed": 9}
+    together = table_statistics(t, groupings=["entity_type", "language"], **kw)
+    assert together.table4 == [additional_segmentation(t, n, **kw) for n in t.tokenizer_names]
+    assert together.summary == [segmentation_summary(t, n, **kw) for n in t.tokenizer_names]
+    assert together.by["language"] == [additional_segmentation_by(t, n, by="language", **kw) for n in t.tokenizer_names]

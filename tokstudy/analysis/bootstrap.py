@@ -62,16 +62,70 @@ def sentence_sums(
 
 
 def resample_weights(n_sentences: int, n_resamples: int, seed: int) -> Iterator[np.ndarray]:
-    """Chunks of ``(k, n_sentences)`` draw counts; each row sums to ``n_sentences``."""
+    """Chunks of ``(k, n_sentences)`` draw counts (float32); each row sums to ``n_sentences``.
+
+    The chunks of the last few ``(n_sentences, n_resamples, seed)`` are cached (up to
+    :data:`_CACHE_BYTES`): a report asks for many figures over the same sentences, and
+    drawing the weights costs more than using them.
+    """
+    key = (n_sentences, n_resamples, seed)
+    cached = _CACHE.get(key)
+    if cached is not None:
+        yield from cached
+        return
     rng = np.random.default_rng(seed)
     chunk = max(1, min(n_resamples, _CHUNK_CELLS // max(1, n_sentences)))
+    keep = n_sentences * n_resamples * 4 <= _CACHE_BYTES
+    chunks = []
     done = 0
     while done < n_resamples:
         k = min(chunk, n_resamples - done)
         idx = rng.integers(0, n_sentences, size=(k, n_sentences))
         idx += (np.arange(k) * n_sentences)[:, None]
-        yield np.bincount(idx.ravel(), minlength=k * n_sentences).reshape(k, n_sentences).astype(np.float64)
+        w = np.bincount(idx.ravel(), minlength=k * n_sentences).reshape(k, n_sentences).astype(np.float32)
+        if keep:
+            chunks.append(w)
+        yield w
         done += k
+    if keep:
+        while _CACHE and sum(c.nbytes for cs in _CACHE.values() for c in cs) + n_sentences * n_resamples * 4 > _CACHE_BYTES:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = chunks
+
+
+#: cache of resample weights (see :func:`resample_weights`), oldest first.
+_CACHE: dict[tuple[int, int, int], list[np.ndarray]] = {}
+_CACHE_BYTES = 256 * 2**20
+
+
+def bootstrap_totals(sums: np.ndarray, *, n_resamples: int, seed: int) -> np.ndarray:
+    """Resampled column totals of per-sentence ``sums`` ``(n_sentences, k)``: ``(n_resamples, k)``.
+
+    The products run in float32 when that is exact (integer sums whose resampled
+    totals stay below 2**24), else in float64.
+    """
+    sums = np.asarray(sums, dtype=np.float64)
+    n, k = sums.shape
+    exact32 = n and np.abs(sums).max(initial=0) * n < 2**24 and np.array_equal(sums, np.round(sums))
+    m = sums.astype(np.float32) if exact32 else sums
+    out = np.empty((n_resamples, k))
+    row = 0
+    for w in resample_weights(n, n_resamples, seed):
+        out[row : row + len(w)] = w @ m if exact32 else w.astype(np.float64) @ m
+        row += len(w)
+    return out
+
+
+def percentile_interval(values: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per-column percentile interval of ``values`` ``(n_resamples, k)``, ignoring NaN/inf."""
+    values = np.where(np.isfinite(values), values, np.nan)
+    alpha = (1 - confidence) / 2
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns (empty groups) stay NaN
+        low, high = np.nanpercentile(values, [100 * alpha, 100 * (1 - alpha)], axis=0)
+    return low, high
 
 
 def bootstrap_ratios(
@@ -102,20 +156,8 @@ def bootstrap_ratios(
     if n_resamples == 0 or num.shape[0] == 0:
         nan = np.full(k, np.nan)
         return RatioBootstrap(point, nan, nan.copy(), total_num, total_den)
-    both = np.concatenate([num, den], axis=1)
-    ratios = np.empty((n_resamples, k))
-    row = 0
-    for w in resample_weights(num.shape[0], n_resamples, seed):
-        totals = w @ both
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ratios[row : row + len(w)] = totals[:, :k] / totals[:, k:]
-        row += len(w)
-    ratios[~np.isfinite(ratios)] = np.nan
-    alpha = (1 - confidence) / 2
-    with np.errstate(invalid="ignore"):
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns (empty groups) stay NaN
-            low, high = np.nanpercentile(ratios, [100 * alpha, 100 * (1 - alpha)], axis=0)
+    totals = bootstrap_totals(np.concatenate([num, den], axis=1), n_resamples=n_resamples, seed=seed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratios = totals[:, :k] / totals[:, k:]
+    low, high = percentile_interval(ratios, confidence)
     return RatioBootstrap(point, low, high, total_num, total_den)

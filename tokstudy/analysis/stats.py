@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tokstudy.analysis.bootstrap import bootstrap_ratios, sentence_sums
+from tokstudy.analysis.bootstrap import bootstrap_totals, percentile_interval, sentence_sums
 from tokstudy.analysis.table import POSITION_NAMES, SegmentationTable
 
 SUBSETS = ("ne", "non_ne", "all")
@@ -127,6 +127,15 @@ class SegmentationSummary:
     bootstrap: BootstrapSettings
 
 
+@dataclass(frozen=True)
+class TableStatistics:
+    """Everything ``tokstudy stats`` prints, for several tokenizers, from one bootstrap pass."""
+
+    table4: list[AdditionalSegmentation]
+    summary: list[SegmentationSummary]
+    by: dict[str, list[GroupedEstimates]]
+
+
 def subset_mask(table: SegmentationTable, subset: str) -> np.ndarray:
     """Boolean row mask of ``"ne"``, ``"non_ne"`` or ``"all"`` words."""
     if subset == "ne":
@@ -138,44 +147,68 @@ def subset_mask(table: SegmentationTable, subset: str) -> np.ndarray:
     raise ValueError(f"unknown subset {subset!r}; expected one of {SUBSETS}")
 
 
-def _settings(n_resamples: int, confidence: float, seed: int) -> BootstrapSettings:
-    return BootstrapSettings(n_resamples, confidence, seed)
+class _Batch:
+    """Collects ratio figures, then bootstraps them all in ONE pass over the resamples.
 
-
-def _estimates(table, group, n_groups, quantities, settings, transforms) -> list[list[Estimate]]:
-    """Ratio estimates ``sum(num)/sum(den)`` per group for each (num, den) row column pair.
-
-    ``group``: int code per row (-1 = left out). Returns ``[quantity][group]``.
+    Per-sentence sums are columns of one matrix; identical columns (e.g. word counts
+    shared by every tokenizer) are stored once. ``run()`` computes every point
+    estimate and interval; ``estimate(handle)`` returns one.
     """
-    S = table.n_sentences
-    nums = [sentence_sums(n, table.sentence, S, group, n_groups) for n, _ in quantities]
-    dens = [sentence_sums(d, table.sentence, S, group, n_groups) for _, d in quantities]
-    words = sentence_sums(np.ones(len(table)), table.sentence, S, group, n_groups)
-    boot = bootstrap_ratios(
-        np.concatenate(nums, axis=1),
-        np.concatenate(dens, axis=1),
-        n_resamples=settings.n_resamples,
-        seed=settings.seed,
-        confidence=settings.confidence,
-    )
-    n_words = words.sum(0)
-    n_sent = (words > 0).sum(0)
-    out = []
-    for q, f in enumerate(transforms):
-        row = []
-        for g in range(n_groups):
-            c = q * n_groups + g
-            row.append(
-                Estimate(
-                    float(f(boot.point[c])),
-                    float(f(boot.low[c])),
-                    float(f(boot.high[c])),
-                    int(n_words[g]),
-                    int(n_sent[g]),
-                )
-            )
-        out.append(row)
-    return out
+
+    def __init__(self, table: SegmentationTable, settings: BootstrapSettings):
+        self.table, self.settings = table, settings
+        self.cols: list[np.ndarray] = []
+        self._seen: dict[int, list[int]] = {}
+        self.requests: list[tuple[int, int, int, object]] = []  # (num col, den col, words col, transform)
+        self.done: list[Estimate] | None = None
+
+    def _column(self, col: np.ndarray) -> int:
+        h = hash(col.tobytes())
+        for i in self._seen.get(h, []):
+            if np.array_equal(self.cols[i], col):
+                return i
+        self._seen.setdefault(h, []).append(len(self.cols))
+        self.cols.append(col)
+        return len(self.cols) - 1
+
+    def _grouped(self, values, group, n_groups) -> list[int]:
+        t = self.table
+        m = sentence_sums(values, t.sentence, t.n_sentences, group, n_groups)
+        return [self._column(np.ascontiguousarray(m[:, g])) for g in range(n_groups)]
+
+    def ratios(self, num, den, group, n_groups, transform) -> list[int]:
+        """Register ``sum(num)/sum(den)`` within each group (``group`` codes, -1 = left out)."""
+        if group is None:
+            group, n_groups = np.zeros(len(self.table), np.int64), 1
+        nums = self._grouped(num, group, n_groups)
+        dens = self._grouped(den, group, n_groups)
+        words = self._grouped(np.ones(len(self.table)), group, n_groups)
+        start = len(self.requests)
+        self.requests += [(n, d, w, transform) for n, d, w in zip(nums, dens, words)]
+        return list(range(start, len(self.requests)))
+
+    def run(self) -> "_Batch":
+        s = self.settings
+        m = np.stack(self.cols, axis=1) if self.cols else np.zeros((self.table.n_sentences, 0))
+        tot = m.sum(0)
+        num = np.array([r[0] for r in self.requests], dtype=np.int64)
+        den = np.array([r[1] for r in self.requests], dtype=np.int64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            point = np.where(tot[den] > 0, tot[num] / np.where(tot[den] > 0, tot[den], 1), np.nan)
+        if s.n_resamples and self.table.n_sentences and len(self.requests):
+            boot = bootstrap_totals(m, n_resamples=s.n_resamples, seed=s.seed)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                low, high = percentile_interval(boot[:, num] / boot[:, den], s.confidence)
+        else:
+            low = high = np.full(len(self.requests), np.nan)
+        self.done = []
+        for i, (_, _, w, f) in enumerate(self.requests):
+            self.done.append(Estimate(float(f(point[i])), float(f(low[i])), float(f(high[i])),
+                                      int(tot[w]), int((m[:, w] > 0).sum())))
+        return self
+
+    def estimate(self, handle: int) -> Estimate:
+        return self.done[handle]
 
 
 def _pct_extra(r):
@@ -190,6 +223,61 @@ def _same(r):
     return r
 
 
+# ---- planners: register figures in a batch, return a function that assembles the result ----
+
+def _plan_additional(b: _Batch, table: SegmentationTable, tokenizer):
+    col = table.column(tokenizer)
+    group = np.where(table.inside, 0, 1).astype(np.int64)
+    group[~table.labelled] = -1
+    ones = np.ones(len(table))
+    ne, non = b.ratios(col.n_pieces, ones, group, 2, _pct_extra)
+    (every,) = b.ratios(col.n_pieces, ones, None, 1, _pct_extra)
+    return lambda: AdditionalSegmentation(col.name, b.estimate(ne), b.estimate(non), b.estimate(every),
+                                          col.boundary_policy, b.settings)
+
+
+def _plan_grouped(b: _Batch, table: SegmentationTable, tokenizer, by: str, subset: str):
+    col = table.column(tokenizer)
+    codes, names = group_codes(table, by)
+    codes = np.where(subset_mask(table, subset), codes, -1)
+    handles = b.ratios(col.n_pieces, np.ones(len(table)), codes, len(names), _pct_extra)
+
+    def finish():
+        ests = [b.estimate(h) for h in handles]
+        groups = {name: e for name, e in zip(names, ests) if e.n_words > 0}
+        return GroupedEstimates(col.name, by, subset, groups, col.boundary_policy, b.settings)
+
+    return finish
+
+
+def _plan_summary(b: _Batch, table: SegmentationTable, tokenizer):
+    col = table.column(tokenizer)
+    pieces = col.n_pieces.astype(np.float64)
+    ones = np.ones(len(table))
+    continued = (col.n_pieces >= 2).astype(np.float64)
+    quantities = [
+        (pieces, ones, _pct_extra),
+        (pieces, ones, _same),
+        (continued, ones, _pct),
+        (col.n_unk.astype(np.float64), pieces, _pct),
+        (pieces * continued, continued, _same),
+    ]
+    plans = {}
+    for subset in SUBSETS:
+        group = np.where(subset_mask(table, subset), 0, -1).astype(np.int64)
+        hs = [b.ratios(n, d, group, 1, f)[0] for n, d, f in quantities]
+        plans[subset] = (hs, int(pieces[group == 0].sum()))
+
+    def finish():
+        out = {}
+        for subset, (hs, n_pieces) in plans.items():
+            e = [b.estimate(h) for h in hs]
+            out[subset] = SubsetSummary(e[0], e[1], e[2], e[3], e[4], n_pieces)
+        return SegmentationSummary(col.name, out["ne"], out["non_ne"], out["all"], col.boundary_policy, b.settings)
+
+    return finish
+
+
 def additional_segmentation(
     table: SegmentationTable,
     tokenizer: str | None = None,
@@ -202,21 +290,15 @@ def additional_segmentation(
 
     ``tokenizer`` may be omitted when the table has exactly one.
     """
-    settings = _settings(n_resamples, confidence, seed)
-    col = table.column(tokenizer)
-    group = np.full(len(table), 1, np.int8)  # non-NE
-    group[table.inside] = 0
-    group[~table.labelled] = -1
-    ones = np.ones(len(table))
-    # two groups (NE, non-NE) plus "all" as a second quantity with a single group
-    ne_non = _estimates(table, group.astype(np.int64), 2, [(col.n_pieces, ones)], settings, [_pct_extra])[0]
-    every = _estimates(table, None, 1, [(col.n_pieces, ones)], settings, [_pct_extra])[0][0]
-    return AdditionalSegmentation(col.name, ne_non[0], ne_non[1], every, col.boundary_policy, settings)
+    b = _Batch(table, BootstrapSettings(n_resamples, confidence, seed))
+    finish = _plan_additional(b, table, tokenizer)
+    b.run()
+    return finish()
 
 
 def compare_tokenizers(table: SegmentationTable, tokenizers=None, **kwargs) -> list[AdditionalSegmentation]:
     """Table 4 with several tokenizers side by side (all of the table's by default)."""
-    return [additional_segmentation(table, name, **kwargs) for name in (tokenizers or table.tokenizer_names)]
+    return table_statistics(table, tokenizers, groupings=(), summary=False, **kwargs).table4
 
 
 def group_codes(table: SegmentationTable, by: str) -> tuple[np.ndarray, tuple[str, ...]]:
@@ -249,13 +331,10 @@ def additional_segmentation_by(
     ``subset`` restricts the words first (e.g. ``by="language", subset="ne"``).
     Groups without words are left out.
     """
-    settings = _settings(n_resamples, confidence, seed)
-    col = table.column(tokenizer)
-    codes, names = group_codes(table, by)
-    codes = np.where(subset_mask(table, subset), codes, -1)
-    ests = _estimates(table, codes, len(names), [(col.n_pieces, np.ones(len(table)))], settings, [_pct_extra])[0]
-    groups = {name: e for name, e in zip(names, ests) if e.n_words > 0}
-    return GroupedEstimates(col.name, by, subset, groups, col.boundary_policy, settings)
+    b = _Batch(table, BootstrapSettings(n_resamples, confidence, seed))
+    finish = _plan_grouped(b, table, tokenizer, by, subset)
+    b.run()
+    return finish()
 
 
 def segmentation_summary(
@@ -268,29 +347,39 @@ def segmentation_summary(
 ) -> SegmentationSummary:
     """Additional segmentation, fertility, continued words, unknown pieces and pieces per
     continued word, for NE, non-NE and all words, each with a bootstrap CI."""
-    settings = _settings(n_resamples, confidence, seed)
-    col = table.column(tokenizer)
-    pieces = col.n_pieces.astype(np.float64)
-    ones = np.ones(len(table))
-    continued = (col.n_pieces >= 2).astype(np.float64)
-    quantities = [
-        (pieces, ones),
-        (pieces, ones),
-        (continued, ones),
-        (col.n_unk.astype(np.float64), pieces),
-        (pieces * continued, continued),
-    ]
-    transforms = [_pct_extra, _same, _pct, _pct, _same]
-    out = {}
-    for subset in SUBSETS:
-        group = np.where(subset_mask(table, subset), 0, -1).astype(np.int64)
-        e = _estimates(table, group, 1, quantities, settings, transforms)
-        out[subset] = SubsetSummary(
-            additional_segmentation=e[0][0],
-            fertility=e[1][0],
-            continued=e[2][0],
-            unknown=e[3][0],
-            pieces_per_continued=e[4][0],
-            n_pieces=int(pieces[group == 0].sum()),
-        )
-    return SegmentationSummary(col.name, out["ne"], out["non_ne"], out["all"], col.boundary_policy, settings)
+    b = _Batch(table, BootstrapSettings(n_resamples, confidence, seed))
+    finish = _plan_summary(b, table, tokenizer)
+    b.run()
+    return finish()
+
+
+def default_groupings(table: SegmentationTable) -> list[str]:
+    """Entity type and position, plus language and dataset when the table has several."""
+    return ["entity_type", "position"] + (["language"] if len(table.languages) > 1 else []) + (
+        ["dataset"] if len(table.datasets) > 1 else [])
+
+
+def table_statistics(
+    table: SegmentationTable,
+    tokenizers=None,
+    *,
+    groupings=None,
+    summary: bool = True,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> TableStatistics:
+    """Table 4, the summaries and the breakdowns of every tokenizer, bootstrapped together.
+
+    Equal to calling :func:`additional_segmentation`, :func:`segmentation_summary` and
+    :func:`additional_segmentation_by` one by one (same seed, same resamples), but the
+    resamples are applied once to all figures.
+    """
+    names = list(tokenizers or table.tokenizer_names)
+    groupings = default_groupings(table) if groupings is None else list(groupings)
+    b = _Batch(table, BootstrapSettings(n_resamples, confidence, seed))
+    t4 = [_plan_additional(b, table, t) for t in names]
+    sm = [_plan_summary(b, table, t) for t in names] if summary else []
+    by = {g: [_plan_grouped(b, table, t, g, "all") for t in names] for g in groupings}
+    b.run()
+    return TableStatistics([f() for f in t4], [f() for f in sm], {g: [f() for f in fs] for g, fs in by.items()})

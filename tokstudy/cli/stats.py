@@ -31,20 +31,12 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def compute(table, args) -> dict:
-    """All the stats of one table (shared with ``tokstudy report``)."""
+def compute(table, args):
+    """All the stats of one table, bootstrapped in one pass (shared with ``tokstudy report``)."""
     from tokstudy.analysis.inputs import bootstrap_kwargs
-    from tokstudy.analysis.stats import additional_segmentation, additional_segmentation_by, segmentation_summary
+    from tokstudy.analysis.stats import table_statistics
 
-    kw = bootstrap_kwargs(args)
-    by = args.by or ["entity_type", "position"] + (["language"] if len(table.languages) > 1 else []) + (
-        ["dataset"] if len(table.datasets) > 1 else [])
-    names = table.tokenizer_names
-    return {
-        "table4": [additional_segmentation(table, t, **kw) for t in names],
-        "summary": [segmentation_summary(table, t, **kw) for t in names],
-        "by": {b: [additional_segmentation_by(table, t, by=b, **kw) for t in names] for b in by},
-    }
+    return table_statistics(table, groupings=args.by, **bootstrap_kwargs(args))
 
 
 def run(args) -> int:
@@ -54,15 +46,15 @@ def run(args) -> int:
     table = table_from_args(args)
     res = compute(table, args)
     print(f"{len(table)} words, {table.n_sentences} sentences, {table.n_entities} entities in {', '.join(table.datasets)}\n")
-    print(rt.table4_markdown(res["table4"]))
-    print("\n" + rt.summary_markdown(res["summary"]))
-    for b, grouped in res["by"].items():
+    print(rt.table4_markdown(res.table4))
+    print("\n" + rt.summary_markdown(res.summary))
+    for b, grouped in res.by.items():
         print(f"\nAdditional segmentation % by {b}\n")
         print(rt.grouped_markdown(grouped))
     if args.json:
-        rt.write_json({"datasets": list(table.datasets), **res}, args.json)
+        rt.write_json({"datasets": list(table.datasets), "table4": res.table4, "summary": res.summary, "by": res.by}, args.json)
         print(f"\nwrote {args.json}")
     if args.csv:
-        rt.write_csv(rt.table4_rows(res["table4"]), args.csv)
+        rt.write_csv(rt.table4_rows(res.table4), args.csv)
         print(f"wrote {args.csv}")
     return 0

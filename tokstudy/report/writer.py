@@ -76,7 +76,7 @@ def write_report(
         figures: draw the figures (needs matplotlib).
     """
     from tokstudy.analysis.correlation import correlate_errors
-    from tokstudy.analysis.stats import additional_segmentation, additional_segmentation_by, segmentation_summary
+    from tokstudy.analysis.stats import default_groupings, table_statistics
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -88,21 +88,20 @@ def write_report(
              f"{', '.join(table.datasets)}; tokenizers: {', '.join(names)}. Intervals: {confidence:.0%} "
              f"bootstrap over sentences, {n_resamples} resamples, seed {seed}.\n"]
 
-    t4 = [additional_segmentation(table, t, **kw) for t in names]
+    groupings = list(groupings) if groupings is not None else default_groupings(table)
+    stats = table_statistics(table, names, groupings=groupings, **kw)
+    t4 = stats.table4
     md = rt.table4_markdown(t4)
     files += _three(out, "table4", md, rt.table4_rows(t4), t4)
     index += ["## Table 4: additional segmentation\n", md, "\n[table4.md](table4.md) · [csv](table4.csv) · [json](table4.json)\n"]
 
-    summ = [segmentation_summary(table, t, **kw) for t in names]
+    summ = stats.summary
     md = rt.summary_markdown(summ)
     files += _three(out, "summary", md, rt.summary_rows(summ), summ)
     index += ["## Fertility, continued words, unknown pieces\n", md, "\n[summary.md](summary.md)\n"]
 
-    groupings = list(groupings or (["entity_type", "position"] + (["language"] if len(table.languages) > 1 else [])
-                                   + (["dataset"] if len(table.datasets) > 1 else [])))
-    grouped = {}
+    grouped = stats.by
     for by in groupings:
-        grouped[by] = [additional_segmentation_by(table, t, by=by, **kw) for t in names]
         md = rt.grouped_markdown(grouped[by])
         files += _three(out, f"by_{by}", md, rt.grouped_rows(grouped[by]), grouped[by])
         index += [f"## Additional segmentation by {by.replace('_', ' ')}\n", md, f"\n[by_{by}.md](by_{by}.md)\n"]
