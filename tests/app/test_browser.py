@@ -28,6 +28,7 @@ SENTENCE = "Peter Blackburn flew from Ouagadougou to Reykjavik ."
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.slow,  # ~20 s: starts a streamlit server and a browser
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium chromium-driver)"),
     pytest.mark.skipif(not CHROMEDRIVER.exists(), reason="needs /usr/bin/chromedriver (apt-get install chromium-driver)"),
 ]
