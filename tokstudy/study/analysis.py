@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from collections import defaultdict
 from pathlib import Path
 
@@ -35,7 +36,8 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as fh:
         if rows:
-            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            fields = list(dict.fromkeys(k for r in rows for k in r))
+            w = csv.DictWriter(fh, fieldnames=fields)
             w.writeheader()
             w.writerows(rows)
 
@@ -149,6 +151,10 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
             table = segmentation_table([test], [by_seg[tok]], progress=False)
             # the first seed's predictions, as the paper reports one model per vocabulary
             preds = read_predictions(root / rs[0]["predictions"])
+            # published where the app looks for them: predictions/<model>/<dataset>_<split>.tsv
+            published = root / "predictions" / tok / f"{task_spec.dataset}_test.tsv"
+            published.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(root / rs[0]["predictions"], published)
             res = correlate_errors(table, preds, tokenizer=tok, **boot)
             correlation[f"{tok} / {task}"] = _correlation_dict(res)
             pooled_err[f"{tok} / {task}"] = _error_by_pieces_dict(res)
@@ -163,13 +169,15 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
 
 
 def _correlation_dict(res) -> dict:
-    c = res.pearson_all if hasattr(res, "pearson_all") else res.pearson
+    c, ne = res.all, res.ne
     return {"pearson_r": float(c.r), "p_value": float(c.p_value), "low": float(c.low), "high": float(c.high),
-            "n": int(c.n), "spearman_rho": float(getattr(res, "spearman_all", c).r)}
+            "n": int(c.n), "spearman_rho": float(c.spearman), "ne_pearson_r": float(ne.r),
+            "ne_p_value": float(ne.p_value), "error_rate": float(res.error_rate),
+            "entities_found": f"{res.entities.n_found}/{res.entities.n_entities}"}
 
 
 def _error_by_pieces_dict(res) -> dict:
-    return {str(b.label): {"error_rate": float(b.error_rate), "n": int(b.n)} for b in res.error_by_pieces}
+    return {b.pieces: {"error_rate": float(b.error_rate), "n": int(b.n)} for b in res.by_pieces}
 
 
 def _figures(root: Path, figures: Path, table4: dict, error_by_pieces: dict) -> list[str]:

@@ -15,27 +15,27 @@ from tokstudy.study.config import FinetuneSection, PretrainSection, TaskSpec
 
 def pretrain_model(work: Path, tokenizer_dir: Path, raw_files: list[Path], sec: PretrainSection, *,
                    progress: bool = True) -> Path:
-    """prepare -> train (resumes from the last checkpoint in ``work``) -> export; returns the HF model dir."""
-    from pretrain.config import TrainConfig, model_preset
+    """prepare -> train (resuming from the last checkpoint in ``work``) -> Hugging Face export.
+
+    Returns the exported model directory (an ordinary ``AlbertForPreTraining``).
+    """
+    from pretrain.config import ModelConfig, TrainConfig
     from pretrain.data.config import PrepareConfig
     from pretrain.data.prepare import prepare
-    from pretrain.export import export_model
     from pretrain.train import train
 
     store = work / "examples"
     prepare(PrepareConfig(inputs=[str(f) for f in raw_files], tokenizer=str(tokenizer_dir), output=str(store),
-                          max_seq_length=sec.max_seq_length, seed=sec.seed,
-                          max_documents_per_language=sec.max_documents),
+                          max_seq_length=sec.max_seq_length, seed=sec.seed, max_examples=sec.max_examples),
             progress=progress)
-    run_dir = work / "run"
     train_cfg = TrainConfig(batch_size=sec.batch_size, lr=sec.learning_rate, warmup_steps=sec.warmup_steps,
                             total_steps=sec.steps, seed=sec.seed, checkpoint_every=max(10, sec.steps // 5),
-                            keep_last=2, log_every=max(1, sec.steps // 20), output_dir=str(run_dir))
-    train(model_preset(sec.model), train_cfg, data=str(store), tokenizer=str(tokenizer_dir), resume=True,
-          progress=progress)
-    model_dir = work / "model"
-    export_model(run_dir, model_dir, tokenizer=str(tokenizer_dir))
-    return model_dir
+                            keep_last=2, log_every=max(1, sec.steps // 20), output_dir=str(work / "run"))
+    result = train(ModelConfig.load(sec.model), train_cfg, data=store, tokenizer=tokenizer_dir,
+                   output=work / "run", resume=True, progress=progress)
+    if result.final_model_dir is None:
+        raise RuntimeError(f"pre-training in {work / 'run'} stopped at step {result.step} of {sec.steps}")
+    return Path(result.final_model_dir)
 
 
 def finetune_run(work: Path, model_dir: Path, task: TaskSpec, train: Dataset, dev: Dataset, test: Dataset, seed: int,

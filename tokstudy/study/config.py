@@ -68,8 +68,8 @@ class PretrainSection:
     """Global batch size."""
     learning_rate: float = 1e-3
     warmup_steps: int = 30
-    max_documents: int | None = None
-    """Cap on documents read per language (None: all); keeps the CPU configurations short."""
+    max_examples: int | None = None
+    """Cap on pre-training examples written (None: the whole corpus); keeps the CPU configurations short."""
     seed: int = 0
 
     def __post_init__(self) -> None:
