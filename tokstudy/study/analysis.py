@@ -9,6 +9,7 @@ what the tables hold.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import shutil
 from collections import defaultdict
@@ -97,12 +98,48 @@ def analyse(work: Path, root: Path, tokenizer_dirs: dict[str, Path], runs: list[
                     {"tokenizer": n, "subset": subset, "group": k, **_est(e)} for k, e in g.groups.items())
     for by, rows in grouped.items():
         _write_csv(tables / f"by_{by}.csv", rows)
+    (tables / "by_language.md").write_text(_by_group_markdown(grouped["language"], list(tokenizer_dirs)),
+                                           encoding="utf-8")
+    out["parity"] = _parity(tables, figures, segmenters, config, sources, boot)
     out["by"] = {by: f"tables/by_{by}.csv" for by in grouped}
 
     out.update(_errors_and_scores(root, tables, figures, segmenters, runs, config, sources, boot, progress))
     out["figures"] = _figures(root, figures, table4, out.get("error_by_pieces", {}))
     out["table4"] = "tables/table4.json"
     return out
+
+
+def _by_group_markdown(rows: list[dict], tokenizers: list[str]) -> str:
+    """Languages (or datasets) down, tokenizers across, NE / non-NE additional segmentation in each cell."""
+    cell: dict = defaultdict(dict)
+    for r in rows:
+        cell[r["group"]][(r["tokenizer"], r["subset"])] = r
+    head = "| language | " + " | ".join(f"{t} NE / non-NE" for t in tokenizers) + " |\n|---|" + "---|" * len(tokenizers)
+    lines = []
+    for group, by in cell.items():
+        vals = []
+        for t in tokenizers:
+            ne, non = by.get((t, "ne")), by.get((t, "non_ne"))
+            vals.append(f"{ne['value']:.1f} / {non['value']:.1f}" if ne and non else "")
+        lines.append(f"| {group} | " + " | ".join(vals) + " |")
+    return head + "\n" + "\n".join(lines)
+
+
+def _parity(tables: Path, figures: Path, segmenters, config: StudyConfig, sources: Sources, boot: dict) -> dict:
+    """Fertility and parity across languages on the parallel corpus, when it is available."""
+    corpus = config.analysis.parity_corpus
+    directory = sources.corpus_path(corpus) if corpus else None
+    if directory is None:
+        return {}
+    from tokstudy.analysis.parity import parity, read_parallel_text
+    from tokstudy.report.figures import plot_parity
+    from tokstudy.report.tables import parity_markdown, parity_rows
+
+    results = parity(read_parallel_text(directory), segmenters, **boot)
+    _write_csv(tables / "parity.csv", parity_rows(results))
+    (tables / "parity.md").write_text(parity_markdown(results), encoding="utf-8")
+    figs = plot_parity(results, figures / "parity")
+    return {"csv": "tables/parity.csv", "figures": [str(Path(f).relative_to(tables.parent)) for f in figs]}
 
 
 def _vocab_size(tok_dir: Path) -> int:
@@ -117,7 +154,9 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
     """Correlation of segmentation with errors (NER tasks), and Tables 1-2 (every task)."""
     from scipy import stats as sps
 
+    from tokstudy.analysis.alignment import align_predictions
     from tokstudy.analysis.correlation import correlate_errors
+    from tokstudy.report.examples import examples, examples_markdown, select_sentences
     from tokstudy.analysis.predictions import read_predictions
     from tokstudy.analysis.table import segmentation_table
 
@@ -125,6 +164,7 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
     scores: dict = defaultdict(dict)
     correlation: dict = {}
     pooled_err: dict = {}
+    example_md: list[str] = []
     per_task_runs: dict = defaultdict(lambda: defaultdict(list))
     for r in runs:
         per_task_runs[r["task"]][r["tokenizer"]].append(r)
@@ -147,23 +187,30 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
             continue
         task_spec = next(t for t in config.finetune.tasks if t.label == task)
         test = sources.dataset(task_spec.dataset, "test", language=task_spec.language, limit=task_spec.max_eval)
+        table = segmentation_table([test], [by_seg[t] for t in by_tok], progress=False)
+        aligned_all = []
         for tok, rs in by_tok.items():
-            table = segmentation_table([test], [by_seg[tok]], progress=False)
             # the first seed's predictions, as the paper reports one model per vocabulary
             preds = read_predictions(root / rs[0]["predictions"])
             # published where the app looks for them: predictions/<model>/<dataset>_<split>.tsv
             published = root / "predictions" / tok / f"{task_spec.dataset}_test.tsv"
             published.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(root / rs[0]["predictions"], published)
-            res = correlate_errors(table, preds, tokenizer=tok, **boot)
+            aligned = dataclasses.replace(align_predictions(table, preds), model=f"model {tok}")
+            aligned_all.append(aligned)
+            res = correlate_errors(table, aligned, tokenizer=tok, **boot)
             correlation[f"{tok} / {task}"] = _correlation_dict(res)
             pooled_err[f"{tok} / {task}"] = _error_by_pieces_dict(res)
+        chosen = select_sentences(table, config.analysis.n_examples)
+        example_md.append(f"### {task}\n\n" + examples_markdown(examples(table, chosen, aligned_all)))
 
     _write_json(tables / "scores.json", scores)
     _write_csv(tables / "scores.csv", [{"task": t, "tokenizer": m, **{k: v for k, v in s.items() if k != "values"}}
                                        for t, by in scores.items() for m, s in by.items()])
     _write_json(tables / "correlation.json", correlation)
     _write_json(tables / "error_by_pieces.json", pooled_err)
+    if example_md:
+        (tables / "table3.md").write_text("\n\n".join(example_md), encoding="utf-8")
     return {"scores": "tables/scores.json", "correlation": "tables/correlation.json",
             "error_by_pieces": pooled_err}
 
@@ -289,6 +336,14 @@ def write_report(root: Path, analysis: dict, config: StudyConfig, sources: Sourc
             f"against the smallest vocabulary.\n\n| task | " + " | ".join(order) + " |\n|---|"
             + "---|" * len(order) + "\n" + "\n".join(lines),
         ))
+    by_lang = root / "tables" / "by_language.md"
+    if by_lang.is_file():
+        sections.append(Section("Additional segmentation by language (%)",
+                                "Every labelled dataset of the run, NE / non-NE words.\n\n" + by_lang.read_text()))
+    par = root / "tables" / "parity.md"
+    if par.is_file():
+        sections.append(Section("Fertility and parity across languages", par.read_text()
+                                + "\n\n![parity](figures/parity.png)"))
     examples = root / "tables" / "table3.md"
     if examples.is_file():
         sections.append(Section("Table 3: segmentation examples", examples.read_text()))

@@ -96,7 +96,8 @@ def scores_follow_vocab(scores: dict, order: list[str]) -> list[Finding]:
         if len(means) < 2:
             continue
         metric = next(iter(by_model.values())).get("metric", "score")
-        holds = all(a <= b for a, b in zip(means, means[1:]))
+        # equal scores (e.g. models that never learnt the task) cannot show a trend
+        holds = None if max(means) == min(means) else all(a < b for a, b in zip(means, means[1:]))
         ev = ", ".join(f"{m} {by_model[m]['mean']:.2f} ± {by_model[m]['std']:.2f}" for m in order if m in by_model)
         out.append(Finding(f"{task}: {metric} rises with vocabulary size:", holds, ev + "."))
     return out

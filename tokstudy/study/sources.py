@@ -64,6 +64,10 @@ class Sources:
             raise DataNotFoundError(f"no raw-text files for corpora {corpora} and languages {languages}")
         return sorted(set(files))
 
+    def corpus_path(self, name: str) -> Path | None:
+        """Directory of a real corpus, or None when it is absent (the sample has no parallel text)."""
+        return self.data_dir / CORPORA.get(name, name) if name in self._real else None
+
     def has_dataset(self, name: str) -> bool:
         return name in self._real or (self.sample_dir is not None and name in _SAMPLE_NER | _SAMPLE_INTENT)
 
