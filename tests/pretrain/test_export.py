@@ -57,12 +57,12 @@ def test_fill_mask_pipeline_uses_the_export(trained):
     assert all(isinstance(p["token_str"], str) for p in preds)
 
 
-def test_export_refuses_a_tokenizer_with_another_vocabulary(trained, tmp_path, sentences):
+def test_export_refuses_a_tokenizer_with_another_vocabulary(trained, tmp_path):
     from pretrain.export import export_checkpoint
     from pretrain.tokenizer_info import VocabularyMismatchError
     from tests.pretrain.conftest import train_tokenizer
 
-    other = train_tokenizer(sentences[:1500], tmp_path / "tok500", vocab_size=500)
+    other = train_tokenizer(tmp_path / "tok500", vocab_size=500, sample_size=1500)
     with pytest.raises(VocabularyMismatchError, match="600"):
         export_checkpoint(trained.output_dir, tmp_path / "hf", tokenizer_dir=other)
     assert main(["export", "--checkpoint", str(trained.output_dir), "--output", str(tmp_path / "hf2"),
