@@ -38,7 +38,13 @@ _API = {
     "read_jsonl": "tokstudy.data.jsonl",
     "read_char_span_json": "tokstudy.data.jsonl",
     "read_raw_text": "tokstudy.data.rawtext",
+    "read_tsv": "tokstudy.data.tsv",
+    "read_parallel": "tokstudy.data.parallel",
+    "to_iob2": "tokstudy.data.schemes",
+    "detect_scheme": "tokstudy.data.schemes",
     "load_dataset": "tokstudy.data.registry",
+    "list_datasets": "tokstudy.data.registry",
+    "dataset_info": "tokstudy.data.registry",
     # tokenizers
     "Segmenter": "tokstudy.tokenization.base",
     "Segmentation": "tokstudy.tokenization.base",
@@ -52,6 +58,10 @@ _API = {
     "segmentation_summary": "tokstudy.analysis.stats",
     "read_predictions": "tokstudy.analysis.predictions",
     "correlate_errors": "tokstudy.analysis.correlation",
+    # the study
+    "StudyConfig": "tokstudy.study.config",
+    "load_study_config": "tokstudy.study.config",
+    "run_study": "tokstudy.study.pipeline",
 }
 
 __all__ = sorted(_API) + ["__version__"]
