@@ -125,7 +125,7 @@ def test_bootstrap_matches_a_naive_loop_with_the_same_draws():
     num = rng.integers(0, 20, size=(S, 2)).astype(float)
     den = rng.integers(1, 10, size=(S, 2)).astype(float)
     got = bootstrap_ratios(num, den, n_resamples=500, seed=42, confidence=0.9)
-    draws = np.random.default_rng(42).integers(0, S, size=(500, S))  # one chunk: the same draws
+    draws = np.random.default_rng(42).integers(0, S, size=(500, S), dtype=np.int32)  # one chunk: the same draws
     ratios = np.array([[num[idx, k].sum() / den[idx, k].sum() for k in range(2)] for idx in draws])
     assert np.allclose(got.low, np.percentile(ratios, 5, axis=0))
     assert np.allclose(got.high, np.percentile(ratios, 95, axis=0))

@@ -80,9 +80,10 @@ def resample_weights(n_sentences: int, n_resamples: int, seed: int) -> Iterator[
     done = 0
     while done < n_resamples:
         k = min(chunk, n_resamples - done)
-        idx = rng.integers(0, n_sentences, size=(k, n_sentences))
-        idx += (np.arange(k) * n_sentences)[:, None]
-        w = np.bincount(idx.ravel(), minlength=k * n_sentences).reshape(k, n_sentences).astype(np.float32)
+        idx = rng.integers(0, n_sentences, size=(k, n_sentences), dtype=np.int32)
+        w = np.empty((k, n_sentences), dtype=np.float32)
+        for r in range(k):  # row-wise counts: no k*n offset array, 32-bit draws
+            w[r] = np.bincount(idx[r], minlength=n_sentences)
         if keep:
             chunks.append(w)
         yield w

@@ -161,6 +161,15 @@ class _Batch:
         self._seen: dict[int, list[int]] = {}
         self.requests: list[tuple[int, int, int, object]] = []  # (num col, den col, words col, transform)
         self.done: list[Estimate] | None = None
+        self.ones = np.ones(len(table))
+        self._sums: dict[tuple, tuple] = {}
+        self._groups: dict[object, np.ndarray] = {}
+
+    def group(self, key, make) -> np.ndarray:
+        """A group-code array shared by every figure that asks for ``key`` (so its sums are reused)."""
+        if key not in self._groups:
+            self._groups[key] = make()
+        return self._groups[key]
 
     def _column(self, col: np.ndarray) -> int:
         h = hash(col.tobytes())
@@ -172,17 +181,28 @@ class _Batch:
         return len(self.cols) - 1
 
     def _grouped(self, values, group, n_groups) -> list[int]:
-        t = self.table
-        m = sentence_sums(values, t.sentence, t.n_sentences, group, n_groups)
-        return [self._column(np.ascontiguousarray(m[:, g])) for g in range(n_groups)]
+        """Per-sentence sums of ``values`` in each group, as column indices (memoised per array pair)."""
+        key = (id(values), id(group), n_groups)
+        hit = self._sums.get(key)
+        if hit is None:
+            t = self.table
+            if n_groups == 1:
+                # rows are sorted by sentence and no sentence is empty: one reduceat pass
+                v = np.asarray(values, np.float64) if group is None else np.where(group == 0, values, 0).astype(np.float64)
+                m = np.add.reduceat(v, t.sentence_offsets[:-1])[:, None] if len(v) else np.zeros((0, 1))
+            else:
+                m = sentence_sums(values, t.sentence, t.n_sentences, group, n_groups)
+            cols = [self._column(np.ascontiguousarray(m[:, g])) for g in range(n_groups)]
+            hit = self._sums[key] = (values, group, cols)  # keep the arrays alive: their ids are the key
+        return hit[2]
 
     def ratios(self, num, den, group, n_groups, transform) -> list[int]:
         """Register ``sum(num)/sum(den)`` within each group (``group`` codes, -1 = left out)."""
         if group is None:
-            group, n_groups = np.zeros(len(self.table), np.int64), 1
+            n_groups = 1
         nums = self._grouped(num, group, n_groups)
         dens = self._grouped(den, group, n_groups)
-        words = self._grouped(np.ones(len(self.table)), group, n_groups)
+        words = self._grouped(self.ones, group, n_groups)
         start = len(self.requests)
         self.requests += [(n, d, w, transform) for n, d, w in zip(nums, dens, words)]
         return list(range(start, len(self.requests)))
@@ -227,11 +247,15 @@ def _same(r):
 
 def _plan_additional(b: _Batch, table: SegmentationTable, tokenizer):
     col = table.column(tokenizer)
-    group = np.where(table.inside, 0, 1).astype(np.int64)
-    group[~table.labelled] = -1
-    ones = np.ones(len(table))
-    ne, non = b.ratios(col.n_pieces, ones, group, 2, _pct_extra)
-    (every,) = b.ratios(col.n_pieces, ones, None, 1, _pct_extra)
+
+    def make():
+        g = np.where(table.inside, 0, 1).astype(np.int64)
+        g[~table.labelled] = -1
+        return g
+
+    group = b.group("ne/non_ne", make)
+    ne, non = b.ratios(col.n_pieces, b.ones, group, 2, _pct_extra)
+    (every,) = b.ratios(col.n_pieces, b.ones, None, 1, _pct_extra)
     return lambda: AdditionalSegmentation(col.name, b.estimate(ne), b.estimate(non), b.estimate(every),
                                           col.boundary_policy, b.settings)
 
@@ -239,8 +263,8 @@ def _plan_additional(b: _Batch, table: SegmentationTable, tokenizer):
 def _plan_grouped(b: _Batch, table: SegmentationTable, tokenizer, by: str, subset: str):
     col = table.column(tokenizer)
     codes, names = group_codes(table, by)
-    codes = np.where(subset_mask(table, subset), codes, -1)
-    handles = b.ratios(col.n_pieces, np.ones(len(table)), codes, len(names), _pct_extra)
+    codes = b.group(("by", by, subset), lambda: np.where(subset_mask(table, subset), codes, -1))
+    handles = b.ratios(col.n_pieces, b.ones, codes, len(names), _pct_extra)
 
     def finish():
         ests = [b.estimate(h) for h in handles]
@@ -252,21 +276,22 @@ def _plan_grouped(b: _Batch, table: SegmentationTable, tokenizer, by: str, subse
 
 def _plan_summary(b: _Batch, table: SegmentationTable, tokenizer):
     col = table.column(tokenizer)
-    pieces = col.n_pieces.astype(np.float64)
-    ones = np.ones(len(table))
+    pieces = col.n_pieces
+    ones = b.ones
     continued = (col.n_pieces >= 2).astype(np.float64)
     quantities = [
         (pieces, ones, _pct_extra),
         (pieces, ones, _same),
         (continued, ones, _pct),
-        (col.n_unk.astype(np.float64), pieces, _pct),
+        (col.n_unk, pieces, _pct),
         (pieces * continued, continued, _same),
     ]
     plans = {}
     for subset in SUBSETS:
-        group = np.where(subset_mask(table, subset), 0, -1).astype(np.int64)
+        group = None if subset == "all" else b.group(
+            ("subset", subset), lambda subset=subset: np.where(subset_mask(table, subset), 0, -1).astype(np.int64))
         hs = [b.ratios(n, d, group, 1, f)[0] for n, d, f in quantities]
-        plans[subset] = (hs, int(pieces[group == 0].sum()))
+        plans[subset] = (hs, int(pieces.sum() if group is None else pieces[group == 0].sum()))
 
     def finish():
         out = {}

@@ -1,0 +1,218 @@
+"""Benchmark: ``tokstudy stats`` end to end vs the raw SentencePiece floor vs a naive per-word loop.
+
+Default mode, all in one run, on the three CoNLL-2003 splits (~300k words) and three
+SentencePiece unigram vocabularies (8k / 16k / 32k, trained once on raw text and
+cached under ``$TMPDIR/tokstudy_bench_spm``):
+
+* **floor**: ``SentencePieceProcessor.encode(words)`` (one batch call, ids) per tokenizer,
+  on the already-read words: the least any per-word count can cost;
+* **tokstudy stats**: ``tokstudy stats -d conll2003:train -d conll2003:dev -d conll2003:test
+  -t ... (3 tokenizers)``, in process, everything included (reading the three files,
+  building the table, Table 4 + summaries + breakdowns with 1,000 bootstrap resamples),
+  plus a breakdown of its phases;
+* **naive**: a Python loop calling ``encode(word)`` once per word and accumulating NE /
+  non-NE sums (no CIs).
+
+``--big`` mode: streamed statistics over >= 1 GB of text (raw_text_large repeated into a
+temp file), with worker processes; reports throughput and the peak RSS of the main
+process and of the largest worker.
+
+Usage::
+
+    TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py [--repeat 3] [--big --gb 1.0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import platform
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+VOCABS = (8000, 16000, 32000)
+
+
+def train_models(cache: Path) -> dict[int, Path]:
+    """Unigram models trained on raw_text/en + raw_text_large/en (cached)."""
+    import sentencepiece as spm
+
+    from tokstudy.data.rawtext import iter_sentences
+    from tokstudy.datalocation import corpus_dir
+
+    cache.mkdir(parents=True, exist_ok=True)
+    corpus = cache / "en_train.txt"
+    if not corpus.exists():
+        lines = list(iter_sentences(corpus_dir("raw_text") / "en.txt.gz"))
+        lines += list(iter_sentences(corpus_dir("raw_text_large") / "en.txt.gz"))
+        corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = {}
+    for v in VOCABS:
+        prefix = cache / f"sp{v // 1000}k"
+        if not Path(f"{prefix}.model").exists():
+            spm.SentencePieceTrainer.train(input=str(corpus), model_prefix=str(prefix), vocab_size=v,
+                                           model_type="unigram", num_threads=2, minloglevel=2,
+                                           input_sentence_size=200000, shuffle_input_sentence=True)
+        out[v] = Path(f"{prefix}.model")
+    return out
+
+
+def timed(fn, repeat: int):
+    times = []
+    result = None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t)
+    return min(times), statistics.median(times), result
+
+
+def bench_default(args) -> str:
+    import sentencepiece as spm
+
+    from tokstudy.analysis.inputs import load_datasets, load_tokenizers
+    from tokstudy.analysis.stats import table_statistics
+    from tokstudy.analysis.table import segmentation_table
+    from tokstudy.cli import main
+
+    models = train_models(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
+    specs = ["conll2003:train", "conll2003:dev", "conll2003:test"]
+    datasets = load_datasets(specs)
+    words = [w for d in datasets for s in d for w in s.words]
+    ne = [t != "O" for d in datasets for s in d for t in s.tags]
+    procs = [spm.SentencePieceProcessor(model_file=str(models[v])) for v in VOCABS]
+    print(f"{len(words):,} words, {sum(len(d) for d in datasets):,} sentences", file=sys.stderr)
+
+    def floor():
+        return [p.encode(words) for p in procs]
+
+    def naive():
+        out = []
+        for p in procs:
+            sums = {True: [0, 0], False: [0, 0]}
+            for w, flag in zip(words, ne):
+                sums[flag][0] += len(p.encode(w))
+                sums[flag][1] += 1
+            out.append(sums)
+        return out
+
+    cli_args = ["stats"] + [x for s in specs for x in ("-d", s)] + [
+        x for v in VOCABS for x in ("-t", f"sp{v // 1000}k={models[v]}")] + ["--no-progress", "--resamples", str(args.resamples)]
+
+    from tokstudy.analysis import bootstrap
+
+    def end_to_end():
+        bootstrap._CACHE.clear()  # a fresh process would draw the resample weights too
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(cli_args) == 0
+
+    rows = []
+    f_min, f_med, _ = timed(floor, args.repeat)
+    rows.append(("floor: `encode(words)` batch call x 3 tokenizers", f_min, f_med))
+    e_min, e_med, _ = timed(end_to_end, args.repeat)
+    rows.append((f"`tokstudy stats` end to end (read 3 files, table, stats, {args.resamples} resamples)", e_min, e_med))
+    # phases of the end-to-end run
+    r_min, r_med, dss = timed(lambda: load_datasets(specs), args.repeat)
+    segs = load_tokenizers([f"sp{v // 1000}k={models[v]}" for v in VOCABS])
+    t_min, t_med, table = timed(lambda: segmentation_table(dss, segs, progress=False), args.repeat)
+    def stats_cold():
+        bootstrap._CACHE.clear()
+        return table_statistics(table, n_resamples=args.resamples)
+
+    s_min, s_med, _ = timed(stats_cold, args.repeat)
+    n_min, n_med, _ = timed(naive, 1)
+    rows.append(("naive per-word loop (`encode(w)` per word) x 3", n_min, n_med))
+
+    lines = [
+        f"Date 2026-11-21; machine: 2-core x86_64 CPU, 24 GiB, Python {platform.python_version()}, no GPU "
+        f"(shared with other jobs while measured); OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}.",
+        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py --repeat {args.repeat}`",
+        "",
+        f"CoNLL-2003 train+dev+test: {len(words):,} words, {len(table.types):,} distinct; "
+        f"SentencePiece unigram {', '.join(f'{v // 1000}k' for v in VOCABS)}.",
+        "",
+        "| what | best of runs (s) | median (s) | vs floor |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, lo, med in rows:
+        lines.append(f"| {name} | {lo:.2f} | {med:.2f} | {lo / f_min:.2f}x |")
+    lines += [
+        "",
+        "Phases of `tokstudy stats` (best of runs):",
+        "",
+        "| phase | s |",
+        "|---|---:|",
+        f"| read the three CoNLL files (tokstudy.data readers) | {r_min:.2f} |",
+        f"| build the table: word columns + 3 tokenizers (one `segment` call each, distinct words) | {t_min:.2f} |",
+        f"| statistics: Table 4, summaries, by type/position, {args.resamples} resamples, 3 tokenizers | {s_min:.2f} |",
+        f"| statistics without reading (table + stats) vs floor | {(t_min + s_min) / f_min:.2f}x |",
+    ]
+    return "\n".join(lines)
+
+
+def bench_big(args) -> str:
+    from tokstudy.analysis.streaming import StreamSettings, stream_stats
+    from tokstudy.data.rawtext import iter_sentences
+    from tokstudy.datalocation import corpus_dir
+
+    models = train_models(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
+    target = int(args.gb * 2**30)
+    with tempfile.TemporaryDirectory() as tmp:
+        big = Path(tmp) / "big.txt"
+        src = [corpus_dir("raw_text_large") / f"{lang}.txt.gz" for lang in ("en", "fr", "de", "es", "it")]
+        block = ("\n".join(iter_sentences(src)) + "\n").encode("utf-8")
+        written = 0
+        with open(big, "wb") as fh:
+            while written < target:
+                fh.write(block)
+                written += len(block)
+        del block
+        settings = StreamSettings(chunk_sentences=args.chunk, processes=args.processes, n_resamples=args.big_resamples)
+        t = time.perf_counter()
+        res = stream_stats(iter_sentences(big), [f"sp32k={models[32000]}"], settings)
+        dt = time.perf_counter() - t
+    s = res.summary("sp32k")["all"]
+    rss_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss_child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return "\n".join([
+        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py --big --gb {args.gb} "
+        f"--processes {args.processes} --chunk {args.chunk}`",
+        "",
+        f"Streamed {written / 2**30:.2f} GiB ({written:,} bytes; raw_text_large en/fr/de/es/it repeated), "
+        f"{s.fertility.n_words:,} words, {res.n_chunks:,} chunks of {args.chunk} paragraphs, "
+        f"{args.processes} worker processes, tokenizer sp32k, {args.big_resamples} Poisson bootstrap resamples.",
+        "",
+        "| measure | value |",
+        "|---|---:|",
+        f"| wall time | {dt:.1f} s |",
+        f"| throughput | {written / 2**20 / dt:.1f} MiB/s, {s.fertility.n_words / dt / 1e6:.2f} M words/s |",
+        f"| peak RSS, main process | {rss_self:.0f} MiB |",
+        f"| peak RSS, largest worker | {rss_child:.0f} MiB |",
+        f"| fertility (all words) | {s.fertility.value:.4f} [{s.fertility.low:.4f}, {s.fertility.high:.4f}] |",
+    ])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=3, help="runs per measurement (best and median reported)")
+    ap.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples in `tokstudy stats`")
+    ap.add_argument("--big", action="store_true", help="streamed statistics over >= --gb GiB instead")
+    ap.add_argument("--gb", type=float, default=1.0, help="GiB of text for --big")
+    ap.add_argument("--processes", type=int, default=2, help="worker processes for --big")
+    ap.add_argument("--chunk", type=int, default=2000, help="paragraphs per chunk for --big")
+    ap.add_argument("--big-resamples", type=int, default=100, help="Poisson bootstrap resamples for --big")
+    args = ap.parse_args()
+    print(bench_big(args) if args.big else bench_default(args))
+
+
+if __name__ == "__main__":
+    main()
