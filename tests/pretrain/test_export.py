@@ -67,3 +67,11 @@ def test_export_refuses_a_tokenizer_with_another_vocabulary(trained, tmp_path):
         export_checkpoint(trained.output_dir, tmp_path / "hf", tokenizer_dir=other)
     assert main(["export", "--checkpoint", str(trained.output_dir), "--output", str(tmp_path / "hf2"),
                  "--tokenizer", str(other)]) == 1
+
+
+@pytest.mark.parametrize("command", ["train", "export"])
+def test_cli_help(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    assert "--output" in capsys.readouterr().out
