@@ -96,9 +96,9 @@ def parity(
             words.extend(ws)
             para.extend([pi * len(langs) + li] * len(ws))
     key = np.asarray(para, dtype=np.int64)
-    index: dict[str, int] = {}
-    wtype = np.fromiter((index.setdefault(w, len(index)) for w in words), np.int64, len(words))
-    types = list(index)
+    from tokstudy.analysis.factorize import factorize
+
+    wtype, types = factorize(words)
     n_words = np.bincount(key, minlength=n_par * len(langs)).reshape(n_par, len(langs)).astype(np.float64)
     out = []
     ref = langs.index(reference)

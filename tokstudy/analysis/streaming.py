@@ -163,9 +163,9 @@ def chunk_sums(segmenters, sentences: Sequence, chunk_index: int, settings: Stre
     n_sent = len(lengths)
     sent = np.repeat(np.arange(n_sent), lengths)
     flag = np.asarray(ne_flags, dtype=np.int64)
-    index: dict[str, int] = {}
-    wtype = np.fromiter((index.setdefault(w, len(index)) for w in words), np.int64, len(words))
-    types = list(index)
+    from tokstudy.analysis.factorize import factorize
+
+    wtype, types = factorize(words)
     B = settings.n_resamples
     weights = None
     if B:

@@ -341,10 +341,10 @@ def build_word_columns(datasets: Sequence[Dataset]) -> SegmentationTable:
     split_of_ds = np.asarray([splits.index(d.split) for d in datasets], dtype=np.int16)
     dataset_code = sent_dataset_arr[sentence]
 
-    # distinct words: one dict pass (cheaper than np.unique on object arrays)
-    index: dict[str, int] = {}
-    setdefault = index.setdefault
-    word_type = np.fromiter((setdefault(w, len(index)) for w in words), dtype=np.int64, count=n)
+    # distinct words (cheaper than np.unique on object arrays)
+    from tokstudy.analysis.factorize import factorize
+
+    word_type, types = factorize(words)
 
     def locate(row: int) -> str:
         s = int(sentence[row])
@@ -367,7 +367,7 @@ def build_word_columns(datasets: Sequence[Dataset]) -> SegmentationTable:
         sentence=sentence,
         sent_id=np.asarray(sent_ids, dtype=np.int64)[sentence],
         word_index=word_index,
-        types=list(index),
+        types=types,
         word_type=word_type,
         tags=enc.tags,
         tag_code=enc.tag_code,

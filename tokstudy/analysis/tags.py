@@ -54,10 +54,10 @@ def encode_tags(
     Raises :class:`TagSchemeError` at the first tag that is not IOB2, naming its
     place through ``locate(row)``.
     """
-    index: dict[str | None, int] = {}
-    setdefault = index.setdefault
-    raw_code = np.fromiter((setdefault(t, len(index)) for t in tags), dtype=np.int64, count=len(tags))
-    distinct = list(index)
+    from tokstudy.analysis.factorize import factorize
+
+    raw_code, distinct = factorize(tags)
+    index = {t: i for i, t in enumerate(distinct)}
     parsed = []
     for t in distinct:
         p = ("O", "") if t is None else parse_tag(t)
