@@ -1,0 +1,91 @@
+"""Fine-tuning throughput: training and inference sentences/s for a tiny and a small ALBERT.
+
+Run (CPU, 2 threads as on the dev machine):
+
+    OMP_NUM_THREADS=2 TOKSTUDY_DATA=/work/shared/data .venv/bin/python benchmarks/bench_finetune.py
+
+On a GPU machine add ``--device cuda``. Models are random-initialised (speed does not
+depend on the weights) with a 2k SentencePiece vocabulary trained on the shared raw text.
+Training: one epoch over the first ``--train`` SNIPS / CoNLL-2003 training sentences
+(forward, backward, AdamW step; dynamic padding, length-grouped batches of 32).
+Inference: ``predict_tags`` over the dev split (windows, first-piece predictions, batch 64).
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+SIZES = {
+    "tiny": dict(embedding_size=32, hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128),
+    "small": dict(embedding_size=128, hidden_size=256, num_hidden_layers=4, num_attention_heads=4, intermediate_size=1024),
+}
+
+
+def main() -> None:
+    import torch
+    from transformers import AlbertConfig, AlbertModel
+
+    from pretrain.finetune.config import FinetuneConfig
+    from pretrain.finetune.data import prepare_task
+    from pretrain.finetune.features import special_ids, token_windows, word_pieces
+    from pretrain.finetune.modeling import load_for_task
+    from pretrain.finetune.predict import predict_tags
+    from pretrain.finetune.trainer import train
+    from tests.finetune.conftest import build_tiny_albert
+    from tokstudy.data.registry import load_dataset
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--train", type=int, default=1000, help="training sentences (one epoch)")
+    ap.add_argument("--datasets", nargs="+", default=["snips", "conll2003"])
+    args = ap.parse_args()
+    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, device {args.device}, python {platform.python_version()}")
+    root = Path(tempfile.mkdtemp(prefix="bench-ft-"))
+    base = build_tiny_albert(root / "tiny")
+    print("| model | params | dataset | train sent/s | inference sent/s | dev sentences | words/sentence |")
+    print("|---|---|---|---|---|---|---|")
+    for size, dims in SIZES.items():
+        model_dir = root / size
+        if size != "tiny":
+            import shutil
+
+            shutil.copytree(base, model_dir)
+            for f in model_dir.glob("*.safetensors"):
+                f.unlink()
+            AlbertModel(AlbertConfig(vocab_size=2000, max_position_embeddings=128, **dims)).save_pretrained(model_dir)
+        for name in args.datasets:
+            tr = load_dataset(name, "train")
+            tr = tr.with_meta(sentences=tr.sentences[: args.train])
+            dev = load_dataset(name, "dev")
+            data = prepare_task(tr, dev, dev, task="ner", unseen_labels="keep")
+            model, tok = load_for_task(model_dir, "ner", data.labels)
+            model.to(args.device)
+            max_length = min(128, model.config.max_position_embeddings)
+            cfg = FinetuneConfig(model=str(model_dir), task="ner", dataset=name, epochs=1, patience=0, progress=False,
+                                 max_length=max_length, stride=16, device=args.device)
+            cls_id, sep_id, pad_id, _ = special_ids(tok)
+            l2i = {l: i for i, l in enumerate(data.labels)}
+            pieces = word_pieces(tok, [list(s.words) for s in data.train])
+            items = token_windows(pieces, [[l2i[t] for t in s.tags] for s in data.train], cls_id=cls_id, sep_id=sep_id,
+                                  max_length=max_length, stride=16)
+            start = time.perf_counter()
+            train(model, items, evaluate=lambda m: 0.0, config=cfg, seed=1, pad_id=pad_id, device=torch.device(args.device))
+            train_rate = len(data.train) / (time.perf_counter() - start)
+            words = [list(s.words) for s in data.dev]
+            start = time.perf_counter()
+            predict_tags(model, tok, words, dict(enumerate(data.labels)), max_length=max_length, stride=16)
+            infer_rate = len(words) / (time.perf_counter() - start)
+            n_params = sum(p.numel() for p in model.parameters())
+            print(f"| {size} | {n_params / 1e6:.2f} M | {name} | {train_rate:,.0f} | {infer_rate:,.0f} | {len(words)} | "
+                  f"{data.dev.n_words / len(words):.1f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
