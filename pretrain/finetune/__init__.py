@@ -1,0 +1,16 @@
+"""Fine-tuning and evaluation: NER / slot filling and sentence classification over N seeds.
+
+Read top-down: ``config`` (settings) -> ``data`` (splits, label set, unseen-label policy) ->
+``features`` (word -> pieces alignment, first-piece labels, windows) -> ``modeling`` (load and
+check a local Hugging Face encoder) -> ``trainer`` (AdamW loop, early stopping) -> ``predict`` /
+``evaluation`` (per-word predictions, seqeval scores, predictions files) -> ``run`` (N seeds,
+atomic outputs, ``run.json``) -> ``protocol`` (mean ± std, Welch) -> ``results`` (Tables 1-2).
+
+The main entry point::
+
+    from pretrain.finetune.config import FinetuneConfig
+    from pretrain.finetune.run import finetune
+    result = finetune(FinetuneConfig(model="models/albert-32k", task="ner", dataset="conll2003"), "runs/c03")
+
+Importing this package imports nothing heavy; torch and transformers load inside the functions.
+"""
