@@ -129,7 +129,7 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, datasets: bool = Tru
             help="dataset (repeat for several): NAME:SPLIT from the registry (conll2003:test, wikiann:ru:test) "
             "or a file path (path.conll, path.conll@de for its language)",
         )
-        parser.add_argument("--format", default="conll", choices=FORMATS, help="format of dataset files given as paths")
+        parser.add_argument("--format", default="conll", choices=FORMATS, help="format of dataset files given as paths (default conll: one word per line, tag in the last column)")
         parser.add_argument("--language", default=None, help="language code for dataset files given as paths")
     parser.add_argument("--data-dir", default=None, help="folder holding the corpora (default: $TOKSTUDY_DATA, else data/corpora)")
     parser.add_argument(
@@ -141,9 +141,9 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, datasets: bool = Tru
 
 
 def add_bootstrap_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of sentences for the CIs (0: none)")
-    parser.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals")
-    parser.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap")
+    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of sentences for the confidence intervals; 0: none (default 1000)")
+    parser.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
 
 
 def bootstrap_kwargs(args) -> dict:

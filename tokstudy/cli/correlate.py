@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 
 
 def register(sub) -> None:
@@ -17,7 +16,6 @@ def register(sub) -> None:
             "exactly, by their maximum number of pieces. "
             "Example: tokstudy correlate -d conll2003:test -t runs/tok/sp-32000 --predictions preds.tsv"
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     from tokstudy.analysis.inputs import add_bootstrap_arguments, add_input_arguments
 
@@ -27,7 +25,7 @@ def register(sub) -> None:
     p.add_argument("--predictions-dataset", default=None, metavar="LABEL",
                    help="which dataset the predictions are for, as the table names it (name:split), when several are given")
     p.add_argument("--measure", default="n_pieces", choices=("n_pieces", "extra_pieces", "continued"),
-                   help="segmentation measure correlated with errors")
+                   help="segmentation measure correlated with errors: pieces, pieces - 1, or 2+ pieces (default n_pieces)")
     p.add_argument("--no-check-gold", action="store_true",
                    help="use the file's gold tags even where they differ from the dataset's")
     add_bootstrap_arguments(p)

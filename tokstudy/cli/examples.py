@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 
 
 def register(sub) -> None:
@@ -16,14 +15,13 @@ def register(sub) -> None:
             "differently across tokenizers. "
             "Example: tokstudy examples -d conll2003:test -t sp32k=a/ -t sp128k=b/ --sentence 12 -p preds.tsv"
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     from tokstudy.analysis.inputs import add_input_arguments
 
     add_input_arguments(p)
     p.add_argument("--sentence", "-s", action="append", default=[], metavar="[DATASET#]ID",
                    help="sentence id within its dataset (repeat); prefix DATASET# (e.g. conll2003:test#12) with several datasets")
-    p.add_argument("--auto", type=int, default=3, metavar="N", help="without --sentence: how many sentences to pick")
+    p.add_argument("--auto", type=int, default=3, metavar="N", help="without --sentence: how many sentences to pick (default 3)")
     p.add_argument("--predictions", "-p", action="append", default=[], metavar="FILE",
                    help="predictions file of a model (repeat for several models)")
     p.add_argument("--predictions-dataset", default=None, metavar="LABEL", help="dataset the predictions are for (name:split)")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 
 
 def register(sub) -> None:
@@ -15,7 +14,6 @@ def register(sub) -> None:
             "(1.00 = parity) with a bootstrap CI over paragraphs, and the fertility (pieces per whitespace word). "
             "Example: tokstudy parity -t runs/tok/sp-32000 --languages en,de,ru,zh"
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     from tokstudy.analysis.inputs import add_bootstrap_arguments, add_input_arguments
 
@@ -23,7 +21,7 @@ def register(sub) -> None:
     p.add_argument("--parallel-dir", default=None, metavar="DIR",
                    help="folder of <lang>.txt[.gz] parallel files (default: xquad_parallel at the data location)")
     p.add_argument("--languages", default=None, help="comma-separated languages (default: every file)")
-    p.add_argument("--reference", default="en", help="reference language")
+    p.add_argument("--reference", default="en", help="reference language (default en)")
     add_bootstrap_arguments(p)
     p.add_argument("--json", default=None, metavar="FILE", help="also write the results as JSON")
     p.add_argument("--csv", default=None, metavar="FILE", help="also write the results as CSV")

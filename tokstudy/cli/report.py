@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 
 
 def register(sub) -> None:
@@ -15,7 +14,6 @@ def register(sub) -> None:
             "Markdown/CSV/JSON file per table, and PNG/SVG figures. "
             "Example: tokstudy report -d conll2003:test -t sp32k=a/ -t sp64k=b/ -p preds32k.tsv --out report/"
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     from tokstudy.analysis.inputs import add_bootstrap_arguments, add_input_arguments
 
@@ -26,7 +24,7 @@ def register(sub) -> None:
     p.add_argument("--predictions-dataset", default=None, metavar="LABEL", help="dataset the predictions are for (name:split)")
     p.add_argument("--sentence", "-s", action="append", default=[], metavar="[DATASET#]ID",
                    help="sentences for Table 3 (default: picked automatically)")
-    p.add_argument("--examples", type=int, default=3, metavar="N", help="sentences to pick for Table 3")
+    p.add_argument("--examples", type=int, default=3, metavar="N", help="sentences to pick for Table 3 when --sentence is not given (default 3)")
     p.add_argument("--parity", action="store_true", help="add parity on parallel text (xquad_parallel)")
     p.add_argument("--parallel-dir", default=None, metavar="DIR", help="parallel text folder for --parity")
     p.add_argument("--no-figures", action="store_true", help="skip the PNG/SVG figures")

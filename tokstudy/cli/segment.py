@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 
 
 def register(sub) -> None:
@@ -15,7 +14,6 @@ def register(sub) -> None:
             "tokenizer its pieces, number of pieces and unknown pieces. "
             "Example: tokstudy segment -d conll2003:test -t sp32k=runs/tok/sp-32000 --out seg.parquet"
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     from tokstudy.analysis.inputs import add_input_arguments
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 
 GROUPINGS = ("entity_type", "position", "language", "dataset")
 
@@ -18,7 +17,6 @@ def register(sub) -> None:
             "pieces per continued word; and the breakdown by entity type, B/I position, language and dataset. "
             "Example: tokstudy stats -d conll2003:test -t runs/tok/sp-32000 -t runs/tok/sp-64000 --json stats.json"
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     from tokstudy.analysis.inputs import add_bootstrap_arguments, add_input_arguments
 
