@@ -76,11 +76,20 @@ def bench_training(args) -> dict:
             times[name].append(wall)
             cpu[name].append(c)
             print(f"  repeat {r + 1}: {name:12s} wall {wall:6.2f} s  cpu {c:6.2f} s", flush=True)
+    # the only work tokstudy adds after training: HF conversion + files (timed alone: load-independent)
+    from tokstudy.tokenization.hf_export import ALBERT_SPECIALS, add_albert_post_processor, spm_to_hf_tokenizer, write_hf_files
+
+    def export():
+        tok = spm_to_hf_tokenizer(out / "direct.model", algorithm=args.algorithm.removeprefix("sp-"))
+        add_albert_post_processor(tok)
+        write_hf_files(tok, out / "export", special_tokens=ALBERT_SPECIALS)
+
+    export_s = statistics.median(_time(export)[0] for _ in range(5))
     med = {k: statistics.median(v) for k, v in times.items()}
     med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
     return {"n_sentences": len(sample), "sampling_s": sampling_s, "times": times, "median": med,
             "median_cpu": med_cpu, "ratio": med["tokstudy"] / med["direct"],
-            "ratio_cpu": med_cpu["tokstudy"] / med_cpu["direct"]}
+            "ratio_cpu": med_cpu["tokstudy"] / med_cpu["direct"], "export_s": export_s}
 
 
 _RSS = """
@@ -134,6 +143,8 @@ def main(argv=None) -> int:
     c = tr["median_cpu"]
     print(f"median CPU  direct {c['direct']:.2f} s | direct (file) {c['direct-file']:.2f} s | tokstudy {c['tokstudy']:.2f} s"
           f" | ratio {tr['ratio_cpu']:.3f}")
+    print(f"HF export alone (conversion + tokenizer.json + configs): {tr['export_s'] * 1000:.0f} ms = "
+          f"{tr['export_s'] / m['direct']:.2%} of the direct training time")
     print(f"sampling memory: {args.memory_corpus} x1 vs x{args.scale}, sample {args.sample_size}")
     rows = bench_memory(args)
     growth = rows[1][3] - rows[0][3]
