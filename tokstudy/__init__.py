@@ -51,6 +51,9 @@ _API = {
     "load_tokenizer": "tokstudy.tokenization.loading",
     "train_tokenizers": "tokstudy.tokenization.training",
     "TokenizerTrainingConfig": "tokstudy.tokenization.training",
+    "TrainedTokenizer": "tokstudy.tokenization.training",
+    "SentencePieceSegmenter": "tokstudy.tokenization.sentencepiece_",
+    "HFTokenizerSegmenter": "tokstudy.tokenization.hf",
     # analysis
     "SegmentationTable": "tokstudy.analysis.table",
     "segmentation_table": "tokstudy.analysis.table",

@@ -1,0 +1,116 @@
+"""The study end to end on real data (the tiny configuration of the same code path as `make demo`).
+
+One run is shared by the tests: the report must contain every table and figure; a second run must
+reuse every stage; changing one fine-tuning setting must rerun fine-tuning and what follows only;
+and a run killed with SIGKILL during pre-training must complete when re-run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import corpus_path
+from tokstudy.study.config import load_study_config
+from tokstudy.study.pipeline import run_study
+
+TINY = Path(__file__).with_name("tiny_study.yaml")
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory):
+    for name in ("raw_text", "raw_text_large", "conll2003", "snips", "wikiann", "xquad_parallel"):
+        corpus_path(name)
+    out = tmp_path_factory.mktemp("study") / "tiny"
+    config = load_study_config(TINY, output_dir=str(out))
+    return config, run_study(config, log=lambda m: None, progress=False)
+
+
+def test_report_has_every_table_and_figure(first_run):
+    _, result = first_run
+    md = result.report_markdown.read_text()
+    for heading in ("## Findings", "## Table 4", "## Segmentation vs label errors", "## Tables 1-2",
+                    "## Additional segmentation by language", "## Fertility and parity", "## Table 3"):
+        assert heading in md, heading
+    assert "sp-unigram-500" in md and "sp-unigram-2k" in md
+    for fig in ("table4", "error_by_pieces", "parity"):
+        assert (result.root / "figures" / f"{fig}.png").stat().st_size > 1000
+        assert f"figures/{fig}.png" in md
+    assert "<table>" in result.report_html.read_text()
+    for t in ("table4.json", "table4.csv", "scores.json", "correlation.json", "by_language.csv", "parity.csv"):
+        assert (result.root / "tables" / t).is_file(), t
+    # the exported models are ordinary Hugging Face ALBERT directories
+    models = sorted((result.root / "pretrain").glob("*/run/final_model/config.json"))
+    assert len(models) == 3
+
+
+def test_report_numbers_come_from_the_tables(first_run):
+    import json
+
+    _, result = first_run
+    t4 = json.loads((result.root / "tables" / "table4.json").read_text())["rows"]
+    md = result.report_markdown.read_text()
+    for tok, row in t4.items():
+        assert f"{row['ne']['value']:.2f}" in md and f"{row['non_ne']['value']:.2f}" in md
+
+
+def test_second_run_reuses_every_stage(first_run):
+    config, first = first_run
+    again = run_study(config, log=lambda m: None, progress=False)
+    assert again.executed == [] and set(again.skipped) == set(first.executed) | set(first.skipped)
+
+
+def test_changing_a_finetuning_setting_reruns_only_finetuning_and_analysis(first_run, tmp_path):
+    config, first = first_run
+    copy = tmp_path / "copy"
+    shutil.copytree(first.root, copy)
+    changed = dataclasses.replace(config, output_dir=str(copy),
+                                  finetune=dataclasses.replace(config.finetune, learning_rate=0.003))
+    res = run_study(changed, log=lambda m: None, progress=False)
+    kinds = {s.split("/")[0] for s in res.executed}
+    assert kinds == {"finetune", "analysis", "report"}
+    assert all(s.startswith(("tokenizers", "pretrain")) for s in res.skipped)
+
+
+def test_killed_during_pretraining_completes_when_rerun(first_run, tmp_path):
+    config, first = first_run
+    out = tmp_path / "killed"
+    # reuse the finished tokenizers so the test spends its time where the kill happens
+    out.mkdir()
+    shutil.copytree(first.root / "tokenizers", out / "tokenizers")
+    shutil.copytree(first.root / ".stages", out / ".stages", ignore=lambda d, names: [n for n in names if n != "tokenizers.json"])
+    longer = ["--output", str(out), "-q"]
+    # the in-process first run set DeepSpeed's single-process rendezvous variables, and its process group
+    # still holds that port: a fresh process must pick its own
+    dist_vars = {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"}
+    env = {k: v for k, v in os.environ.items() if k not in dist_vars} | {"OMP_NUM_THREADS": "1"}
+    cfg_file = tmp_path / "longer.yaml"
+    cfg_file.write_text(TINY.read_text().replace("steps: 12", "steps: 40").replace("name: tiny", "name: killed"))
+    proc = subprocess.Popen([sys.executable, "-m", "tokstudy", "study", str(cfg_file), *longer], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.time() + 300
+        while time.time() < deadline and not list(out.glob("pretrain/*/run/checkpoints/step_*")):
+            if proc.poll() is not None:
+                break
+            time.sleep(0.5)
+        assert proc.poll() is None, f"the run ended (rc {proc.returncode}) before a pre-training checkpoint appeared"
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    res = subprocess.run([sys.executable, "-m", "tokstudy", "study", str(cfg_file), *longer], env=env,
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert (out / "report.md").is_file()
+    assert "[resume] pretrain/" in res.stdout
