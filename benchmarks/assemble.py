@@ -1,0 +1,39 @@
+"""Assemble BENCHMARKS.md from the per-part results in benchmarks/results/*.md.
+
+Each part's benchmark script writes its own results file (date, machine, command, figures);
+this keeps BENCHMARKS.md one readable page without parts editing the same file.
+
+    python benchmarks/assemble.py
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+ORDER = ["data", "tokenizers", "analysis", "prepare", "pretrain", "finetune", "app"]
+
+HEADER = """# Benchmarks
+
+Speed is measured by the scripts in `benchmarks/`, never by timed tests. Each section gives the date, the
+machine and the command that reproduces it; `make bench` runs them all. Unless a section says otherwise the
+machine is a 2-core x86_64 CPU with 24 GiB and no GPU (Python 3.11.7). Several figures were taken while other
+jobs shared those 2 cores; each section says so where it applies, and CPU-time ratios are given where wall
+times were noisy. No GPU was available for this project's sessions so far: the GPU modes are documented with
+their commands but not yet measured.
+"""
+
+
+def main() -> None:
+    parts = sorted(ROOT.glob("results/*.md"), key=lambda p: (ORDER.index(p.stem) if p.stem in ORDER else 99, p.stem))
+    out = [HEADER]
+    for p in parts:
+        text = p.read_text(encoding="utf-8").strip()
+        # demote headings one level so each part is a section of this page
+        text = "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
+        out.append(f"{text}\n\n*(source: `benchmarks/results/{p.name}`)*")
+    (ROOT.parent / "BENCHMARKS.md").write_text("\n\n".join(out) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
