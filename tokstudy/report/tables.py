@@ -61,13 +61,15 @@ def table4_rows(results: Sequence) -> list[dict]:
 
 
 def table4_markdown(results: Sequence) -> str:
-    conf = results[0].bootstrap.confidence if results else 0.95
+    boot = results[0].bootstrap if results else None
+    ci = (f"{boot.confidence:.0%} bootstrap CI over sentences ({boot.n_resamples} resamples)"
+          if boot and boot.n_resamples else "no confidence intervals (0 resamples)")
     rows = [
         {"tokenizer": r.tokenizer, "NE": _ci(r.ne), "non-NE": _ci(r.non_ne), "all": _ci(r.all),
          "NE words": r.ne.n_words, "non-NE words": r.non_ne.n_words}
         for r in results
     ]
-    head = f"Additional segmentation % (pieces / words − 1), {conf:.0%} bootstrap CI over sentences"
+    head = f"Additional segmentation % (pieces / words − 1), {ci}"
     return head + "\n\n" + markdown_table(rows) + "\n\n" + policy_note(results)
 
 
