@@ -172,6 +172,9 @@ class PretrainEngine:
             model=module, model_parameters=groups if optimizer is None else None, optimizer=optimizer,
             lr_scheduler=scheduler, config=config,
         )
+        if self.world_size == 1:
+            # DeepSpeed would still flatten, "all-reduce" over one process and copy back every gradient.
+            self.engine.enable_backward_allreduce = False
         self.device = self.engine.device
         self.module = self.engine.module
 
