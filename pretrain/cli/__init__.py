@@ -8,8 +8,9 @@ the command functions only, so ``pretrain --help`` is instant.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
+
+from tokstudy.cli import dispatch
 
 COMMAND_MODULES = ("prepare", "train", "export", "finetune", "evaluate", "compare")
 
@@ -21,31 +22,17 @@ def build_parser() -> argparse.ArgumentParser:
         "and fine-tune them for NER/slot filling and sentence classification.",
         epilog="Run `pretrain COMMAND --help` for the options of one command.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"pretrain.cli.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"pretrain.cli.{name}":
-                raise
-            continue
-        module.register(sub)
-    return parser
+    return dispatch.build(parser, "pretrain.cli", COMMAND_MODULES)
+
+
+def _errors() -> tuple[type, ...]:
+    from tokstudy.errors import TokstudyError
+
+    return (TokstudyError, ValueError, FileNotFoundError)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
-    from tokstudy.errors import TokstudyError
-
-    try:
-        return int(args.func(args) or 0)
-    except (TokstudyError, ValueError, FileNotFoundError) as exc:
-        print(f"pretrain {args.command}: error: {exc}", file=sys.stderr)
-        return 1
+    return dispatch.run(build_parser(), argv, _errors)
 
 
 if __name__ == "__main__":  # pragma: no cover

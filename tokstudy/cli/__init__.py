@@ -9,10 +9,9 @@ inside those functions so that ``tokstudy --help`` is instant.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 
-from tokstudy.errors import TokstudyError
+from tokstudy.cli import dispatch
 
 #: subcommand modules, in the order ``--help`` lists them.
 COMMAND_MODULES = (
@@ -28,6 +27,8 @@ COMMAND_MODULES = (
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from tokstudy import __version__
+
     parser = argparse.ArgumentParser(
         prog="tokstudy",
         description=(
@@ -36,32 +37,18 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog="Run `tokstudy COMMAND --help` for the options of one command.",
     )
-    from tokstudy import __version__
-
     parser.add_argument("--version", action="version", version=f"tokstudy {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"tokstudy.cli.{name}")
-        except ModuleNotFoundError as exc:  # a command not built yet must not break the others
-            if exc.name != f"tokstudy.cli.{name}":
-                raise
-            continue
-        module.register(sub)
-    return parser
+    return dispatch.build(parser, "tokstudy.cli", COMMAND_MODULES)
+
+
+def _errors() -> tuple[type, ...]:
+    from tokstudy.errors import TokstudyError
+
+    return (TokstudyError,)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
-    try:
-        return int(args.func(args) or 0)
-    except TokstudyError as exc:
-        print(f"tokstudy {args.command}: error: {exc}", file=sys.stderr)
-        return 1
+    return dispatch.run(build_parser(), argv, _errors)
 
 
 if __name__ == "__main__":  # pragma: no cover
