@@ -49,6 +49,6 @@ def pytest_collection_modifyitems(config, items):
             it.add_marker(skip)
 
 
-# Keep test runs from spawning more threads than the 2-core machine has.
-os.environ.setdefault("OMP_NUM_THREADS", "2")
+# One BLAS/OpenMP thread per process: the test models are tiny, and on a busy 2-core machine more threads thrash.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
