@@ -172,8 +172,9 @@ class PretrainEngine:
             model=module, model_parameters=groups if optimizer is None else None, optimizer=optimizer,
             lr_scheduler=scheduler, config=config,
         )
-        if self.world_size == 1:
-            # DeepSpeed would still flatten, "all-reduce" over one process and copy back every gradient.
+        if self.world_size == 1 and self.engine.zero_optimization_stage() == 0:
+            # DeepSpeed would still flatten, "all-reduce" over one process and copy back every gradient
+            # (with ZeRO >= 1 that path also hands the gradients to the optimizer, so it stays).
             self.engine.enable_backward_allreduce = False
         self.device = self.engine.device
         self.module = self.engine.module
@@ -204,12 +205,13 @@ class PretrainEngine:
         """
         if len(micro_batches) != self.accumulation:
             raise ValueError(f"step needs {self.accumulation} micro-batches per process, got {len(micro_batches)}")
-        batches = [self._to_device(b) for b in micro_batches]
+        # Counted on the host before the copy, so no device synchronisation is needed for them.
         counts = torch.tensor(
-            [float(sum(int((b["mlm_positions"] >= 0).sum()) for b in batches)),
-             float(sum(b["input_ids"].shape[0] for b in batches)),
-             float(sum(int(b["attention_mask"].sum()) for b in batches))],
+            [float(sum(int((np.asarray(b["mlm_positions"]) >= 0).sum()) for b in micro_batches)),
+             float(sum(len(b["input_ids"]) for b in micro_batches)),
+             float(sum(int(np.asarray(b["attention_mask"]).sum()) for b in micro_batches))],
             dtype=torch.float64, device=self.device)
+        batches = [self._to_device(b) for b in micro_batches]
         counts = self.all_reduce(counts)
         share = self.world_size * self.accumulation
         mlm_den = max(float(counts[0]), 1.0) / share

@@ -75,3 +75,25 @@ def test_cli_help(command, capsys):
         main([command, "--help"])
     assert exc.value.code == 0
     assert "--output" in capsys.readouterr().out
+
+
+def test_zero1_checkpoint_exports_and_resumes(tmp_path, store_dir, tokenizer_dir):
+    """ZeRO stage 1 checkpoints (optimizer states partitioned) export through DeepSpeed's zero_to_fp32."""
+    import json
+
+    from pretrain.export import export_checkpoint
+
+    ds = tmp_path / "ds_zero1.json"
+    ds.write_text(json.dumps({"zero_optimization": {"stage": 1}, "gradient_clipping": 1.0}))
+    cfg = TrainConfig(batch_size=16, total_steps=6, checkpoint_every=3, log_every=3, deepspeed_config=str(ds))
+    run = train(ModelConfig(), cfg, data=store_dir, tokenizer=tokenizer_dir, output=tmp_path / "run", progress=False)
+    out = export_checkpoint(run.output_dir, tmp_path / "hf")
+    from transformers import AutoModelForPreTraining
+
+    ids = torch.randint(5, 600, (2, 12), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        torch.testing.assert_close(AutoModelForPreTraining.from_pretrained(out).eval()(ids).prediction_logits,
+                                   run.model.eval()(ids).prediction_logits)
+    more = train(ModelConfig(), cfg.replace(total_steps=9), data=store_dir, tokenizer=tokenizer_dir,
+                 output=run.output_dir, progress=False, resume=True)
+    assert more.resumed_from == 6 and more.step == 9
