@@ -20,7 +20,7 @@ def register(subparsers) -> None:
     p.add_argument("--tokenizer", required=True, help="tokenizer directory the store was made with")
     p.add_argument("--output", default=None, help="run directory (checkpoints, logs, final_model); overrides the YAML")
     p.add_argument("--deepspeed-config", default=None, help="DeepSpeed JSON; overrides the train YAML's")
-    p.add_argument("--total-steps", type=int, default=None, help="override total_steps")
+    p.add_argument("--total-steps", type=int, default=None, help="override total_steps (warm-up is shortened to fit)")
     p.add_argument("--resume", action="store_true", help="continue from the newest intact checkpoint in --output")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--local_rank", "--local-rank", type=int, default=None, help=argparse.SUPPRESS)  # deepspeed launcher
@@ -28,6 +28,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import os
     import sys
 
     from pretrain.config import CONFIG_DIR, ModelConfig, TrainConfig
@@ -38,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
     cfg = TrainConfig.load(args.train_config or CONFIG_DIR / "train_tiny.yaml")
     overrides = {k: v for k, v in (("deepspeed_config", args.deepspeed_config), ("total_steps", args.total_steps),
                                     ("output_dir", args.output)) if v is not None}
+    if args.total_steps is not None:  # a shorter run keeps a warm-up that fits in it
+        overrides["warmup_steps"] = min(cfg.warmup_steps, args.total_steps)
     cfg = cfg.replace(**overrides) if overrides else cfg
     if cfg.output_dir is None:
         raise ValueError("give --output (or output_dir in the train config)")
@@ -47,6 +50,6 @@ def run(args: argparse.Namespace) -> int:
     except NonFiniteLossError as exc:
         print(f"pretrain train: stopped: {exc}", file=sys.stderr)
         return 3
-    if result.final_model_dir is not None:
+    if result.final_model_dir is not None and os.environ.get("RANK", "0") == "0":
         print(f"trained {result.step} steps; Hugging Face model in {result.final_model_dir}")
     return 0
