@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import random
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,8 +114,14 @@ def train(
             path, state = found
             _check_resumable(state, model_config, train_config, tok, path)
             engine.load_checkpoint(path)
-            set_rng_state(torch.load(path / "rng" / f"rank_{engine.rank}.pt", weights_only=False))
             start = resumed_from = int(state["step"])
+            rng_file = path / "rng" / f"rank_{engine.rank}.pt"
+            if rng_file.is_file():
+                set_rng_state(torch.load(rng_file, weights_only=False))
+            else:  # more processes than the checkpointed run had
+                warnings.warn(f"{path}: no RNG state for rank {engine.rank}; seeding it from seed, rank and step",
+                              RuntimeWarning, stacklevel=2)
+                seed_everything(train_config.seed + engine.rank + 1_000_003 * start)
     elif checkpoints.step_dirs():
         raise FileExistsError(f"{output} already holds checkpoints: pass --resume to continue, or choose a new --output")
 
