@@ -24,13 +24,22 @@ their commands but not yet measured.
 """
 
 
+def _demote_headings(text: str) -> str:
+    """One more ``#`` on every Markdown heading outside code fences, so each part is a section here."""
+    out, fenced = [], False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        out.append("#" + line if line.startswith("#") and not fenced else line)
+    return "\n".join(out)
+
+
 def main() -> None:
     parts = sorted(ROOT.glob("results/*.md"), key=lambda p: (ORDER.index(p.stem) if p.stem in ORDER else 99, p.stem))
     out = [HEADER]
     for p in parts:
         text = p.read_text(encoding="utf-8").strip()
-        # demote headings one level so each part is a section of this page
-        text = "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
+        text = _demote_headings(text)
         out.append(f"{text}\n\n*(source: `benchmarks/results/{p.name}`)*")
     (ROOT.parent / "BENCHMARKS.md").write_text("\n\n".join(out) + "\n", encoding="utf-8")
 
