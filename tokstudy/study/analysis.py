@@ -12,6 +12,7 @@ import csv
 import dataclasses
 import json
 import shutil
+import warnings
 from collections import defaultdict
 from pathlib import Path
 
@@ -179,7 +180,9 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
         base = names[0]
         for tok in names[1:]:
             a, b = scores[task][base]["values"], scores[task][tok]["values"]
-            p = float(sps.ttest_ind(a, b, equal_var=False).pvalue) if len(a) > 1 and len(b) > 1 else float("nan")
+            with warnings.catch_warnings():  # identical scores across seeds: p is NaN and no mark is shown
+                warnings.simplefilter("ignore", RuntimeWarning)
+                p = float(sps.ttest_ind(a, b, equal_var=False).pvalue) if len(a) > 1 and len(b) > 1 else float("nan")
             scores[task][tok]["p_vs_" + base] = p
 
         spec = next(iter(by_tok.values()))[0]
