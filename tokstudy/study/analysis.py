@@ -76,7 +76,8 @@ def analyse(work: Path, root: Path, tokenizer_dirs: dict[str, Path], runs: list[
     # Table 4 on the primary (first) dataset, then on every dataset/language.
     primary = segmentation_table(datasets[:1], segmenters, progress=progress)
     table4 = {}
-    for row in compare_tokenizers(primary, **boot):
+    table4_rows = compare_tokenizers(primary, **boot)
+    for row in table4_rows:
         table4[row.tokenizer] = {"vocab_size": vocab[row.tokenizer], "ne": _est(row.ne), "non_ne": _est(row.non_ne),
                                  "all": _est(row.all), "boundary_policy": row.boundary_policy}
     _write_json(tables / "table4.json", {"dataset": config.analysis.datasets[0], "rows": table4})
@@ -104,8 +105,10 @@ def analyse(work: Path, root: Path, tokenizer_dirs: dict[str, Path], runs: list[
     out["parity"] = _parity(tables, figures, segmenters, config, sources, boot)
     out["by"] = {by: f"tables/by_{by}.csv" for by in grouped}
 
-    out.update(_errors_and_scores(root, tables, figures, segmenters, runs, config, sources, boot, progress))
-    out["figures"] = _figures(root, figures, table4, out.get("error_by_pieces", {}))
+    errors = _errors_and_scores(root, tables, figures, segmenters, runs, config, sources, boot, progress)
+    correlations = errors.pop("results")
+    out.update(errors)
+    out["figures"] = _figures(root, figures, table4_rows, vocab, correlations)
     out["table4"] = "tables/table4.json"
     return out
 
@@ -166,6 +169,7 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
     correlation: dict = {}
     pooled_err: dict = {}
     example_md: list[str] = []
+    results: list = []
     per_task_runs: dict = defaultdict(lambda: defaultdict(list))
     for r in runs:
         per_task_runs[r["task"]][r["tokenizer"]].append(r)
@@ -202,6 +206,7 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
             aligned = dataclasses.replace(align_predictions(table, preds), model=f"model {tok}")
             aligned_all.append(aligned)
             res = correlate_errors(table, aligned, tokenizer=tok, **boot)
+            results.append(res)
             correlation[f"{tok} / {task}"] = _correlation_dict(res)
             pooled_err[f"{tok} / {task}"] = _error_by_pieces_dict(res)
         chosen = select_sentences(table, config.analysis.n_examples)
@@ -215,7 +220,7 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
     if example_md:
         (tables / "table3.md").write_text("\n\n".join(example_md), encoding="utf-8")
     return {"scores": "tables/scores.json", "correlation": "tables/correlation.json",
-            "error_by_pieces": pooled_err}
+            "error_by_pieces": pooled_err, "results": results}
 
 
 def _correlation_dict(res) -> dict:
@@ -230,48 +235,14 @@ def _error_by_pieces_dict(res) -> dict:
     return {b.pieces: {"error_rate": float(b.error_rate), "n": int(b.n)} for b in res.by_pieces}
 
 
-def _figures(root: Path, figures: Path, table4: dict, error_by_pieces: dict) -> list[str]:
-    """Additional segmentation by vocabulary × NE/non-NE, and error rate by pieces."""
-    import matplotlib
+def _figures(root: Path, figures: Path, table4_rows: list, vocab: dict, correlations: list) -> list[str]:
+    """Additional segmentation by vocabulary × NE/non-NE, and error rate by pieces (tokstudy.report.figures)."""
+    from tokstudy.report.figures import plot_additional_segmentation, plot_error_by_pieces
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figures.mkdir(parents=True, exist_ok=True)
-    written = []
-    names = sorted(table4, key=lambda t: table4[t]["vocab_size"])
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    x = np.arange(len(names))
-    for i, (key, label) in enumerate((("ne", "NE words"), ("non_ne", "non-NE words"))):
-        v = np.array([table4[n][key]["value"] for n in names])
-        lo = np.array([table4[n][key]["low"] or v[j] for j, n in enumerate(names)])
-        hi = np.array([table4[n][key]["high"] or v[j] for j, n in enumerate(names)])
-        ax.bar(x + (i - 0.5) * 0.38, v, 0.38, yerr=[v - lo, hi - v], capsize=3, label=label)
-    ax.set_xticks(x, names)
-    ax.set_ylabel("additional segmentation (%)")
-    ax.set_title("Extra pieces per word, by vocabulary (95 % CI)")
-    ax.legend()
-    fig.tight_layout()
-    for ext in ("png", "svg"):
-        fig.savefig(figures / f"table4.{ext}", dpi=130)
-        written.append(f"figures/table4.{ext}")
-    plt.close(fig)
-
-    if error_by_pieces:
-        fig, ax = plt.subplots(figsize=(6, 3.6))
-        for label, bins in error_by_pieces.items():
-            keys = list(bins)
-            ax.plot(keys, [100 * bins[k]["error_rate"] for k in keys], marker="o", label=label)
-        ax.set_xlabel("pieces per word")
-        ax.set_ylabel("word error rate (%)")
-        ax.set_title("Label errors by segmentation")
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        for ext in ("png", "svg"):
-            fig.savefig(figures / f"error_by_pieces.{ext}", dpi=130)
-            written.append(f"figures/error_by_pieces.{ext}")
-        plt.close(fig)
-    return written
+    written = plot_additional_segmentation(table4_rows, figures / "table4", vocab_sizes=vocab)
+    if correlations:
+        written += plot_error_by_pieces(correlations, figures / "error_by_pieces")
+    return [str(Path(p).relative_to(root)) for p in written]
 
 
 # --- report -------------------------------------------------------------------------
