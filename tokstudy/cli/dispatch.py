@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Callable, Sequence
 
@@ -37,3 +38,6 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None, errors: Callabl
     except errors() as exc:
         print(f"{parser.prog} {args.command}: error: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # `tokstudy examples ... | head`: the reader left, which is not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at interpreter exit
+        return 0
