@@ -45,7 +45,15 @@ def load_dataset_spec(
     format: str = "conll",
     language: str | None = None,
 ) -> Dataset:
-    """Read one dataset given as a registry spec or a file path (see the module docstring)."""
+    """Read one dataset given as a registry spec or a file path (see the module docstring).
+
+    ``hf:NAME[@CONFIG]:SPLIT`` reads a Hugging Face dataset (see :mod:`tokstudy.data.hub`).
+    """
+    from tokstudy.data.hub import is_hf_spec, load_hf_dataset, parse_hf_spec
+
+    if is_hf_spec(spec):
+        name, config, split = parse_hf_spec(spec)
+        return load_hf_dataset(name, split, config=config, language=language)
     path_part, at, lang = spec.rpartition("@")
     file_spec, file_lang = (path_part, lang) if at and "/" not in lang else (spec, None)
     p = Path(file_spec).expanduser()

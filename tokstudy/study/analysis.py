@@ -47,6 +47,12 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 def _load_analysis_datasets(config: StudyConfig, sources: Sources) -> tuple[list, list[str]]:
     datasets, skipped = [], []
     for spec in config.analysis.datasets:
+        if spec.startswith("hf:"):  # hf:NAME[@CONFIG]:SPLIT
+            from tokstudy.data.hub import parse_hf_spec
+
+            name, cfg, split = parse_hf_spec(spec)
+            datasets.append(sources.dataset(f"hf:{name}" + (f"@{cfg}" if cfg else ""), split))
+            continue
         parts = spec.split(":")
         name, split = parts[0], parts[-1]
         language = parts[1] if len(parts) == 3 else None

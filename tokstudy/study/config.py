@@ -82,7 +82,8 @@ class TaskSpec:
     """One fine-tuning task."""
 
     dataset: str
-    """Registry name: conll2003, conll2002_es, wikiann, snips, atis, sst2."""
+    """Registry name (conll2003, conll2002_es, wikiann, snips, atis, sst2), or a Hugging Face dataset
+    ``hf:NAME[@CONFIG]`` for users who are online (splits train / validation / test)."""
     task: str = "ner"
     """``ner`` (token classification, also slot filling) or ``classification``."""
     language: str | None = None
@@ -122,7 +123,8 @@ class AnalysisSection:
     """Segmentation statistics and their link to errors."""
 
     datasets: tuple[str, ...] = ("conll2003:test",)
-    """Labelled sets for Table 4, as ``name:split`` or ``name:language:split``; every language with labelled data."""
+    """Labelled sets for Table 4, as ``name:split``, ``name:language:split`` or ``hf:NAME[@CONFIG]:SPLIT``;
+    every language with labelled data."""
     parity_corpus: str | None = "xquad_parallel"
     """Parallel text for fertility parity across languages (None: skip)."""
     bootstrap: int = 1000

@@ -53,7 +53,7 @@ def _needed_corpora(config: StudyConfig) -> set[str]:
     needed |= {d.split(":")[0] for d in config.analysis.datasets}
     if config.analysis.parity_corpus:
         needed.add(config.analysis.parity_corpus)
-    return {n for n in needed if not Path(n).exists()}
+    return {n for n in needed if not Path(n).exists() and not n.startswith("hf")}
 
 
 def run_study(config: StudyConfig, *, log: Callable[[str], None] = print, progress: bool = True) -> StudyResult:

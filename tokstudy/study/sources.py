@@ -69,13 +69,21 @@ class Sources:
         return self.data_dir / CORPORA.get(name, name) if name in self._real else None
 
     def has_dataset(self, name: str) -> bool:
+        if name.startswith("hf:"):  # a Hugging Face dataset (online users): loaded on demand
+            return True
         return name in self._real or (self.sample_dir is not None and name in _SAMPLE_NER | _SAMPLE_INTENT)
 
     def dataset(self, name: str, split: str, *, language: str | None = None, limit: int | None = None) -> Dataset:
         """A labelled split, real or from the sample, cut to its first ``limit`` sentences."""
         from tokstudy.data.registry import SPLIT_ALIASES, load_dataset
 
-        if name in self._real:
+        if name.startswith("hf:"):
+            from tokstudy.data.hub import load_hf_dataset
+
+            hf_name, _, config = name[3:].partition("@")
+            hf_split = {"dev": "validation"}.get(SPLIT_ALIASES.get(split, split), split)
+            ds = load_hf_dataset(hf_name, hf_split, config=config or None, language=language)
+        elif name in self._real:
             ds = load_dataset(name, split, language=language, data_dir=self.data_dir)
         elif self.sample_dir is not None and name in _SAMPLE_NER:
             from tokstudy.data.conll import read_conll
