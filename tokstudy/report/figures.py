@@ -70,7 +70,8 @@ def plot_additional_segmentation(results: Sequence, stem, *, vocab_sizes: dict |
 def plot_error_by_pieces(correlations: Sequence, stem) -> list[Path]:
     """Error rate of words with 1, 2, 3, 4, 5+ pieces, one line per (tokenizer, model)."""
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    many = len(correlations) > 4  # then the legend goes beside the axes, not over the lines
+    fig, ax = plt.subplots(figsize=(8.5 if many else 5.5, 3.6 if not many else max(3.6, 0.22 * len(correlations))))
     for c in correlations:
         bins = [b for b in c.by_pieces if b.n > 0]
         ax.plot([b.pieces for b in bins], [100 * b.error_rate for b in bins], marker="o",
@@ -78,7 +79,10 @@ def plot_error_by_pieces(correlations: Sequence, stem) -> list[Path]:
     ax.set_xlabel("pieces per word")
     ax.set_ylabel("words mislabelled %")
     ax.set_title("Error rate by number of pieces")
-    ax.legend(frameon=False, fontsize=8)
+    if many:
+        ax.legend(frameon=False, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    else:
+        ax.legend(frameon=False, fontsize=8)
     ax.grid(alpha=0.3)
     return _save(fig, stem)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from tokstudy.study.config import StudyConfig
-from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings
+from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, format_p
 from tokstudy.study.report import Section, write_study_report
 from tokstudy.study.sources import Sources
 
@@ -211,7 +211,7 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
             shutil.copyfile(root / rs[0]["predictions"], published)
             aligned = dataclasses.replace(align_predictions(table, preds), model=f"model {tok}")
             aligned_all.append(aligned)
-            res = correlate_errors(table, aligned, tokenizer=tok, **boot)
+            res = correlate_errors(table, dataclasses.replace(aligned, model=task), tokenizer=tok, **boot)
             results.append(res)
             correlation[f"{tok} / {task}"] = _correlation_dict(res)
             pooled_err[f"{tok} / {task}"] = _error_by_pieces_dict(res)
@@ -288,7 +288,7 @@ def write_report(root: Path, analysis: dict, config: StudyConfig, sources: Sourc
         + ", ".join(f"[{b}]({p})" for b, p in analysis.get("by", {}).items()) + ".",
     ))
     if correlation:
-        crow = "\n".join(f"| {m} | {c['pearson_r']:.3f} | [{c['low']:.3f}, {c['high']:.3f}] | {c['p_value']:.2g} | "
+        crow = "\n".join(f"| {m} | {c['pearson_r']:.3f} | [{c['low']:.3f}, {c['high']:.3f}] | {format_p(c['p_value'])} | "
                          f"{c['spearman_rho']:.3f} | {c['n']} |" for m, c in correlation.items())
         sections.append(Section(
             "Segmentation vs label errors",

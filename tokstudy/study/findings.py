@@ -32,6 +32,15 @@ PAPER_TABLE4 = {
 PAPER_PEARSON = 0.44
 
 
+def format_p(p: float) -> str:
+    """A p-value for people: ``< 1e-300`` where it underflowed to 0.
+
+    >>> format_p(0.0), format_p(0.0312)
+    ('< 1e-300', '0.031')
+    """
+    return "< 1e-300" if p == 0 else f"{p:.2g}"
+
+
 @dataclass(frozen=True)
 class Finding:
     """One statement about the run, with whether it holds and the numbers behind it."""
@@ -79,7 +88,7 @@ def correlation_positive(correlation: dict, alpha: float = 0.05) -> Finding:
     for model, c in correlation.items():
         sig = c["p_value"] < alpha and c["pearson_r"] > 0
         ok.append(sig)
-        parts.append(f"{model}: r = {c['pearson_r']:.3f} [{c['low']:.3f}, {c['high']:.3f}], p = {c['p_value']:.2g}, n = {c['n']}")
+        parts.append(f"{model}: r = {c['pearson_r']:.3f} [{c['low']:.3f}, {c['high']:.3f}], p {'' if c['p_value'] == 0 else '= '}{format_p(c['p_value'])}, n = {c['n']}")
     return Finding(
         f"A word's segmentation correlates positively and significantly (p < {alpha}) with its label errors "
         f"(paper: r = {PAPER_PEARSON}):",
