@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -70,14 +69,15 @@ def run_study(config: StudyConfig, *, log: Callable[[str], None] = print, progre
     # 1. tokenizers ------------------------------------------------------------------
     tok_cfg = config.tokenizers
     toks = pipe.run("tokenizers", {"section": dataclasses.asdict(tok_cfg), "inputs": inputs},
-                    lambda work: _train_tokenizers(work, config, sources, progress))
+                    lambda work: _train_tokenizers(work, root, config, sources, progress))
     tokenizer_dirs = {t["name"]: root / t["path"] for t in toks["tokenizers"]}
 
     # 2. one ALBERT per tokenizer, identical settings -------------------------------------------
     models: dict[str, Path] = {}
     for name, tok_dir in tokenizer_dirs.items():
         out = pipe.run(f"pretrain/{name}", {"section": dataclasses.asdict(config.pretrain), "inputs": inputs},
-                       lambda work, d=tok_dir: _pretrain(work, d, config, sources, progress), deps=["tokenizers"])
+                       lambda work, d=tok_dir: _pretrain(work, root, d, config, sources, progress),
+                       deps=["tokenizers"])
         models[name] = root / out["model"]
 
     # 3. fine-tuning: every model x task x seed, each its own resumable stage ------------------
@@ -90,8 +90,8 @@ def run_study(config: StudyConfig, *, log: Callable[[str], None] = print, progre
                 stage = f"finetune/{name}/{task.label}/seed{seed}"
                 out = pipe.run(stage, {"common": ft_common, "task": dataclasses.asdict(task), "seed": seed,
                                        "inputs": inputs},
-                               lambda work, m=model_dir, t=task, s=seed: _finetune(work, m, t, s, config, sources,
-                                                                                   progress),
+                               lambda work, m=model_dir, t=task, s=seed: _finetune(work, root, m, t, s, config,
+                                                                                   sources, progress),
                                deps=[f"pretrain/{name}"])
                 runs.append({"stage": stage, "tokenizer": name, "task": task.label, "seed": seed, **out})
     finetune_stages = [r["stage"] for r in runs]
@@ -110,7 +110,7 @@ def run_study(config: StudyConfig, *, log: Callable[[str], None] = print, progre
 # --- stage bodies -------------------------------------------------------------------
 
 
-def _train_tokenizers(work: Path, config: StudyConfig, sources: Sources, progress: bool) -> dict:
+def _train_tokenizers(work: Path, root: Path, config: StudyConfig, sources: Sources, progress: bool) -> dict:
     from tokstudy.tokenization.training import TokenizerTrainingConfig, train_tokenizers
 
     sec = config.tokenizers
@@ -121,7 +121,6 @@ def _train_tokenizers(work: Path, config: StudyConfig, sources: Sources, progres
                                 character_coverage=sec.character_coverage),
         progress=progress,
     )
-    root = work.parent
     out = []
     for t in trained:
         name = tokenizer_name(sec.algorithm, t.vocab_size)
@@ -133,13 +132,14 @@ def _train_tokenizers(work: Path, config: StudyConfig, sources: Sources, progres
     return {"tokenizers": out}
 
 
-def _pretrain(work: Path, tokenizer_dir: Path, config: StudyConfig, sources: Sources, progress: bool) -> dict:
+def _pretrain(work: Path, root: Path, tokenizer_dir: Path, config: StudyConfig, sources: Sources,
+              progress: bool) -> dict:
     from tokstudy.study import backends
 
     sec = config.pretrain
     files = sources.raw_files(sec.corpora, sec.languages)
     model_dir = backends.pretrain_model(work, tokenizer_dir, files, sec, progress=progress)
-    return {"model": str(model_dir.relative_to(work.parent.parent))}
+    return {"model": str(model_dir.relative_to(root))}
 
 
 def _task_splits(task: TaskSpec, sources: Sources):
@@ -151,13 +151,12 @@ def _task_splits(task: TaskSpec, sources: Sources):
     return train, dev, test
 
 
-def _finetune(work: Path, model_dir: Path, task: TaskSpec, seed: int, config: StudyConfig, sources: Sources,
-              progress: bool) -> dict:
+def _finetune(work: Path, root: Path, model_dir: Path, task: TaskSpec, seed: int, config: StudyConfig,
+              sources: Sources, progress: bool) -> dict:
     from tokstudy.study import backends
 
     train, dev, test = _task_splits(task, sources)
     result = backends.finetune_run(work, model_dir, task, train, dev, test, seed, config.finetune, progress=progress)
-    root = work.parent.parent.parent.parent
     if result.get("predictions"):
         result["predictions"] = str(Path(result["predictions"]).relative_to(root))
     return result
@@ -174,6 +173,4 @@ def _report(work: Path, root: Path, analysis: dict, config: StudyConfig, sources
     from tokstudy.study import analysis as study_analysis
 
     paths = study_analysis.write_report(root, analysis, config, sources)
-    stamp = time.strftime("%Y-%m-%d %H:%M")
-    (work / "written").write_text(stamp)
     return {"markdown": str(paths["markdown"].relative_to(root)), "html": str(paths["html"].relative_to(root))}
