@@ -9,8 +9,7 @@ The data location is resolved, first match wins, from:
 Each corpus is a sub-directory named as in :data:`CORPORA`. Nothing here reads the
 data; readers take explicit paths, and :func:`corpus_dir` turns a corpus name into one.
 
->>> import os; os.environ["TOKSTUDY_DATA"] = "/tmp/somewhere"
->>> str(data_root())
+>>> str(data_root("/tmp/somewhere"))  # an explicit location wins over $TOKSTUDY_DATA
 '/tmp/somewhere'
 """
 

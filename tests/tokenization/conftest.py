@@ -60,8 +60,8 @@ def raw_lines():
     return lines
 
 
-def conll_sentences(path: Path, limit: int) -> list[list[str]]:
-    """First ``limit`` sentences of a CoNLL-2003 file (first column), read independently of tokstudy."""
+def _first_column_sentences(path: Path, limit: int, split) -> list[list[str]]:
+    """First ``limit`` sentences of a gzip'd column file; ``split(line)`` gives a line's word or None."""
     sents, cur = [], []
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         for line in fh:
@@ -73,28 +73,24 @@ def conll_sentences(path: Path, limit: int) -> list[list[str]]:
                     if len(sents) >= limit:
                         break
                 continue
-            word = line.split(" ")[0] if " " in line else line.split("\t")[0]
-            if word != "-DOCSTART-":
+            word = split(line)
+            if word is not None:
                 cur.append(word)
     if cur and len(sents) < limit:
         sents.append(cur)
     return sents
 
 
+def conll_sentences(path: Path, limit: int) -> list[list[str]]:
+    """First ``limit`` sentences of a CoNLL-2003 file (first column), read independently of tokstudy."""
+
+    def word(line: str) -> str | None:
+        w = line.split(" ")[0] if " " in line else line.split("\t")[0]
+        return None if w == "-DOCSTART-" else w
+
+    return _first_column_sentences(path, limit, word)
+
+
 def tsv_sentences(path: Path, limit: int) -> list[list[str]]:
     """First ``limit`` sentences of a two-column ``token<TAB>tag`` file (WikiANN)."""
-    sents, cur = [], []
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            line = line.rstrip("\n")
-            if not line.strip():
-                if cur:
-                    sents.append(cur)
-                    cur = []
-                    if len(sents) >= limit:
-                        break
-                continue
-            cur.append(line.split("\t")[0])
-    if cur and len(sents) < limit:
-        sents.append(cur)
-    return sents
+    return _first_column_sentences(path, limit, lambda line: line.split("\t")[0])

@@ -1,7 +1,8 @@
 """Line-by-line reading of plain or gzip'd UTF-8 text, with exact line numbers on errors.
 
-Files are streamed (never read whole) and decoded one line at a time, so invalid
-UTF-8 is reported at its line instead of as a byte offset somewhere in a buffer.
+Files are streamed (never read whole) in blocks of whole lines, each decoded at once
+(fast); a block that is not valid UTF-8 is rescanned line by line, so the error names
+its line instead of a byte offset somewhere in a buffer.
 
 >>> from pathlib import Path; p = Path("/tmp/_textio_demo.txt"); _ = p.write_text("a\\nb\\n")
 >>> list(iter_lines(p))
