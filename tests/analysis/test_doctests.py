@@ -14,6 +14,7 @@ MODULES = [
     "tokstudy.analysis.bootstrap",
     "tokstudy.analysis.factorize",
     "tokstudy.analysis.inputs",
+    "tokstudy.analysis.intrinsic",
     "tokstudy.report.tables",
 ]
 
