@@ -70,6 +70,7 @@ _API = {
     "StreamSettings": "tokstudy.analysis.streaming",
     "write_report": "tokstudy.report.writer",
     "correlate_errors": "tokstudy.analysis.correlation",
+    "attribute_errors": "tokstudy.analysis.attribution",
     # the study
     "StudyConfig": "tokstudy.study.config",
     "load_study_config": "tokstudy.study.config",

@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "segment",
     "stats",
     "correlate",
+    "attribute",
     "examples",
     "report",
     "parity",

@@ -131,3 +131,31 @@ def plot_parity(results: Sequence, stem) -> list[Path]:
         ax.grid(axis="y", alpha=0.3)
     axes[0].legend(frameon=False, fontsize=8)
     return _save(fig, stem)
+
+
+def plot_odds_ratios(rows: Sequence[dict], stem) -> list[Path]:
+    """Odds ratio of a mislabel per extra piece, adjusted and unadjusted, with CIs: one row per model × tokenizer.
+
+    ``rows`` are :func:`tokstudy.report.attribution.attribution_rows`.
+    """
+    plt = _plt()
+    rows = [r for r in rows if r.get("or_adjusted") is not None or r.get("or_unadjusted") is not None]
+    fig, ax = plt.subplots(figsize=(6.5, max(2.2, 0.45 * len(rows) + 1.2)))
+    y = np.arange(len(rows))[::-1]
+    for k, (key, label, color) in enumerate((("adjusted", "adjusted", "#c44e52"), ("unadjusted", "unadjusted", "#8c8c8c"))):
+        pts = [(yy + (0.15 if k else -0.15), r) for yy, r in zip(y, rows) if r.get(f"or_{key}") is not None]
+        if not pts:
+            continue
+        ys = [p[0] for p in pts]
+        v = np.array([p[1][f"or_{key}"] for p in pts])
+        lo = np.array([p[1][f"or_{key}_low"] for p in pts])
+        hi = np.array([p[1][f"or_{key}_high"] for p in pts])
+        ax.errorbar(v, ys, xerr=[v - lo, hi - v], fmt="o", color=color, capsize=3, label=label)
+    ax.axvline(1.0, color="black", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_yticks(y, [f"{r['model']} / {r['tokenizer']}" for r in rows])
+    ax.set_xlabel("odds ratio of a mislabel per extra piece (log scale)")
+    ax.set_title("Segmentation vs errors, holding frequency, entity status and length")
+    ax.legend(frameon=False, fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    return _save(fig, stem)

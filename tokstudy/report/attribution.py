@@ -1,0 +1,150 @@
+"""The attribution section: odds ratios per extra piece as rows, Markdown, a finding, the matched view.
+
+One place for the section's content, used by ``tokstudy attribute``, ``tokstudy report``
+and the study's report (which writes the rows as JSON and reads them back). Every function
+takes the flat rows of :func:`attribution_rows` (plain dicts), so the same text comes out
+of a live result and of a JSON file.
+
+>>> row = {"tokenizer": "sp32k", "model": "ner", "or_adjusted": 1.2, "or_adjusted_low": 1.1,
+...        "or_adjusted_high": 1.3, "p_adjusted": 1e-5, "or_unadjusted": 1.6, "or_unadjusted_low": 1.5,
+...        "or_unadjusted_high": 1.7, "p_unadjusted": 1e-9, "partial_r": 0.05, "partial_p": 1e-4,
+...        "n_words": 1000, "n_errors": 100, "covariates": "length_chars", "frequency_source": None, "note": ""}
+>>> attribution_finding([row])[0]
+True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from tokstudy.report.tables import markdown_table
+
+#: the finding the report states, decided by :func:`attribution_finding`.
+CLAIM = "Segmentation predicts errors beyond frequency, entity status and length:"
+
+
+def _num(v, digits: int = 4):
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else round(float(v), digits)
+
+
+def attribution_rows(results: Sequence) -> list[dict]:
+    """One flat row per (tokenizer, model): adjusted and unadjusted odds ratios, partial r, sizes."""
+    rows = []
+    for r in results:
+        row = {"tokenizer": r.tokenizer, "model": r.model, "dataset": r.dataset}
+        for key, o in (("adjusted", r.adjusted), ("unadjusted", r.unadjusted)):
+            row[f"or_{key}"] = _num(o.value)
+            row[f"or_{key}_low"] = _num(o.low)
+            row[f"or_{key}_high"] = _num(o.high)
+            row[f"p_{key}"] = None if math.isnan(o.p_value) else float(o.p_value)
+        for level, o in r.by_pieces.items():
+            row[f"or_pieces_{level}"] = _num(o.value)
+            row[f"or_pieces_{level}_low"] = _num(o.low)
+            row[f"or_pieces_{level}_high"] = _num(o.high)
+        row.update({"partial_r": _num(r.partial_r), "partial_p": None if math.isnan(r.partial_p) else float(r.partial_p),
+                    "n_words": r.n_words, "n_errors": r.n_errors, "n_sentences": r.n_sentences,
+                    "covariates": ", ".join(r.covariates), "frequency_source": r.frequency_source,
+                    "confidence": r.confidence, "boundary_policy": r.boundary_policy, "note": r.note})
+        rows.append(row)
+    return rows
+
+
+def frequency_rows(results: Sequence) -> list[dict]:
+    """The matched view: error rate by pieces within training-frequency bins, one row per cell."""
+    return [{"tokenizer": r.tokenizer, "model": r.model, "train_frequency": c.frequency, "pieces": c.pieces,
+             "n": c.n, "n_errors": c.n_errors, "error_rate": _num(c.error_rate)}
+            for r in results for c in r.by_frequency]
+
+
+def _ci(row: dict, key: str) -> str:
+    v = row.get(f"or_{key}")
+    if v is None:
+        return "–"
+    return f"{v:.3f} [{row[f'or_{key}_low']:.3f}, {row[f'or_{key}_high']:.3f}]"
+
+
+def _p(p) -> str:
+    return "–" if p is None else ("< 1e-300" if p == 0 else f"{p:.2g}")
+
+
+def attribution_markdown(rows: Sequence[dict]) -> str:
+    """Table: OR per extra piece adjusted and not, partial r, words, per tokenizer and model."""
+    out = []
+    for r in rows:
+        out.append({"model": r["model"], "tokenizer": r["tokenizer"], "OR per extra piece (adjusted)": _ci(r, "adjusted"),
+                    "p": _p(r["p_adjusted"]), "OR (unadjusted)": _ci(r, "unadjusted"),
+                    "partial r": "–" if r["partial_r"] is None else f"{r['partial_r']:.3f}",
+                    "partial p": _p(r["partial_p"]), "words": r["n_words"], "errors": r["n_errors"]})
+    return markdown_table(out)
+
+
+def by_pieces_markdown(rows: Sequence[dict]) -> str:
+    """Adjusted odds ratios of 2, 3, 4+ pieces against one piece."""
+    levels = [lv for lv in ("2", "3", "4+") if any(f"or_pieces_{lv}" in r for r in rows)]
+    out = [{"model": r["model"], "tokenizer": r["tokenizer"],
+            **{f"{lv} pieces vs 1": _ci(r, f"pieces_{lv}") if f"or_pieces_{lv}" in r else "–" for lv in levels}}
+           for r in rows]
+    return markdown_table(out)
+
+
+def frequency_markdown(cells: Sequence[dict]) -> str:
+    """Error rate % (words) by pieces across, training-frequency bins down, per tokenizer and model."""
+    table: dict = {}
+    for c in cells:
+        key = (c["model"], c["tokenizer"], c["train_frequency"])
+        rate = "–" if c["error_rate"] is None else f"{100 * c['error_rate']:.1f} ({c['n']})"
+        table.setdefault(key, {})[c["pieces"]] = rate
+    out = [{"model": m, "tokenizer": t, "seen in training": f, **{f"{p} pieces": v for p, v in by.items()}}
+           for (m, t, f), by in table.items()]
+    return markdown_table(out)
+
+
+def attribution_finding(rows: Sequence[dict]) -> tuple[bool | None, str]:
+    """Yes when every adjusted odds ratio's interval lies above 1; no otherwise; None without a fit."""
+    fitted = [r for r in rows if r.get("or_adjusted") is not None]
+    if not fitted:
+        return None, "no model could be fitted."
+    holds = all(r["or_adjusted_low"] > 1 for r in fitted)
+    level = fitted[0].get("confidence", 0.95)
+    parts = [f"{r['model']} / {r['tokenizer']}: OR per extra piece {_ci(r, 'adjusted')} "
+             f"(unadjusted {_ci(r, 'unadjusted')})" for r in fitted]
+    return holds, "; ".join(parts) + f" ({level:.0%} CIs, standard errors clustered by sentence)."
+
+
+def finding_markdown(rows: Sequence[dict]) -> str:
+    holds, text = attribution_finding(rows)
+    mark = {True: "**yes**", False: "**no**", None: "**undecided**"}[holds]
+    return f"- {CLAIM} {mark}. {text}"
+
+
+def attribution_section(rows: Sequence[dict], cells: Sequence[dict] = (), *, figure: str | None = None) -> str:
+    """The whole section (Markdown body, no heading): what was fitted, the finding, the tables."""
+    covs = rows[0]["covariates"] if rows else ""
+    freq = rows[0].get("frequency_source") if rows else None
+    parts = [
+        "Logistic regression of *word mislabelled* on the word's extra pieces (pieces − 1), with covariates "
+        f"`{covs}`; standard errors clustered by sentence (statsmodels). The odds ratio (OR) is per extra piece; "
+        "the unadjusted OR comes from the same regression without covariates, so the gap between the two is what "
+        "the covariates explain. The partial r is the Pearson correlation of pieces and error after both are "
+        "regressed on the covariates. "
+        + (f"Training frequencies counted on `{freq}`." if freq else
+           "**No training split was given, so frequency is not among the covariates.**"),
+        "",
+        finding_markdown(rows),
+        "",
+        attribution_markdown(rows),
+        "",
+        "Adjusted odds ratios by number of pieces (against one-piece words):",
+        "",
+        by_pieces_markdown(rows),
+    ]
+    notes = [f"{r['model']} / {r['tokenizer']}: {r['note']}" for r in rows if r.get("note")]
+    if notes:
+        parts += ["", "Notes: " + "; ".join(notes) + "."]
+    if cells:
+        parts += ["", "Error rate % (words) by number of pieces within training-frequency bins (no model needed):",
+                  "", frequency_markdown(cells)]
+    if figure:
+        parts += ["", f"![odds ratios]({figure})"]
+    return "\n".join(parts)
