@@ -169,7 +169,7 @@ def test_real_conll2003_runs_and_every_figure_is_finite(tmp_path):
     text = tmp_path / "train.txt"
     text.write_text("\n".join(" ".join(s.words) for s in train.sentences), encoding="utf-8")
     specs = []
-    for v in (1000, 3000):
+    for v in (1000,):
         spm.SentencePieceTrainer.train(input=str(text), model_prefix=str(tmp_path / f"sp{v}"), vocab_size=v,
                                        model_type="unigram", minloglevel=2, num_threads=1)
         specs += ["-t", f"sp{v}={tmp_path / f'sp{v}.model'}"]
@@ -186,7 +186,7 @@ def test_real_conll2003_runs_and_every_figure_is_finite(tmp_path):
                  "--json", str(js), "--csv", str(tmp_path / "a.csv"), "--figure", str(tmp_path / "fig"),
                  "--no-progress"]) == 0
     data = json.loads(js.read_text())
-    assert len(data["attribution"]) == 2 and (tmp_path / "fig.png").stat().st_size > 0
+    assert len(data["attribution"]) == 1 and (tmp_path / "fig.png").stat().st_size > 0
     for row in data["attribution"]:
         assert row["n_words"] == 46435 and row["note"] == ""
         numbers = [v for k, v in row.items() if k.startswith(("or_", "p_", "partial_"))]
