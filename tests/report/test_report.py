@@ -86,3 +86,23 @@ def test_write_report_writes_every_output(setup, tmp_path):
     index = files.index.read_text()
     assert "Table 4" in index and "Table 3" in index and "figures/additional_segmentation.png" in index
     assert "Boundary policy" in index
+
+
+def test_report_has_the_attribution_section_with_the_same_numbers(tmp_path):
+    from tests.analysis.test_attribution import confounded_corpus
+    from tokstudy.analysis.attribution import attribute_errors
+    from tokstudy.report.attribution import CLAIM
+
+    ds, preds, seg, counts = confounded_corpus(seed=3, n_sentences=800)
+    t = segmentation_table([ds], [seg], progress=False)
+    aligned = align_predictions(t, preds)
+    files = write_report(t, tmp_path / "rep", predictions=[aligned], train=counts, train_label="synth:train",
+                         n_resamples=20)
+    index = files.index.read_text()
+    assert CLAIM in index and "synth:train" in index and "figures/odds_ratios.png" in index
+    assert (tmp_path / "rep" / "figures" / "odds_ratios.png").stat().st_size > 1000
+    row = json.loads((tmp_path / "rep" / "attribution.json").read_text())["attribution"][0]
+    direct = attribute_errors(t, aligned, train=counts)
+    assert row["or_adjusted"] == pytest.approx(direct.adjusted.value, abs=1e-4)
+    assert row["or_adjusted_low"] == pytest.approx(direct.adjusted.low, abs=1e-4)
+    assert f"{direct.adjusted.value:.3f} [{direct.adjusted.low:.3f}, {direct.adjusted.high:.3f}]" in index

@@ -9,6 +9,7 @@ Layout of ``out_dir``::
     examples.{md,csv,json}        Table 3: sentences, pieces per tokenizer, gold, predictions
     correlation.{md,csv,json}     error correlation (only with predictions)
     error_by_pieces.{md,csv}      error rate by number of pieces (only with predictions)
+    attribution.{md,csv,json}     odds ratio of an error per extra piece, adjusted (only with predictions)
     parity.{md,csv,json}          parity on parallel text (only when given)
     figures/*.png, figures/*.svg
 
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Sequence
 
 from tokstudy.analysis.table import SegmentationTable
+from tokstudy.report import attribution as ra
 from tokstudy.report import tables as rt
 from tokstudy.report.examples import example_rows, examples, examples_markdown, select_sentences
 
@@ -49,6 +51,8 @@ def write_report(
     out_dir: str | os.PathLike,
     *,
     predictions: Sequence = (),
+    train=None,
+    train_label: str | None = None,
     parity_results: Sequence | None = None,
     sentences: Sequence[int] | None = None,
     n_examples: int = 3,
@@ -65,7 +69,10 @@ def write_report(
         table: the segmentation table (one or more tokenizers and datasets).
         predictions: aligned predictions (:func:`~tokstudy.analysis.alignment.align_predictions`),
             one per model; they add the correlation tables, the error figure and the
-            predicted labels of Table 3.
+            predicted labels of Table 3, and the attribution section.
+        train: the fine-tuning training split(s) or word counts, for the attribution's
+            frequency covariates (:func:`~tokstudy.analysis.attribution.attribute_errors`);
+            ``train_label`` names it.
         parity_results: results of :func:`~tokstudy.analysis.parity.parity`, if any.
         sentences: global sentence indices for Table 3; default: chosen automatically.
         n_examples: how many sentences to choose automatically.
@@ -122,6 +129,12 @@ def write_report(
         pm = rt.pieces_markdown(corrs)
         files += _three(out, "error_by_pieces", pm, rt.pieces_rows(corrs), None)
         index += ["## Segmentation vs model errors\n", md, "\n### Error rate by number of pieces\n", pm, "\n"]
+        attr_rows, attr_cells = _attribution(table, predictions, names, train, train_label, confidence)
+        files += _three(out, "attribution", ra.attribution_section(attr_rows, attr_cells), attr_rows,
+                        {"attribution": attr_rows, "by_frequency": attr_cells})
+        fig = "figures/odds_ratios.png" if figures else None
+        index += ["## Does segmentation predict errors beyond frequency, entity status and length?\n",
+                  ra.attribution_section(attr_rows, attr_cells, figure=fig), "\n"]
 
     if parity_results:
         md = rt.parity_markdown(parity_results)
@@ -140,6 +153,7 @@ def write_report(
             figs += fg.plot_by_group(grouped["entity_type"], figdir / "by_entity_type")
         if corrs:
             figs += fg.plot_error_by_pieces(corrs, figdir / "error_by_pieces")
+            figs += fg.plot_odds_ratios(attr_rows, figdir / "odds_ratios")
         if parity_results:
             figs += fg.plot_parity(parity_results, figdir / "parity")
         files += figs
@@ -148,3 +162,13 @@ def write_report(
     index_path = out / "index.md"
     index_path.write_text("\n".join(index) + "\n", encoding="utf-8")
     return ReportFiles(index_path, [index_path] + files)
+
+
+def _attribution(table, predictions, names, train, train_label, confidence) -> tuple[list[dict], list[dict]]:
+    """Attribution rows and frequency cells of every (model, tokenizer)."""
+    from tokstudy.analysis.attribution import attribute_errors, word_counts
+
+    counts = None if train is None else word_counts(train)
+    res = [attribute_errors(table, a, t, train=counts, train_label=train_label or ("training split" if counts else None),
+                            confidence=confidence) for a in predictions for t in names]
+    return ra.attribution_rows(res), ra.frequency_rows(res)
