@@ -49,3 +49,18 @@ def test_all_findings_renders_markdown():
     found = all_findings(t4([90, 60], [40, 30]), {}, {})
     text = "\n".join(f.markdown() for f in found)
     assert "**yes**" in text and "NE 90.00 %" in text
+
+
+def test_beyond_confounders_needs_every_adjusted_interval_above_one():
+    from tokstudy.study.findings import beyond_confounders
+
+    def row(v, lo, hi):
+        return {"model": "ner", "tokenizer": "t", "or_adjusted": v, "or_adjusted_low": lo, "or_adjusted_high": hi,
+                "or_unadjusted": 1.5, "or_unadjusted_low": 1.4, "or_unadjusted_high": 1.6, "confidence": 0.95}
+
+    assert beyond_confounders([row(1.2, 1.1, 1.3), row(1.1, 1.02, 1.2)]).holds is True
+    f = beyond_confounders([row(1.2, 1.1, 1.3), row(1.01, 0.98, 1.04)])
+    assert f.holds is False and "1.010 [0.980, 1.040]" in f.evidence and "unadjusted 1.500" in f.evidence
+    assert beyond_confounders([{"model": "m", "tokenizer": "t", "or_adjusted": None}]).holds is None
+    t = {"a": {"vocab_size": 1, "ne": est(90), "non_ne": est(40), "all": est(50)}}
+    assert all_findings(t, {}, {}, [row(1.2, 1.1, 1.3)])[-1].claim.startswith("Segmentation predicts errors")

@@ -46,6 +46,10 @@ def test_report_has_every_table_and_figure(first_run):
         assert (result.root / "figures" / f"{fig}.png").stat().st_size > 1000
         assert f"figures/{fig}.png" in md
     assert "<table>" in result.report_html.read_text()
+    # the attribution section and its finding, decided from the run's own odds ratios
+    assert "## Does segmentation predict errors beyond frequency, entity status and length?" in md
+    assert "- Segmentation predicts errors beyond frequency, entity status and length: **" in md
+    assert (result.root / "tables" / "attribution.json").is_file()
     for t in ("table4.json", "table4.csv", "scores.json", "correlation.json", "by_language.csv", "parity.csv"):
         assert (result.root / "tables" / t).is_file(), t
     # the exported models are ordinary Hugging Face ALBERT directories

@@ -232,7 +232,9 @@ def _logit(y: np.ndarray, x: np.ndarray, groups: np.ndarray, confidence: float):
             return None, f"{type(exc).__name__}: {exc}"
     ci = np.asarray(fit.conf_int(alpha=1 - confidence))
     if not fit.mle_retvals.get("converged", True):
-        return None, "the maximum-likelihood fit did not converge"
+        return None, "the maximum-likelihood fit did not converge (separation?)"
+    if not (np.all(np.isfinite(ci)) and np.all(np.isfinite(fit.params))):
+        return None, "non-finite estimates (separation?)"
     return (np.asarray(fit.params), ci, np.asarray(fit.pvalues)), ""
 
 

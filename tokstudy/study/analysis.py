@@ -1,4 +1,5 @@
-"""The study's analysis stage: Table 4 (+ by type and language), correlation with errors, Tables 1-2, report.
+"""The study's analysis stage: Table 4 (+ by type and language), correlation with errors and its
+attribution (odds ratio per extra piece beyond frequency, entity status and length), Tables 1-2, report.
 
 Everything is computed by the public API (:mod:`tokstudy.analysis`, :mod:`tokstudy.report`)
 and written as CSV/JSON under ``<root>/tables`` and PNG/SVG under ``<root>/figures``; the
@@ -113,8 +114,9 @@ def analyse(work: Path, root: Path, tokenizer_dirs: dict[str, Path], runs: list[
 
     errors = _errors_and_scores(root, tables, figures, segmenters, runs, config, sources, boot, progress)
     correlations = errors.pop("results")
+    attr_rows = errors.pop("attribution_rows")
     out.update(errors)
-    out["figures"] = _figures(root, figures, table4_rows, vocab, correlations)
+    out["figures"] = _figures(root, figures, table4_rows, vocab, correlations, attr_rows)
     out["table4"] = "tables/table4.json"
     return out
 
@@ -165,7 +167,9 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
     from scipy import stats as sps
 
     from tokstudy.analysis.alignment import align_predictions
+    from tokstudy.analysis.attribution import attribute_errors, word_counts
     from tokstudy.analysis.correlation import correlate_errors
+    from tokstudy.report.attribution import attribution_rows, frequency_rows
     from tokstudy.report.examples import examples, examples_markdown, select_sentences
     from tokstudy.analysis.predictions import read_predictions
     from tokstudy.analysis.table import segmentation_table
@@ -176,6 +180,7 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
     pooled_err: dict = {}
     example_md: list[str] = []
     results: list = []
+    attributions: list = []
     per_task_runs: dict = defaultdict(lambda: defaultdict(list))
     for r in runs:
         per_task_runs[r["task"]][r["tokenizer"]].append(r)
@@ -201,6 +206,9 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
         task_spec = next(t for t in config.finetune.tasks if t.label == task)
         test = sources.dataset(task_spec.dataset, "test", language=task_spec.language, limit=task_spec.max_eval)
         table = segmentation_table([test], [by_seg[t] for t in by_tok], progress=False)
+        # word frequencies of what the model was fine-tuned on (the same cut of the training split)
+        train_counts = word_counts(sources.dataset(task_spec.dataset, "train", language=task_spec.language,
+                                                   limit=task_spec.max_train))
         aligned_all = []
         for tok, rs in by_tok.items():
             # the first seed's predictions, as the paper reports one model per vocabulary
@@ -213,6 +221,8 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
             aligned_all.append(aligned)
             res = correlate_errors(table, dataclasses.replace(aligned, model=task), tokenizer=tok, **boot)
             results.append(res)
+            attributions.append(attribute_errors(table, dataclasses.replace(aligned, model=task), tokenizer=tok,
+                                                 train=train_counts, train_label=f"{task_spec.dataset}:train"))
             correlation[f"{tok} / {task}"] = _correlation_dict(res)
             pooled_err[f"{tok} / {task}"] = _error_by_pieces_dict(res)
         chosen = select_sentences(table, config.analysis.n_examples)
@@ -223,10 +233,14 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
                                        for t, by in scores.items() for m, s in by.items()])
     _write_json(tables / "correlation.json", correlation)
     _write_json(tables / "error_by_pieces.json", pooled_err)
+    if attributions:
+        _write_json(tables / "attribution.json", {"attribution": attribution_rows(attributions),
+                                                  "by_frequency": frequency_rows(attributions)})
+        _write_csv(tables / "attribution.csv", attribution_rows(attributions))
     if example_md:
         (tables / "table3.md").write_text("\n\n".join(example_md), encoding="utf-8")
     return {"scores": "tables/scores.json", "correlation": "tables/correlation.json",
-            "error_by_pieces": pooled_err, "results": results}
+            "error_by_pieces": pooled_err, "results": results, "attribution_rows": attribution_rows(attributions)}
 
 
 def _correlation_dict(res) -> dict:
@@ -241,13 +255,16 @@ def _error_by_pieces_dict(res) -> dict:
     return {b.pieces: {"error_rate": float(b.error_rate), "n": int(b.n)} for b in res.by_pieces}
 
 
-def _figures(root: Path, figures: Path, table4_rows: list, vocab: dict, correlations: list) -> list[str]:
-    """Additional segmentation by vocabulary × NE/non-NE, and error rate by pieces (tokstudy.report.figures)."""
-    from tokstudy.report.figures import plot_additional_segmentation, plot_error_by_pieces
+def _figures(root: Path, figures: Path, table4_rows: list, vocab: dict, correlations: list,
+             attribution: list = ()) -> list[str]:
+    """Additional segmentation by vocabulary × NE/non-NE, error rate by pieces, odds ratios (tokstudy.report.figures)."""
+    from tokstudy.report.figures import plot_additional_segmentation, plot_error_by_pieces, plot_odds_ratios
 
     written = plot_additional_segmentation(table4_rows, figures / "table4", vocab_sizes=vocab)
     if correlations:
         written += plot_error_by_pieces(correlations, figures / "error_by_pieces")
+    if attribution:
+        written += plot_odds_ratios(attribution, figures / "odds_ratios")
     return [str(Path(p).relative_to(root)) for p in written]
 
 
@@ -266,13 +283,15 @@ def write_report(root: Path, analysis: dict, config: StudyConfig, sources: Sourc
     table4 = t4["rows"]
     correlation = json.loads((root / "tables" / "correlation.json").read_text())
     scores = json.loads((root / "tables" / "scores.json").read_text())
+    attr_path = root / "tables" / "attribution.json"
+    attribution = json.loads(attr_path.read_text()) if attr_path.is_file() else None
     order = sorted(table4, key=lambda t: table4[t]["vocab_size"])
     sections = []
 
     data_note = "\n\n".join(sources.notes) if sources.notes else f"All inputs are the real corpora at `{sources.data_dir}`."
     sections.append(Section("Data", data_note + (f"\n\nSkipped (not available): {analysis['skipped_datasets']}."
                                                   if analysis.get("skipped_datasets") else "")))
-    found = all_findings(table4, correlation, scores)
+    found = all_findings(table4, correlation, scores, attribution["attribution"] if attribution else None)
     sections.append(Section("Findings", "\n".join(f.markdown() for f in found)))
 
     policy = next(iter(table4.values()))["boundary_policy"]
@@ -296,6 +315,12 @@ def write_report(root: Path, analysis: dict, config: StudyConfig, sources: Sourc
             f"(paper: {PAPER_PEARSON}).\n\n| model / task | Pearson r | 95 % CI | p | Spearman ρ | words |\n"
             "|---|---:|---|---:|---:|---:|\n" + crow + "\n\n![errors](figures/error_by_pieces.png)",
         ))
+    if attribution:
+        from tokstudy.report.attribution import attribution_section
+
+        sections.append(Section(
+            "Does segmentation predict errors beyond frequency, entity status and length?",
+            attribution_section(attribution["attribution"], attribution["by_frequency"], figure="figures/odds_ratios.png")))
     if scores:
         lines = []
         for task, by in scores.items():

@@ -112,11 +112,25 @@ def scores_follow_vocab(scores: dict, order: list[str]) -> list[Finding]:
     return out
 
 
-def all_findings(table4: dict, correlation: dict, scores: dict) -> list[Finding]:
+def beyond_confounders(attribution: list[dict]) -> Finding:
+    """Does a word's extra piece raise its odds of a mislabel with frequency, entity status and length held fixed?
+
+    Decided by :func:`tokstudy.report.attribution.attribution_finding` (every adjusted odds ratio's
+    interval above 1) over the rows of ``tables/attribution.json``.
+    """
+    from tokstudy.report.attribution import CLAIM, attribution_finding
+
+    holds, evidence = attribution_finding(attribution)
+    return Finding(CLAIM, holds, evidence)
+
+
+def all_findings(table4: dict, correlation: dict, scores: dict, attribution: list[dict] | None = None) -> list[Finding]:
     """Every finding the report states, in reading order."""
     order = _ordered(table4)
     found = [ne_more_segmented(table4), segmentation_falls_with_vocab(table4)]
     if correlation:
         found.append(correlation_positive(correlation))
+    if attribution:
+        found.append(beyond_confounders(attribution))
     found.extend(scores_follow_vocab(scores, order))
     return found
