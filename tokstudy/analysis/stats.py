@@ -19,7 +19,7 @@ the tokenizer's boundary policy (how a lone ``▁`` piece was counted).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -134,6 +134,8 @@ class TableStatistics:
     table4: list[AdditionalSegmentation]
     summary: list[SegmentationSummary]
     by: dict[str, list[GroupedEstimates]]
+    intrinsic: list = field(default_factory=list)
+    """:class:`~tokstudy.analysis.intrinsic_table.IntrinsicSummary` per tokenizer (compression, entropy, ...)."""
 
 
 def subset_mask(table: SegmentationTable, subset: str) -> np.ndarray:
@@ -390,11 +392,16 @@ def table_statistics(
     *,
     groupings=None,
     summary: bool = True,
+    intrinsic: bool = True,
+    renyi_alpha: float = 2.5,
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
 ) -> TableStatistics:
-    """Table 4, the summaries and the breakdowns of every tokenizer, bootstrapped together.
+    """Table 4, the summaries, the breakdowns and the intrinsic metrics of every tokenizer, bootstrapped together.
+
+    ``intrinsic`` adds compression, Shannon entropy, Rényi efficiency (order ``renyi_alpha``) and
+    vocabulary utilisation per tokenizer and group (:mod:`tokstudy.analysis.intrinsic_table`).
 
     Equal to calling :func:`additional_segmentation`, :func:`segmentation_summary` and
     :func:`additional_segmentation_by` one by one (same seed, same resamples), but the
@@ -406,5 +413,10 @@ def table_statistics(
     t4 = [_plan_additional(b, table, t) for t in names]
     sm = [_plan_summary(b, table, t) for t in names] if summary else []
     by = {g: [_plan_grouped(b, table, t, g, "all") for t in names] for g in groupings}
+    if intrinsic:
+        from tokstudy.analysis.intrinsic_table import plan_intrinsic
+
+        finish_intrinsic = plan_intrinsic(b, table, names, alpha=renyi_alpha)
     b.run()
-    return TableStatistics([f() for f in t4], [f() for f in sm], {g: [f() for f in fs] for g, fs in by.items()})
+    return TableStatistics([f() for f in t4], [f() for f in sm], {g: [f() for f in fs] for g, fs in by.items()},
+                           finish_intrinsic() if intrinsic else [])

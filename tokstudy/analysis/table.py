@@ -58,6 +58,8 @@ class TokenizerColumns:
         type_offsets: ``int64[n_types + 1]``; type ``t`` has ``type_pieces[o[t]:o[t+1]]``.
         n_pieces: ``int32`` pieces of each row.
         n_unk: ``int32`` unknown pieces of each row.
+        type_unk: ``bool`` per flat piece of ``type_pieces``, ``True`` for the unknown token (its
+            surface text is shown as the piece); ``None`` when not known (e.g. read from Parquet).
     """
 
     name: str
@@ -68,6 +70,7 @@ class TokenizerColumns:
     type_offsets: np.ndarray
     n_pieces: np.ndarray
     n_unk: np.ndarray
+    type_unk: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -293,6 +296,7 @@ def tokenizer_columns(table: SegmentationTable, seg: Segmenter) -> TokenizerColu
         type_offsets=np.asarray(result.offsets, dtype=np.int64),
         n_pieces=counts[table.word_type],
         n_unk=unk_per_type[table.word_type],
+        type_unk=np.asarray(result.unk, dtype=bool),
     )
 
 

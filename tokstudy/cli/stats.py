@@ -14,7 +14,9 @@ def register(sub) -> None:
             "Print, for each tokenizer, the additional segmentation % (pieces / words - 1) of words inside "
             "named entities, outside them and overall (the mALBERT paper's Table 4), with bootstrap confidence "
             "intervals over sentences; then fertility, % of continued words (2+ pieces), % of unknown pieces and "
-            "pieces per continued word; and the breakdown by entity type, B/I position, language and dataset. "
+            "pieces per continued word; the breakdown by entity type, B/I position, language and dataset; and the "
+            "intrinsic metrics per tokenizer and group (NE / non-NE / all, language): chars_per_piece, "
+            "bytes_per_piece, shannon_entropy, renyi_efficiency (order --renyi-alpha) and vocab_utilization. "
             "Example: tokstudy stats -d conll2003:test -t runs/tok/sp-32000 -t runs/tok/sp-64000 --json stats.json"
         ),
     )
@@ -24,6 +26,8 @@ def register(sub) -> None:
     add_bootstrap_arguments(p)
     p.add_argument("--by", action="append", choices=GROUPINGS, default=None,
                    help="breakdowns to print (repeat; default: entity_type and position, plus language/dataset when there are several)")
+    p.add_argument("--renyi-alpha", type=float, default=2.5, metavar="ALPHA",
+                   help="order of the Rényi entropy behind renyi_efficiency (default 2.5, as Zouhar et al. 2023)")
     p.add_argument("--json", default=None, metavar="FILE", help="also write every figure as JSON")
     p.add_argument("--csv", default=None, metavar="FILE", help="also write Table 4 as CSV")
     p.set_defaults(func=run)
@@ -34,7 +38,8 @@ def compute(table, args):
     from tokstudy.analysis.inputs import bootstrap_kwargs
     from tokstudy.analysis.stats import table_statistics
 
-    return table_statistics(table, groupings=args.by, **bootstrap_kwargs(args))
+    return table_statistics(table, groupings=args.by, renyi_alpha=getattr(args, "renyi_alpha", 2.5),
+                            **bootstrap_kwargs(args))
 
 
 def run(args) -> int:
@@ -49,8 +54,11 @@ def run(args) -> int:
     for b, grouped in res.by.items():
         print(f"\nAdditional segmentation % by {b}\n")
         print(rt.grouped_markdown(grouped))
+    print("\nIntrinsic metrics (compression, unigram entropy of the pieces, vocabulary use)\n")
+    print(rt.intrinsic_markdown(res.intrinsic))
     if args.json:
-        rt.write_json({"datasets": list(table.datasets), "table4": res.table4, "summary": res.summary, "by": res.by}, args.json)
+        rt.write_json({"datasets": list(table.datasets), "table4": res.table4, "summary": res.summary, "by": res.by,
+                       "intrinsic": res.intrinsic}, args.json)
         print(f"\nwrote {args.json}")
     if args.csv:
         rt.write_csv(rt.table4_rows(res.table4), args.csv)

@@ -134,6 +134,37 @@ def grouped_markdown(grouped: Sequence) -> str:
     return markdown_table(rows)
 
 
+_GROUP_LABELS = {"ne": "NE", "non_ne": "non-NE", "all": "all"}
+
+
+def intrinsic_rows(summaries: Sequence) -> list[dict]:
+    """Compression, Shannon entropy, Rényi efficiency, vocabulary use: one row per tokenizer and group."""
+    rows = []
+    for s in summaries:
+        for group, e in s.groups.items():
+            row = {"tokenizer": s.tokenizer, "group": group, "vocab_size": s.vocab_size, "renyi_alpha": s.renyi_alpha}
+            for name in ("chars_per_piece", "bytes_per_piece", "shannon_entropy", "renyi_efficiency", "vocab_utilization"):
+                est = getattr(e, name)
+                row[name] = _num(est.value, 4)
+                row[f"{name}_low"] = _num(est.low, 4)
+                row[f"{name}_high"] = _num(est.high, 4)
+            row.update({"n_pieces": e.n_pieces, "n_distinct": e.n_distinct})
+            rows.append(row)
+    return rows
+
+
+def intrinsic_markdown(summaries: Sequence) -> str:
+    rows = []
+    for s in summaries:
+        for group, e in s.groups.items():
+            rows.append({"tokenizer": s.tokenizer, "words": _GROUP_LABELS.get(group, group),
+                         "chars / piece": _ci(e.chars_per_piece, 3), "bytes / piece": _ci(e.bytes_per_piece, 3),
+                         "Shannon entropy (bits)": _ci(e.shannon_entropy, 3),
+                         f"Rényi efficiency (α={s.renyi_alpha:g})": _ci(e.renyi_efficiency, 4),
+                         "vocabulary used": _fmt(e.vocab_utilization.value, 4), "distinct pieces": e.n_distinct})
+    return markdown_table(rows)
+
+
 def correlation_rows(results: Sequence) -> list[dict]:
     rows = []
     for c in results:

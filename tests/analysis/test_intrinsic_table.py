@@ -1,0 +1,108 @@
+"""Intrinsic metrics over the table: equal to a brute-force recount per group, unknown pieces pooled,
+entropy intervals as wide as a full re-counting sentence bootstrap."""
+
+from __future__ import annotations
+
+from collections import Counter
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+
+from tests.analysis.conftest import ChunkSegmenter, random_dataset
+from tokstudy.analysis import intrinsic
+from tokstudy.analysis.stats import table_statistics
+from tokstudy.analysis.table import segmentation_table
+
+
+@pytest.fixture(scope="module")
+def setup():
+    ds = [random_dataset(41, 400), random_dataset(42, 150, name="b", language="de")]
+    seg = ChunkSegmenter(3)
+    seg.vocab_size = 5000  # the test double's default is smaller than the pieces it makes up
+    t = segmentation_table(ds, [seg], progress=False)
+    return ds, seg, t
+
+
+def brute(ds, seg, keep):
+    """Piece counts (every unknown piece pooled as one), characters, bytes, by hand."""
+    counts, chars, nbytes = Counter(), 0, 0
+    for d in ds:
+        for s in d:
+            for w, tag in zip(s.words, s.tags or [None] * len(s.words)):
+                if keep(d, tag):
+                    counts.update(seg.pieces(w))
+                    chars += len(w)
+                    nbytes += len(w.encode("utf-8"))
+    return counts, chars, nbytes
+
+
+@pytest.mark.parametrize("group,keep", [
+    ("ne", lambda d, tag: tag is not None and tag != "O"),
+    ("non_ne", lambda d, tag: tag == "O"),
+    ("all", lambda d, tag: True),
+    ("language:de", lambda d, tag: d.language == "de"),
+])
+def test_every_figure_equals_a_brute_force_recount(setup, group, keep):
+    ds, seg, t = setup
+    (res,) = table_statistics(t, n_resamples=0, renyi_alpha=2.0).intrinsic
+    e = res.groups[group]
+    counts, chars, nbytes = brute(ds, seg, keep)
+    c = np.array(list(counts.values()), float)
+    n = c.sum()
+    assert e.chars_per_piece.value == pytest.approx(chars / n) and e.bytes_per_piece.value == pytest.approx(nbytes / n)
+    assert e.shannon_entropy.value == pytest.approx(-(c / n * np.log2(c / n)).sum(), rel=1e-12)
+    renyi = np.log2(((c / n) ** 2).sum()) / (1 - 2)
+    assert e.renyi_efficiency.value == pytest.approx(renyi / np.log2(res.vocab_size), rel=1e-12)
+    assert e.vocab_utilization.value == pytest.approx(len(counts) / res.vocab_size)
+    assert res.vocab_size == seg.vocab_size and e.n_pieces == n and e.n_distinct == len(counts)
+
+
+def test_entropy_interval_matches_a_full_recounting_bootstrap(setup):
+    """The linear-bootstrap interval has the spread of a bootstrap that re-counts every piece."""
+    ds, seg, t = setup
+    (res,) = table_statistics(t, n_resamples=200, seed=3).intrinsic
+    e = res.groups["all"]
+    sents = [s for d in ds for s in d if s.words]
+    per_sent = [Counter(p for w in s.words for p in seg.pieces(w)) for s in sents]
+    vocab = sorted(set().union(*per_sent))
+    index = {p: i for i, p in enumerate(vocab)}
+    m = np.zeros((len(sents), len(vocab)))
+    for i, c in enumerate(per_sent):
+        for p, k in c.items():
+            m[i, index[p]] = k
+    rng = np.random.default_rng(0)
+    h, eff = [], []
+    draws = np.stack([np.bincount(rng.integers(0, len(sents), len(sents)), minlength=len(sents)) for _ in range(1500)])
+    for counts in draws.astype(float) @ m:
+        h.append(intrinsic.shannon_entropy(counts))
+        eff.append(intrinsic.renyi_efficiency(counts, vocab_size=res.vocab_size))
+    z = NormalDist().inv_cdf(0.975)
+    for est, boot in ((e.shannon_entropy, h), (e.renyi_efficiency, eff)):
+        half = (est.high - est.low) / 2
+        assert half == pytest.approx(z * np.std(boot), rel=0.15)
+        assert est.low < est.value < est.high
+    assert np.isnan(e.vocab_utilization.low)  # a count of distinct pieces gets no interval
+
+
+def test_unknown_pieces_count_as_one_piece_of_the_vocabulary():
+    from tokstudy.data.types import Dataset, Sentence
+
+    ds = Dataset((Sentence(("ab1", "cd2", "ab"), ("O", "O", "O")),), "u", "en", "test")
+    seg = ChunkSegmenter(2)  # pieces: ab, <unk>, cd, <unk>, ab  (the unknown chunk's surface differs)
+    t = segmentation_table([ds], [seg], progress=False)
+    (res,) = table_statistics(t, n_resamples=0).intrinsic
+    assert res.groups["all"].n_distinct == 3 and res.groups["all"].n_pieces == 5
+
+
+def test_a_vocabulary_smaller_than_the_pieces_seen_gives_no_efficiency(setup):
+    ds, _, _ = setup
+    t = segmentation_table(ds, [ChunkSegmenter(3)], progress=False)  # reports 300, makes ~2,400 pieces
+    (res,) = table_statistics(t, n_resamples=0).intrinsic
+    assert res.vocab_size == 0 and np.isnan(res.groups["all"].renyi_efficiency.value)
+    assert np.isnan(res.groups["all"].vocab_utilization.value) and res.groups["all"].shannon_entropy.value > 0
+
+
+def test_intrinsic_can_be_switched_off(setup):
+    _, _, t = setup
+    assert table_statistics(t, n_resamples=0, intrinsic=False).intrinsic == []

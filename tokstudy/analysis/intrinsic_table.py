@@ -1,0 +1,202 @@
+"""Intrinsic tokenizer metrics over the per-word table, per tokenizer and per group, with intervals.
+
+For each tokenizer and each group of words (NE, non-NE, all; and each language when there are
+several), the five figures of :mod:`tokstudy.analysis.intrinsic`, named as in ``tokstudy stats
+--json``: ``chars_per_piece``, ``bytes_per_piece`` (compression: characters / UTF-8 bytes of the
+segmented words per piece), ``shannon_entropy`` (bits), ``renyi_efficiency`` (order ``alpha``,
+Zouhar et al. 2023) and ``vocab_utilization`` of the unigram distribution of pieces.
+
+Intervals, all for the sentence bootstrap of :mod:`tokstudy.analysis.bootstrap` (resampling sentences):
+
+* compression figures are ratios of sums, bootstrapped exactly like the other figures (same resamples);
+* entropy and efficiency are smooth functions of the piece counts ``c``; re-counting every piece
+  in every resample would cost a (sentences × vocabulary) product per resample, so they use the
+  **linear bootstrap**: the statistic's first-order (influence-function) expansion under the
+  resampling weights, ``T* = T + sum_s (w_s - 1) psi_s`` with ``psi_s = sum_v c_sv dT/dc_v``
+  (Efron 1982, *The Jackknife, the Bootstrap and Other Resampling Plans*, ch. 6). Its resampling
+  variance is known in closed form, ``sum psi_s^2 - (sum psi_s)^2 / n`` for multinomial sentence
+  weights, so the interval is ``T ± z sd`` and no resample is drawn (tests check it against a
+  full re-counting bootstrap);
+* vocabulary utilisation gets **no interval**: a resample can never hold a piece the sample
+  lacks, so the bootstrap of a count of distinct pieces is biased downward and its percentile
+  interval would lie below the estimate (the known failure of the bootstrap for support size).
+
+>>> # s = table_statistics(table).intrinsic[0]; s.groups["ne"].renyi_efficiency.value
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+
+from tokstudy.analysis import intrinsic
+from tokstudy.analysis.factorize import factorize
+from tokstudy.analysis.stats import Estimate, subset_mask
+from tokstudy.analysis.table import SegmentationTable
+
+FIELDS = ("chars_per_piece", "bytes_per_piece", "shannon_entropy", "renyi_efficiency", "vocab_utilization")
+
+
+@dataclass(frozen=True)
+class IntrinsicEstimates:
+    """The five intrinsic figures over one group of words.
+
+    Attributes:
+        chars_per_piece: characters of the words per piece.
+        bytes_per_piece: UTF-8 bytes of the words per piece.
+        shannon_entropy: Shannon entropy of the piece distribution, bits.
+        renyi_efficiency: Rényi entropy of order ``alpha`` / log2(vocabulary size).
+        vocab_utilization: share of the vocabulary's pieces that occur (no interval; see the module docstring).
+        n_pieces: pieces in the group.
+        n_distinct: distinct pieces in the group.
+    """
+
+    chars_per_piece: Estimate
+    bytes_per_piece: Estimate
+    shannon_entropy: Estimate
+    renyi_efficiency: Estimate
+    vocab_utilization: Estimate
+    n_pieces: int
+    n_distinct: int
+
+
+@dataclass(frozen=True)
+class IntrinsicSummary:
+    """Intrinsic figures of one tokenizer: ``groups`` maps ``ne``, ``non_ne``, ``all`` and
+    ``language:<code>`` (with several languages) to :class:`IntrinsicEstimates`."""
+
+    tokenizer: str
+    vocab_size: int
+    renyi_alpha: float
+    groups: dict[str, IntrinsicEstimates]
+    """``vocab_size`` is 0 when the tokenizer does not report one at least as large as the distinct
+    pieces seen; ``renyi_efficiency`` and ``vocab_utilization`` are then NaN."""
+
+
+def _derivatives(counts: np.ndarray, vocab_size: int, alpha: float) -> tuple[float, float, np.ndarray, np.ndarray]:
+    """Shannon entropy, Rényi efficiency, and their derivatives with respect to each piece count."""
+    n = counts.sum()
+    h = intrinsic.shannon_entropy(counts)
+    eff = intrinsic.renyi_efficiency(counts, vocab_size=vocab_size, alpha=alpha) if vocab_size >= 2 else float("nan")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = counts / n
+        dh = np.where(counts > 0, -(np.log2(np.where(counts > 0, p, 1.0)) + h) / n, 0.0)
+        if vocab_size < 2:
+            deff = np.zeros_like(dh)
+        elif alpha == 1:
+            deff = dh / math.log2(vocab_size)
+        else:
+            s_a = float((p[counts > 0] ** alpha).sum())
+            deff = np.where(counts > 0, alpha / ((1 - alpha) * math.log(2)) * (p ** (alpha - 1) / s_a - 1) / n, 0.0)
+            deff = deff / math.log2(vocab_size)
+    return h, eff, dh, deff
+
+
+def plan_intrinsic(b, table: SegmentationTable, tokenizers, *, alpha: float = intrinsic.DEFAULT_RENYI_ALPHA):
+    """Register the compression ratios of every tokenizer in the stats batch ``b``; return a function
+    that, once ``b.run()`` has run, finishes the summaries (one list, tokenizer order): the entropy
+    intervals of all tokenizers and groups share one product with the resample weights."""
+    types = table.types
+    chars_t = np.fromiter(map(len, types), np.float64, len(types))
+    bytes_t = chars_t.copy()
+    for i in np.flatnonzero(~np.fromiter(map(str.isascii, types), bool, len(types))):
+        bytes_t[i] = len(types[i].encode("utf-8"))
+    chars = b.group("intrinsic:chars", lambda: chars_t[table.word_type])
+    nbytes = b.group("intrinsic:bytes", lambda: bytes_t[table.word_type])
+    masks: dict[str, np.ndarray | None] = {}
+    plans = []
+    for tok in tokenizers:
+        col = table.column(tok)
+        pieces = col.n_pieces
+        groups: dict[str, list[int]] = {}
+        for subset in ("ne", "non_ne", "all"):
+            g = None if subset == "all" else b.group(
+                ("subset", subset), lambda subset=subset: np.where(subset_mask(table, subset), 0, -1).astype(np.int64))
+            groups[subset] = [b.ratios(chars, pieces, g, 1, _same)[0], b.ratios(nbytes, pieces, g, 1, _same)[0]]
+            masks[subset] = None if g is None else g == 0
+        if len(table.languages) > 1:
+            codes = b.group(("by", "language", "all"), lambda: table.language_code.astype(np.int64))
+            c_h = b.ratios(chars, pieces, codes, len(table.languages), _same)
+            b_h = b.ratios(nbytes, pieces, codes, len(table.languages), _same)
+            for k, lang in enumerate(table.languages):
+                groups[f"language:{lang}"] = [c_h[k], b_h[k]]
+                masks[f"language:{lang}"] = codes == k
+        plans.append((col, groups))
+
+    def finish() -> list[IntrinsicSummary]:
+        return _finish(b, table, plans, masks, alpha)
+
+    return finish
+
+
+def _same(r):
+    return r
+
+
+def _counts_matrix(table: SegmentationTable, mask: np.ndarray | None):
+    """Sparse (sentences × word types) occurrence counts of the rows in ``mask``."""
+    from scipy import sparse
+
+    sent = table.sentence if mask is None else table.sentence[mask]
+    typ = table.word_type if mask is None else table.word_type[mask]
+    return sparse.csr_matrix((np.ones(len(typ)), (sent, typ)), shape=(table.n_sentences, len(table.types)))
+
+
+def _piece_ids(col) -> tuple[np.ndarray, int]:
+    """Integer id of every flat piece (every unknown piece is the one unknown token) and the count of ids."""
+    pieces = col.type_pieces
+    if col.type_unk is not None and col.type_unk.any():
+        pieces = list(pieces)
+        for i in np.flatnonzero(col.type_unk).tolist():
+            pieces[i] = "\x00<unk>"
+    ids, uniques = factorize(pieces)
+    return ids, len(uniques)
+
+
+def _finish(b, table: SegmentationTable, plans, masks, alpha: float) -> list[IntrinsicSummary]:
+    settings = b.settings
+    n_types = len(table.types)
+    occ = {name: _counts_matrix(table, m) for name, m in masks.items()}
+    freq = {name: np.asarray(m.sum(axis=0)).ravel() for name, m in occ.items()}
+    cols, points = [], []
+    for col, groups in plans:
+        piece_id, n_ids = _piece_ids(col)
+        owner = np.repeat(np.arange(n_types), np.diff(col.type_offsets))  # word type of each flat piece
+        # a vocabulary smaller than the distinct pieces seen is not the real one: no efficiency, no utilisation
+        vocab = col.vocab_size if col.vocab_size >= n_ids else 0
+        for name, handles in groups.items():
+            counts = np.bincount(piece_id, weights=freq[name][owner], minlength=n_ids)
+            if counts.sum() == 0:
+                continue
+            h, eff, dh, deff = _derivatives(counts, vocab, alpha)
+            # d statistic / d (one more occurrence of word type t) = sum of the derivatives of its pieces
+            per_type = np.column_stack([np.bincount(owner, weights=d[piece_id], minlength=n_types) for d in (dh, deff)])
+            cols.append(occ[name] @ per_type)  # psi: (sentences, 2)
+            points.append((col, vocab, name, handles, h, eff, counts, 2 * (len(cols) - 1)))
+    sd = None
+    if settings.n_resamples and cols and table.n_sentences:
+        # variance of sum_s w_s psi_s under multinomial(n, 1/n) sentence weights: sum psi^2 - (sum psi)^2 / n
+        m = np.concatenate(cols, axis=1)
+        sd = np.sqrt(np.maximum((m * m).sum(0) - m.sum(0) ** 2 / table.n_sentences, 0.0))
+    z = NormalDist().inv_cdf(0.5 + settings.confidence / 2)
+    nan = float("nan")
+    out: dict[str, IntrinsicSummary] = {}
+    for col, vocab, name, handles, h, eff, counts, j in points:
+        first = b.estimate(handles[0])
+        ests = []
+        for k, value in ((j, h), (j + 1, eff)):
+            if sd is None or math.isnan(value):
+                ests.append(Estimate(value, nan, nan, first.n_words, first.n_sentences))
+            else:
+                ests.append(Estimate(value, value - z * sd[k], value + z * sd[k], first.n_words, first.n_sentences))
+        util = intrinsic.vocab_utilization(counts, vocab_size=vocab) if vocab else nan
+        summary = out.setdefault(col.name, IntrinsicSummary(col.name, vocab, alpha, {}))
+        summary.groups[name] = IntrinsicEstimates(
+            chars_per_piece=first, bytes_per_piece=b.estimate(handles[1]),
+            shannon_entropy=ests[0], renyi_efficiency=ests[1],
+            vocab_utilization=Estimate(util, nan, nan, first.n_words, first.n_sentences),
+            n_pieces=int(round(counts.sum())), n_distinct=int(np.count_nonzero(counts)))
+    return [out[col.name] for col, _ in plans if col.name in out]
