@@ -193,3 +193,15 @@ def test_real_conll2003_runs_and_every_figure_is_finite(tmp_path):
         assert numbers and all(isinstance(v, float) and math.isfinite(v) for v in numbers), row
         assert "log_train_freq" in row["covariates"]
     assert all(c["error_rate"] is None or math.isfinite(c["error_rate"]) for c in data["by_frequency"])
+
+
+def test_help_documents_the_model_and_its_covariates(capsys):
+    from tokstudy.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["attribute", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for key in ("logistic regression", "clustered by sentence", "extra pieces", "log_train_freq", "seen_in_train",
+                "length_chars", "position_I", "entity type", "lang_<L>", "--train-dataset", "--json", "--csv",
+                "--figure", "partial correlation", "frequency bins"):
+        assert key in text, key

@@ -106,3 +106,21 @@ def test_a_vocabulary_smaller_than_the_pieces_seen_gives_no_efficiency(setup):
 def test_intrinsic_can_be_switched_off(setup):
     _, _, t = setup
     assert table_statistics(t, n_resamples=0, intrinsic=False).intrinsic == []
+
+
+def test_stats_json_carries_the_five_fields_per_tokenizer_and_group(spm_model, tmp_path, capsys):
+    import json
+
+    from tokstudy.cli import main
+
+    conll = tmp_path / "tiny.conll"
+    conll.write_text("EU B-ORG\nrejects O\nGerman B-MISC\ncall O\n\nPeter B-PER\nBlackburn I-PER\n\n", encoding="utf-8")
+    out = tmp_path / "s.json"
+    assert main(["stats", "-d", str(conll), "-t", f"tiny={spm_model}", "--renyi-alpha", "3", "--resamples", "30",
+                 "--json", str(out), "--no-progress"]) == 0
+    assert "Rényi efficiency (α=3)" in capsys.readouterr().out
+    (res,) = json.loads(out.read_text())["intrinsic"]
+    assert res["tokenizer"] == "tiny" and res["renyi_alpha"] == 3 and set(res["groups"]) == {"ne", "non_ne", "all"}
+    for group in res["groups"].values():
+        for field in ("chars_per_piece", "bytes_per_piece", "shannon_entropy", "renyi_efficiency", "vocab_utilization"):
+            assert group[field]["value"] > 0, field

@@ -54,3 +54,48 @@ def test_real_xquad_parity(spm_model):
     # an English-trained vocabulary needs more pieces for German than for English
     # (not a claim about Russian: unseen Cyrillic collapses into few unknown pieces)
     assert res.languages["de"].parity.value > 1.0
+
+
+def brute_gini(xs):
+    """Gini by the pairwise definition: mean absolute difference over twice the mean."""
+    n = len(xs)
+    return sum(abs(a - b) for a in xs for b in xs) / (2 * n * n * (sum(xs) / n))
+
+
+def test_gini_equals_the_pairwise_formula():
+    import random
+
+    from tokstudy.analysis.parity import gini_coefficient
+
+    rng = random.Random(5)
+    for n in (1, 2, 3, 7, 20):
+        xs = [rng.uniform(0.2, 4.0) for _ in range(n)]
+        assert gini_coefficient(xs) == pytest.approx(brute_gini(xs), abs=1e-12)
+    assert gini_coefficient([2.0, 2.0, 2.0]) == pytest.approx(0.0, abs=1e-15)
+    seg = ChunkSegmenter(2)
+    (res,) = parity(PARAS, [seg], n_resamples=200, seed=1)
+    pars = [naive(PARAS, seg, lang)[0] for lang in PARAS]
+    assert res.gini.value == pytest.approx(brute_gini(pars), abs=1e-12)
+    assert res.gini.low <= res.gini.value <= res.gini.high
+
+
+def test_parity_cli_json_has_gini(tmp_path):
+    import json
+
+    from tokstudy.cli import main
+
+    d = tmp_path / "par"
+    d.mkdir()
+    for lang, paras in PARAS.items():
+        (d / f"{lang}.txt").write_text("\n".join(paras) + "\n", encoding="utf-8")
+    sp = tmp_path / "m"
+    import sentencepiece as spm
+
+    text = tmp_path / "t.txt"
+    text.write_text("\n".join(p for ps in PARAS.values() for p in ps) * 20, encoding="utf-8")
+    spm.SentencePieceTrainer.train(input=str(text), model_prefix=str(sp), vocab_size=40, minloglevel=2,
+                                   hard_vocab_limit=False)
+    out = tmp_path / "p.json"
+    assert main(["parity", "-t", f"{sp}.model", "--parallel-dir", str(d), "--resamples", "50", "--json", str(out)]) == 0
+    (res,) = json.loads(out.read_text())
+    assert 0 <= res["gini"]["value"] < 1 and res["gini"]["low"] is not None

@@ -11,8 +11,15 @@ segmentation table does; for scripts written without spaces (zh, th) a "word" is
 whole clause, so their *fertility* (pieces per whitespace word) is not comparable,
 but their parity is.
 
+The **Gini coefficient** of the per-language parities (TokEval's summary of how unequally a
+tokenizer treats languages; the reference language's parity, 1.0, is one of the values) is
+``sum_i sum_j |x_i - x_j| / (2 n^2 mean(x))``: 0 when every language costs the same, towards 1
+when one language takes all the pieces. Its CI comes from the same paragraph resamples.
+
 >>> # res = parity({"en": [...], "de": [...]}, [tokenizer])[0]
->>> # res.languages["de"].parity.value
+>>> # res.languages["de"].parity.value, res.gini.value
+>>> round(gini_coefficient([1.0, 1.0, 2.0]), 4)
+0.2222
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from tokstudy.analysis.bootstrap import bootstrap_ratios
+from tokstudy.analysis.bootstrap import bootstrap_ratios, bootstrap_totals, percentile_interval
 from tokstudy.analysis.stats import BootstrapSettings, Estimate
 from tokstudy.errors import AlignmentError
 from tokstudy.tokenization.base import Segmenter
@@ -57,6 +64,21 @@ class ParityResult:
     languages: dict[str, LanguageParity]
     boundary_policy: str
     bootstrap: BootstrapSettings
+    gini: Estimate | None = None
+    """Gini coefficient of the languages' parities, with CI (see the module docstring)."""
+
+
+def gini_coefficient(values, axis: int = -1):
+    """Gini coefficient ``sum_i sum_j |x_i - x_j| / (2 n^2 mean(x))`` along ``axis`` (sorted-rank form)."""
+    x = np.sort(np.asarray(values, dtype=np.float64), axis=axis)
+    n = x.shape[axis]
+    shape = [1] * x.ndim
+    shape[axis] = n
+    rank = np.arange(1, n + 1, dtype=np.float64).reshape(shape)
+    total = x.sum(axis=axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g = (2 * (rank * x).sum(axis=axis) / (n * total)) - (n + 1) / n
+    return float(g) if np.ndim(g) == 0 else g
 
 
 def read_parallel_text(directory: str | os.PathLike, languages: Iterable[str] | None = None) -> dict[str, list[str]]:
@@ -107,6 +129,14 @@ def parity(
         pieces = np.bincount(key, weights=counts, minlength=n_par * len(langs)).reshape(n_par, len(langs))
         par = bootstrap_ratios(pieces, np.repeat(pieces[:, [ref]], len(langs), axis=1), n_resamples=n_resamples, seed=seed, confidence=confidence)
         fert = bootstrap_ratios(pieces, n_words, n_resamples=n_resamples, seed=seed, confidence=confidence)
+        g = gini_coefficient(par.point)
+        g_low = g_high = float("nan")
+        if n_resamples:
+            boot = bootstrap_totals(pieces, n_resamples=n_resamples, seed=seed)  # same resamples as the parities
+            with np.errstate(invalid="ignore", divide="ignore"):
+                gs = gini_coefficient(boot / boot[:, [ref]], axis=1)
+            lo, hi = percentile_interval(gs[:, None], confidence)
+            g_low, g_high = float(lo[0]), float(hi[0])
         res = {}
         for li, lang in enumerate(langs):
             res[lang] = LanguageParity(
@@ -116,5 +146,6 @@ def parity(
                 n_words=int(n_words[:, li].sum()),
                 n_paragraphs=n_par,
             )
-        out.append(ParityResult(seg.name, reference, res, seg.describe_boundary_policy(), settings))
+        gini = Estimate(g, g_low, g_high, int(n_words.sum()), n_par)
+        out.append(ParityResult(seg.name, reference, res, seg.describe_boundary_policy(), settings, gini))
     return out

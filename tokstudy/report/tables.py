@@ -215,7 +215,8 @@ def parity_rows(results: Sequence) -> list[dict]:
         {"tokenizer": r.tokenizer, "language": lang, "parity": _num(lp.parity.value, 4),
          "parity_low": _num(lp.parity.low, 4), "parity_high": _num(lp.parity.high, 4),
          "fertility": _num(lp.fertility.value, 4), "n_pieces": lp.n_pieces, "n_words": lp.n_words,
-         "n_paragraphs": lp.n_paragraphs, "reference": r.reference}
+         "n_paragraphs": lp.n_paragraphs, "reference": r.reference,
+         "gini": _num(r.gini.value, 4) if r.gini else None}
         for r in results for lang, lp in r.languages.items()
     ]
 
@@ -230,8 +231,10 @@ def parity_markdown(results: Sequence) -> str:
             row[f"{r.tokenizer} parity"] = _ci(r.languages[lang].parity, 3)
             row[f"{r.tokenizer} fertility"] = _fmt(r.languages[lang].fertility.value, 3)
         rows.append(row)
+    ginis = "; ".join(f"{r.tokenizer} {_ci(r.gini, 4)}" for r in results if r.gini is not None)
     return (f"Pieces relative to {results[0].reference!r} on the same paragraphs (1.00 = parity)\n\n"
-            + markdown_table(rows) + "\n\n" + policy_note(results))
+            + markdown_table(rows) + "\n\n" + (f"Gini coefficient of the parities (0 = equal): {ginis}.\n\n" if ginis else "")
+            + policy_note(results))
 
 
 # ---- rendering --------------------------------------------------------------------
