@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-from analysis_app.components import errors, workspace
+from analysis_app.components import attribution, errors, workspace
 
 selection = workspace.sidebar()
 st.title("Errors")
 errors.render(selection)
+attribution.render(selection)

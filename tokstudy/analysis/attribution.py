@@ -218,6 +218,10 @@ def design(table: SegmentationTable, aligned: AlignedPredictions, tokenizer: str
                   table.sentence[rows], count, dropped)
 
 
+#: a coefficient or CI bound beyond this log-odds (an odds ratio of e^30 = 1e13) means the fit diverged.
+_MAX_LOG_ODDS = 30.0
+
+
 def _logit(y: np.ndarray, x: np.ndarray, groups: np.ndarray, confidence: float):
     """Coefficients, cluster-robust CIs and p-values of a logit with intercept (None if it fails)."""
     from statsmodels.discrete.discrete_model import Logit  # not statsmodels.api: it imports everything
@@ -233,8 +237,8 @@ def _logit(y: np.ndarray, x: np.ndarray, groups: np.ndarray, confidence: float):
     ci = np.asarray(fit.conf_int(alpha=1 - confidence))
     if not fit.mle_retvals.get("converged", True):
         return None, "the maximum-likelihood fit did not converge (separation?)"
-    if not (np.all(np.isfinite(ci)) and np.all(np.isfinite(fit.params))):
-        return None, "non-finite estimates (separation?)"
+    if not (np.all(np.isfinite(ci)) and np.all(np.isfinite(fit.params))) or np.abs(ci).max() > _MAX_LOG_ODDS:
+        return None, "estimates diverge (quasi-separation: some covariate pattern has no error, or only errors)"
     return (np.asarray(fit.params), ci, np.asarray(fit.pvalues)), ""
 
 
