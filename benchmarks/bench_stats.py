@@ -13,13 +13,17 @@ cached under ``$TMPDIR/tokstudy_bench_spm``):
 * **naive**: a Python loop calling ``encode(word)`` once per word and accumulating NE /
   non-NE sums (no CIs).
 
+``--intrinsic`` mode: the cost of the intrinsic metrics (compression, Shannon entropy, Rényi
+efficiency, vocabulary use) in ``tokstudy stats``: read + table + statistics with and without them,
+interleaved rounds, wall and CPU time.
+
 ``--big`` mode: streamed statistics over >= 1 GB of text (raw_text_large repeated into a
 temp file), with worker processes; reports throughput and the peak RSS of the main
 process and of the largest worker.
 
 Usage::
 
-    TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py [--repeat 3] [--big --gb 1.0]
+    TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py [--repeat 3] [--big --gb 1.0] [--intrinsic]
 """
 
 from __future__ import annotations
@@ -181,6 +185,51 @@ def bench_default(args) -> str:
     return "\n".join(lines)
 
 
+def bench_intrinsic(args) -> str:
+    """``tokstudy stats`` end to end (read the 3 files, build the table, every statistic) with and
+    without the intrinsic metrics; interleaved so both variants see the same load."""
+    from tokstudy.analysis import bootstrap
+    from tokstudy.analysis.inputs import load_datasets, load_tokenizers
+    from tokstudy.analysis.stats import table_statistics
+    from tokstudy.analysis.table import segmentation_table
+
+    models = train_models(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
+    specs = ["conll2003:train", "conll2003:dev", "conll2003:test"]
+    segs = load_tokenizers([f"sp{v // 1000}k={models[v]}" for v in VOCABS])
+
+    def run(intrinsic: bool):
+        bootstrap._CACHE.clear()  # a fresh process draws the resample weights too
+        table = segmentation_table(load_datasets(specs), segs, progress=False)
+        return table_statistics(table, n_resamples=args.resamples, intrinsic=intrinsic)
+
+    run(True)  # warm imports
+    wall = {False: [], True: []}
+    cpu = {False: [], True: []}
+    for _ in range(args.repeat):
+        for flag in (False, True):
+            t, c = time.perf_counter(), time.process_time()
+            run(flag)
+            wall[flag].append(time.perf_counter() - t)
+            cpu[flag].append(time.process_time() - c)
+    lines = [
+        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py --intrinsic --repeat {args.repeat}`; "
+        f"Python {platform.python_version()}, {os.cpu_count()} cores shared with other jobs while measured.",
+        "",
+        "CoNLL-2003 train+dev+test, SentencePiece unigram 8k/16k/32k, "
+        f"{args.resamples} resamples; read + table + every statistic (printing excluded).",
+        "",
+        "| variant | wall best (s) | wall median (s) | CPU best (s) | CPU median (s) |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for flag, name in ((False, "without the intrinsic metrics"), (True, "with them (5 fields x NE/non-NE/all x 3 tokenizers)")):
+        lines.append(f"| {name} | {min(wall[flag]):.2f} | {statistics.median(wall[flag]):.2f} | "
+                     f"{min(cpu[flag]):.2f} | {statistics.median(cpu[flag]):.2f} |")
+    for label, d in (("wall", wall), ("CPU", cpu)):
+        lines.append(f"\nAdded ({label}, best vs best): {100 * (min(d[True]) / min(d[False]) - 1):+.1f} %; "
+                     f"(median vs median): {100 * (statistics.median(d[True]) / statistics.median(d[False]) - 1):+.1f} %.")
+    return "\n".join(lines)
+
+
 def bench_big(args) -> str:
     from tokstudy.analysis.streaming import StreamSettings, stream_stats
     from tokstudy.data.rawtext import iter_sentences
@@ -228,12 +277,13 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5, help="runs per measurement (best and median reported)")
     ap.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples in `tokstudy stats`")
     ap.add_argument("--big", action="store_true", help="streamed statistics over >= --gb GiB instead")
+    ap.add_argument("--intrinsic", action="store_true", help="cost of the intrinsic metrics in `tokstudy stats` instead")
     ap.add_argument("--gb", type=float, default=1.0, help="GiB of text for --big")
     ap.add_argument("--processes", type=int, default=2, help="worker processes for --big")
     ap.add_argument("--chunk", type=int, default=2000, help="paragraphs per chunk for --big")
     ap.add_argument("--big-resamples", type=int, default=100, help="Poisson bootstrap resamples for --big")
     args = ap.parse_args()
-    print(bench_big(args) if args.big else bench_default(args))
+    print(bench_big(args) if args.big else bench_intrinsic(args) if args.intrinsic else bench_default(args))
 
 
 if __name__ == "__main__":

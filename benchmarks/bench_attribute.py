@@ -1,0 +1,126 @@
+"""Benchmark: ``tokstudy attribute`` on CoNLL-2003 test with 3 tokenizers (target <= 3 s on 2 cores).
+
+Three SentencePiece unigram vocabularies (8k / 16k / 32k, the ones ``bench_stats.py`` trains and
+caches under ``$TMPDIR/tokstudy_bench_spm``); predictions for the 46,435 test words from a
+deterministic rule (a hashed share of words, growing with length and inside entities, is
+mislabelled: no fine-tuned model is needed to time the regression); word frequencies from
+``conll2003:train``.
+
+Measured: the command end to end in a fresh process (``python -m tokstudy attribute ...``:
+imports, statsmodels included, reading test and train, the table, alignment, 3 x 3 logistic fits,
+output), interleaved rounds, wall and CPU time (user + system of the child); then the phases in
+process.
+
+Usage::
+
+    TOKSTUDY_DATA=../shared/data python benchmarks/bench_attribute.py [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def write_rule_predictions(path: Path) -> int:
+    from tokstudy.analysis.predictions import write_predictions
+    from tokstudy.data.registry import load_dataset
+
+    test = load_dataset("conll2003", "test")
+    out, ids = [], []
+    for s in test.sentences:
+        if not s.words:
+            continue
+        wrong = [zlib.crc32(w.encode()) % 100 < 5 + 3 * len(w) + 20 * (t != "O") for w, t in zip(s.words, s.tags)]
+        out.append((s.words, s.tags, [("O" if t != "O" else "B-MISC") if e else t for t, e in zip(s.tags, wrong)]))
+        ids.append(s.sent_id)
+    write_predictions(path, out, metadata={"model": "rule", "dataset": "conll2003", "split": "test"}, sent_ids=ids)
+    return sum(len(o[0]) for o in out)
+
+
+def child_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=5, help="end-to-end runs (best and median reported)")
+    args = ap.parse_args()
+    from bench_stats import VOCABS, train_models
+
+    models = train_models(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
+    tmp = Path(tempfile.mkdtemp())
+    preds = tmp / "preds.tsv"
+    n_words = write_rule_predictions(preds)
+    toks = [x for v in VOCABS for x in ("-t", f"sp{v // 1000}k={models[v]}")]
+    cmd = [sys.executable, "-m", "tokstudy", "attribute", "-d", "conll2003:test", "--train-dataset", "conll2003:train",
+           *toks, "-p", str(preds), "--no-progress", "--json", str(tmp / "a.json")]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    wall, cpu = [], []
+    for _ in range(args.repeat):
+        t, c = time.perf_counter(), child_cpu()
+        subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
+        wall.append(time.perf_counter() - t)
+        cpu.append(child_cpu() - c)
+
+    # phases, in process (imports already warm after the first)
+    phases = {}
+    t = time.perf_counter()
+    import statsmodels.discrete.discrete_model  # noqa: F401
+
+    phases["import statsmodels (first time in this process)"] = time.perf_counter() - t
+    from tokstudy.analysis.alignment import align_predictions
+    from tokstudy.analysis.attribution import attribute_errors, word_counts
+    from tokstudy.analysis.inputs import load_datasets, load_tokenizers
+    from tokstudy.analysis.predictions import read_predictions
+    from tokstudy.analysis.table import segmentation_table
+
+    t = time.perf_counter()
+    test, train = load_datasets(["conll2003:test", "conll2003:train"])
+    counts = word_counts(train)
+    phases["read test + train, count training words"] = time.perf_counter() - t
+    t = time.perf_counter()
+    table = segmentation_table([test], load_tokenizers([f"sp{v // 1000}k={models[v]}" for v in VOCABS]), progress=False)
+    aligned = align_predictions(table, read_predictions(preds))
+    phases["table (3 tokenizers) + read and align predictions"] = time.perf_counter() - t
+    t = time.perf_counter()
+    for name in table.tokenizer_names:
+        attribute_errors(table, aligned, name, train=counts)
+    phases["3 x attribute_errors (3 logistic fits + partial r + bins each)"] = time.perf_counter() - t
+
+    lines = [
+        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_attribute.py --repeat {args.repeat}`; "
+        f"Python {platform.python_version()}, {os.cpu_count()} cores **shared with other jobs while measured**.",
+        "",
+        f"CoNLL-2003 test ({n_words:,} words) x SentencePiece unigram 8k/16k/32k, frequencies from conll2003:train, "
+        "rule-made predictions.",
+        "",
+        "| what | best (s) | median (s) |",
+        "|---|---:|---:|",
+        f"| `tokstudy attribute` end to end, fresh process, wall | {min(wall):.2f} | {statistics.median(wall):.2f} |",
+        f"| same, CPU time (user + system) | {min(cpu):.2f} | {statistics.median(cpu):.2f} |",
+        "",
+        "Phases, in process (one run):",
+        "",
+        "| phase | s |",
+        "|---|---:|",
+    ] + [f"| {k} | {v:.2f} |" for k, v in phases.items()]
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
