@@ -101,11 +101,14 @@ def plan_intrinsic(b, table: SegmentationTable, tokenizers, *, alpha: float = in
     intervals of all tokenizers and groups share one product with the resample weights."""
     types = table.types
     chars_t = np.fromiter(map(len, types), np.float64, len(types))
-    bytes_t = chars_t.copy()
-    for i in np.flatnonzero(~np.fromiter(map(str.isascii, types), bool, len(types))):
-        bytes_t[i] = len(types[i].encode("utf-8"))
     chars = b.group("intrinsic:chars", lambda: chars_t[table.word_type])
-    nbytes = b.group("intrinsic:bytes", lambda: bytes_t[table.word_type])
+    wide = np.flatnonzero(~np.fromiter(map(str.isascii, types), bool, len(types)))
+    if len(wide):
+        bytes_t = chars_t.copy()
+        bytes_t[wide] = [len(types[i].encode("utf-8")) for i in wide.tolist()]
+        nbytes = b.group("intrinsic:bytes", lambda: bytes_t[table.word_type])
+    else:
+        nbytes = chars  # ASCII only: bytes are characters, and the batch sums them once
     masks: dict[str, np.ndarray | None] = {}
     plans = []
     for tok in tokenizers:
@@ -137,12 +140,15 @@ def _same(r):
 
 
 def _counts_matrix(table: SegmentationTable, mask: np.ndarray | None):
-    """Sparse (sentences × word types) occurrence counts of the rows in ``mask``."""
+    """Sparse (sentences × word types) occurrence counts of the rows in ``mask``.
+
+    Rows are sorted by sentence, so the table's own columns are a CSR layout already
+    (``indptr`` = sentence offsets, ``indices`` = word types); a mask only zeroes entries.
+    """
     from scipy import sparse
 
-    sent = table.sentence if mask is None else table.sentence[mask]
-    typ = table.word_type if mask is None else table.word_type[mask]
-    return sparse.csr_matrix((np.ones(len(typ)), (sent, typ)), shape=(table.n_sentences, len(table.types)))
+    data = np.ones(len(table)) if mask is None else mask.astype(np.float64)
+    return sparse.csr_matrix((data, table.word_type, table.sentence_offsets), shape=(table.n_sentences, len(table.types)))
 
 
 def _piece_ids(col) -> tuple[np.ndarray, int]:
@@ -160,7 +166,8 @@ def _finish(b, table: SegmentationTable, plans, masks, alpha: float) -> list[Int
     settings = b.settings
     n_types = len(table.types)
     occ = {name: _counts_matrix(table, m) for name, m in masks.items()}
-    freq = {name: np.asarray(m.sum(axis=0)).ravel() for name, m in occ.items()}
+    freq = {name: np.bincount(table.word_type, weights=None if m is None else m.astype(np.float64), minlength=n_types)
+            for name, m in masks.items()}
     cols, points = [], []
     for col, groups in plans:
         piece_id, n_ids = _piece_ids(col)
