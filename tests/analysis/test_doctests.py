@@ -16,6 +16,8 @@ MODULES = [
     "tokstudy.analysis.inputs",
     "tokstudy.analysis.intrinsic",
     "tokstudy.report.tables",
+    "tokstudy.analysis.parity",
+    "tokstudy.report.attribution",
 ]
 
 

@@ -19,7 +19,7 @@ when one language takes all the pieces. Its CI comes from the same paragraph res
 >>> # res = parity({"en": [...], "de": [...]}, [tokenizer])[0]
 >>> # res.languages["de"].parity.value, res.gini.value
 >>> round(gini_coefficient([1.0, 1.0, 2.0]), 4)
-0.2222
+0.1667
 """
 
 from __future__ import annotations
