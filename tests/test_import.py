@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-HEAVY = ("torch", "transformers", "deepspeed", "streamlit", "matplotlib")
+HEAVY = ("torch", "transformers", "deepspeed", "streamlit", "matplotlib", "statsmodels")
 
 
 def _modules_after(code: str) -> set[str]:
@@ -27,6 +27,7 @@ def test_public_api_resolves_without_torch():
     # Resolving every public name imports the whole analysis core: still no torch.
     loaded = _modules_after("import tokstudy\nfor n in tokstudy.__all__: getattr(tokstudy, n)")
     assert "torch" not in loaded and "transformers" not in loaded and "streamlit" not in loaded
+    assert "statsmodels" not in loaded  # imported inside attribute_errors only
 
 
 def test_cli_help_is_light():
