@@ -37,6 +37,7 @@ def attribution_rows(dataset, tokenizers: tuple, predictions: tuple) -> tuple[li
     from analysis_app.services import cache
     from tokstudy.analysis.alignment import align_predictions
     from tokstudy.analysis.attribution import attribute_errors, word_counts
+    from tokstudy.errors import TokstudyError
     from tokstudy.report.attribution import attribution_rows as rows_of
 
     table = cache.table_for((dataset,), tokenizers)
@@ -45,7 +46,7 @@ def attribution_rows(dataset, tokenizers: tuple, predictions: tuple) -> tuple[li
     if train is not None:
         try:
             counts, label = word_counts(cache.dataset(train)), train.key
-        except Exception:  # no training split at the data location: frequency is then not controlled
+        except (TokstudyError, OSError):  # no training split at the data location: frequency is not controlled
             counts = None
     res = []
     for p in predictions:

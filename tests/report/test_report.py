@@ -68,7 +68,7 @@ def test_write_report_writes_every_output(setup, tmp_path):
     par = parity({"en": ["a bb ccc", "dddd"], "de": ["aaaaa b", "cc dd"]}, [ChunkSegmenter(2), ChunkSegmenter(5)], n_resamples=50)
     files = write_report(t, tmp_path / "rep", predictions=[aligned], parity_results=par, n_resamples=50)
     names = {p.relative_to(tmp_path / "rep").as_posix() for p in files.files}
-    for stem in ("table4", "summary", "by_entity_type", "by_position", "by_language", "by_dataset", "examples", "correlation", "parity"):
+    for stem in ("table4", "summary", "intrinsic", "by_entity_type", "by_position", "by_language", "by_dataset", "examples", "correlation", "parity"):
         for ext in ("md", "csv", "json"):
             assert f"{stem}.{ext}" in names, f"{stem}.{ext}"
     for fig in ("additional_segmentation", "error_by_pieces", "by_language", "parity"):

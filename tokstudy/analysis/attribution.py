@@ -39,7 +39,7 @@ import math
 import warnings
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -225,6 +225,7 @@ _MAX_LOG_ODDS = 30.0
 def _logit(y: np.ndarray, x: np.ndarray, groups: np.ndarray, confidence: float):
     """Coefficients, cluster-robust CIs and p-values of a logit with intercept (None if it fails)."""
     from statsmodels.discrete.discrete_model import Logit  # not statsmodels.api: it imports everything
+    from statsmodels.tools.sm_exceptions import PerfectSeparationError
 
     exog = np.column_stack([np.ones(len(y)), x])
     with warnings.catch_warnings():
@@ -232,7 +233,7 @@ def _logit(y: np.ndarray, x: np.ndarray, groups: np.ndarray, confidence: float):
         try:
             fit = Logit(y, exog).fit(disp=0, method="newton", maxiter=100,
                                         cov_type="cluster", cov_kwds={"groups": groups})
-        except Exception as exc:  # perfect separation, singular matrix: reported, never a wrong number
+        except (PerfectSeparationError, np.linalg.LinAlgError, ValueError, ArithmeticError) as exc:  # separation, singular matrix: reported
             return None, f"{type(exc).__name__}: {exc}"
     ci = np.asarray(fit.conf_int(alpha=1 - confidence))
     if not fit.mle_retvals.get("converged", True):

@@ -153,6 +153,11 @@ def plot_odds_ratios(rows: Sequence[dict], stem) -> list[Path]:
         ax.errorbar(v, ys, xerr=[v - lo, hi - v], fmt="o", color=color, capsize=3, label=label)
     ax.axvline(1.0, color="black", lw=0.8)
     ax.set_xscale("log")
+    from matplotlib.ticker import FuncFormatter
+
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    ax.xaxis.set_major_formatter(plain)
+    ax.xaxis.set_minor_formatter(plain)
     ax.set_yticks(y, [f"{r['model']} / {r['tokenizer']}" for r in rows])
     ax.set_xlabel("odds ratio of a mislabel per extra piece (log scale)")
     ax.set_title("Segmentation vs errors, holding frequency, entity status and length")

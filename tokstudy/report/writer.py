@@ -5,6 +5,7 @@ Layout of ``out_dir``::
     index.md                      links and the key tables inline
     table4.{md,csv,json}          additional segmentation NE / non-NE / all per tokenizer
     summary.{md,csv,json}         fertility, continued %, unknown %, pieces per continued word
+    intrinsic.{md,csv,json}       chars/bytes per piece, Shannon entropy, Rényi efficiency, vocabulary use
     by_<grouping>.{md,csv,json}   breakdowns (entity type, position, language, dataset)
     examples.{md,csv,json}        Table 3: sentences, pieces per tokenizer, gold, predictions
     correlation.{md,csv,json}     error correlation (only with predictions)
@@ -106,6 +107,11 @@ def write_report(
     md = rt.summary_markdown(summ)
     files += _three(out, "summary", md, rt.summary_rows(summ), summ)
     index += ["## Fertility, continued words, unknown pieces\n", md, "\n[summary.md](summary.md)\n"]
+
+    ins = stats.intrinsic
+    md = rt.intrinsic_markdown(ins)
+    files += _three(out, "intrinsic", md, rt.intrinsic_rows(ins), ins)
+    index += ["## Intrinsic metrics: compression, entropy, vocabulary use\n", md, "\n[intrinsic.md](intrinsic.md)\n"]
 
     grouped = stats.by
     for by in groupings:
