@@ -232,8 +232,8 @@ def _logit(y: np.ndarray, x: np.ndarray, groups: np.ndarray, confidence: float):
         warnings.simplefilter("ignore")
         try:
             fit = Logit(y, exog).fit(disp=0, method="newton", maxiter=100,
-                                        cov_type="cluster", cov_kwds={"groups": groups})
-        except (PerfectSeparationError, np.linalg.LinAlgError, ValueError, ArithmeticError) as exc:  # separation, singular matrix: reported
+                                     cov_type="cluster", cov_kwds={"groups": groups})
+        except (PerfectSeparationError, np.linalg.LinAlgError, ValueError, ArithmeticError) as exc:
             return None, f"{type(exc).__name__}: {exc}"
     ci = np.asarray(fit.conf_int(alpha=1 - confidence))
     if not fit.mle_retvals.get("converged", True):

@@ -325,7 +325,7 @@ def additional_segmentation(
 
 def compare_tokenizers(table: SegmentationTable, tokenizers=None, **kwargs) -> list[AdditionalSegmentation]:
     """Table 4 with several tokenizers side by side (all of the table's by default)."""
-    return table_statistics(table, tokenizers, groupings=(), summary=False, **kwargs).table4
+    return table_statistics(table, tokenizers, groupings=(), summary=False, intrinsic=False, **kwargs).table4
 
 
 def group_codes(table: SegmentationTable, by: str) -> tuple[np.ndarray, tuple[str, ...]]:
