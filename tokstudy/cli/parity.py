@@ -11,7 +11,8 @@ def register(sub) -> None:
         description=(
             "On paragraph-aligned parallel text (default: the xquad_parallel corpus at the data location), "
             "print for each tokenizer and language the pieces needed relative to the reference language "
-            "(1.00 = parity) with a bootstrap CI over paragraphs, and the fertility (pieces per whitespace word). "
+            "(1.00 = parity) with a bootstrap CI over paragraphs, the fertility (pieces per whitespace word), "
+            "and the Gini coefficient of the languages' parities (JSON field gini; 0 = every language costs the same). "
             "Example: tokstudy parity -t runs/tok/sp-32000 --languages en,de,ru,zh"
         ),
     )
