@@ -182,8 +182,8 @@ def design(table: SegmentationTable, aligned: AlignedPredictions, tokenizer: str
            train_counts: Mapping[str, int] | None) -> Design:
     """The per-word response, pieces and covariates of the regression (see the module docstring)."""
     col = table.column(tokenizer)
-    rows = aligned.rows[col.n_pieces[aligned.rows] > 0]
     keep = col.n_pieces[aligned.rows] > 0
+    rows = aligned.rows[keep]
     err = aligned.error[keep].astype(np.float64)
     pieces = col.n_pieces[rows].astype(np.float64)
     cols: list[np.ndarray] = []
