@@ -74,7 +74,7 @@ def render(sel) -> None:
     st.dataframe(frame, width="stretch", hide_index=True)
     covs = rows[0]["covariates"] if rows else ""
     st.caption(
-        "Logistic regression of *word mislabelled* on its extra pieces (pieces − 1), standard errors clustered by "
+        "Logistic regression of 'word mislabelled' on its extra pieces (pieces − 1), standard errors clustered by "
         f"sentence; covariates: {covs}. "
         + (f"Word frequencies from `{label}`." if label else "**No training split: frequency is not controlled.**")
     )

@@ -123,11 +123,11 @@ def attribution_section(rows: Sequence[dict], cells: Sequence[dict] = (), *, fig
     covs = rows[0]["covariates"] if rows else ""
     freq = rows[0].get("frequency_source") if rows else None
     parts = [
-        "Logistic regression of *word mislabelled* on the word's extra pieces (pieces − 1), with covariates "
+        "Logistic regression of 'word mislabelled' on the word's extra pieces (pieces − 1), with covariates "
         f"`{covs}`; standard errors clustered by sentence (statsmodels). The odds ratio (OR) is per extra piece; "
         "the unadjusted OR comes from the same regression without covariates, so the gap between the two is what "
         "the covariates explain. The partial r is the Pearson correlation of pieces and error after both are "
-        "regressed on the covariates. "
+        "regressed on the covariates (its p-value treats words as independent; the odds ratios' do not). "
         + (f"Training frequencies counted on `{freq}`." if freq else
            "**No training split was given, so frequency is not among the covariates.**"),
         "",
