@@ -18,8 +18,8 @@ table. Both are plain Python, so the benchmark times exactly what the page runs.
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 #: colours of the usual entity types; other types get one from :data:`_EXTRA_COLOURS`.
 ENTITY_COLOURS = {"PER": "#ffd6d6", "LOC": "#d6ecff", "ORG": "#dff5d8", "MISC": "#f3e2ff"}

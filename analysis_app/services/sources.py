@@ -49,12 +49,12 @@ class DatasetSource:
         return self.key.rsplit(":", 1)[0]
 
     @classmethod
-    def registry(cls, name: str, split: str, language: str | None = None) -> "DatasetSource":
+    def registry(cls, name: str, split: str, language: str | None = None) -> DatasetSource:
         key = f"{name}{'-' + language if language else ''}:{split}"
         return cls(key, "registry", name, split, language)
 
     @classmethod
-    def conll(cls, path: str, name: str, split: str = "all", language: str = "und") -> "DatasetSource":
+    def conll(cls, path: str, name: str, split: str = "all", language: str = "und") -> DatasetSource:
         return cls(f"{name}:{split}", "conll", name, split, language, str(path))
 
 
@@ -86,7 +86,7 @@ class Sources:
     def dataset(self, key: str) -> DatasetSource:
         return next(d for d in self.datasets if d.key == key)
 
-    def add_tokenizer(self, path: str, name: str, origin: str) -> tuple["Sources", TokenizerSource]:
+    def add_tokenizer(self, path: str, name: str, origin: str) -> tuple[Sources, TokenizerSource]:
         """Add (or find) a tokenizer; a new name clashing with another path gets a suffix."""
         for t in self.tokenizers:
             if t.path == path:
@@ -98,7 +98,7 @@ class Sources:
         src = TokenizerSource(final, path, origin)
         return replace(self, tokenizers=self.tokenizers + (src,)), src
 
-    def add_dataset(self, src: DatasetSource) -> tuple["Sources", DatasetSource]:
+    def add_dataset(self, src: DatasetSource) -> tuple[Sources, DatasetSource]:
         for d in self.datasets:
             if d == src or (src.kind == "conll" and d.path == src.path):
                 return self, d
@@ -109,7 +109,7 @@ class Sources:
         src = replace(src, key=key)
         return replace(self, datasets=(src,) + self.datasets), src
 
-    def add_predictions(self, src: PredictionSource) -> "Sources":
+    def add_predictions(self, src: PredictionSource) -> Sources:
         if any(p.path == src.path for p in self.predictions):
             return self
         return replace(self, predictions=self.predictions + (src,))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -55,6 +56,17 @@ def test_symlink_out_of_an_allowed_dir_is_refused(tree):
     assert is_allowed("inner.txt", [allowed])
 
 
+def test_relative_paths_mean_the_working_directory_first(tree, monkeypatch):
+    allowed, outside = tree
+    monkeypatch.chdir(outside)
+    # ../allowed/sub/f.txt from the working directory (as typed on a command line) is inside
+    assert confine_path("../allowed/sub/f.txt", [allowed]) == (allowed / "sub" / "f.txt").resolve()
+    # relative to an allowed directory still works; a file of the working directory outside the roots does not
+    assert confine_path("sub/f.txt", [allowed]) == (allowed / "sub" / "f.txt").resolve()
+    with pytest.raises(PathNotAllowedError, match="outside the directories"):
+        confine_path("secret.txt", [allowed])
+
+
 def test_missing_empty_and_no_allowed_dirs(tree):
     allowed, _ = tree
     with pytest.raises(PathNotAllowedError, match="no such file"):
@@ -70,8 +82,9 @@ def test_missing_empty_and_no_allowed_dirs(tree):
 def test_settings_from_argv_and_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("TOKSTUDY_DATA", str(tmp_path))
     s = parse_settings(["--results", "res", "--allow-dir", "/a", "--allow-dir", "/b", "-x"], environ={"TOKSTUDY_APP_ALLOW_DIRS": "/c"})
-    assert [str(p) for p in s.allow_dirs] == ["/a", "/b", "/c", "res", str(tmp_path)]
-    assert str(s.results) == "res"
+    # a relative path means what it means in the directory the app was started from
+    assert [str(p) for p in s.allow_dirs] == ["/a", "/b", "/c", str(Path.cwd() / "res"), str(tmp_path)]
+    assert s.results == Path.cwd() / "res"
     s = parse_settings([], environ={"TOKSTUDY_APP_RESULTS": "/r", "TOKSTUDY_APP_MAX_UPLOAD_MB": "1"})
     assert str(s.results) == "/r" and s.max_upload_bytes == 1024 * 1024
 
