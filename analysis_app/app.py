@@ -13,6 +13,8 @@ import streamlit as st
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 st.set_page_config(page_title="tokstudy", page_icon=":material/splitscreen:", layout="wide")
+# a research tool run locally: no "Deploy" button, only the viewer's menu
+st.set_option("client.toolbarMode", "viewer")
 st.navigation(
     [
         st.Page("pages/explorer.py", title="Segmentation explorer", icon=":material/search:", default=True),

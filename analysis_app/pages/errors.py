@@ -4,6 +4,6 @@ import streamlit as st
 
 from analysis_app.components import errors, workspace
 
-selection = workspace.sidebar()
+selection = workspace.sidebar("errors")
 st.title("Errors")
 errors.render(selection)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from analysis_app.services.explorer import piece_colour
 from tests.app.conftest import new_app, no_exceptions
 
 
@@ -14,7 +15,7 @@ def test_typed_text_shows_each_tokenizers_pieces(app_env):
 
     at = new_app().run()
     no_exceptions(at)
-    assert at.multiselect(key="ts_w_tokenizers").value == ["spm-600", "spm-1200", "spm-2400"]
+    assert at.multiselect(key="ts_w_tokenizers@explorer").value == ["spm-600", "spm-1200", "spm-2400"]
     at.text_area(key="ts_ex_text").set_value("Peter Blackburn visited Ouagadougou .").run()
     no_exceptions(at)
     html = _html(at)
@@ -23,15 +24,19 @@ def test_typed_text_shows_each_tokenizers_pieces(app_env):
         seg = load_tokenizer(app_env / "tokenizers" / name)
         for pieces in seg.segment(["Peter", "Blackburn", "visited", "Ouagadougou", "."]).as_lists():
             for p in pieces:
-                assert f'<span class="ts-piece">{p}</span>' in html or f'ts-unk">{p}<' in html
+                # each piece is a chip whose title is the piece and whose colour is the piece's own
+                assert f'title="{p}">{p}</span>' in html
+                assert f'<span class="ts-piece ts-unk" title="{p}">' in html or piece_colour(p) in html
     assert html.count("<tr") == 1 + 5
+    # one strip per tokenizer, one word group per word
+    assert html.count('class="ts-strip"') == 3 and html.count('class="ts-w"') == 3 * 5
 
 
 def test_dataset_sentence_has_gold_colours_and_predictions(app_env, conll_test):
     at = new_app().run()
     at.radio(key="ts_ex_mode").set_value("dataset").run()
     no_exceptions(at)
-    assert at.selectbox(key="ts_w_dataset").value == "conll2003:test"
+    assert at.selectbox(key="ts_w_dataset@explorer").value == "conll2003:test"
     at.number_input(key="ts_ex_sent").set_value(2).run()
     no_exceptions(at)
     s = conll_test[2]
