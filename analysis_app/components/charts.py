@@ -45,7 +45,7 @@ def error_rate_line(df: pd.DataFrame, *, title: str = "") -> alt.FacetChart:
     return (
         alt.layer(bars, line, data=df)
         .properties(height=280, width=320)
-        .facet(column=alt.Column("words:N", title=None, header=alt.Header(labelFontSize=13,
+        .facet(column=alt.Column("words:N", title=None, sort=["all", "NE"], header=alt.Header(labelFontSize=13,
                labelExpr="datum.value == 'NE' ? 'NE words' : 'all words'")))
         .properties(title=title)
     )

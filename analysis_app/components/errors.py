@@ -47,7 +47,7 @@ def render(sel) -> None:
         st.error(f"these predictions do not fit {sel.dataset.key}: {exc}")
         return
     if aligned.subset:
-        st.info(f"The predictions of {aligned.model!r} cover the {aligned.subset} of {sel.dataset.key} "
+        st.info(f"The predictions {pred_src.key!r} cover the {aligned.subset} of {sel.dataset.key} "
                 "(declared in the file): every figure on this page is over those sentences only.")
 
     st.subheader("Does segmentation go with errors?")
@@ -57,7 +57,7 @@ def render(sel) -> None:
         col.caption(f"all words: r = {_fmt_r(res.all)}, p = {format_p(res.all.p_value)}, n = {res.all.n}  \n"
                     f"NE words: r = {_fmt_r(res.ne)}, p = {format_p(res.ne.p_value)}  \n"
                     f"error rate {res.error_rate:.1%} ({res.n_errors} of {res.n_words} words)")
-    corr = correlation_rows(results)
+    corr = correlation_rows(results).assign(model=pred_src.key)  # the file's model may be a long path
     num = st.column_config.NumberColumn
     st.dataframe(correlation_display(corr), width="stretch", hide_index=True,
                  column_config={c: num(format="%.4f") for c in ("pearson_r", "ci_low", "ci_high", "spearman")})

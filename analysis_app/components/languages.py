@@ -13,11 +13,13 @@ KEYS = (DIR, LANGS, REF)
 
 
 def _default_dir() -> str:
-    from tokstudy.datalocation import data_root
-
     # absolute: a relative data location (`TOKSTUDY_DATA=../shared/data`) is relative to the
     # working directory, never to one of the allowed directories confine_path would try
-    return str((data_root() / "xquad_parallel").absolute())
+    import os
+
+    from tokstudy.datalocation import data_root
+
+    return os.path.abspath(data_root() / "xquad_parallel")
 
 
 def render(sel) -> None:

@@ -38,6 +38,8 @@ __all__ = ["SEPARATOR", "ExplorerView", "WordRow", "build_view", "piece_colour",
 #: colours of the usual entity types; other types get one from :data:`_EXTRA_COLOURS`.
 ENTITY_COLOURS = {"PER": "#ffd6d6", "LOC": "#d6ecff", "ORG": "#dff5d8", "MISC": "#f3e2ff"}
 _EXTRA_COLOURS = ("#fff1c7", "#d9f4f1", "#ffe0f0", "#e8e8ff", "#f0f0d0", "#e0f7ff")
+#: darker shades of the same hues, for the entity underline in the sentence strips.
+ENTITY_LINES = {"PER": "#d9534f", "LOC": "#3a7bd5", "ORG": "#3c9a3c", "MISC": "#9b59b6"}
 
 
 @dataclass(frozen=True)
@@ -251,7 +253,8 @@ def render_html(view: ExplorerView, *, unk_pieces: Sequence[str] = ("<unk>", "[U
     byte_level = tuple(byte_level) or (False,) * len(view.tokenizers)
     unk = set(unk_pieces)
     parts = [_CSS]
-    legend = "".join(f'<span style="background:{entity_colour(t)}">{esc(t)}</span>' for t in types)
+    legend = "".join(f'<span style="background:{entity_colour(t)};border-bottom:3px solid '
+                     f'{ENTITY_LINES.get(t, "#b8860b")}">{esc(t)}</span>' for t in types)
     parts.append(
         '<div class="ts-legend">'
         + (f"gold entity types: {legend} (underlined in the strips) &nbsp; " if types else "")
@@ -263,7 +266,8 @@ def render_html(view: ExplorerView, *, unk_pieces: Sequence[str] = ("<unk>", "[U
         words = []
         for r in view.rows:
             cls = "ts-w" + (" ts-err" if any(r.wrong) else "")
-            style = f' style="border-bottom-color:{entity_colour(r.entity_type)}"' if r.entity_type else ""
+            line = ENTITY_LINES.get(r.entity_type or "", "#b8860b")
+            style = f' style="border-bottom-color:{line}"' if r.entity_type else ""
             title = esc(r.word + (f" · gold {r.gold}" if r.gold else "")
                         + "".join(f" · {m}: {p}" for m, p in zip(view.models, r.predicted) if p))
             words.append(f'<span class="{cls}"{style} title="{title}">{_chips(r.pieces[k], unk, byte_level[k])}</span>')

@@ -80,6 +80,6 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
     max_mb = args.max_upload_mb or float(environ.get(ENV_MAX_UPLOAD) or 200.0)
     # relative paths (`make app` passes results/demo, the Makefile's data path is ../shared/data)
     # mean what they mean in the directory the app was started from: made absolute here, once
-    dirs = tuple(dict.fromkeys(Path(p).expanduser().absolute() for p in allow))
-    res = Path(results).expanduser().absolute() if results else None
+    dirs = tuple(dict.fromkeys(Path(os.path.abspath(Path(p).expanduser())) for p in allow))
+    res = Path(os.path.abspath(Path(results).expanduser())) if results else None
     return AppSettings(results=res, allow_dirs=dirs, max_upload_mb=max_mb)

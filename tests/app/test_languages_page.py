@@ -12,10 +12,11 @@ from tests.conftest import corpus_path
 def data_location(request, monkeypatch):
     """The data location as an absolute path and as a relative one (the Makefile's ``../shared/data``)."""
     import os
+    from pathlib import Path
 
     from tokstudy.datalocation import data_root
 
-    root = data_root().absolute()
+    root = Path(os.path.abspath(data_root()))
     monkeypatch.setenv("TOKSTUDY_DATA", str(root) if request.param == "absolute" else os.path.relpath(root))
     monkeypatch.setenv("TOKSTUDY_APP_ALLOW_DIRS", os.environ["TOKSTUDY_DATA"])
     return root
