@@ -213,6 +213,6 @@ def sized_name(base: str, vocab_size: int) -> str:
 
 
 def _tokenizer_placeholder() -> str:
-    """An example path in the study's own layout (``<results>/tokenizers/unigram-8k``)."""
+    """An example path in the study's own layout (``<results>/tokenizers/sp-unigram-8k``)."""
     res = workspace.settings().results
-    return f"{res}/tokenizers/unigram-8k" if res else "results/demo/tokenizers/unigram-8k"
+    return f"{res}/tokenizers/sp-unigram-8k" if res else "results/demo/tokenizers/sp-unigram-8k"
