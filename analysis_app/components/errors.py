@@ -69,7 +69,7 @@ def render(sel) -> None:
         + [bins_frame(r.by_pieces_ne, "NE").assign(tokenizer=r.tokenizer, series=f"{r.tokenizer} (NE words)") for r in results],
         ignore_index=True,
     )
-    st.altair_chart(charts.error_rate_line(curves), width="stretch")
+    charts.draw(st, "error_rate_line", curves)
     st.caption("Bars: 95% Wilson intervals of each error rate. One panel per word set, one colour per tokenizer.")
     st.dataframe(curves, width="stretch", hide_index=True,
                  column_config={c: num(format="%.4f") for c in ("error_rate", "ci_low", "ci_high")})
