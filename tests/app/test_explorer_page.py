@@ -63,3 +63,34 @@ def test_path_outside_allowed_dirs_is_refused(app_env):
     at.button(key="ts_in_tok_path_btn").click().run()
     no_exceptions(at)
     assert any("outside the directories" in e.value for e in at.error)
+
+
+def test_predictions_that_do_not_fit_are_an_error_and_a_subset_is_stated(app_env, conll_test, tmp_path):
+    """The explorer uses the library's strict alignment: no shifted guess, a mismatch is an error."""
+    from tokstudy.analysis.predictions import write_predictions
+
+    sents = [(s.words, s.tags, s.tags) for s in conll_test]
+    bad = list(sents)
+    bad[5] = (("XXX",) + tuple(bad[5][0][1:]), bad[5][1], bad[5][2])
+    pred_dir = app_env / "predictions"
+    write_predictions(pred_dir / "shifted-model" / "conll2003_test.tsv", bad, sent_ids=[s.sent_id for s in conll_test])
+    write_predictions(pred_dir / "subset-model" / "conll2003_test.tsv", sents[:10], sent_ids=[s.sent_id for s in conll_test[:10]],
+                      metadata={"model": "subset-model", "subset": "first:10"})
+    try:
+        at = new_app().run()
+        at.radio(key="ts_ex_mode").set_value("dataset").run()
+        at.number_input(key="ts_ex_sent").set_value(20).run()
+        no_exceptions(at)
+        errors = [e.value for e in at.error]
+        assert any("'shifted-model' do not fit conll2003:test" in e and "sentence 5, word 0" in e for e in errors), errors
+        assert any("cover the first 10 of 3453 sentences" in i.value for i in at.info), [i.value for i in at.info]
+        html = _html(at)
+        assert "pred: subset-model" in html and "pred: shifted-model" not in html
+        at.number_input(key="ts_ex_sent").set_value(3).run()
+        assert f">{conll_test[3].tags[0]}</td>" in _html(at)
+        assert not any("cover the first 10" in i.value for i in at.info)
+    finally:
+        import shutil
+
+        shutil.rmtree(pred_dir / "shifted-model")
+        shutil.rmtree(pred_dir / "subset-model")

@@ -183,3 +183,29 @@ def test_a_broken_tokenizer_json_by_path_is_an_input_error(tmp_path):
     (tmp_path / "tok" / "tokenizer.json").write_text('{"model": {"type": "Nonsense"}}')
     with pytest.raises(InputError, match="tok"):
         load_segmenter(tmp_path / "tok")
+
+
+def test_byte_pieces_are_shown_as_text_or_hex_never_replacement_characters(tmp_path):
+    from tokenizers import ByteLevelBPETokenizer
+
+    from analysis_app.services.explorer import is_byte_level, readable_piece
+    from tokstudy.tokenization.loading import load_tokenizer
+
+    tok = ByteLevelBPETokenizer()
+    tok.train_from_iterator(["Zürich und Köln", "naïve café", "東京 大阪"] * 20, vocab_size=300, min_frequency=1,
+                            show_progress=False)
+    tok.save(str(tmp_path / "tokenizer.json"))
+    seg = load_tokenizer(tmp_path / "tokenizer.json")
+    assert is_byte_level(seg)
+    words = ["Zürich", "東京", "naïve"]
+    view = build_view(words, None, [seg])
+    html = render_html(view, byte_level=[True])
+    assert "\ufffd" not in html
+    for row in view.rows:
+        shown = [readable_piece(p, byte_level=True) for p in row.pieces[0]]
+        # the bytes of the pieces, read back from what is shown, are the word's UTF-8 bytes
+        raw = b"".join(bytes.fromhex(t.strip("⟨⟩")) if is_bytes else t.removeprefix("Ġ").encode("utf-8")
+                       for t, is_bytes in shown)
+        assert raw == row.word.encode("utf-8"), (row.word, shown)
+    assert not is_byte_level(object())  # a segmenter without a Hugging Face tokenizer (e.g. SentencePiece)
+    assert readable_piece("<0xE2>") == ("<0xE2>", True)
