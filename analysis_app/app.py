@@ -15,7 +15,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from analysis_app.services import warmup  # needs the checkout on sys.path (above)
 
-warmup.start()
 st.set_page_config(page_title="tokstudy", page_icon=":material/splitscreen:", layout="wide")
 st.navigation(
     [
@@ -25,3 +24,4 @@ st.navigation(
         st.Page("pages/languages.py", title="Languages", icon=":material/language:"),
     ]
 ).run()
+warmup.start()  # after the first page is drawn, so it does not compete with it
