@@ -1,4 +1,14 @@
-"""How fast the explorer re-renders: a 50-word sentence under 3 SentencePiece tokenizers.
+"""How fast the app renders: in a real browser per page (``--browser``), and the explorer's own path.
+
+``--browser`` (what BENCHMARKS.md reports): the app started as `make app` does, on a results
+folder with 3 SentencePiece tokenizers and one model's predictions for CoNLL-2003 test (the
+whole split), driven by Debian's chromium through Playwright. Each page is clicked in the
+sidebar navigation and timed from the click until the script run it started has ended and
+every element is drawn (no placeholder left). *Cold*: the page's first visit in a fresh app
+process (empty caches; the explorer is the start page, so its cold figure is the first page
+load); *warm*: later visits of the same page in the same session (median of 5).
+
+Without ``--browser``: the explorer's render path alone, as before:
 
 Times (1) the explorer's render path itself (``build_view`` = one batch ``segment`` call per
 tokenizer + ``render_html``), median over many runs, and (2) a full Streamlit script rerun
@@ -7,7 +17,7 @@ sidebar, cache lookups, element serialisation; no browser round trip).
 
 Usage (needs the shared corpora for training the three tokenizers):
 
-    TOKSTUDY_DATA=/work/shared/data OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_app.py
+    TOKSTUDY_DATA=/work/shared/data OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_app.py [--browser]
 """
 
 from __future__ import annotations
@@ -92,5 +102,89 @@ def main() -> None:
           f"median {statistics.median(reruns) * 1e3:.1f} ms, max {max(reruns) * 1e3:.1f} ms")
 
 
+def write_predictions_for_test(root: Path, tokenizer_dir: Path) -> None:
+    """One model's predictions for the whole of CoNLL-2003 test, erring more on words split more."""
+    import random
+
+    from tokstudy.analysis.predictions import write_predictions
+    from tokstudy.data.registry import load_dataset
+    from tokstudy.tokenization.loading import load_tokenizer
+
+    test = load_dataset("conll2003", "test")
+    seg = load_tokenizer(tokenizer_dir)
+    rng = random.Random(0)
+    out = []
+    for s in test:
+        counts = seg.segment(list(s.words)).counts
+        pred = [("O" if g != "O" else "B-MISC") if rng.random() < min(0.05 * (n - 1), 0.6) else g
+                for g, n in zip(s.tags, counts)]
+        out.append((s.words, s.tags, pred))
+    write_predictions(root / "predictions" / "model-spm-600" / "conll2003_test.tsv", out,
+                      metadata={"model": "model-spm-600", "dataset": "conll2003", "split": "test"},
+                      sent_ids=[s.sent_id for s in test])
+
+
+_WATCH = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  window.__ts = {states: []};
+  new MutationObserver(() => window.__ts.states.push([app.getAttribute('data-test-script-state'), performance.now()]))
+    .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  window.__ts.t0 = performance.now();
+}"""
+_DONE = """() => {
+  const s = window.__ts.states;
+  const ran = s.findIndex(x => x[0] === 'running');
+  if (ran < 0) return null;
+  const end = s.slice(ran).find(x => x[0] === 'notRunning');
+  if (!end || document.querySelector('[data-testid="stSkeleton"]')) return null;
+  if (document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state') !== 'notRunning') return null;
+  return Math.max(end[1], performance.now() - 0) - window.__ts.t0;
+}"""
+
+
+def _timed_click(page, label: str) -> float:
+    """Seconds from a click on the navigation entry ``label`` until the page is drawn and the script idle."""
+    page.evaluate(_WATCH)
+    page.get_by_test_id("stSidebarNav").get_by_text(label, exact=True).click()
+    handle = page.wait_for_function(_DONE, timeout=300_000, polling=20)
+    return handle.json_value() / 1000
+
+
+def browser_main() -> None:
+    sys.path.insert(0, str(ROOT))
+    from tests.app.browser import NAV_LABELS, chromium_page, running_app, wait_idle
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench_app_browser_"))
+    dirs = train_tokenizers(tmp)
+    write_predictions_for_test(tmp, dirs[0])
+    pages = ["explorer", "statistics", "errors", "languages"]
+    cold: dict[str, float] = {}
+    for target in pages:  # each page's first visit in a fresh process
+        with running_app(tmp, tmp) as url, chromium_page() as page:
+            if target == "explorer":
+                t0 = time.perf_counter()
+                page.goto(url)
+                page.wait_for_selector('[data-testid="stApp"]')
+                wait_idle(page, started_within=0.5)
+                cold[target] = time.perf_counter() - t0 - 0.1  # minus wait_idle's settle pause
+                continue
+            page.goto(url)
+            wait_idle(page)
+            cold[target] = _timed_click(page, NAV_LABELS[target])
+            print(f"cold {target}: {cold[target]:.2f} s", flush=True)
+    warm: dict[str, list[float]] = {p: [] for p in pages}
+    with running_app(tmp, tmp) as url, chromium_page() as page:
+        page.goto(url)
+        wait_idle(page)
+        for p in pages[1:] + pages[:1]:  # fill every cache once
+            _timed_click(page, NAV_LABELS[p])
+        for _ in range(5):
+            for p in pages[1:] + pages[:1]:
+                warm[p].append(_timed_click(page, NAV_LABELS[p]))
+    print("| page | cold (s) | warm, median of 5 (s) | warm max (s) |\n|---|---|---|---|")
+    for p in pages:
+        print(f"| {NAV_LABELS[p]} | {cold[p]:.2f} | {statistics.median(warm[p]):.2f} | {max(warm[p]):.2f} |")
+
+
 if __name__ == "__main__":
-    main()
+    browser_main() if "--browser" in sys.argv else main()

@@ -1,8 +1,11 @@
 """The explorer's widgets: text or dataset sentence in, Table 3 (live) out.
 
-Owns the keys in :data:`KEYS`. A link from another page arrives as query parameters
-``?dataset=<key>&sent=<sent_id>`` (see :func:`link_params`), applied once by
-:func:`apply_link` before any widget is drawn.
+Owns the keys in :data:`KEYS`. A link from another page (or a shared address) arrives
+as query parameters ``?dataset=<key>&sent=<sent_id>`` (see :func:`link_params`), applied
+once by :func:`apply_link` before any widget is drawn; the sentence shown is written back
+into the address (``sent``), beside the sidebar's ``tok`` and ``dataset``, so the address
+bar is always a link to this view. Predicted tags come from the library's strict
+alignment: a file that does not fit the dataset is an error on the page, never a guess.
 """
 
 from __future__ import annotations
@@ -14,11 +17,12 @@ from analysis_app.components import workspace
 from analysis_app.services import cache
 from analysis_app.services.explorer import build_view, render_html
 from analysis_app.services.loading import InputError
-from analysis_app.services.sentences import find_sentence, predicted_tags
+from analysis_app.services.sentences import find_sentence
 from analysis_app.services.text import split_words
 
 MODE, TEXT, SENT, SEARCH, APPLIED = "ts_ex_mode", "ts_ex_text", "ts_ex_sent", "ts_ex_search", "ts_ex_applied"
-KEYS = (MODE, TEXT, SENT, SEARCH, APPLIED)
+LINK_SID = "ts_ex_link_sent_id"
+KEYS = (MODE, TEXT, SENT, SEARCH, APPLIED, LINK_SID)
 EXAMPLE = "EU rejects German call to boycott British lamb as Peter Blackburn reports from Brussels ."
 MODES = {"text": "Type or paste text", "dataset": "Pick a dataset sentence"}
 
@@ -45,7 +49,7 @@ def apply_link() -> None:
         return
     workspace.select_dataset(ds_key)
     st.session_state[MODE] = "dataset"
-    st.session_state["ts_ex_link_sent_id"] = sent_id
+    st.session_state[LINK_SID] = sent_id
 
 
 def _segmenters(sel) -> list:
@@ -68,7 +72,7 @@ def _dataset_sentence(sel):
     except InputError as exc:
         st.error(str(exc))
         return None
-    link_sid = st.session_state.pop("ts_ex_link_sent_id", None)
+    link_sid = st.session_state.pop(LINK_SID, None)  # a plain key, never a widget's
     if link_sid is not None:
         try:
             st.session_state[SENT] = find_sentence(ds, link_sid)
@@ -90,11 +94,22 @@ def _dataset_sentence(sel):
     preds = {}
     for p in sel.predictions:
         try:
-            preds[p.model] = predicted_tags(cache.predictions(p), int(pos), sentence)
+            sp = cache.sentence_predictions(sel.dataset, p)
         except InputError as exc:
             st.error(str(exc))
-        if p.model in preds and preds[p.model] is None:
-            st.warning(f"predictions {p.model!r} have no sentence with these words at position {pos}; not shown")
+            continue
+        except Exception as exc:
+            from tokstudy.errors import TokstudyError
+
+            if not isinstance(exc, TokstudyError):
+                raise
+            st.error(f"predictions {p.model!r} do not fit {sel.dataset.key}, so they are not shown: {exc}")
+            continue
+        preds[p.model] = sp.tags(sentence.sent_id)
+        if preds[p.model] is None:
+            st.info(f"predictions {p.model!r} cover the {sp.subset} of {sel.dataset.key}; this sentence is not among them")
+    st.query_params["sent"] = str(sentence.sent_id)
+    st.session_state[APPLIED] = (sel.dataset.key, str(sentence.sent_id))
     caption = f"{sel.dataset.key}, sentence {sentence.sent_id}" + (f", line {sentence.line}" if sentence.line else "")
     return list(sentence.words), list(sentence.tags) if sentence.tags else None, preds, caption
 
@@ -105,6 +120,8 @@ def render(sel) -> None:
         st.info("Select one or more tokenizers in the sidebar (or add one there) to see their pieces.")
     mode = st.radio("Input", list(MODES), format_func=MODES.get, horizontal=True, key=MODE, label_visibility="collapsed")
     if mode == "text":
+        if "sent" in st.query_params:
+            del st.query_params["sent"]
         if TEXT not in st.session_state:
             st.session_state[TEXT] = EXAMPLE
         text = st.text_area("Text (split into words at spaces and punctuation)", key=TEXT, height=90)
@@ -124,11 +141,12 @@ def render(sel) -> None:
     cols = st.columns(len(view.tokenizers))
     for col, name in zip(cols, view.tokenizers):
         col.metric(name, f"{view.n_pieces(name)} pieces", f"{view.additional_segmentation(name) * 100:+.1f}% extra", delta_color="off")
-    st.html(render_html(view))
+    st.html(render_html(view, byte_level=[cache.byte_level(t) for t in sel.tokenizers if t.name in view.tokenizers]))
     st.caption(" · ".join(f"{t}: {p}" for t, p in zip(view.tokenizers, view.boundary_policies)))
+    ds_name, sid = (sel.dataset.key, int(st.query_params.get("sent", 0))) if mode == "dataset" else ("typed text", 0)
     st.download_button(
-        "Download this table (CSV)",
-        pd.DataFrame(view.to_records()).to_csv(index=False).encode("utf-8"),
+        "Download this table (CSV, Table-3 layout)",
+        pd.DataFrame(view.to_records(dataset=ds_name, sent_id=sid)).to_csv(index=False).encode("utf-8"),
         file_name="segmentation_example.csv",
         mime="text/csv",
     )

@@ -19,15 +19,29 @@ TOK_PATH, TOK_UP, DS_PATH, DS_UP, DS_LANG, PRED_PATH, PRED_UP = (
     "ts_in_tok_path", "ts_in_tok_upload", "ts_in_ds_path", "ts_in_ds_upload", "ts_in_ds_lang",
     "ts_in_pred_path", "ts_in_pred_upload",
 )
+DS_LENIENT, REN_OLD, REN_NEW = "ts_in_ds_lenient", "ts_in_rename_old", "ts_in_rename_new"
 DONE = "ts_in_done"  # file_id -> (ok, message): each upload is validated once
-KEYS = (TOK_PATH, TOK_UP, DS_PATH, DS_UP, DS_LANG, PRED_PATH, PRED_UP, DONE)
+OPEN = "ts_in_open"  # whether the expander starts open: decided once, so an add never collapses it
+KEYS = (TOK_PATH, TOK_UP, DS_PATH, DS_UP, DS_LANG, DS_LENIENT, PRED_PATH, PRED_UP, REN_OLD, REN_NEW, DONE, OPEN)
 
 
 def render(where) -> None:
-    with where.expander("Add inputs (paths or uploads)", expanded=not workspace.sources().tokenizers):
+    if OPEN not in st.session_state:
+        st.session_state[OPEN] = not workspace.sources().tokenizers
+    with where.expander("Add inputs (paths or uploads)", expanded=st.session_state[OPEN]):
         _tokenizer_inputs()
+        _rename_inputs()
         _dataset_inputs()
         _prediction_inputs()
+
+
+def _as_users_file(message: str, stored, filename: str) -> str:
+    """An upload's error names the user's file, not the app's stored copy of it."""
+    from pathlib import Path
+
+    for form in {str(stored), str(Path(stored).resolve())}:
+        message = message.replace(form, filename)
+    return message
 
 
 def _report(ok: bool, message: str) -> None:
@@ -44,7 +58,7 @@ def _confined(text: str) -> str | None:
 
 def _tokenizer_inputs() -> None:
     st.markdown("**Tokenizer** (SentencePiece `.model`, `tokenizer.json`, or a Hugging Face tokenizer directory)")
-    path = st.text_input("Tokenizer path", key=TOK_PATH, placeholder="results/demo/tokenizers/spm-8k")
+    path = st.text_input("Tokenizer path", key=TOK_PATH, placeholder=_tokenizer_placeholder())
     if path and st.button("Add tokenizer", key=TOK_PATH + "_btn"):
         p = _confined(path)
         if p:
@@ -55,7 +69,8 @@ def _tokenizer_inputs() -> None:
         if up.file_id not in done:
             try:
                 stored, name = accept_tokenizer_upload(up.name, up.getvalue(), max_bytes=workspace.settings().max_upload_bytes)
-                done[up.file_id] = _add_tokenizer(str(stored), name, "upload")
+                ok, msg = _add_tokenizer(str(stored), name, "upload")
+                done[up.file_id] = (ok, _as_users_file(msg, stored, up.name))
             except InputError as exc:
                 done[up.file_id] = (False, str(exc))
         _report(*done[up.file_id])
@@ -66,52 +81,77 @@ def _add_tokenizer(path: str, name: str | None, origin: str) -> tuple[bool, str]
 
     from tokstudy.tokenization.sentencepiece_ import default_name
 
-    srcs, src = workspace.sources().add_tokenizer(path, name or default_name(Path(path)), origin)
+    srcs = workspace.sources()
     try:
-        seg = cache.segmenter(src)
+        seg = cache.segmenter_at(path)
     except InputError as exc:
         result = (False, str(exc))
         if origin != "upload":
             st.error(result[1])
         return result
+    base = name or default_name(Path(path))
+    srcs, src = srcs.add_tokenizer(path, sized_name(base, seg.vocab_size), origin)
     workspace.set_sources(srcs)
     workspace.select_tokenizer(src.name)
-    result = (True, f"tokenizer {src.name!r} loaded ({seg.kind}, {seg.vocab_size} pieces)")
+    result = (True, f"tokenizer {src.name!r} loaded ({seg.kind}, {seg.vocab_size} pieces); rename it below")
     if origin != "upload":
         st.success(result[1])
     return result
 
 
+def _rename_inputs() -> None:
+    names = [t.name for t in workspace.sources().tokenizers]
+    if not names:
+        return
+    st.markdown("**Rename a tokenizer**")
+    c1, c2 = st.columns(2)
+    old = c1.selectbox("Tokenizer", names, key=REN_OLD, label_visibility="collapsed")
+    new = c2.text_input("New name", key=REN_NEW, placeholder="new name", label_visibility="collapsed")
+    if new and st.button("Rename", key=REN_NEW + "_btn"):
+        try:
+            workspace.rename_tokenizer(old, new)
+            st.success(f"tokenizer {old!r} is now {new.strip()!r}")
+        except ValueError as exc:
+            st.error(str(exc))
+
+
 def _dataset_inputs() -> None:
     st.markdown("**Dataset** (a CoNLL column file, plain or .gz)")
     lang = st.text_input("Language of the file (ISO code)", value="en", key=DS_LANG, max_chars=8)
-    path = st.text_input("CoNLL file path", key=DS_PATH)
+    lenient = st.checkbox("Repair invalid tag sequences (lenient)", key=DS_LENIENT,
+                          help="An I-X that cannot continue an entity starts one (as the registry reads CoNLL-2002); "
+                               "the number repaired is shown. Off: such a file is refused at the line.")
+    path = st.text_input("CoNLL file path", key=DS_PATH, placeholder="e.g. conll2002_es/esp.testb.gz")
     if path and st.button("Add dataset", key=DS_PATH + "_btn"):
         p = _confined(path)
         if p:
-            _report(*_add_dataset(p, _stem(p), lang))
+            _report(*_add_dataset(p, _stem(p), lang, lenient))
     up = st.file_uploader("or upload a CoNLL file", type=["conll", "txt", "gz", "iob", "bio", "tsv"], key=DS_UP)
     if up is not None:
         done = st.session_state.setdefault(DONE, {})
-        if up.file_id not in done:
+        key = (up.file_id, lenient)
+        if key not in done:
             try:
                 stored, name = accept_text_upload(up.name, up.getvalue(), kind="conll", max_bytes=workspace.settings().max_upload_bytes)
-                done[up.file_id] = _add_dataset(str(stored), name, lang)
+                ok, msg = _add_dataset(str(stored), name, lang, lenient)
+                done[key] = (ok, _as_users_file(msg, stored, up.name))
             except InputError as exc:
-                done[up.file_id] = (False, str(exc))
-        _report(*done[up.file_id])
+                done[key] = (False, str(exc))
+        _report(*done[key])
 
 
-def _add_dataset(path: str, name: str, lang: str) -> tuple[bool, str]:
-    src = DatasetSource.conll(path, name, "all", (lang or "und").strip() or "und")
+def _add_dataset(path: str, name: str, lang: str, lenient: bool = False) -> tuple[bool, str]:
+    src = DatasetSource.conll(path, name, "all", (lang or "und").strip() or "und", lenient=lenient)
     srcs, src = workspace.sources().add_dataset(src)
     try:
         ds = cache.dataset(src)
     except InputError as exc:
-        return False, str(exc)
+        hint = "" if lenient or "lenient" not in str(exc) else " (tick 'Repair invalid tag sequences' to read it leniently)"
+        return False, str(exc) + hint
     workspace.set_sources(srcs)
     workspace.select_dataset(src.key)
-    return True, f"dataset {src.key!r} loaded: {len(ds)} sentences, {ds.n_words} words, {ds.n_entities} entities"
+    repaired = f"; {ds.repaired} invalid tag(s) repaired" if getattr(ds, "repaired", 0) else ""
+    return True, f"dataset {src.key!r} loaded: {len(ds)} sentences, {ds.n_words} words, {ds.n_entities} entities{repaired}"
 
 
 def _prediction_inputs() -> None:
@@ -127,7 +167,8 @@ def _prediction_inputs() -> None:
         if up.file_id not in done:
             try:
                 stored, name = accept_text_upload(up.name, up.getvalue(), kind="predictions", max_bytes=workspace.settings().max_upload_bytes)
-                done[up.file_id] = _add_predictions(str(stored), name)
+                ok, msg = _add_predictions(str(stored), name)
+                done[up.file_id] = (ok, _as_users_file(msg, stored, up.name))
             except InputError as exc:
                 done[up.file_id] = (False, str(exc))
         _report(*done[up.file_id])
@@ -155,3 +196,23 @@ def _stem(path: str) -> str:
     for suffix in (".gz", ".txt", ".tsv", ".conll", ".iob", ".bio"):
         name = name.removesuffix(suffix)
     return name or "data"
+
+
+def sized_name(base: str, vocab_size: int) -> str:
+    """A tokenizer's name: its folder or file name, with the vocabulary size added unless the name has it.
+
+    >>> sized_name("spiece", 8000), sized_name("unigram-8k", 8000), sized_name("spm-600", 600)
+    ('spiece-8k', 'unigram-8k', 'spm-600')
+    """
+    import re
+
+    size = f"{vocab_size // 1000}k" if vocab_size % 1000 == 0 else str(vocab_size)  # the study's spelling
+    if re.search(rf"(?<![0-9]){re.escape(size)}(?![0-9])", base) or re.search(rf"(?<![0-9]){vocab_size}(?![0-9])", base):
+        return base
+    return f"{base}-{size}"
+
+
+def _tokenizer_placeholder() -> str:
+    """An example path in the study's own layout (``<results>/tokenizers/sp-unigram-8k``)."""
+    res = workspace.settings().results
+    return f"{res}/tokenizers/sp-unigram-8k" if res else "results/demo/tokenizers/sp-unigram-8k"

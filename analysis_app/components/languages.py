@@ -13,9 +13,13 @@ KEYS = (DIR, LANGS, REF)
 
 
 def _default_dir() -> str:
+    # absolute: a relative data location (`TOKSTUDY_DATA=../shared/data`) is relative to the
+    # working directory, never to one of the allowed directories confine_path would try
+    import os
+
     from tokstudy.datalocation import data_root
 
-    return str(data_root() / "xquad_parallel")
+    return os.path.abspath(data_root() / "xquad_parallel")
 
 
 def render(sel) -> None:
@@ -53,12 +57,12 @@ def render(sel) -> None:
     st.caption(f"{par.paragraphs.iloc[0]} parallel paragraphs per language; words are whitespace-separated, "
                "so fertility and continued words of zh / ja / th (no spaces) are not comparable, parity is.")
     c1, c2 = st.columns(2)
-    c1.altair_chart(charts.bars_with_ci(par, x="language", colour="tokenizer", value="parity", low="parity_low",
-                                        high="parity_high", title=f"Parity (pieces relative to {ref})", y_title="parity"), width="stretch")
-    c2.altair_chart(charts.bars_with_ci(par, x="language", colour="tokenizer", value="fertility", low="fertility_low",
-                                        high="fertility_high", title="Fertility (pieces per word)", y_title="pieces per word"), width="stretch")
-    st.altair_chart(charts.bars_with_ci(cont, x="language", colour="tokenizer", value="continued", low="continued_low",
-                                        high="continued_high", title="Continued words (% split into 2+ pieces)", y_title="%"), width="stretch")
+    charts.draw(c1, "bars_with_ci", par, x="language", colour="tokenizer", value="parity", low="parity_low",
+                high="parity_high", title=f"Parity (pieces relative to {ref})", y_title="parity")
+    charts.draw(c2, "bars_with_ci", par, x="language", colour="tokenizer", value="fertility", low="fertility_low",
+                high="fertility_high", title="Fertility (pieces per word)", y_title="pieces per word")
+    charts.draw(st, "bars_with_ci", cont, x="language", colour="tokenizer", value="continued", low="continued_low",
+                high="continued_high", title="Continued words (% split into 2+ pieces)", y_title="%")
     table = par.merge(cont, on=["tokenizer", "language"])
     st.dataframe(table, width="stretch", hide_index=True)
     st.download_button("Download (CSV)", table.to_csv(index=False).encode("utf-8"), file_name="languages.csv", mime="text/csv")

@@ -53,7 +53,7 @@ def render(sel) -> None:
     st.subheader("Table 4: additional segmentation (%)")
     st.caption("pieces / words − 1, with a 95% sentence-bootstrap interval" if n else "pieces / words − 1 (no intervals)")
     st.dataframe(analysis.table4_wide(long), width="stretch")
-    st.altair_chart(charts.bars_with_ci(long, x="group", colour="tokenizer", y_title="additional segmentation %"), width="stretch")
+    charts.draw(st, "bars_with_ci", long, x="group", colour="tokenizer", y_title="additional segmentation %")
     _download("Download Table 4 (CSV)", long, "table4.csv")
 
     st.subheader("By group")
@@ -65,8 +65,8 @@ def render(sel) -> None:
     if grouped.empty:
         st.info("No words in this grouping (e.g. no entities for NE words).")
     else:
-        st.altair_chart(charts.bars_with_ci(grouped, x="group", colour="tokenizer", y_title="additional segmentation %",
-                                            title=f"{SUBSETS[subset]} by {GROUPINGS[by]}"), width="stretch")
+        charts.draw(st, "bars_with_ci", grouped, x="group", colour="tokenizer", y_title="additional segmentation %",
+                    title=f"{SUBSETS[subset]} by {GROUPINGS[by]}")
         st.dataframe(grouped, width="stretch", hide_index=True)
         _download("Download this grouping (CSV)", grouped, f"additional_segmentation_by_{by}_{subset}.csv")
 

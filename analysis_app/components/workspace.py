@@ -1,7 +1,20 @@
 """The sidebar every page shows: what is loaded, what is selected, and forms to add more.
 
-Owns the session-state keys in :data:`KEYS`. Selections live in plain keys (not widget
-keys) so they survive page switches; widgets are re-seeded from them on each page.
+Owns the session-state keys in :data:`KEYS` (and the per-page widget keys made by
+:func:`widget_key`). The selection lives in plain keys (:data:`SEL_TOK`, :data:`SEL_DS`),
+the one source of truth every page reads. Widgets are views of it:
+
+* each page draws its own widgets (key ``ts_w_tokenizers@errors`` ...): Streamlit drops
+  the state of a widget that a run did not draw, so one key shared by all pages would be
+  cleaned up on every second page switch and the sidebar would show a stale selection;
+* a widget is seeded from the plain key *before* it is drawn, and its ``on_change``
+  copies the user's choice back; nothing deletes a widget key after its widget was drawn;
+* the forms that add inputs run *before* the selection widgets are drawn (they fill a
+  container placed below them), so an added tokenizer or dataset is selected and shown
+  in the same run.
+
+The selection is mirrored into the URL (``?tok=a,b&dataset=conll2003:test``, see
+:func:`apply_link`), so the address bar is a shareable link to the current view.
 """
 
 from __future__ import annotations
@@ -25,7 +38,10 @@ SEL_TOK = "ts_sel_tokenizers"
 SEL_DS = "ts_sel_dataset"
 W_TOK = "ts_w_tokenizers"
 W_DS = "ts_w_dataset"
-KEYS = (SOURCES, SEL_TOK, SEL_DS, W_TOK, W_DS)
+LINKED = "ts_linked"  # the query parameters last applied or written (so a link is applied once)
+KEYS = (SOURCES, SEL_TOK, SEL_DS, LINKED)
+#: query parameter names of the shareable link (the explorer adds ``sent``).
+Q_TOK, Q_DS = "tok", "dataset"
 
 
 @dataclass(frozen=True)
@@ -47,6 +63,11 @@ class Selection:
     settings: AppSettings
 
 
+def widget_key(base: str, page: str) -> str:
+    """The key of a selection widget on ``page`` (``widget_key(W_TOK, "errors")``)."""
+    return f"{base}@{page}"
+
+
 def settings() -> AppSettings:
     return parse_settings()
 
@@ -62,9 +83,8 @@ def set_sources(new: Sources) -> None:
 
 
 def select_dataset(key: str) -> None:
-    """Make ``key`` the selected dataset (used by links into the explorer)."""
+    """Make ``key`` the selected dataset (the widgets show it from the next draw on)."""
     st.session_state[SEL_DS] = key
-    st.session_state.pop(W_DS, None)
 
 
 def select_tokenizer(name: str) -> None:
@@ -72,44 +92,90 @@ def select_tokenizer(name: str) -> None:
     current = list(st.session_state.get(SEL_TOK) or [])
     if name not in current:
         st.session_state[SEL_TOK] = current + [name]
-        st.session_state.pop(W_TOK, None)
 
 
-def _keep(src_key: str, widget_key: str) -> None:
-    st.session_state[src_key] = st.session_state[widget_key]
+def rename_tokenizer(old: str, new: str) -> None:
+    """Rename a loaded tokenizer everywhere (sources and selection); ``ValueError`` for a taken or empty name."""
+    srcs = sources().rename_tokenizer(old, new)
+    set_sources(srcs)
+    st.session_state[SEL_TOK] = [new if n == old else n for n in st.session_state.get(SEL_TOK) or []]
 
 
-def sidebar() -> Selection:
-    """Render the selection widgets and the input forms; returns the current selection."""
+def _keep(src_key: str, widget: str) -> None:
+    if widget in st.session_state:  # defensive: a callback never fails on a missing key
+        st.session_state[src_key] = st.session_state[widget]
+
+
+def apply_link() -> None:
+    """Apply ``?tok=..&dataset=..`` once, when they differ from what this session last applied or wrote."""
+    qp = st.query_params
+    tok, ds = qp.get(Q_TOK), qp.get(Q_DS)
+    if tok is None and ds is None:
+        return
+    linked = st.session_state.get(LINKED, {})
+    srcs = sources()
+    if tok is not None and tok != linked.get(Q_TOK):
+        names = {t.name for t in srcs.tokenizers}
+        wanted = [n for n in tok.split(",") if n]
+        missing = [n for n in wanted if n not in names]
+        if missing:
+            st.warning(f"linked tokenizer(s) {', '.join(missing)} are not loaded in this session")
+        st.session_state[SEL_TOK] = [n for n in wanted if n in names]
+    if ds is not None and ds != linked.get(Q_DS):
+        if ds in {d.key for d in srcs.datasets}:
+            st.session_state[SEL_DS] = ds
+        else:
+            st.warning(f"linked dataset {ds!r} is not loaded in this session")
+    st.session_state[LINKED] = {**linked, Q_TOK: tok, Q_DS: ds}
+
+
+def _write_link(tokenizers: list[str], dataset: str | None) -> None:
+    want = {Q_TOK: ",".join(tokenizers), Q_DS: dataset}
+    for k, v in want.items():
+        if v:
+            if st.query_params.get(k) != v:
+                st.query_params[k] = v
+        elif k in st.query_params:
+            del st.query_params[k]
+    st.session_state[LINKED] = {**st.session_state.get(LINKED, {}), **want}
+
+
+def sidebar(page: str) -> Selection:
+    """Render the selection widgets and the input forms of ``page``; returns the current selection."""
     from analysis_app.components import inputs
 
-    srcs = sources()
+    apply_link()
     sb = st.sidebar
-    for note in srcs.notes:
+    for note in sources().notes:
         sb.info(note)
+    widgets = sb.container()
+    inputs.render(sb)  # may add and select inputs: before the widgets below are drawn
+    srcs = sources()
     names = [t.name for t in srcs.tokenizers]
     if SEL_TOK not in st.session_state:
         st.session_state[SEL_TOK] = names[:3]
     chosen = [n for n in st.session_state[SEL_TOK] if n in names]
-    if W_TOK not in st.session_state or st.session_state[W_TOK] != chosen:
-        st.session_state[W_TOK] = chosen
-    sb.multiselect("Tokenizers", names, key=W_TOK, on_change=_keep, args=(SEL_TOK, W_TOK),
-                   help="Loaded from the results directory, a path or an upload (below).")
+    st.session_state[SEL_TOK] = chosen
+    wk = widget_key(W_TOK, page)
+    if st.session_state.get(wk) != chosen:
+        st.session_state[wk] = chosen
+    widgets.multiselect("Tokenizers", names, key=wk, on_change=_keep, args=(SEL_TOK, wk),
+                        help="Loaded from the results directory, a path or an upload (below).")
     keys = [d.key for d in srcs.datasets]
+    ds = None
     if keys:
         current = st.session_state.get(SEL_DS)
         if current not in keys:
             current = keys[0]
             st.session_state[SEL_DS] = current
-        if st.session_state.get(W_DS) != current:
-            st.session_state[W_DS] = current
-        sb.selectbox("Dataset", keys, key=W_DS, on_change=_keep, args=(SEL_DS, W_DS))
+        wk = widget_key(W_DS, page)
+        if st.session_state.get(wk) != current:
+            st.session_state[wk] = current
+        widgets.selectbox("Dataset", keys, key=wk, on_change=_keep, args=(SEL_DS, wk))
+        ds = srcs.dataset(current)
     else:
-        sb.caption("No dataset yet: add a CoNLL file below.")
-    inputs.render(sb)
-    srcs = sources()  # the forms may have added something
-    toks = tuple(srcs.tokenizer(n) for n in st.session_state.get(SEL_TOK, []) if n in {t.name for t in srcs.tokenizers})
-    ds_key = st.session_state.get(SEL_DS)
-    ds = next((d for d in srcs.datasets if d.key == ds_key), None)
+        widgets.caption("No dataset yet: add a CoNLL file below.")
+    _write_link(chosen, ds.key if ds else None)
+    toks = tuple(srcs.tokenizer(n) for n in chosen)
     preds = tuple(predictions_for(ds, srcs.predictions)) if ds else ()
     return Selection(toks, ds, preds, srcs, settings())

@@ -4,7 +4,7 @@ import streamlit as st
 
 from analysis_app.components import attribution, errors, workspace
 
-selection = workspace.sidebar()
+selection = workspace.sidebar("errors")
 st.title("Errors")
 errors.render(selection)
 attribution.render(selection)

@@ -5,6 +5,6 @@ import streamlit as st
 from analysis_app.components import explorer, workspace
 
 explorer.apply_link()
-selection = workspace.sidebar()
+selection = workspace.sidebar("explorer")
 st.title("Segmentation explorer")
 explorer.render(selection)

@@ -4,6 +4,6 @@ import streamlit as st
 
 from analysis_app.components import languages, workspace
 
-selection = workspace.sidebar()
+selection = workspace.sidebar("languages")
 st.title("Languages")
 languages.render(selection)

@@ -4,6 +4,6 @@ import streamlit as st
 
 from analysis_app.components import statistics, workspace
 
-selection = workspace.sidebar()
+selection = workspace.sidebar("statistics")
 st.title("Statistics")
 statistics.render(selection)

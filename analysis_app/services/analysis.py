@@ -9,7 +9,7 @@ charts and CSV download.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 

@@ -12,7 +12,7 @@ import os
 
 import streamlit as st
 
-from analysis_app.services import analysis, errors, loading
+from analysis_app.services import analysis, errors, loading, sentences
 from analysis_app.services import languages as languages_svc
 from analysis_app.services.sources import DatasetSource, PredictionSource, TokenizerSource
 
@@ -33,6 +33,23 @@ def segmenter(src: TokenizerSource):
     return _segmenter(src.path, src.name, _mtime(src.path))
 
 
+def segmenter_at(path: str):
+    """The tokenizer at ``path`` under a provisional name (to learn its vocabulary size before naming it)."""
+    return _segmenter(path, "", _mtime(path))
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _byte_level(path: str, name: str, mtime: float) -> bool:
+    from analysis_app.services.explorer import is_byte_level
+
+    return is_byte_level(_segmenter(path, name, mtime))
+
+
+def byte_level(src: TokenizerSource) -> bool:
+    """Whether the tokenizer's pieces are byte-level BPE (shown decoded or as hex bytes)."""
+    return _byte_level(src.path, src.name, _mtime(src.path))
+
+
 def segmenters(srcs) -> list:
     return [segmenter(s) for s in srcs]
 
@@ -42,7 +59,8 @@ def _dataset(src: DatasetSource, mtime: float):
     if src.kind == "registry":
         ds = loading.load_named_dataset(src.name, src.split, language=src.language)
     else:
-        ds = loading.load_conll(src.path, name=src.name, language=src.language or "und", split=src.split)
+        ds = loading.load_conll(src.path, name=src.name, language=src.language or "und", split=src.split,
+                                lenient=src.lenient)
     return ds.with_meta(name=src.table_name, split=src.split)
 
 
@@ -57,6 +75,17 @@ def _predictions(path: str, mtime: float):
 
 def predictions(src: PredictionSource):
     return _predictions(src.path, _mtime(src.path))
+
+
+@st.cache_resource(max_entries=32, show_spinner="Aligning the predictions to the dataset ...")
+def _sentence_predictions(dataset_src: DatasetSource, ds_mtime: float, path: str, mtime: float):
+    return sentences.sentence_predictions(dataset(dataset_src), _predictions(path, mtime))
+
+
+def sentence_predictions(dataset_src: DatasetSource, pred_src: PredictionSource):
+    """A model's predicted tags per sentence after strict alignment (``AlignmentError`` on a mismatch)."""
+    return _sentence_predictions(dataset_src, _mtime(dataset_src.path) if dataset_src.path else 0.0,
+                                 pred_src.path, _mtime(pred_src.path))
 
 
 @st.cache_resource(max_entries=8, show_spinner="Segmenting every word ...")
@@ -87,18 +116,30 @@ def summary(dataset_srcs: tuple, tokenizer_srcs: tuple, n_resamples: int, seed: 
     return analysis.summary(table_for(dataset_srcs, tokenizer_srcs), [t.name for t in tokenizer_srcs], n_resamples=n_resamples, seed=seed)
 
 
+@st.cache_resource(max_entries=16, show_spinner="Aligning the predictions to the dataset ...")
+def _aligned(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: PredictionSource, mtime: float):
+    t = table_for((dataset_src,), tokenizer_srcs)
+    return errors.align(t, predictions(pred_src), t.datasets[0])
+
+
+def aligned(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: PredictionSource):
+    """The predictions aligned to the selection's table (``AlignmentError`` on any mismatch)."""
+    return _aligned(dataset_src, tokenizer_srcs, pred_src, _mtime(pred_src.path))
+
+
 @st.cache_data(max_entries=32, show_spinner="Correlating segmentation with errors ...")
 def correlation(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: PredictionSource, n_resamples: int, seed: int):
     """``correlate_errors`` for each tokenizer (list, tokenizer order)."""
     t = table_for((dataset_src,), tokenizer_srcs)
-    p = predictions(pred_src)
-    return [errors.correlate(t, p, s.name, t.datasets[0], n_resamples=n_resamples, seed=seed) for s in tokenizer_srcs]
+    a = aligned(dataset_src, tokenizer_srcs, pred_src)
+    return [errors.correlate(t, a, s.name, n_resamples=n_resamples, seed=seed) for s in tokenizer_srcs]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def mislabelled(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: PredictionSource, tokenizer: str, limit: int):
+def mislabelled(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: PredictionSource, tokenizer: str,
+                limit: int | None):
     t = table_for((dataset_src,), tokenizer_srcs)
-    return errors.mislabelled_words(t, predictions(pred_src), tokenizer, t.datasets[0], limit=limit)
+    return errors.mislabelled_words(t, aligned(dataset_src, tokenizer_srcs, pred_src), tokenizer, limit=limit)
 
 
 @st.cache_resource(max_entries=4, show_spinner="Reading the parallel text ...")

@@ -9,30 +9,69 @@ True
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 
-def correlate(table, predictions, tokenizer: str, dataset: str, *, n_resamples: int = 1000, seed: int = 0):
-    """``correlate_errors`` for one tokenizer, model and dataset (check_gold off when the file's
-    gold tags come from another scheme would hide errors, so it stays on)."""
+def correlate(table, aligned, tokenizer: str, *, n_resamples: int = 1000, seed: int = 0):
+    """``correlate_errors`` for one tokenizer and one model's aligned predictions."""
     from tokstudy.analysis.correlation import correlate_errors
 
-    return correlate_errors(table, predictions, tokenizer, dataset=dataset, n_resamples=n_resamples, seed=seed)
+    return correlate_errors(table, aligned, tokenizer, n_resamples=n_resamples, seed=seed)
 
 
-def bins_frame(bins: Sequence, words: str) -> pd.DataFrame:
-    """Error rate by number of pieces: one row per bin (1, 2, 3, 4, 5+)."""
-    return pd.DataFrame(
-        [{"pieces": b.pieces, "words": words, "n": b.n, "errors": b.n_errors, "error_rate": b.error_rate} for b in bins],
-        columns=["pieces", "words", "n", "errors", "error_rate"],
-    )
+def align(table, predictions, dataset: str):
+    """The library's strict alignment (check_gold stays on: switching it off could hide errors)."""
+    from tokstudy.analysis.alignment import align_predictions
+
+    return align_predictions(table, predictions, dataset=dataset)
+
+
+def wilson_interval(errors: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a proportion ``errors / n`` (NaN for ``n == 0``).
+
+    >>> [round(v, 4) for v in wilson_interval(5, 10)]
+    [0.2366, 0.7634]
+    """
+    from scipy.stats import norm
+
+    if n <= 0:
+        return float("nan"), float("nan")
+    z = float(norm.ppf(0.5 + confidence / 2))
+    p = errors / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return float(max(0.0, centre - half)), float(min(1.0, centre + half))
+
+
+def bins_frame(bins: Sequence, words: str, confidence: float = 0.95) -> pd.DataFrame:
+    """Error rate by number of pieces: one row per bin (1, 2, 3, 4, 5+), with its Wilson interval."""
+    rows = []
+    for b in bins:
+        low, high = wilson_interval(b.n_errors, b.n, confidence)
+        rows.append({"pieces": b.pieces, "words": words, "n": b.n, "errors": b.n_errors, "error_rate": b.error_rate,
+                     "ci_low": low, "ci_high": high})
+    return pd.DataFrame(rows, columns=["pieces", "words", "n", "errors", "error_rate", "ci_low", "ci_high"])
+
+
+def format_p(p: float) -> str:
+    """A p-value for people: 3 significant digits, ``< 1e-300`` where it underflows (as the report prints it).
+
+    >>> format_p(0.0), format_p(1.234567e-12), format_p(0.5), format_p(float("nan"))
+    ('< 1e-300', '1.23e-12', '0.5', 'n/a')
+    """
+    if p != p:
+        return "n/a"
+    if p < 1e-300:
+        return "< 1e-300"
+    return f"{p:.3g}"
 
 
 def correlation_rows(results: Sequence) -> pd.DataFrame:
-    """One row per tokenizer: Pearson r [CI], p-value, Spearman, for all words and NE words."""
+    """One row per tokenizer: Pearson r [CI], p-value, Spearman, for all words and NE words (exact numbers,
+    for the CSV; :func:`correlation_display` is the same table for the screen)."""
     rows = []
     for res in results:
         for subset, c in (("all words", res.all), ("NE words", res.ne)):
@@ -44,23 +83,30 @@ def correlation_rows(results: Sequence) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def mislabelled_words(table, predictions, tokenizer: str, dataset: str, *, limit: int = 50) -> pd.DataFrame:
-    """The most segmented words the model got wrong (ties: inside entities first, then order)."""
-    from tokstudy.analysis.alignment import align_predictions
+def correlation_display(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`correlation_rows` for reading: p-values as text (``< 1e-300`` where they underflow)."""
+    out = frame.copy()
+    for col in ("p_value", "spearman_p"):
+        out[col] = [format_p(v) for v in frame[col]]
+    return out
 
-    aligned = align_predictions(table, predictions, dataset=dataset)
+
+def mislabelled_words(table, aligned, tokenizer: str, *, limit: int | None = 50) -> pd.DataFrame:
+    """The most segmented words the model got wrong (ties: inside entities first, then order); all with ``limit=None``."""
+    from tokstudy.report.examples import SEPARATOR
+
     wrong = np.flatnonzero(aligned.error)
     if not len(wrong):
         return pd.DataFrame(columns=["word", "pieces", "n_pieces", "gold", "predicted", "sent_id", "word_index"])
     rows = aligned.rows[wrong]
     n = table.n_pieces(tokenizer)[rows]
-    order = np.lexsort((rows, ~table.inside[rows], -n))[:limit]
+    order = np.lexsort((rows, ~table.inside[rows], -n))[:limit]  # [:None] keeps all
     out = []
     for k in order:
         r, a = int(rows[k]), int(wrong[k])
         out.append({
             "word": table.word(r),
-            "pieces": " | ".join(table.pieces_of(tokenizer, r)),
+            "pieces": SEPARATOR.join(table.pieces_of(tokenizer, r)),
             "n_pieces": int(n[k]),
             "gold": aligned.gold[a],
             "predicted": aligned.pred[a],

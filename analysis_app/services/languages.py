@@ -8,7 +8,7 @@ splits them), so both views count the same words.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 

@@ -53,15 +53,17 @@ def _load_sentencepiece_only(path: str, *, name=None, count_lone_boundary=True):
     return SentencePieceSegmenter(p, name=name, count_lone_boundary=count_lone_boundary)
 
 
-def load_conll(path: str | os.PathLike, *, name: str | None = None, language: str = "und", split: str = "all"):
-    """A CoNLL column file as a :class:`~tokstudy.data.types.Dataset` (IOB2 tags)."""
+def load_conll(path: str | os.PathLike, *, name: str | None = None, language: str = "und", split: str = "all",
+               lenient: bool = False):
+    """A CoNLL column file as a :class:`~tokstudy.data.types.Dataset` (IOB2 tags); ``lenient`` repairs
+    invalid tag sequences (counted in ``Dataset.repaired``) instead of refusing the file."""
     from tokstudy.data.conll import read_conll
 
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such file")
     try:
-        return read_conll(path, name=name or _stem(path), language=language, split=split)
+        return read_conll(path, name=name or _stem(path), language=language, split=split, lenient=lenient)
     except TokstudyError as exc:
         raise InputError(f"not a CoNLL file tokstudy can read: {exc}") from None
     except (UnicodeDecodeError, OSError, EOFError) as exc:

@@ -1,8 +1,9 @@
 """Path confinement: a path typed into the app must lie inside a directory the app was started with.
 
 Symlinks are resolved before the check, so neither ``..`` nor a link pointing out of
-an allowed directory escapes it. A relative path is tried against each allowed
-directory in order.
+an allowed directory escapes it. A relative path is tried against the working
+directory the app was started from (so ``../shared/data/x`` means what it means on the
+command line), then against each allowed directory in order.
 
 >>> import tempfile, pathlib
 >>> root = pathlib.Path(tempfile.mkdtemp()); (root / "a.txt").write_text("x")
@@ -16,8 +17,8 @@ False
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 
 class PathNotAllowedError(ValueError):
@@ -40,12 +41,13 @@ def confine_path(path: str | os.PathLike, allowed: Sequence[str | os.PathLike]) 
             f"{text!r}: this app was started without --allow-dir or --results, so it may read no paths"
         )
     given = Path(text).expanduser()
-    candidates = [given] if given.is_absolute() else [root / given for root in roots]
+    candidates = [given] if given.is_absolute() else [Path.cwd() / given] + [root / given for root in roots]
     escaped = False
-    for cand in candidates:
+    for k, cand in enumerate(candidates):
         resolved = cand.resolve()  # follows symlinks and folds '..'
         if not any(resolved == r or resolved.is_relative_to(r) for r in roots):
-            escaped = True
+            # outside every root; from the working directory that only matters when the file is there
+            escaped = escaped or k > 0 or given.is_absolute() or resolved.exists()
         elif resolved.exists():
             return resolved
     if escaped:

@@ -107,6 +107,8 @@ def discover(root: str | os.PathLike) -> ResultsIndex:
 
 def _natural(text: str) -> list:
     """Sort key putting ``spm-600`` before ``spm-1200`` (numbers compared as numbers)."""
+    # "8k" is 8000: unigram-500 < unigram-1k < unigram-2k, as the study names its tokenizers
+    text = re.sub(r"(\d+)k(?![a-z])", lambda m: str(int(m.group(1)) * 1000), text)
     return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", text)]
 
 

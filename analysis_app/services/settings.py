@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
 
 ENV_RESULTS = "TOKSTUDY_APP_RESULTS"
 ENV_ALLOW = "TOKSTUDY_APP_ALLOW_DIRS"
@@ -78,5 +78,8 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
     if root.is_dir():
         allow.append(str(root))
     max_mb = args.max_upload_mb or float(environ.get(ENV_MAX_UPLOAD) or 200.0)
-    dirs = tuple(dict.fromkeys(Path(p).expanduser() for p in allow))
-    return AppSettings(results=Path(results).expanduser() if results else None, allow_dirs=dirs, max_upload_mb=max_mb)
+    # relative paths (`make app` passes results/demo, the Makefile's data path is ../shared/data)
+    # mean what they mean in the directory the app was started from: made absolute here, once
+    dirs = tuple(dict.fromkeys(Path(os.path.abspath(Path(p).expanduser())) for p in allow))
+    res = Path(os.path.abspath(Path(results).expanduser())) if results else None
+    return AppSettings(results=res, allow_dirs=dirs, max_upload_mb=max_mb)

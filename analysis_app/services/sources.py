@@ -34,6 +34,8 @@ class DatasetSource:
         kind: ``"registry"`` or ``"conll"``.
         name, split, language: registry arguments, or the metadata given to the CoNLL reader.
         path: the CoNLL file (``kind="conll"``).
+        lenient: read the CoNLL file leniently (invalid tag sequences repaired, as the registry
+            reads CoNLL-2002) instead of refusing it.
     """
 
     key: str
@@ -42,6 +44,7 @@ class DatasetSource:
     split: str
     language: str | None = None
     path: str = ""
+    lenient: bool = False
 
     @property
     def table_name(self) -> str:
@@ -49,13 +52,14 @@ class DatasetSource:
         return self.key.rsplit(":", 1)[0]
 
     @classmethod
-    def registry(cls, name: str, split: str, language: str | None = None) -> "DatasetSource":
+    def registry(cls, name: str, split: str, language: str | None = None) -> DatasetSource:
         key = f"{name}{'-' + language if language else ''}:{split}"
         return cls(key, "registry", name, split, language)
 
     @classmethod
-    def conll(cls, path: str, name: str, split: str = "all", language: str = "und") -> "DatasetSource":
-        return cls(f"{name}:{split}", "conll", name, split, language, str(path))
+    def conll(cls, path: str, name: str, split: str = "all", language: str = "und", *,
+              lenient: bool = False) -> DatasetSource:
+        return cls(f"{name}:{split}", "conll", name, split, language, str(path), lenient)
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,7 @@ class Sources:
     def dataset(self, key: str) -> DatasetSource:
         return next(d for d in self.datasets if d.key == key)
 
-    def add_tokenizer(self, path: str, name: str, origin: str) -> tuple["Sources", TokenizerSource]:
+    def add_tokenizer(self, path: str, name: str, origin: str) -> tuple[Sources, TokenizerSource]:
         """Add (or find) a tokenizer; a new name clashing with another path gets a suffix."""
         for t in self.tokenizers:
             if t.path == path:
@@ -98,9 +102,21 @@ class Sources:
         src = TokenizerSource(final, path, origin)
         return replace(self, tokenizers=self.tokenizers + (src,)), src
 
-    def add_dataset(self, src: DatasetSource) -> tuple["Sources", DatasetSource]:
+    def rename_tokenizer(self, old: str, new: str) -> Sources:
+        """The same sources with tokenizer ``old`` called ``new`` (``ValueError`` if taken, empty or unknown)."""
+        new = new.strip()
+        if not new or "," in new:
+            raise ValueError(f"{new!r} is not a usable name (empty, or holds a comma)")
+        if new != old and any(t.name == new for t in self.tokenizers):
+            raise ValueError(f"a tokenizer is already called {new!r}")
+        if not any(t.name == old for t in self.tokenizers):
+            raise ValueError(f"no tokenizer called {old!r}")
+        toks = tuple(replace(t, name=new) if t.name == old else t for t in self.tokenizers)
+        return replace(self, tokenizers=toks)
+
+    def add_dataset(self, src: DatasetSource) -> tuple[Sources, DatasetSource]:
         for d in self.datasets:
-            if d == src or (src.kind == "conll" and d.path == src.path):
+            if d == src or (src.kind == "conll" and d.path == src.path and d.lenient == src.lenient):
                 return self, d
         taken = {d.key for d in self.datasets}
         base, key, n = src.table_name, src.key, 2
@@ -109,7 +125,7 @@ class Sources:
         src = replace(src, key=key)
         return replace(self, datasets=(src,) + self.datasets), src
 
-    def add_predictions(self, src: PredictionSource) -> "Sources":
+    def add_predictions(self, src: PredictionSource) -> Sources:
         if any(p.path == src.path for p in self.predictions):
             return self
         return replace(self, predictions=self.predictions + (src,))
@@ -151,7 +167,7 @@ def initial_sources(results: Path | None) -> Sources:
         for f in index.tokenizers:
             sources, _ = sources.add_tokenizer(str(f.path), f.name, "results")
         for f in index.datasets:
-            sources, _ = sources.add_dataset(DatasetSource.conll(str(f.path), _stem(f.path.name)))
+            sources, _ = sources.add_dataset(DatasetSource.conll(str(f.path), _stem(f.path.name), language=guess_language(f.path)))
         for f in index.predictions:
             sources = sources.add_predictions(PredictionSource(f.model, str(f.path), f.dataset))
     for d in registry_datasets():
@@ -160,6 +176,28 @@ def initial_sources(results: Path | None) -> Sources:
     reg = [d for d in sources.datasets if d.kind == "registry"][::-1]
     own = [d for d in sources.datasets if d.kind != "registry"][::-1]
     return replace(sources, datasets=tuple(own + reg), notes=tuple(notes))
+
+
+#: language codes recognised in a dataset's path, and the CoNLL shared tasks' own file prefixes.
+_LANG_ALIASES = {"eng": "en", "esp": "es", "deu": "de", "ned": "nl", "spa": "es", "ger": "de"}
+_LANGS = {"en", "es", "de", "nl", "fr", "it", "pt", "ru", "pl", "ar", "zh", "ja", "ko", "hi", "tr", "fi", "sv", "cs"}
+
+
+def guess_language(path) -> str:
+    """The language a dataset file's path names (``wikiann/de/test.conll``, ``esp.testb``, ``ner_en``), else ``und``.
+
+    >>> guess_language("results/data/conll2002_es/esp.testb.conll"), guess_language("data/x.conll")
+    ('es', 'und')
+    """
+    import re
+
+    for part in reversed(Path(path).parts):
+        for token in re.split(r"[^A-Za-z]+", part.lower()):
+            if token in _LANGS:
+                return token
+            if token in _LANG_ALIASES:
+                return _LANG_ALIASES[token]
+    return "und"
 
 
 def _stem(name: str) -> str:

@@ -60,6 +60,14 @@ def _dump(obj) -> str:
     return json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n"
 
 
+def _declared_subset(config: FinetuneConfig, ds) -> str | None:
+    """``first:N`` when evaluation was cut to the split's first ``N`` sentences (``max_eval_sentences``),
+    so that readers of the predictions file know it covers part of the split (see
+    :func:`tokstudy.analysis.alignment.declared_subset`); ``None`` (no metadata line) otherwise."""
+    n = config.max_eval_sentences
+    return f"first:{n}" if n is not None and len(ds) >= n else None
+
+
 def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: Path) -> dict:
     """Train and evaluate one seed; writes ``seed_dir`` atomically and returns its metrics."""
     import torch
@@ -102,7 +110,8 @@ def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: P
             scores[split_name] = metrics
             if split_name in config.predict_splits:
                 meta = {"dataset": config.dataset, "split": ds.split, "language": ds.language, "model": config.model,
-                        "model_name": config.display_name(), "seed": seed, "task": config.task}
+                        "model_name": config.display_name(), "seed": seed, "task": config.task,
+                        "subset": _declared_subset(config, ds)}
                 write_split_predictions(tmp / f"predictions.{split_name}.tsv", ds, pred, task=config.task, metadata=meta)
         eval_seconds = time.perf_counter() - start
         meta = {"seed": seed, "task": config.task, "dataset": config.dataset, "language": data.test.language,

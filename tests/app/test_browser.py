@@ -2,7 +2,7 @@
 
 Debian's chromium (``/usr/bin/chromium``, installed by ``.ci/run``) is driven by Selenium
 through ``/usr/bin/chromedriver``; nothing is downloaded. The app runs in a subprocess
-(``streamlit run`` on a free localhost port) that the test always terminates. A
+started by :func:`tests.app.browser.running_app` (the Playwright tests use the same). A
 screenshot is saved under pytest's tmp dir and, if ``$TOKSTUDY_ARTIFACTS`` is set, there.
 """
 
@@ -10,17 +10,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.app.conftest import APP_DIR
+from tests.app.browser import running_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -34,51 +28,10 @@ pytestmark = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.3)
-    raise TimeoutError(f"the app did not answer at {url} within {timeout} s")
-
-
 @pytest.fixture
 def app_server(results_dir, tmp_path):
-    port = _free_port()
-    env = {**os.environ, "TOKSTUDY_APP_UPLOAD_DIR": str(tmp_path / "uploads"), "OMP_NUM_THREADS": "1"}
-    log = open(tmp_path / "streamlit.log", "w")
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", str(APP_DIR / "app.py"),
-        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-        "--", "--results", str(results_dir),
-    ]
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc)
+    with running_app(results_dir, tmp_path) as url:
         yield url
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        log.close()
 
 
 @pytest.fixture

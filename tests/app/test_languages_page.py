@@ -8,7 +8,21 @@ from tests.app.conftest import no_exceptions, run_page
 from tests.conftest import corpus_path
 
 
-def test_parity_and_fertility_match_a_recount(app_env):
+@pytest.fixture(params=["absolute", "relative"])
+def data_location(request, monkeypatch):
+    """The data location as an absolute path and as a relative one (the Makefile's ``../shared/data``)."""
+    import os
+    from pathlib import Path
+
+    from tokstudy.datalocation import data_root
+
+    root = Path(os.path.abspath(data_root()))
+    monkeypatch.setenv("TOKSTUDY_DATA", str(root) if request.param == "absolute" else os.path.relpath(root))
+    monkeypatch.setenv("TOKSTUDY_APP_ALLOW_DIRS", os.environ["TOKSTUDY_DATA"])
+    return root
+
+
+def test_parity_and_fertility_match_a_recount(app_env, data_location):
     from tokstudy.data.parallel import read_parallel
     from tokstudy.tokenization.loading import load_tokenizer
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -55,6 +56,17 @@ def test_symlink_out_of_an_allowed_dir_is_refused(tree):
     assert is_allowed("inner.txt", [allowed])
 
 
+def test_relative_paths_mean_the_working_directory_first(tree, monkeypatch):
+    allowed, outside = tree
+    monkeypatch.chdir(outside)
+    # ../allowed/sub/f.txt from the working directory (as typed on a command line) is inside
+    assert confine_path("../allowed/sub/f.txt", [allowed]) == (allowed / "sub" / "f.txt").resolve()
+    # relative to an allowed directory still works; a file of the working directory outside the roots does not
+    assert confine_path("sub/f.txt", [allowed]) == (allowed / "sub" / "f.txt").resolve()
+    with pytest.raises(PathNotAllowedError, match="outside the directories"):
+        confine_path("secret.txt", [allowed])
+
+
 def test_missing_empty_and_no_allowed_dirs(tree):
     allowed, _ = tree
     with pytest.raises(PathNotAllowedError, match="no such file"):
@@ -70,8 +82,9 @@ def test_missing_empty_and_no_allowed_dirs(tree):
 def test_settings_from_argv_and_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("TOKSTUDY_DATA", str(tmp_path))
     s = parse_settings(["--results", "res", "--allow-dir", "/a", "--allow-dir", "/b", "-x"], environ={"TOKSTUDY_APP_ALLOW_DIRS": "/c"})
-    assert [str(p) for p in s.allow_dirs] == ["/a", "/b", "/c", "res", str(tmp_path)]
-    assert str(s.results) == "res"
+    # a relative path means what it means in the directory the app was started from
+    assert [str(p) for p in s.allow_dirs] == ["/a", "/b", "/c", str(Path.cwd() / "res"), str(tmp_path)]
+    assert s.results == Path.cwd() / "res"
     s = parse_settings([], environ={"TOKSTUDY_APP_RESULTS": "/r", "TOKSTUDY_APP_MAX_UPLOAD_MB": "1"})
     assert str(s.results) == "/r" and s.max_upload_bytes == 1024 * 1024
 
@@ -170,3 +183,29 @@ def test_a_broken_tokenizer_json_by_path_is_an_input_error(tmp_path):
     (tmp_path / "tok" / "tokenizer.json").write_text('{"model": {"type": "Nonsense"}}')
     with pytest.raises(InputError, match="tok"):
         load_segmenter(tmp_path / "tok")
+
+
+def test_byte_pieces_are_shown_as_text_or_hex_never_replacement_characters(tmp_path):
+    from tokenizers import ByteLevelBPETokenizer
+
+    from analysis_app.services.explorer import is_byte_level, readable_piece
+    from tokstudy.tokenization.loading import load_tokenizer
+
+    tok = ByteLevelBPETokenizer()
+    tok.train_from_iterator(["Zürich und Köln", "naïve café", "東京 大阪"] * 20, vocab_size=300, min_frequency=1,
+                            show_progress=False)
+    tok.save(str(tmp_path / "tokenizer.json"))
+    seg = load_tokenizer(tmp_path / "tokenizer.json")
+    assert is_byte_level(seg)
+    words = ["Zürich", "東京", "naïve"]
+    view = build_view(words, None, [seg])
+    html = render_html(view, byte_level=[True])
+    assert "\ufffd" not in html
+    for row in view.rows:
+        shown = [readable_piece(p, byte_level=True) for p in row.pieces[0]]
+        # the bytes of the pieces, read back from what is shown, are the word's UTF-8 bytes
+        raw = b"".join(bytes.fromhex(t.strip("⟨⟩")) if is_bytes else t.removeprefix("Ġ").encode("utf-8")
+                       for t, is_bytes in shown)
+        assert raw == row.word.encode("utf-8"), (row.word, shown)
+    assert not is_byte_level(object())  # a segmenter without a Hugging Face tokenizer (e.g. SentencePiece)
+    assert readable_piece("<0xE2>") == ("<0xE2>", True)

@@ -134,6 +134,21 @@ def test_correlate_with_mismatched_predictions_fails_clearly(en_models, predicti
     assert "sentence 10, word 0: predictions have 'XXX' where the dataset has" in err
 
 
+def test_correlate_reads_a_declared_subset_and_says_so(en_models, predictions_file, tmp_path, capsys):
+    """A file of the split's first 100 sentences (``# subset=first:100``, the study's max_eval) is usable,
+    every figure is over those sentences, and the output names the part covered."""
+    path, sents = predictions_file
+    sub = write_predictions(tmp_path / "sub.tsv", sents[:100], metadata={"model": "fake", "subset": "first:100"})
+    out = tmp_path / "sub.json"
+    rc = main(["correlate", "-d", "conll2003:test", "-t", f"sp8k={en_models[8000]}", "-p", str(sub),
+               "--resamples", "0", "--no-progress", "--json", str(out)])
+    assert rc == 0
+    assert "covers the first 100 of 3453 sentences of conll2003:test" in capsys.readouterr().out
+    (res,) = json.loads(out.read_text())
+    assert res["n_words"] == sum(len(w) for w, _, _ in sents[:100])
+    assert res["n_errors"] == sum(p != g for _, gold, pred in sents[:100] for g, p in zip(gold, pred))
+
+
 def test_report_several_tokenizers_in_one_call(en_models, predictions_file, tmp_path, capsys):
     path, _ = predictions_file
     out = tmp_path / "rep"

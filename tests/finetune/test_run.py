@@ -51,6 +51,16 @@ def test_predictions_load_in_the_analysis_and_align_with_the_dataset(snips_run, 
     table = segmentation_table(test, SentencePieceSegmenter(tiny_model / "spiece.model"), progress=False)
     result = correlate_errors(table, preds, n_resamples=50)
     assert result is not None
+    # evaluation was cut to the split's first 300 sentences: the file declares it, so it also
+    # aligns to the whole split (the study's max_eval case), over exactly those sentences
+    assert preds.metadata["subset"] == f"first:{QUICK['max_eval_sentences']}"
+    from tokstudy.analysis.alignment import align_predictions
+    from tokstudy.data.registry import load_dataset
+
+    full = segmentation_table(load_dataset("snips", "test"), SentencePieceSegmenter(tiny_model / "spiece.model"), progress=False)
+    aligned = align_predictions(full, preds)
+    assert aligned.subset == f"first {len(test)} of {len(load_dataset('snips', 'test'))} sentences"
+    assert correlate_errors(full, aligned).n_words == result.n_words == test.n_words
 
 
 def test_resume_reuses_finished_seeds(snips_run, tiny_model):

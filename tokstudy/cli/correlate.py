@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-
 def register(sub) -> None:
     p = sub.add_parser(
         "correlate",
@@ -34,19 +33,23 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def compute(table, args) -> list:
+def compute(table, args) -> tuple[list, list[str]]:
+    """The correlations, and one line per predictions file that covers only a declared subset of its split."""
     from tokstudy.analysis.alignment import align_predictions
     from tokstudy.analysis.correlation import correlate_errors
     from tokstudy.analysis.inputs import bootstrap_kwargs
     from tokstudy.analysis.predictions import read_predictions
 
-    out = []
+    out, notes = [], []
     for path in args.predictions:
         aligned = align_predictions(table, read_predictions(path), dataset=args.predictions_dataset,
                                     check_gold=not args.no_check_gold)
+        if aligned.subset:
+            notes.append(f"{path} ({aligned.model}) covers the {aligned.subset} of {aligned.dataset}: "
+                         "every figure for this model is over those sentences only")
         for tok in table.tokenizer_names:
             out.append(correlate_errors(table, aligned, tok, measure=args.measure, **bootstrap_kwargs(args)))
-    return out
+    return out, notes
 
 
 def run(args) -> int:
@@ -54,7 +57,9 @@ def run(args) -> int:
     from tokstudy.report import tables as rt
 
     table = table_from_args(args)
-    res = compute(table, args)
+    res, notes = compute(table, args)
+    for note in notes:
+        print(f"Note: {note}\n")
     print(rt.correlation_markdown(res))
     print("\nError rate by number of pieces\n")
     print(rt.pieces_markdown(res))

@@ -52,7 +52,7 @@ def finetune_run(work: Path, model_dir: Path, task: TaskSpec, train: Dataset, de
         model_name=model_dir.parent.name, n_seeds=1, first_seed=seed, epochs=sec.epochs, batch_size=sec.batch_size,
         learning_rate=sec.learning_rate, patience=sec.patience, max_length=sec.max_length,
         stride=min(32, sec.max_length // 4), unseen_labels="map_o" if task.task == "ner" else "keep",
-        save_models=False, progress=progress,
+        save_models=False, progress=progress, max_eval_sentences=task.max_eval,
     )
     data = prepare_task(train, dev, test, task=task.task, unseen_labels=cfg.unseen_labels)
     result = finetune(cfg, work, data=data)

@@ -1,0 +1,132 @@
+"""Helpers for the real-browser tests: start the app as `make app` does, drive Debian's chromium.
+
+The app runs in a subprocess (``streamlit run analysis_app/app.py -- --results DIR`` on a
+free localhost port, killed with its process group at the end); the browser is Debian's
+``/usr/bin/chromium`` driven by Playwright through ``executable_path`` (nothing is
+downloaded). :func:`wait_idle` waits until the script run a click started has finished.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from tests.app.conftest import APP_DIR
+
+CHROMIUM = Path("/usr/bin/chromium")
+PAGES = {"explorer": "", "statistics": "statistics", "errors": "errors", "languages": "languages"}
+NAV_LABELS = {"explorer": "Segmentation explorer", "statistics": "Statistics (Table 4)", "errors": "Errors",
+              "languages": "Languages"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise TimeoutError(f"the app did not answer at {url} within {timeout} s")
+
+
+@contextlib.contextmanager
+def running_app(results: Path | str, log_dir: Path, *, env: dict | None = None):
+    """The app started with ``--results results``; yields its URL, always stops it."""
+    port = free_port()
+    env = {**os.environ, "TOKSTUDY_APP_UPLOAD_DIR": str(log_dir / "uploads"), "OMP_NUM_THREADS": "1", **(env or {})}
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", str(APP_DIR / "app.py"),
+        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+        "--", "--results", str(results),
+    ]
+    with open(log_dir / f"streamlit-{port}.log", "w") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_healthy(url, proc)
+            yield url
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+
+
+@contextlib.contextmanager
+def chromium_page(width: int = 1400, height: int = 1000):
+    """A fresh Playwright page in Debian's headless chromium."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"],
+        )
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.set_default_timeout(90_000)
+            yield page
+        finally:
+            browser.close()
+
+
+def wait_idle(page, *, started_within: float = 1.5, timeout: float = 90) -> None:
+    """Wait until the app's script is not running (after a click: until the run it started ended)."""
+    app = '[data-testid="stApp"]'
+    with contextlib.suppress(Exception):  # the run may start and end before we look
+        page.wait_for_selector(f'{app}:not([data-test-script-state="notRunning"])', timeout=started_within * 1000)
+    page.wait_for_selector(f'{app}[data-test-script-state="notRunning"]', timeout=timeout * 1000)
+    # widgets are drawn by lazily loaded code: a placeholder ("skeleton") stands in until then
+    page.wait_for_function('() => !document.querySelector(\'[data-testid="stSkeleton"]\')', timeout=timeout * 1000)
+    page.wait_for_timeout(100)  # the last deltas are painted
+
+
+def exceptions(page) -> list[str]:
+    """The text of every exception box the app shows (a traceback on the page)."""
+    return [e.inner_text() for e in page.query_selector_all('[data-testid="stException"]')]
+
+
+def alerts(page, kind: str) -> list[str]:
+    """Texts of the ``kind`` alerts shown: error, warning, info, success."""
+    sel = {"error": "stAlertContentError", "warning": "stAlertContentWarning", "info": "stAlertContentInfo",
+           "success": "stAlertContentSuccess"}[kind]
+    return [e.inner_text() for e in page.query_selector_all(f'[data-testid="{sel}"]')]
+
+
+def goto_page(page, name: str) -> None:
+    """Click the page's entry in the sidebar navigation (what a user does), then wait for the run."""
+    page.get_by_test_id("stSidebarNav").get_by_text(NAV_LABELS[name], exact=True).click()
+    wait_idle(page)
+
+
+def sidebar_tokenizers(page) -> list[str]:
+    """The tokenizers the sidebar's multiselect shows as selected."""
+    box = page.get_by_test_id("stSidebar").get_by_test_id("stMultiSelect").first
+    return [t.inner_text().strip() for t in box.locator(".react-aria-ComboBox [data-tag] span[title]").all()]
+
+
+def sidebar_dataset(page) -> str:
+    """The dataset the sidebar's selectbox shows."""
+    return page.get_by_test_id("stSidebar").locator('input[aria-label="Dataset"]').input_value()

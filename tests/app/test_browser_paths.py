@@ -1,0 +1,142 @@
+"""The paths a researcher takes, in a real browser: Debian's chromium driven by Playwright.
+
+Starts the app as `make app` does (``--results`` a folder the study's pipeline wrote, see
+``demo_results``), then: empty start; every page on demo-shaped results; upload a tokenizer,
+pick a dataset sentence, switch every page and back (no traceback, the sidebar shows the
+real selection each time); a bad CoNLL upload names the user's file; the lenient option
+reads a CoNLL-2002-style file. Each test opens a fresh browser session.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.app.browser import (
+    CHROMIUM,
+    alerts,
+    chromium_page,
+    exceptions,
+    goto_page,
+    running_app,
+    sidebar_dataset,
+    sidebar_tokenizers,
+    wait_idle,
+)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,  # a study run (~1 min), a streamlit server and a browser
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"),
+]
+
+PAGE_ORDER = ["explorer", "statistics", "errors", "languages"]
+
+
+@pytest.fixture(scope="module")
+def demo_app(demo_results, tmp_path_factory):
+    with running_app(demo_results, tmp_path_factory.mktemp("demo_app")) as url:
+        yield url
+
+
+@pytest.fixture
+def page():
+    with chromium_page() as p:
+        yield p
+
+
+def _open(page, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector('[data-testid="stApp"]')
+    wait_idle(page)
+
+
+def _uploader(page, label: str):
+    return page.get_by_test_id("stFileUploader").filter(has_text=label).locator('input[type="file"]')
+
+
+def _open_inputs(page) -> None:
+    exp = page.get_by_test_id("stSidebar").get_by_test_id("stExpander")
+    if not exp.locator("details").get_attribute("open") is not None:
+        exp.locator("summary").click()
+        page.wait_for_timeout(200)
+
+
+def test_empty_start_every_page_explains_what_is_missing(page, tmp_path):
+    with running_app(tmp_path / "results" / "demo", tmp_path) as url:
+        _open(page, url)
+        for name in PAGE_ORDER:
+            goto_page(page, name)
+            assert exceptions(page) == [], name
+            assert alerts(page, "error") == [], name
+            assert any("does not exist" in t for t in alerts(page, "info")), name
+        assert page.get_by_test_id("stAppDeployButton").count() == 0
+
+
+def test_demo_results_every_page_opens(page, demo_app, demo_results):
+    _open(page, demo_app)
+    assert sidebar_tokenizers(page) == ["sp-unigram-500", "sp-unigram-1k"]
+    for name in PAGE_ORDER:
+        goto_page(page, name)
+        assert exceptions(page) == [], name
+        if name != "languages":  # the parallel text lives at the data location, which may be absent
+            assert alerts(page, "error") == [], (name, alerts(page, "error"))
+    goto_page(page, "errors")
+    # the demo's model was evaluated on its max_eval subset: usable, and said so
+    assert any("cover the first 80 of" in t and "sentences only" in t for t in alerts(page, "info")), alerts(page, "info")
+    assert page.get_by_test_id("stDataFrame").count() >= 3
+    assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 1
+    assert page.get_by_test_id("stAppDeployButton").count() == 0
+
+
+def test_upload_tokenizer_pick_sentence_and_switch_every_page(page, demo_app, demo_results, tmp_path):
+    _open(page, demo_app)
+    _open_inputs(page)
+    model = tmp_path / "spiece.model"
+    model.write_bytes((demo_results / "tokenizers" / "sp-unigram-500" / "spiece.model").read_bytes())
+    _uploader(page, "or upload a tokenizer").set_input_files(str(model))
+    wait_idle(page)
+    # named by its file and vocabulary size; the message stays visible (the expander does not collapse)
+    assert any("tokenizer 'spiece-500' loaded" in t for t in alerts(page, "success")), alerts(page, "success")
+    want = ["sp-unigram-500", "sp-unigram-1k", "spiece-500"]
+    assert sidebar_tokenizers(page) == want
+    page.get_by_test_id("stRadio").get_by_text("Pick a dataset sentence").click()
+    wait_idle(page)
+    assert exceptions(page) == []
+    assert page.locator("table.ts-explorer tbody tr").count() > 0
+    for name in ["statistics", "explorer", "errors", "explorer", "languages", "errors", "statistics", "explorer"]:
+        goto_page(page, name)
+        assert exceptions(page) == [], name
+        assert sidebar_tokenizers(page) == want, name
+        assert sidebar_dataset(page) == "conll2003:test", name
+    # back on the explorer: still the dataset sentence, with each selected tokenizer's strip
+    assert page.locator(".ts-strip").count() == 3
+    assert "tok=sp-unigram-500%2Csp-unigram-1k%2Cspiece-500" in page.url or "tok=sp-unigram-500,sp-unigram-1k,spiece-500" in page.url
+
+
+def test_bad_conll_upload_names_the_users_file(page, demo_app, tmp_path):
+    _open(page, demo_app)
+    _open_inputs(page)
+    bad = tmp_path / "my_corpus.conll"
+    bad.write_text("EU B-ORG\nrejects O\n\nGerman FOO-MISC\n", encoding="utf-8")
+    _uploader(page, "or upload a CoNLL file").set_input_files(str(bad))
+    wait_idle(page)
+    errors = alerts(page, "error")
+    assert any("my_corpus.conll" in e for e in errors), errors
+    assert not any("data.conll" in e or "tokstudy_app_uploads" in e for e in errors), errors
+    assert exceptions(page) == []
+
+
+def test_lenient_option_reads_a_conll2002_style_file(page, demo_app, tmp_path):
+    _open(page, demo_app)
+    _open_inputs(page)
+    f = tmp_path / "esp_style.conll"
+    # IOB2 with an I- tag after O, as esp.testb has at line 9291
+    f.write_text("La B-LOC\nCoruña I-LOC\n, O\n\nEl O\nAbogado I-MISC\nGeneral I-MISC\n", encoding="utf-8")
+    _uploader(page, "or upload a CoNLL file").set_input_files(str(f))
+    wait_idle(page)
+    assert any("esp_style.conll" in e and "lenient" in e for e in alerts(page, "error")), alerts(page, "error")
+    page.get_by_text("Repair invalid tag sequences (lenient)").click()
+    wait_idle(page)
+    assert any("1 invalid tag(s) repaired" in t for t in alerts(page, "success")), alerts(page, "success")
+    assert sidebar_dataset(page) == "esp_style:all"
+    assert exceptions(page) == []

@@ -1,0 +1,26 @@
+"""The docstring examples of the app's services (and of the alignment it relies on) run."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "analysis_app.services.explorer",
+    "analysis_app.services.sentences",
+    "analysis_app.services.sources",
+    "analysis_app.services.errors",
+    "analysis_app.services.paths",
+    "analysis_app.services.settings",
+    "analysis_app.services.results",
+    "analysis_app.components.inputs",
+    "tokstudy.analysis.alignment",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_doctests(name):
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.failed == 0 and result.attempted > 0, result
