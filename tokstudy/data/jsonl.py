@@ -60,6 +60,7 @@ def read_jsonl(
     language: str = "und",
     split: str = "all",
     lenient: bool = False,
+    encoding: str = "utf-8",
 ) -> Dataset:
     """Read JSON lines, one ``{tokens_key: [...], tags_key: [...]}`` object per line (blank lines skipped).
 
@@ -71,7 +72,7 @@ def read_jsonl(
     path = Path(path)
     scheme = normalize_scheme(scheme)
     rows: list[tuple[int, list[str], list[str], str | None]] = []
-    for number, text in iter_lines(path):
+    for number, text in iter_lines(path, encoding=encoding):
         if not text.strip():
             continue
         try:

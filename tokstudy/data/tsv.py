@@ -29,6 +29,7 @@ def read_tsv(
     name: str | None = None,
     language: str = "en",
     split: str = "all",
+    encoding: str = "utf-8",
 ) -> Dataset:
     """Read a headed TSV of sentences and labels into a :class:`Dataset` (``tags=None``).
 
@@ -37,7 +38,7 @@ def read_tsv(
     sentence or label.
     """
     path = Path(path)
-    lines = iter_lines(path)
+    lines = iter_lines(path, encoding=encoding)
     _, header_text = next(lines)
     header = header_text.split("\t")
     try:
