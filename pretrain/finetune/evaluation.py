@@ -15,6 +15,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from tokstudy.data.atomicwrite import apply_umask
 from tokstudy.data.types import Dataset
 
 from pretrain.finetune.features import word_pieces
@@ -72,6 +73,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
+        apply_umask(tmp)  # mkstemp creates 0600; results follow the user's umask
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
