@@ -81,3 +81,10 @@ class TokenizerTrainingError(TokstudyError, ValueError):
 
 class DataNotFoundError(TokstudyError, FileNotFoundError):
     """A dataset or corpus is not where the data location says it should be."""
+
+
+class UsageError(TokstudyError, ValueError):
+    """A command-line argument or API option is invalid (a value out of range, a malformed spec).
+
+    The CLI reports it like argparse does a bad option: one line, exit status 2.
+    """

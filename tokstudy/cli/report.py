@@ -39,6 +39,9 @@ def run(args) -> int:
     from tokstudy.cli.examples import resolve_sentences
     from tokstudy.report.writer import write_report
 
+    from tokstudy.cli.examples import check_sentence_specs
+
+    check_sentence_specs(args.sentence)
     table = table_from_args(args)
     preds = [align_predictions(table, read_predictions(p), dataset=args.predictions_dataset) for p in args.predictions]
     par = None
