@@ -15,12 +15,11 @@ import os
 import tempfile
 from pathlib import Path
 
-from tokstudy.data.atomicwrite import apply_umask
-from tokstudy.data.types import Dataset
-
 from pretrain.finetune.features import word_pieces
 from pretrain.finetune.metrics import accuracy, entity_scores, token_accuracy
 from pretrain.finetune.predict import predict_labels, predict_tags
+from tokstudy.data.atomicwrite import apply_umask
+from tokstudy.data.types import Dataset
 
 
 def score_split(

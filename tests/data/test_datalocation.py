@@ -61,13 +61,13 @@ def test_ci_runs_make_test_with_no_tokstudy_variable():
     script = (PROJECT_ROOT / ".ci" / "run").read_text()
     commands = [ln.strip() for ln in script.splitlines() if ln.strip() and not ln.strip().startswith("#")]
     assert commands[-1] == "make test"
-    assert not re.search(r"(export\s+|^\s*)TOKSTUDY_\w*=", script, re.M), "CI must not set what the README does not"
+    assert not re.search(r"(export\s+|^\s*)TOKSTUDY_\w*=", script, re.MULTILINE), "CI must not set what the README does not"
     assert "apt-get install" in script and "chromium" in script  # the browser tests keep their browser
 
 
 def test_makefile_default_data_path_is_the_relative_one():
     makefile = (PROJECT_ROOT / "Makefile").read_text()
-    assert re.search(r"^DATA\s*\?=.*\$\(wildcard \.\./shared/data\)", makefile, re.M)
+    assert re.search(r"^DATA\s*\?=.*\$\(wildcard \.\./shared/data\)", makefile, re.MULTILINE)
     out = subprocess.run(["make", "-n", "-o", ".venv/.installed", "test"], cwd=PROJECT_ROOT, capture_output=True,
                          text=True, env={"PATH": "/usr/bin:/bin"})
     if out.returncode != 0:

@@ -54,11 +54,11 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None, errors: Callabl
             return int(exc.code or 0)
         message = str(exc.code)
         prefix = f"{where}: "
-        message = message[len(prefix):] if message.startswith(prefix) else message
-        message = message[len("error: "):] if message.startswith("error: ") else message
+        message = message.removeprefix(prefix)
+        message = message.removeprefix("error: ")
         print(f"{where}: error: {message}", file=sys.stderr)
         return 1
-    except Exception as exc:  # noqa: BLE001 - the one place that turns any failure into a message
+    except Exception as exc:
         from tokstudy.errors import UsageError
 
         if isinstance(exc, UsageError):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-
 def register(sub) -> None:
     p = sub.add_parser(
         "examples",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-
 def register(sub) -> None:
     p = sub.add_parser(
         "segment",
@@ -24,7 +23,6 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from tokstudy.analysis.inputs import table_from_args
-
     from tokstudy.errors import UsageError
 
     out = str(args.out)
