@@ -111,3 +111,16 @@ def test_unknown_or_unsuitable_encoding_refused(tmp_path):
         read_conll(path, encoding="klingon")
     with pytest.raises(DataFormatError, match="not ASCII-compatible"):
         read_conll(path, encoding="utf-16")
+
+
+def test_tsv_and_jsonl_list_every_bad_line(tmp_path):
+    tsv = tmp_path / "s.tsv"
+    tsv.write_text("sentence\tlabel\nok\t1\nbad\n \t1\nfine\t0\nx\t1\t2\n", encoding="utf-8")
+    with pytest.raises(DataFormatError) as err:
+        read_tsv(tsv)
+    assert (err.value.line, [ln for ln, _ in err.value.others], err.value.total) == (3, [4, 6], 3)
+    jl = tmp_path / "t.jsonl"
+    jl.write_text('{"tokens": ["a"], "tags": ["O"]}\n[1]\n{"tokens": ["a"], "tags": []}\n', encoding="utf-8")
+    with pytest.raises(DataFormatError) as err:
+        read_jsonl(jl)
+    assert (err.value.line, err.value.total) == (2, 2) and f"{jl}:3: 1 tokens but 0 tags" in str(err.value)
