@@ -101,6 +101,24 @@ def test_unexpected_failure_is_one_line_and_status_70(capsys, monkeypatch):
     assert code == 70 and "internal error: RuntimeError: something broke" in err and "bug" in err
 
 
+def test_system_exit_from_a_command_becomes_a_message(capsys, monkeypatch):
+    import tokstudy.cli.stats as stats_cmd
+
+    def leaves(args):
+        raise SystemExit("tokstudy stats: something was wrong")
+
+    monkeypatch.setattr(stats_cmd, "run", leaves)
+    code, _, err = run(capsys, "stats", "-d", "x")
+    assert code == 1 and err.strip() == "tokstudy stats: error: something was wrong"
+
+
+def test_an_unwritable_output_is_a_message_naming_it(tmp_path, capsys, vocab):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    code, _, err = stats(capsys, vocab, "-d", FIXTURES / "conll_iob1.txt", "--json", blocker / "stats.json")
+    assert code == 1 and f"error: {blocker}: " in err
+
+
 def test_console_script_prints_no_traceback_for_a_bad_spec():
     res = subprocess.run([sys.executable, "-m", "tokstudy", "stats", "-d", "conll2003:en:test:x", "-t", "x"],
                          capture_output=True, text=True, cwd=PROJECT_ROOT)
