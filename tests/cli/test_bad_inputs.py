@@ -84,6 +84,13 @@ def test_sentence_option_errors_are_messages_not_system_exit(capsys, vocab):
     assert code == 2 and "--sentence 999" in err
 
 
+@pytest.mark.parametrize("command", ["examples", "report"])
+def test_missing_predictions_file_checked_before_work(capsys, command):
+    extra = ["--out", "r"] if command == "report" else []
+    code, _, err = run(capsys, command, "-d", "no/such/file.conll", "-t", "x", "-p", "nope.tsv", *extra)
+    assert code == 1 and "--predictions nope.tsv: file not found" in err
+
+
 def test_segment_out_extension_checked_before_work(capsys):
     code, _, err = run(capsys, "segment", "-d", "no/such/file.conll", "-t", "x", "--out", "seg.txt")
     assert code == 2 and "--out must end in .parquet or .csv" in err

@@ -349,6 +349,14 @@ def scheme_arg(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def check_files(paths: Sequence[str], option: str) -> None:
+    """Refuse a missing file given to ``option`` before any work starts."""
+    for path in paths:
+        p = Path(path).expanduser()
+        if not p.is_file():
+            raise DataNotFoundError(f"{option} {path}: " + ("is a folder; expected a file" if p.is_dir() else "file not found"))
+
+
 def bootstrap_kwargs(args) -> dict:
     return {"n_resamples": args.resamples, "confidence": args.confidence, "seed": args.seed}
 

@@ -60,12 +60,13 @@ def check_sentence_specs(specs) -> None:
 
 def run(args) -> int:
     from tokstudy.analysis.alignment import align_predictions
-    from tokstudy.analysis.inputs import table_from_args
+    from tokstudy.analysis.inputs import check_files, table_from_args
     from tokstudy.analysis.predictions import read_predictions
     from tokstudy.report import tables as rt
     from tokstudy.report.examples import example_rows, examples, examples_markdown, select_sentences
 
     check_sentence_specs(args.sentence)
+    check_files(args.predictions, "--predictions")
     table = table_from_args(args)
     sents = resolve_sentences(table, args.sentence) if args.sentence else select_sentences(table, args.auto)
     preds = [align_predictions(table, read_predictions(p), dataset=args.predictions_dataset) for p in args.predictions]

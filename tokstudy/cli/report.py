@@ -33,12 +33,13 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from tokstudy.analysis.alignment import align_predictions
-    from tokstudy.analysis.inputs import bootstrap_kwargs, table_from_args
+    from tokstudy.analysis.inputs import bootstrap_kwargs, check_files, table_from_args
     from tokstudy.analysis.predictions import read_predictions
     from tokstudy.cli.examples import check_sentence_specs, resolve_sentences
     from tokstudy.report.writer import write_report
 
     check_sentence_specs(args.sentence)
+    check_files(args.predictions, "--predictions")
     table = table_from_args(args)
     preds = [align_predictions(table, read_predictions(p), dataset=args.predictions_dataset) for p in args.predictions]
     par = None
