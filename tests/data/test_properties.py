@@ -195,3 +195,14 @@ def test_predictions_one_changed_byte_reads_the_same_count_or_names_the_line(tmp
     raw = encode(path.read_bytes().decode("utf-8"), newline="\n", bom=False, gz=gz)
     (tmp_path / "valid").write_bytes(raw)
     check_mutation(tmp_path / "p.tsv", raw, pos, value, read_predictions, lambda p: p.n_words)
+
+
+@SETTINGS
+@given(sentences=tagged_sentences(word=ANY_WORD), gz=st.booleans(), pos=st.integers(0, 10**6),
+       value=st.integers(0, 255))
+def test_jsonl_one_changed_byte_reads_the_same_count_or_names_the_line(tmp_path, sentences, gz, pos, value):
+    text = "".join(json.dumps({"tokens": w, "tags": t}) + "\n" for w, t in sentences)
+    raw = encode(text, newline="\n", bom=False, gz=gz)
+    (tmp_path / "valid").write_bytes(raw)
+    check_mutation(tmp_path / "t.jsonl", raw, pos, value, lambda p: read_jsonl(p, scheme="IOB2"),
+                   lambda ds: ds.n_words)
