@@ -39,6 +39,14 @@ def test_ragged_first_line_is_blamed_not_the_second(tmp_path):
     assert err.value.line == 1 and "line has 3 columns, expected 2 as on line 2 and 1 other word line" in str(err.value)
 
 
+def test_lines_without_a_tag_are_blamed_even_when_most_lines_lack_it(tmp_path):
+    path = tmp_path / "r.conll"
+    path.write_text("EU B-ORG\nrejects\nGerman\ncall\n", encoding="utf-8")
+    with pytest.raises(DataFormatError) as err:
+        read_conll(path)
+    assert (err.value.line, err.value.total) == (2, 3) and "line has 1 column, expected 2 as on line 1" in str(err.value)
+
+
 def test_up_to_20_ragged_lines_listed_with_the_total(tmp_path):
     lines = [f"w{i} O" if i % 2 else f"w{i} X O" for i in range(100)]  # 50 good, 50 bad: the bad are the minority
     lines.append("w O")  # 51 good

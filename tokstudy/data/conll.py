@@ -167,8 +167,9 @@ def _check_columns(path: Path, seen: dict[int, list[int]], tally: dict[int, int]
     """The file's column count (the most common one); raises listing the lines that differ."""
     if not tally:
         return 0
-    # the most common count; on a tie the one seen first
-    expected = max(tally, key=lambda n: (tally[n], -seen[n][0]))
+    # the most common count a CoNLL line can have (2 to max_columns), else the most common; on a tie the first seen
+    usable = [n for n in tally if 2 <= n <= max_columns] or list(tally)
+    expected = max(usable, key=lambda n: (tally[n], -seen[n][0]))
     problems = Problems(path)
     others = tally[expected] - 1
     where = f"as on line {seen[expected][0]}" + (f" and {others} other word line{'s' if others != 1 else ''}" if others else "")
