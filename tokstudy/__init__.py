@@ -28,6 +28,7 @@ _API = {
     "TokenizerLoadError": "tokstudy.errors",
     "TokenizerTrainingError": "tokstudy.errors",
     "DataNotFoundError": "tokstudy.errors",
+    "UsageError": "tokstudy.errors",
     # data
     "Sentence": "tokstudy.data.types",
     "Dataset": "tokstudy.data.types",

@@ -3,8 +3,13 @@
 The data location is resolved, first match wins, from:
 
 1. an explicit argument (the CLI's ``--data-dir`` flag),
-2. the ``TOKSTUDY_DATA`` environment variable (``.ci/run`` sets it to ``../shared/data``),
+2. the ``TOKSTUDY_DATA`` environment variable (``make`` sets it to ``../shared/data`` when that exists),
 3. ``data/corpora`` inside the checkout, where ``data/download.py`` writes for users who are online.
+
+A relative location is made absolute at once, so it keeps meaning the same folder when
+the process (or a page of the app) changes directory: it is taken from the current
+directory, or, where nothing is there but the checkout has it, from the checkout root
+(the Makefile's ``../shared/data`` is written relative to the checkout).
 
 Each corpus is a sub-directory named as in :data:`CORPORA`. Nothing here reads the
 data; readers take explicit paths, and :func:`corpus_dir` turns a corpus name into one.
@@ -42,11 +47,26 @@ CORPORA = {
 def data_root(explicit: str | os.PathLike | None = None) -> Path:
     """The directory that holds the corpora (it may not exist)."""
     if explicit:
-        return Path(explicit).expanduser()
+        return absolute(explicit)
     env = os.environ.get(ENV_VAR)
     if env:
-        return Path(env).expanduser()
+        return absolute(env)
     return DEFAULT_ROOT
+
+
+def absolute(path: str | os.PathLike) -> Path:
+    """``path`` made absolute: from the current directory, else from the checkout root where only that has it.
+
+    >>> absolute("/tmp/x") == Path("/tmp/x")
+    True
+    """
+    path = Path(path).expanduser()
+    if path.is_absolute():
+        return path
+    here = Path.cwd() / path
+    if not here.exists() and (PROJECT_ROOT / path).exists():
+        return (PROJECT_ROOT / path).resolve()
+    return here.resolve()
 
 
 def corpus_dir(name: str, root: str | os.PathLike | None = None) -> Path:

@@ -11,6 +11,7 @@ wrong count. The message always carries the file and, where it applies, the
 from __future__ import annotations
 
 from os import PathLike
+from typing import Sequence
 
 
 class TokstudyError(Exception):
@@ -26,18 +27,40 @@ class DataFormatError(TokstudyError, ValueError):
         reason: what was wrong and what was expected.
     """
 
-    def __init__(self, reason: str, *, path: str | PathLike | None = None, line: int | None = None):
+    def __init__(
+        self,
+        reason: str,
+        *,
+        path: str | PathLike | None = None,
+        line: int | None = None,
+        others: Sequence[tuple[int | None, str]] = (),
+        total: int | None = None,
+    ):
         self.reason = reason
         self.path = None if path is None else str(path)
         self.line = line
+        #: further problems of the same file, ``(line, reason)``, as reported (at most 19)
+        self.others = tuple(others)
+        #: how many problems the file has in all (``>= 1 + len(others)``)
+        self.total = max(total or 0, 1 + len(self.others))
         super().__init__(self._format())
 
     def _format(self) -> str:
+        text = self._place(self.line, self.reason)
+        for line, reason in self.others:
+            text += "\n  " + self._place(line, reason)
+        if self.total > 1:
+            shown = 1 + len(self.others)
+            more = f"; the first {shown} are shown" if shown < self.total else ""
+            text += f"\n  ({self.total} problems in all{more})"
+        return text
+
+    def _place(self, line: int | None, reason: str) -> str:
         if self.path is None:
-            return self.reason if self.line is None else f"line {self.line}: {self.reason}"
-        if self.line is None:
-            return f"{self.path}: {self.reason}"
-        return f"{self.path}:{self.line}: {self.reason}"
+            return reason if line is None else f"line {line}: {reason}"
+        if line is None:
+            return f"{self.path}: {reason}"
+        return f"{self.path}:{line}: {reason}"
 
 
 class TagSchemeError(DataFormatError):
@@ -58,3 +81,10 @@ class TokenizerTrainingError(TokstudyError, ValueError):
 
 class DataNotFoundError(TokstudyError, FileNotFoundError):
     """A dataset or corpus is not where the data location says it should be."""
+
+
+class UsageError(TokstudyError, ValueError):
+    """A command-line argument or API option is invalid (a value out of range, a malformed spec).
+
+    The CLI reports it like argparse does a bad option: one line, exit status 2.
+    """

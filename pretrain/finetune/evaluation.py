@@ -15,11 +15,11 @@ import os
 import tempfile
 from pathlib import Path
 
-from tokstudy.data.types import Dataset
-
 from pretrain.finetune.features import word_pieces
 from pretrain.finetune.metrics import accuracy, entity_scores, token_accuracy
 from pretrain.finetune.predict import predict_labels, predict_tags
+from tokstudy.data.atomicwrite import apply_umask
+from tokstudy.data.types import Dataset
 
 
 def score_split(
@@ -72,6 +72,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
+        apply_umask(tmp)  # mkstemp creates 0600; results follow the user's umask
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -29,6 +29,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tokstudy.data.atomicwrite import apply_umask
+
 from pretrain.finetune.config import FinetuneConfig
 from pretrain.finetune.data import TaskData, load_task
 from pretrain.finetune.evaluation import atomic_write_text, score_split, write_split_predictions
@@ -102,6 +104,7 @@ def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: P
                    token_labels=config.task == "ner")
     seed_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{seed_dir.name}.", suffix=".partial", dir=seed_dir.parent))
+    apply_umask(tmp)  # mkdtemp creates 0700; the seed directory follows the user's umask
     try:
         start = time.perf_counter()
         scores = {}

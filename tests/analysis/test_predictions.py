@@ -92,6 +92,46 @@ def test_writer_rejects_ragged_sentence_and_leaves_no_file(tmp_path):
     assert not path.exists() and os.listdir(tmp_path) == []
 
 
-def test_writer_rejects_tab_in_word(tmp_path):
-    with pytest.raises(ValueError, match="tab"):
-        write_predictions(tmp_path / "p.tsv", [(["a\tb"], ["O"], ["O"])])
+def test_words_with_hash_tab_newline_and_backslash_round_trip(tmp_path):
+    # issue 15 item 4: '#' words (MasakhaNER, social media) were read back as comments
+    words = ["#EndSARS", "# sent_id = 3", "a\tb", "x\ny\rz", "C:\\new", "\\t", "-DOCSTART-"]
+    path = write_predictions(tmp_path / "p.tsv", [(words, ["O"] * 7, ["B-PER"] + ["O"] * 6)])
+    assert read_predictions(path).sentences[0].words == tuple(words)
+
+
+def test_writer_rejects_a_tag_outside_iob2(tmp_path):
+    with pytest.raises(ValueError, match="not an IOB2 tag"):
+        write_predictions(tmp_path / "p.tsv", [(["a"], ["O"], ["B-"])])
+
+
+@pytest.mark.parametrize("tag", ["FOO", "B-", "S-LOC", "PER"])
+def test_reader_refuses_predicted_tags_outside_the_scheme(tmp_path, tag):
+    path = tmp_path / "p.tsv"
+    path.write_text(f"EU\tB-ORG\tB-ORG\nrejects\tO\t{tag}\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=rf"p.tsv:2: predicted tag '{tag}' outside the IOB2 scheme"):
+        read_predictions(path)
+
+
+def test_up_to_20_bad_lines_are_listed_with_the_total(tmp_path):
+    path = tmp_path / "p.tsv"
+    path.write_text("".join(f"w{i}\tO\tFOO\n" for i in range(25)), encoding="utf-8")
+    with pytest.raises(DataFormatError) as err:
+        read_predictions(path)
+    text = str(err.value)
+    assert text.startswith(f"{path}:1: predicted tag 'FOO'") and f"{path}:20:" in text and f"{path}:21:" not in text
+    assert err.value.total == 25 and "25 problems in all; the first 20 are shown" in text
+
+
+def test_conlleval_hashtag_word_is_a_word_not_a_comment(tmp_path):
+    path = tmp_path / "p.txt"
+    path.write_text("#hashtag NN O B-MISC\nrocks VBZ O O\n", encoding="utf-8")
+    assert read_predictions(path).sentences[0].words == ("#hashtag", "rocks")
+
+
+def test_written_file_follows_the_umask(tmp_path):
+    old = os.umask(0o027)
+    try:
+        path = write_predictions(tmp_path / "p.tsv", SENTS)
+    finally:
+        os.umask(old)
+    assert os.stat(path).st_mode & 0o777 == 0o640

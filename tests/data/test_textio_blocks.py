@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 import random
 
 import pytest
@@ -12,13 +13,9 @@ from tokstudy.errors import DataFormatError
 
 
 def _reference(raw: bytes) -> list[tuple[int, str]]:
-    lines = raw.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    out = [(i, l.decode("utf-8").rstrip("\r")) for i, l in enumerate(lines, 1)]
-    if out and out[0][1].startswith("\ufeff"):
-        out[0] = (1, out[0][1][1:])
-    return out
+    """Python's own universal newlines (LF, CRLF, lone CR) over the decoded text, BOM dropped."""
+    text = raw.decode("utf-8-sig")
+    return [(i, line.rstrip("\n")) for i, line in enumerate(io.StringIO(text, newline=None), 1)]
 
 
 @pytest.mark.parametrize("block", [1, 2, 3, 7, 64, 1 << 22])

@@ -4,8 +4,13 @@ Dataset specs:
 
 * a registry name with its split: ``conll2003:test``, ``wikiann:ru:test``
   (``name:language:split``), ``conll2003`` alone means its test split;
-* a file path: ``data/my.conll`` (read with ``--format``, default CoNLL columns);
-  ``path.conll@de`` sets the language.
+* a file path: ``data/my.conll`` (read as ``--format`` says; ``auto`` goes by the
+  name: ``.jsonl`` JSON lines, ``.json`` character-span JSON, else CoNLL columns);
+  ``path.conll@de`` sets the language;
+* a folder holding ``seq.in``/``seq.out``/``label`` (SNIPS/ATIS layout).
+
+Files with the same name in different folders (``amh/test.txt``, ``swa/test.txt``) get
+names made distinct by their folders (``amh/test``, ``swa/test``).
 
 Tokenizer specs: a path (``runs/tok/sp-32000``, ``spm.model``, ``tokenizer.json``),
 optionally named: ``sp32k=runs/tok/sp-32000``.
@@ -20,14 +25,71 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from tokstudy.data.types import Dataset
-from tokstudy.errors import DataFormatError, DataNotFoundError, TokenizerLoadError
+from tokstudy.errors import DataFormatError, DataNotFoundError, TokenizerLoadError, UsageError
 from tokstudy.tokenization.base import Segmenter
 
-FORMATS = ("conll",)
+#: ``--format`` values: how a dataset given as a path is read
+FORMATS = ("auto", "conll", "tsv", "jsonl", "span-json", "slu")
+_SLU_FILES = ("seq.in", "seq.out", "label")
+
+
+@dataclass(frozen=True)
+class FileOptions:
+    """How dataset files given as paths are read (the CLI's reader options).
+
+    Attributes:
+        format: one of :data:`FORMATS`; ``auto`` goes by the file name.
+        encoding: text encoding of the files (UTF-8 unless told).
+        scheme: tag scheme (``auto``, ``IOB1``, ``IOB2``, ``IOBES``, ``BILOU``) for CoNLL and JSON lines.
+        lenient: repair forbidden tag transitions instead of refusing them (``None``: the reader's
+            default, strict for files; registry datasets keep their own default).
+        label_column: the tag column: an index for CoNLL (``-1``, the last, by default), the header
+            name for TSV (``label``), the key of the tag list for JSON lines (``tags``).
+    """
+
+    format: str = "auto"
+    encoding: str = "utf-8"
+    scheme: str = "auto"
+    lenient: bool | None = None
+    label_column: str | None = None
+
+    def __post_init__(self) -> None:
+        from tokstudy.data.schemes import normalize_scheme
+        from tokstudy.data.textio import check_encoding
+
+        if self.format not in FORMATS:
+            raise UsageError(f"unknown dataset format {self.format!r}; expected one of {', '.join(FORMATS)}")
+        check_encoding(self.encoding)
+        try:
+            normalize_scheme(self.scheme)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if self.label_column is not None and self.format == "conll":
+            self.conll_label_column()
+
+    def conll_label_column(self) -> int:
+        if self.label_column is None:
+            return -1
+        try:
+            return int(self.label_column)
+        except ValueError:
+            raise UsageError(f"--label-column {self.label_column!r}: CoNLL files need a column index "
+                             "(0 the first, -1 the last)") from None
+
+    def format_of(self, path: Path) -> str:
+        """The format a path is read with (``auto`` resolved by its name)."""
+        if self.format != "auto":
+            return self.format
+        if path.is_dir():
+            return "slu"
+        suffixes = [x.lower() for x in path.suffixes if x.lower() != ".gz"]
+        last = suffixes[-1] if suffixes else ""
+        return {".jsonl": "jsonl", ".json": "span-json"}.get(last, "conll")
 
 
 def parse_tokenizer_spec(spec: str) -> tuple[str | None, str]:
@@ -42,29 +104,27 @@ def load_dataset_spec(
     spec: str,
     *,
     data_dir: str | os.PathLike | None = None,
-    format: str = "conll",
+    format: str = "auto",
     language: str | None = None,
+    options: FileOptions | None = None,
 ) -> Dataset:
-    """Read one dataset given as a registry spec or a file path (see the module docstring).
+    """Read one dataset given as a registry spec, a file or a folder (see the module docstring).
 
     ``hf:NAME[@CONFIG]:SPLIT`` reads a Hugging Face dataset (see :mod:`tokstudy.data.hub`).
+    ``options`` says how files are read (its ``format`` wins over ``format``).
     """
     from tokstudy.data.hub import is_hf_spec, load_hf_dataset, parse_hf_spec
 
+    options = options or FileOptions(format=format)
     if is_hf_spec(spec):
         name, config, split = parse_hf_spec(spec)
         return load_hf_dataset(name, split, config=config, language=language)
     path_part, at, lang = spec.rpartition("@")
     file_spec, file_lang = (path_part, lang) if at and "/" not in lang else (spec, None)
     p = Path(file_spec).expanduser()
-    if p.is_file():
-        if format not in FORMATS:
-            raise DataFormatError(f"unknown dataset format {format!r}; expected one of {FORMATS}", path=p)
-        from tokstudy.data.conll import read_conll
-
-        stem = p.name.split(".")[0]
-        return read_conll(p, name=stem, language=file_lang or language or "und", split=_split_from_name(p.name))
-    if any(c in spec for c in "/\\") or p.suffix in (".conll", ".txt", ".gz", ".tsv", ".iob", ".bio"):
+    if p.is_file() or p.is_dir():
+        return read_dataset_file(p, options, language=file_lang or language or "und")
+    if any(c in spec for c in "/\\") or p.suffix in (".conll", ".txt", ".gz", ".tsv", ".iob", ".bio", ".json", ".jsonl"):
         raise DataNotFoundError(f"{p}: dataset file not found")
     from tokstudy.data.registry import list_datasets, load_dataset
 
@@ -82,11 +142,57 @@ def load_dataset_spec(
     elif len(parts) == 3:
         lang, split = parts[1], parts[2]
     else:
-        raise ValueError(f"dataset spec {spec!r}: expected NAME, NAME:SPLIT or NAME:LANGUAGE:SPLIT")
+        raise UsageError(f"dataset spec {spec!r} has {len(parts)} parts; expected NAME, NAME:SPLIT or "
+                         "NAME:LANGUAGE:SPLIT (e.g. conll2003:test, wikiann:ru:test)")
     try:
-        return load_dataset(name, split, language=lang, data_dir=data_dir)
+        return load_dataset(name, split, language=lang, data_dir=data_dir, lenient=options.lenient)
     except ValueError as exc:
         raise DataFormatError(f"dataset {spec!r}: {exc}") from None
+
+
+def read_dataset_file(path: Path, options: FileOptions, *, language: str = "und") -> Dataset:
+    """Read one dataset file (or SLU folder) as ``options`` says; named by its stem, split guessed from its name."""
+    fmt = options.format_of(path)
+    if path.is_dir() and fmt != "slu":
+        raise DataNotFoundError(_folder_message(path, fmt))
+    stem = path.name.split(".")[0]
+    common = {"name": stem, "language": language, "split": _split_from_name(path.name)}
+    if fmt == "slu":
+        if not path.is_dir():
+            raise DataFormatError(f"--format slu expects a folder holding {', '.join(_SLU_FILES)}", path=path)
+        if not all((path / f).is_file() for f in _SLU_FILES):
+            raise DataNotFoundError(_folder_message(path, fmt))
+        from tokstudy.data.slu import read_slu
+
+        return read_slu(path, lenient=bool(options.lenient), encoding=options.encoding,
+                        scheme=options.scheme if options.scheme != "auto" else "IOB2", **common)
+    lenient = bool(options.lenient)
+    if fmt == "conll":
+        from tokstudy.data.conll import read_conll
+
+        return read_conll(path, label_column=options.conll_label_column(), scheme=options.scheme, lenient=lenient,
+                          encoding=options.encoding, **common)
+    if fmt == "tsv":
+        from tokstudy.data.tsv import read_tsv
+
+        return read_tsv(path, label_column=options.label_column or "label", encoding=options.encoding, **common)
+    if fmt == "jsonl":
+        from tokstudy.data.jsonl import read_jsonl
+
+        return read_jsonl(path, tags_key=options.label_column or "tags", scheme=options.scheme, lenient=lenient,
+                          encoding=options.encoding, **common)
+    from tokstudy.data.jsonl import read_char_span_json
+
+    return read_char_span_json(path, **common)
+
+
+def _folder_message(path: Path, fmt: str) -> str:
+    files = sorted(f.name for f in path.iterdir() if f.is_file())[:8]
+    listing = ", ".join(files) if files else "no files"
+    if fmt == "slu":
+        return (f"{path}: is a folder without {', '.join(_SLU_FILES)} (it holds {listing}); "
+                "give one dataset file, or a SNIPS/ATIS-style folder")
+    return f"{path}: is a folder, not a {fmt} file (it holds {listing}); give one of its files"
 
 
 def _split_from_name(name: str) -> str:
@@ -98,10 +204,40 @@ def _split_from_name(name: str) -> str:
 
 
 def load_datasets(specs: Sequence[str], **kwargs) -> list[Dataset]:
-    """Every dataset of ``specs`` (see :func:`load_dataset_spec`)."""
+    """Every dataset of ``specs`` (see :func:`load_dataset_spec`), files with the same name made distinct.
+
+    Two files whose names and splits coincide (``amh/test.txt``, ``swa/test.txt``) are named by
+    as many of their folders as it takes (``amh/test``, ``swa/test``); the same file twice is refused.
+    """
     if not specs:
         raise DataFormatError("no dataset given; pass --dataset NAME:SPLIT or --dataset PATH")
-    return [load_dataset_spec(s, **kwargs) for s in specs]
+    datasets = [load_dataset_spec(s, **kwargs) for s in specs]
+    return distinct_names(datasets)
+
+
+def distinct_names(datasets: Sequence[Dataset]) -> list[Dataset]:
+    """Rename file datasets whose ``(name, language, split)`` repeat after their folders.
+
+    >>> from tokstudy.data.types import Sentence
+    >>> mk = lambda src: Dataset((Sentence(("a",), ("O",)),), name="test", split="test", source=src)
+    >>> [d.name for d in distinct_names([mk("/d/amh/test.txt"), mk("/d/swa/test.txt")])]
+    ['amh/test', 'swa/test']
+    """
+    out = list(datasets)
+    keys = [(d.name, d.language, d.split) for d in out]
+    for key in set(k for k in keys if keys.count(k) > 1):
+        idx = [i for i, k in enumerate(keys) if k == key]
+        sources = [Path(out[i].source).resolve() if out[i].source else None for i in idx]
+        if None in sources or len(set(sources)) < len(sources):
+            same = next(s for s in sources if sources.count(s) > 1) if None not in sources else key[0]
+            raise UsageError(f"dataset {same} is given twice; give each dataset once")
+        for depth in range(1, max(len(s.parts) for s in sources)):
+            names = ["/".join(s.parts[-depth - 1:-1] + (key[0],)) for s in sources]
+            if len(set(names)) == len(names):
+                break
+        for i, name in zip(idx, names):
+            out[i] = out[i].with_meta(name=name)
+    return out
 
 
 def load_tokenizers(specs: Sequence[str], *, count_lone_boundary: bool = True) -> list[Segmenter]:
@@ -125,7 +261,7 @@ def load_tokenizers(specs: Sequence[str], *, count_lone_boundary: bool = True) -
 # ---- argparse helpers shared by the analysis subcommands -------------------------
 
 def add_input_arguments(parser: argparse.ArgumentParser, *, datasets: bool = True) -> None:
-    """``--tokenizer``, ``--dataset``, ``--format``, ``--language``, ``--data-dir``, ``--drop-lone-boundary``, ``--no-progress``."""
+    """``--tokenizer``, ``--dataset`` and its reader options, ``--data-dir``, ``--drop-lone-boundary``, ``--no-progress``."""
     parser.add_argument(
         "--tokenizer", "-t", action="append", default=[], metavar="[NAME=]PATH",
         help="tokenizer to study (repeat for several): a SentencePiece .model, a tokenizer.json, a vocab.txt, "
@@ -134,11 +270,26 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, datasets: bool = Tru
     if datasets:
         parser.add_argument(
             "--dataset", "-d", action="append", default=[], metavar="SPEC",
-            help="dataset (repeat for several): NAME:SPLIT from the registry (conll2003:test, wikiann:ru:test) "
-            "or a file path (path.conll, path.conll@de for its language)",
+            help="dataset (repeat for several): NAME:SPLIT from the registry (conll2003:test, wikiann:ru:test), "
+            "a file path (path.conll, path.conll@de for its language) or a SNIPS/ATIS-style folder",
         )
-        parser.add_argument("--format", default="conll", choices=FORMATS, help="format of dataset files given as paths (default conll: one word per line, tag in the last column)")
-        parser.add_argument("--language", default=None, help="language code for dataset files given as paths")
+        files = parser.add_argument_group("dataset files given as paths")
+        files.add_argument("--format", default="auto", choices=FORMATS,
+                           help="how to read them: conll (one word per line, tag in a column), tsv (headed "
+                           "sentence<TAB>label rows, SST-2 style), jsonl (one {\"tokens\": [...], \"tags\": [...]} "
+                           "object per line), span-json (character-span records), slu (a folder of seq.in/seq.out/label); "
+                           "auto (the default): .jsonl -> jsonl, .json -> span-json, a folder -> slu, else conll")
+        files.add_argument("--encoding", default="utf-8", type=encoding_arg,
+                           help="their text encoding, e.g. latin-1 for many CoNLL-2002 copies (default utf-8)")
+        files.add_argument("--scheme", default="auto", type=scheme_arg,
+                           help="their tag scheme: IOB1, IOB2, IOBES (BIOES), BILOU, or auto to detect it (default auto)")
+        files.add_argument("--label-column", default=None, metavar="COLUMN",
+                           help="where the tag is: a column index for conll (default -1, the last), the header "
+                           "name for tsv (default label), the key for jsonl (default tags)")
+        files.add_argument("--lenient", action="store_true", default=None,
+                           help="repair forbidden tag transitions (an I-X after O starts an entity) and count them, "
+                           "instead of refusing the file; also applies to registry datasets")
+        files.add_argument("--language", default=None, help="their language code (default und)")
     parser.add_argument("--data-dir", default=None, help="folder holding the corpora (default: $TOKSTUDY_DATA, else data/corpora)")
     parser.add_argument(
         "--drop-lone-boundary", action="store_true",
@@ -149,13 +300,71 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, datasets: bool = Tru
 
 
 def add_bootstrap_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of sentences for the confidence intervals; 0: none (default 1000)")
-    parser.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
+    """``--resamples``, ``--confidence``, ``--seed``, checked as they are parsed (before any work)."""
+    parser.add_argument("--resamples", type=non_negative_int, default=1000, help="bootstrap resamples of sentences for the confidence intervals; 0: none (default 1000)")
+    parser.add_argument("--confidence", type=confidence_arg, default=0.95, help="confidence level of the intervals, between 0 and 1 (default 0.95)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="random seed of the bootstrap, 0 or more (default 0)")
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative; expected 0 or more")
+    return value
+
+
+def confidence_arg(text: str) -> float:
+    """argparse type: a confidence level strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1 (exclusive); e.g. 0.95")
+    return value
+
+
+def encoding_arg(text: str) -> str:
+    """argparse type: a text encoding Python knows and lines can be cut in."""
+    from tokstudy.data.textio import check_encoding
+
+    try:
+        check_encoding(text)
+    except DataFormatError as exc:
+        raise argparse.ArgumentTypeError(exc.reason) from None
+    return text
+
+
+def scheme_arg(text: str) -> str:
+    """argparse type: a tag scheme name or ``auto``."""
+    from tokstudy.data.schemes import normalize_scheme
+
+    try:
+        return normalize_scheme(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def check_files(paths: Sequence[str], option: str) -> None:
+    """Refuse a missing file given to ``option`` before any work starts."""
+    for path in paths:
+        p = Path(path).expanduser()
+        if not p.is_file():
+            raise DataNotFoundError(f"{option} {path}: " + ("is a folder; expected a file" if p.is_dir() else "file not found"))
 
 
 def bootstrap_kwargs(args) -> dict:
     return {"n_resamples": args.resamples, "confidence": args.confidence, "seed": args.seed}
+
+
+def file_options(args) -> FileOptions:
+    """The reader options of the command line."""
+    return FileOptions(format=args.format, encoding=args.encoding, scheme=args.scheme, lenient=args.lenient,
+                       label_column=args.label_column)
 
 
 def table_from_args(args):
@@ -164,6 +373,6 @@ def table_from_args(args):
     from tokstudy.datalocation import data_root
 
     data_dir = data_root(args.data_dir) if args.data_dir else None
-    datasets = load_datasets(args.dataset, data_dir=data_dir, format=args.format, language=args.language)
+    datasets = load_datasets(args.dataset, data_dir=data_dir, language=args.language, options=file_options(args))
     segs = load_tokenizers(args.tokenizer, count_lone_boundary=not args.drop_lone_boundary)
     return segmentation_table(datasets, segs, progress=not args.no_progress)

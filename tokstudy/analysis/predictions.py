@@ -6,13 +6,20 @@ Two line formats are read, detected per line:
   leading metadata comments ``# key=value key=value ...``; then one word per line,
   ``word<TAB>gold<TAB>pred``; a blank line between sentences; an optional
   ``# sent_id = N`` comment before a sentence. Words may contain spaces (the tab
-  is the separator), never tabs or newlines.
+  is the separator) and start with ``#`` (a line with a tab is never a comment).
+  Files whose first line is :data:`ESCAPES_LINE` (every file the writer writes) escape
+  backslash, tab, LF and CR in words as ``\\``, ``\t``, ``\n``, ``\r``, so any word
+  round-trips; older files without that line are read verbatim.
 * **conlleval format**: whitespace-separated ``word ... gold pred`` (the last two
   columns are the gold and predicted tags), blank lines between sentences,
-  ``-DOCSTART-`` lines skipped.
+  ``-DOCSTART-`` lines skipped. A line that starts with ``#`` is a comment unless its
+  last two columns are tags (``#hashtag O O`` is a word).
 
 A line with a tab is read as the tokstudy format (exactly three fields); a line
-without one as conlleval (at least three fields). Every error names the file and line.
+without one as conlleval (at least three fields). Tags must be ``O`` or ``B-``/``I-``
+followed by a type (IOB2): anything else (``FOO``, ``B-``) is refused, not counted as
+an error of the model. Every error names the file and line; the first 20 bad lines are
+listed, with the total.
 
 >>> from pathlib import Path
 >>> p = Path("/tmp/_pred_demo.tsv")
@@ -30,8 +37,57 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
+from tokstudy.data.atomicwrite import apply_umask
+from tokstudy.data.problems import Problems
 from tokstudy.data.textio import iter_lines
 from tokstudy.errors import DataFormatError
+
+#: first line of every file :func:`write_predictions` writes: words in it are backslash-escaped
+ESCAPES_LINE = "# tokstudy-predictions escapes=backslash"
+_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_UNESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
+
+
+def escape_word(word: str) -> str:
+    r"""A word as the tokstudy format writes it: backslash, tab, LF and CR escaped.
+
+    >>> escape_word("a\tb\\c")
+    'a\\tb\\\\c'
+    """
+    if not any(c in word for c in "\\\t\n\r"):
+        return word
+    return "".join(_ESCAPES.get(c, c) for c in word)
+
+
+def unescape_word(text: str) -> str:
+    r"""The word :func:`escape_word` escaped; raises ``ValueError`` on an unknown escape.
+
+    >>> unescape_word(escape_word("x\n\\y")) == "x\n\\y"
+    True
+    """
+    if "\\" not in text:
+        return text
+    out, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            if i + 1 >= len(text) or text[i + 1] not in _UNESCAPES:
+                raise ValueError(f"unknown escape {text[i:i + 2]!r} in word {text!r}; expected \\\\, \\t, \\n or \\r")
+            out.append(_UNESCAPES[text[i + 1]])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def is_iob2_tag(tag: str) -> bool:
+    """``O``, or ``B-``/``I-`` and a type without whitespace.
+
+    >>> [is_iob2_tag(t) for t in ("O", "B-PER", "I-fromloc.city_name", "B-", "FOO", "S-LOC")]
+    [True, True, True, False, False, False]
+    """
+    return tag == "O" or (len(tag) > 2 and tag[0] in "BI" and tag[1] == "-" and not any(c.isspace() for c in tag))
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +160,10 @@ def write_predictions(
     (newline, tab); keys must be single words. ``sent_ids``, if given, is written
     as a ``# sent_id = N`` comment before each sentence (default: 0, 1, 2, ...).
 
-    Raises ``ValueError`` for ragged sentences or words containing a tab or newline.
+    Words may hold any character (escaped as the module docstring says); the file
+    follows the user's umask like any file they create.
+
+    Raises ``ValueError`` for ragged sentences, an empty word, or a tag that is not IOB2.
     """
     path = Path(path)
     metadata = dict(metadata or {})
@@ -116,6 +175,7 @@ def write_predictions(
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(ESCAPES_LINE + "\n")
             if metadata:
                 # one key per line: values may contain spaces, which a single line could not separate
                 for key, value in metadata.items():
@@ -127,11 +187,14 @@ def write_predictions(
                 sid = i if sent_ids is None else int(sent_ids[i])
                 fh.write(f"# sent_id = {sid}\n")
                 for w, g, p in zip(words, gold, pred):
-                    for what, v in (("word", w), ("gold tag", g), ("predicted tag", p)):
-                        if not v or "\t" in v or "\n" in v or (what != "word" and " " in v):
-                            raise ValueError(f"sentence {sid}: {what} {v!r} is empty or contains a tab/newline/space")
-                    fh.write(f"{w}\t{g}\t{p}\n")
+                    if not w:
+                        raise ValueError(f"sentence {sid}: empty word")
+                    for what, v in (("gold tag", g), ("predicted tag", p)):
+                        if not is_iob2_tag(v):
+                            raise ValueError(f"sentence {sid}: {what} {v!r} is not an IOB2 tag (O, B-TYPE or I-TYPE)")
+                    fh.write(f"{escape_word(w)}\t{g}\t{p}\n")
                 fh.write("\n")
+        apply_umask(tmp)  # mkstemp creates 0600
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -142,11 +205,12 @@ def write_predictions(
     return path
 
 
-def read_predictions(path: str | os.PathLike) -> Predictions:
-    """Read a predictions file (tokstudy or conlleval format, plain or ``.gz``).
+def read_predictions(path: str | os.PathLike, *, encoding: str = "utf-8") -> Predictions:
+    """Read a predictions file (tokstudy or conlleval format, plain or gzip).
 
     Raises :class:`~tokstudy.errors.DataFormatError` naming the file and line for a
-    wrong number of columns, a stray ``# sent_id`` value, or a file with no words.
+    wrong number of columns, a tag that is not IOB2, an unknown escape, a stray
+    ``# sent_id`` value, or a file with no words; up to 20 bad lines are listed.
     """
     metadata: dict[str, str] = {}
     sentences: list[PredictedSentence] = []
@@ -156,6 +220,8 @@ def read_predictions(path: str | os.PathLike) -> Predictions:
     start_line: int | None = None
     pending_id: int | None = None
     in_header = True
+    escaped = False
+    problems = Problems(path)
 
     def flush() -> None:
         nonlocal words, gold, pred, start_line, pending_id
@@ -166,8 +232,12 @@ def read_predictions(path: str | os.PathLike) -> Predictions:
             pending_id = None
         start_line = None
 
-    for lineno, text in iter_lines(path, allow_empty=True):
-        if text.startswith("#"):
+    for lineno, text in iter_lines(path, allow_empty=True, encoding=encoding):
+        tabbed = "\t" in text
+        if lineno == 1 and text == ESCAPES_LINE:
+            escaped = True
+            continue
+        if not tabbed and text.startswith("#") and not _conlleval_word(text):
             body = text[1:].strip()
             if body.replace(" ", "").startswith("sent_id="):
                 flush()
@@ -175,48 +245,62 @@ def read_predictions(path: str | os.PathLike) -> Predictions:
                 try:
                     pending_id = int(value)
                 except ValueError:
-                    raise DataFormatError(f"sent_id {value!r} is not an integer", path=path, line=lineno) from None
+                    problems.add(lineno, f"sent_id {value!r} is not an integer")
                 in_header = False
                 continue
             if in_header and not words and not sentences:
                 metadata.update(_metadata_pairs(body))
-                continue
             # a comment later in the file carries no data
             continue
         if not text.strip():
             flush()
             continue
-        if text.startswith("-DOCSTART-"):
+        if text.startswith("-DOCSTART-") and not escaped:  # the writer never writes one: a word there is a word
             flush()
             continue
         in_header = False
-        if "\t" in text:
+        if tabbed:
             fields = text.split("\t")
             if len(fields) != 3:
-                raise DataFormatError(
-                    f"expected 3 tab-separated columns (word, gold, pred), found {len(fields)}", path=path, line=lineno
-                )
+                problems.add(lineno, f"expected 3 tab-separated columns (word, gold, pred), found {len(fields)}")
+                continue
             w, g, p = fields
+            if escaped:
+                try:
+                    w = unescape_word(w)
+                except ValueError as exc:
+                    problems.add(lineno, str(exc))
+                    continue
         else:
             fields = text.split()
             if len(fields) < 3:
-                raise DataFormatError(
-                    f"expected at least 3 columns (word ... gold pred), found {len(fields)}: {text!r}",
-                    path=path,
-                    line=lineno,
-                )
+                problems.add(lineno, f"expected at least 3 columns (word ... gold pred), found {len(fields)}: {text!r}")
+                continue
             w, g, p = fields[0], fields[-2], fields[-1]
-        if not w or not g.strip() or not p.strip():
-            raise DataFormatError("empty word or tag", path=path, line=lineno)
+        g, p = g.strip(), p.strip()
+        if not w:
+            problems.add(lineno, "empty word")
+            continue
+        bad = [f"{what} tag {t!r}" for what, t in (("gold", g), ("predicted", p)) if not is_iob2_tag(t)]
+        if bad:
+            problems.add(lineno, f"{' and '.join(bad)} outside the IOB2 scheme; expected O, B-TYPE or I-TYPE")
+            continue
         if start_line is None:
             start_line = lineno
         words.append(w)
-        gold.append(g.strip())
-        pred.append(p.strip())
+        gold.append(g)
+        pred.append(p)
     flush()
+    problems.raise_if_any()
     if not sentences:
         raise DataFormatError("no predicted words found; expected lines 'word<TAB>gold<TAB>pred'", path=path)
     return Predictions(tuple(sentences), metadata, str(path))
+
+
+def _conlleval_word(text: str) -> bool:
+    """Whether a tab-less line starting with ``#`` is a conlleval word line (``#hashtag O B-PER``)."""
+    fields = text.split()
+    return len(fields) >= 3 and is_iob2_tag(fields[-2]) and is_iob2_tag(fields[-1])
 
 
 def _metadata_pairs(body: str) -> dict[str, str]:

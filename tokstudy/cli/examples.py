@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-
 def register(sub) -> None:
     p = sub.add_parser(
         "examples",
@@ -31,28 +30,43 @@ def register(sub) -> None:
 
 
 def resolve_sentences(table, specs) -> list[int]:
+    """Row indices of the ``[DATASET#]ID`` sentence specs; a bad one raises :class:`UsageError`."""
+    from tokstudy.errors import UsageError
+
     out = []
     for spec in specs:
         ds, sep, sid = spec.rpartition("#")
         if not sep:
             if len(table.datasets) > 1:
-                raise SystemExit(f"tokstudy examples: --sentence {spec}: several datasets; write DATASET#ID "
+                raise UsageError(f"--sentence {spec}: several datasets; write DATASET#ID "
                                  f"with DATASET one of {list(table.datasets)}")
             ds = table.datasets[0]
         try:
             out.append(table.find_sentence(ds, int(sid)))
         except (KeyError, ValueError) as exc:
-            raise SystemExit(f"tokstudy examples: --sentence {spec}: {exc}")
+            raise UsageError(f"--sentence {spec}: {exc}") from None
     return out
+
+
+def check_sentence_specs(specs) -> None:
+    """Refuse a malformed ``--sentence`` before any work (ids are checked against the table later)."""
+    from tokstudy.errors import UsageError
+
+    for spec in specs:
+        sid = spec.rpartition("#")[2]
+        if not sid.strip().isdigit():
+            raise UsageError(f"--sentence {spec}: {sid!r} is not a sentence id; expected [DATASET#]ID, e.g. 12")
 
 
 def run(args) -> int:
     from tokstudy.analysis.alignment import align_predictions
-    from tokstudy.analysis.inputs import table_from_args
+    from tokstudy.analysis.inputs import check_files, table_from_args
     from tokstudy.analysis.predictions import read_predictions
     from tokstudy.report import tables as rt
     from tokstudy.report.examples import example_rows, examples, examples_markdown, select_sentences
 
+    check_sentence_specs(args.sentence)
+    check_files(args.predictions, "--predictions")
     table = table_from_args(args)
     sents = resolve_sentences(table, args.sentence) if args.sentence else select_sentences(table, args.auto)
     preds = [align_predictions(table, read_predictions(p), dataset=args.predictions_dataset) for p in args.predictions]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-
 def register(sub) -> None:
     p = sub.add_parser(
         "report",
@@ -36,11 +35,13 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from tokstudy.analysis.alignment import align_predictions
-    from tokstudy.analysis.inputs import bootstrap_kwargs, table_from_args
+    from tokstudy.analysis.inputs import bootstrap_kwargs, check_files, table_from_args
     from tokstudy.analysis.predictions import read_predictions
-    from tokstudy.cli.examples import resolve_sentences
+    from tokstudy.cli.examples import check_sentence_specs, resolve_sentences
     from tokstudy.report.writer import write_report
 
+    check_sentence_specs(args.sentence)
+    check_files(args.predictions, "--predictions")
     table = table_from_args(args)
     preds = [align_predictions(table, read_predictions(p), dataset=args.predictions_dataset) for p in args.predictions]
     par = None

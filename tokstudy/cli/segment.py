@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-
 def register(sub) -> None:
     p = sub.add_parser(
         "segment",
@@ -24,14 +23,15 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from tokstudy.analysis.inputs import table_from_args
+    from tokstudy.errors import UsageError
 
-    table = table_from_args(args)
     out = str(args.out)
+    if not out.endswith((".parquet", ".csv")):  # checked before the (long) segmentation
+        raise UsageError(f"--out must end in .parquet or .csv, got {out!r}")
+    table = table_from_args(args)
     if out.endswith(".parquet"):
         table.to_parquet(out)
-    elif out.endswith(".csv"):
-        table.to_csv(out)
     else:
-        raise SystemExit(f"tokstudy segment: --out must end in .parquet or .csv, got {out!r}")
+        table.to_csv(out)
     print(f"wrote {len(table)} words x {len(table.tokenizers)} tokenizer(s) to {out}")
     return 0

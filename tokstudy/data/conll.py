@@ -11,9 +11,12 @@ detects the scheme from the whole file (rule in :func:`~tokstudy.data.schemes.de
 CoNLL-2003 is found to be IOB1).
 
 Every problem raises :class:`DataFormatError` / :class:`TagSchemeError` naming the file
-and line: a line whose column count differs from the file's first word line, a tag
-outside the scheme, a forbidden ``I-`` tag (strict mode), invalid UTF-8, an empty or
-missing file, or a file with no word lines.
+and line: a line whose column count differs from the rest of the file's (the count most
+word lines have is the expected one, so a ragged first line is the one blamed), more
+than ``max_columns`` columns, a tag outside the scheme, a forbidden ``I-`` tag (strict
+mode), text not valid in ``encoding``, an empty or missing file, or a file with no word
+lines. The first 20 bad lines are listed, with the total. Lines may end in LF, CRLF or
+a lone CR; a gzip file is read whatever its name.
 
 >>> from pathlib import Path; p = Path("/tmp/_conll_demo.txt")
 >>> _ = p.write_text("-DOCSTART- -X- O\\n\\nEU NNP I-ORG\\nrejects VBZ O\\n\\nPeter NNP I-PER\\n")
@@ -29,12 +32,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tokstudy.data.problems import Problems
 from tokstudy.data.schemes import detect_scheme, normalize_scheme, to_iob2
 from tokstudy.data.textio import iter_lines
 from tokstudy.data.types import Dataset, Sentence
 from tokstudy.errors import DataFormatError, TagSchemeError
 
 DOCSTART = "-DOCSTART-"
+#: more columns than this is not a CoNLL column file (CoNLL-U has 10, CoNLL-2003 4)
+MAX_COLUMNS = 16
 
 
 def read_conll(
@@ -47,11 +53,13 @@ def read_conll(
     split: str = "all",
     lenient: bool = False,
     docstart: bool = True,
+    encoding: str = "utf-8",
+    max_columns: int = MAX_COLUMNS,
 ) -> Dataset:
     """Read a CoNLL column file into a :class:`Dataset` of IOB2-tagged sentences.
 
     Args:
-        path: the file (plain or ``.gz``).
+        path: the file (plain or gzip).
         label_column: index of the tag column (Python indexing: ``-1`` is the last).
         scheme: ``"auto"``, ``"IOB1"``, ``"IOB2"``, ``"IOBES"`` (``"BIOES"``) or ``"BILOU"``.
         name: dataset name (default: the file name).
@@ -59,6 +67,8 @@ def read_conll(
         lenient: repair forbidden transitions (an ``I-X`` that cannot continue an
             entity starts one) and count them in ``Dataset.repaired`` instead of raising.
         docstart: treat ``-DOCSTART-`` lines as document boundaries (else as words).
+        encoding: text encoding of the file (``"latin-1"`` for many CoNLL-2002 copies).
+        max_columns: the most columns a line may have (more is refused, not ignored).
 
     ``Sentence.doc_id`` counts documents from 0 (a ``-DOCSTART-`` with no sentence
     before it does not open a new id, so a file that starts with one has ids 0..n-1);
@@ -66,7 +76,7 @@ def read_conll(
     """
     path = Path(path)
     scheme = normalize_scheme(scheme)
-    raw = _read_columns(path, label_column, docstart)
+    raw = _read_columns(path, label_column, docstart, encoding, max_columns)
     words_list, tags_list, firsts, docs, n_columns = raw
     if not words_list:
         raise DataFormatError("no word lines found; expected one word per line with its tag in a column", path=path)
@@ -80,11 +90,17 @@ def read_conll(
     sentences = []
     repaired = 0
     spath = str(path)
+    problems = Problems(path)
     for k, (words, tags, first, doc) in enumerate(zip(words_list, tags_list, firsts, docs)):
         # a sentence's words are on consecutive lines, so word i is on line first + i
-        iob2, fixed = to_iob2(tags, used, lenient=lenient, path=spath, lines=range(first, first + len(tags)))
+        try:
+            iob2, fixed = to_iob2(tags, used, lenient=lenient, path=spath, lines=range(first, first + len(tags)))
+        except TagSchemeError as exc:
+            problems.add_error(exc)
+            continue
         repaired += fixed
         sentences.append(Sentence(words=tuple(words), tags=iob2, doc_id=doc, sent_id=k, line=first))
+    problems.raise_if_any()
     return Dataset(
         sentences=tuple(sentences),
         name=name or path.name,
@@ -96,10 +112,12 @@ def read_conll(
     )
 
 
-def _read_columns(path: Path, label_column: int, docstart: bool):
-    """One pass over the file: words, raw tags, first line and doc id per sentence.
+def _read_columns(path: Path, label_column: int, docstart: bool, encoding: str, max_columns: int):
+    """One pass over the file: words, raw tags, first line and doc id per sentence, and the column count.
 
     A tight loop (one ``str.split`` per line, no regex): WikiANN's 1.3M words read in seconds.
+    Column counts are tallied as they come (with the first lines of each count), and the
+    most common count decides which lines are ragged once the whole file is read.
     """
     words_list: list[list[str]] = []
     tags_list: list[list[str]] = []
@@ -109,8 +127,11 @@ def _read_columns(path: Path, label_column: int, docstart: bool):
     tags: list[str] = []
     first = 0
     doc, doc_used = 0, False
-    n_columns, first_line = 0, 0
-    for number, text in iter_lines(path):
+    n_columns = 0
+    seen: dict[int, list[int]] = {}  # column count -> first lines with it (at most 20)
+    lines: list[int] = []
+    tally: dict[int, int] = {}  # column count -> lines with it
+    for number, text in iter_lines(path, encoding=encoding):
         cols = text.split()
         if not cols:
             if words:
@@ -127,25 +148,45 @@ def _read_columns(path: Path, label_column: int, docstart: bool):
                 doc, doc_used = doc + 1, False
             continue
         if len(cols) != n_columns:
-            if n_columns:
-                raise DataFormatError(
-                    f"line has {len(cols)} columns, expected {n_columns} as on line {first_line} "
-                    f"(ragged column count; columns are separated by whitespace, so a word cannot contain a space)",
-                    path=path, line=number,
-                )
-            n_columns, first_line = len(cols), number
-            if not -n_columns <= label_column < n_columns:
-                raise DataFormatError(
-                    f"label_column={label_column} but the line has only {n_columns} columns", path=path, line=number
-                )
-            if n_columns < 2:
-                raise DataFormatError(
-                    "line has 1 column; expected at least 2 (a word and its tag)", path=path, line=number
-                )
+            n_columns = len(cols)
+            lines = seen.setdefault(n_columns, [])
+        if len(lines) < 20:
+            lines.append(number)
+        tally[n_columns] = tally.get(n_columns, 0) + 1
         if not words:
             first = number
         words.append(cols[0])
-        tags.append(cols[label_column])
+        tags.append(cols[label_column] if -n_columns <= label_column < n_columns else "")
     if words:
         words_list.append(words), tags_list.append(tags), firsts.append(first), docs.append(doc)
-    return words_list, tags_list, firsts, docs, n_columns
+    return words_list, tags_list, firsts, docs, _check_columns(path, seen, tally, label_column, max_columns)
+
+
+def _check_columns(path: Path, seen: dict[int, list[int]], tally: dict[int, int], label_column: int,
+                   max_columns: int) -> int:
+    """The file's column count (the most common one); raises listing the lines that differ."""
+    if not tally:
+        return 0
+    # the most common count a CoNLL line can have (2 to max_columns), else the most common; on a tie the first seen
+    usable = [n for n in tally if 2 <= n <= max_columns] or list(tally)
+    expected = max(usable, key=lambda n: (tally[n], -seen[n][0]))
+    problems = Problems(path)
+    others = tally[expected] - 1
+    where = f"as on line {seen[expected][0]}" + (f" and {others} other word line{'s' if others != 1 else ''}" if others else "")
+    bad = sorted((line, n) for n, lines in seen.items() if n != expected for line in lines)
+    for line, n in bad[:20]:
+        problems.add(line, f"line has {n} column{'s' if n != 1 else ''}, expected {expected} {where} (ragged column "
+                           "count; columns are separated by whitespace, so a word cannot contain a space)")
+    problems.count(sum(tally[n] for n in tally if n != expected) - min(len(bad), 20))
+    problems.raise_if_any()
+    first = seen[expected][0]
+    if expected < 2:
+        raise DataFormatError("line has 1 column; expected at least 2 (a word and its tag)", path=path, line=first)
+    if expected > max_columns:
+        raise DataFormatError(
+            f"line has {expected} columns; expected at most {max_columns} (a word, its tag and a few more); "
+            "is this a CoNLL column file?", path=path, line=first)
+    if not -expected <= label_column < expected:
+        raise DataFormatError(f"label_column={label_column} but the line has only {expected} columns",
+                              path=path, line=first)
+    return expected

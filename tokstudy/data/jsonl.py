@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Callable, Collection, Mapping
 
 from tokstudy.data.pretokenize import pretokenize
+from tokstudy.data.problems import Problems
 from tokstudy.data.schemes import detect_scheme, normalize_scheme, to_iob2
 from tokstudy.data.textio import iter_lines, open_binary
 from tokstudy.data.types import Dataset, Sentence
@@ -60,6 +61,7 @@ def read_jsonl(
     language: str = "und",
     split: str = "all",
     lenient: bool = False,
+    encoding: str = "utf-8",
 ) -> Dataset:
     """Read JSON lines, one ``{tokens_key: [...], tags_key: [...]}`` object per line (blank lines skipped).
 
@@ -71,29 +73,15 @@ def read_jsonl(
     path = Path(path)
     scheme = normalize_scheme(scheme)
     rows: list[tuple[int, list[str], list[str], str | None]] = []
-    for number, text in iter_lines(path):
+    problems = Problems(path)
+    for number, text in iter_lines(path, encoding=encoding):
         if not text.strip():
             continue
         try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(f"invalid JSON ({exc.msg} at column {exc.colno}); expected one object per line",
-                                  path=path, line=number) from None
-        if not isinstance(obj, dict):
-            raise DataFormatError(f"expected a JSON object, found {type(obj).__name__}", path=path, line=number)
-        tokens = _string_list(obj, tokens_key, path, number)
-        tags = _string_list(obj, tags_key, path, number)
-        if len(tokens) != len(tags):
-            raise DataFormatError(f"{len(tokens)} {tokens_key} but {len(tags)} {tags_key}; expected one tag per token",
-                                  path=path, line=number)
-        if not tokens:
-            raise DataFormatError(f"empty {tokens_key!r} list; expected at least one token", path=path, line=number)
-        label = None
-        if label_key is not None:
-            if label_key not in obj:
-                raise DataFormatError(f"missing key {label_key!r}", path=path, line=number)
-            label = str(obj[label_key])
-        rows.append((number, tokens, tags, label))
+            rows.append(_jsonl_row(text, path, number, tokens_key, tags_key, label_key))
+        except DataFormatError as exc:
+            problems.add_error(exc)
+    problems.raise_if_any()
     if not rows:
         raise DataFormatError("no JSON objects found; expected one per line", path=path)
     used = scheme
@@ -109,6 +97,31 @@ def read_jsonl(
         sentences.append(Sentence(tuple(tokens), iob2, doc_id=0, sent_id=k, label=label, line=number))
     return Dataset(tuple(sentences), name=name or path.name, language=language, split=split, source=str(path),
                    repaired=repaired, metadata={"scheme": used, "lenient": lenient})
+
+
+def _jsonl_row(text: str, path: Path, number: int, tokens_key: str, tags_key: str,
+               label_key: str | None) -> tuple[int, list[str], list[str], str | None]:
+    """One JSON line as ``(line, tokens, tags, label)``; raises :class:`DataFormatError` at the line."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataFormatError(f"invalid JSON ({exc.msg} at column {exc.colno}); expected one object per line",
+                              path=path, line=number) from None
+    if not isinstance(obj, dict):
+        raise DataFormatError(f"expected a JSON object, found {type(obj).__name__}", path=path, line=number)
+    tokens = _string_list(obj, tokens_key, path, number)
+    tags = _string_list(obj, tags_key, path, number)
+    if len(tokens) != len(tags):
+        raise DataFormatError(f"{len(tokens)} {tokens_key} but {len(tags)} {tags_key}; expected one tag per token",
+                              path=path, line=number)
+    if not tokens:
+        raise DataFormatError(f"empty {tokens_key!r} list; expected at least one token", path=path, line=number)
+    label = None
+    if label_key is not None:
+        if label_key not in obj:
+            raise DataFormatError(f"missing key {label_key!r}", path=path, line=number)
+        label = str(obj[label_key])
+    return number, tokens, tags, label
 
 
 def read_char_span_json(

@@ -38,6 +38,7 @@ def read_slu(
     split: str = "all",
     scheme: str = "IOB2",
     lenient: bool = False,
+    encoding: str = "utf-8",
 ) -> Dataset:
     """Read one split directory (``seq.in``/``seq.out``/``label``) into a :class:`Dataset`.
 
@@ -48,7 +49,7 @@ def read_slu(
     """
     directory = Path(directory)
     paths = [directory / f for f in FILES]
-    columns = [list(iter_lines(p)) for p in paths]  # each raises on a missing/empty file
+    columns = [list(iter_lines(p, encoding=encoding)) for p in paths]  # each raises on a missing/empty file
     counts = [len(c) for c in columns]
     if len(set(counts)) != 1:
         described = ", ".join(f"{f} has {n}" for f, n in zip(FILES, counts))

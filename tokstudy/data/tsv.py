@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tokstudy.data.problems import Problems
 from tokstudy.data.textio import iter_lines
 from tokstudy.data.types import Dataset, Sentence
 from tokstudy.errors import DataFormatError
@@ -29,15 +30,16 @@ def read_tsv(
     name: str | None = None,
     language: str = "en",
     split: str = "all",
+    encoding: str = "utf-8",
 ) -> Dataset:
     """Read a headed TSV of sentences and labels into a :class:`Dataset` (``tags=None``).
 
     Raises :class:`DataFormatError` naming file and line for a header without the two
     columns, a row with a different number of fields than the header, or an empty
-    sentence or label.
+    sentence or label (the first 20 bad rows, with the total).
     """
     path = Path(path)
-    lines = iter_lines(path)
+    lines = iter_lines(path, encoding=encoding)
     _, header_text = next(lines)
     header = header_text.split("\t")
     try:
@@ -50,19 +52,21 @@ def read_tsv(
         ) from None
     width = len(header)
     sentences = []
+    problems = Problems(path)
     for number, text in lines:
         if not text.strip():
             continue  # a trailing blank line
         fields = text.split("\t")
         if len(fields) != width:
-            raise DataFormatError(
-                f"row has {len(fields)} tab-separated fields, expected {width} as in the header", path=path, line=number
-            )
+            problems.add(number, f"row has {len(fields)} tab-separated fields, expected {width} as in the header")
+            continue
         words = fields[ti].split()
         label = fields[li].strip()
         if not words or not label:
-            raise DataFormatError("empty sentence or label; expected both", path=path, line=number)
+            problems.add(number, "empty sentence or label; expected both")
+            continue
         sentences.append(Sentence(words=tuple(words), tags=None, sent_id=len(sentences), label=label, line=number))
+    problems.raise_if_any()
     if not sentences:
         raise DataFormatError("no rows after the header; expected at least one", path=path)
     return Dataset(

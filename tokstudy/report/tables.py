@@ -178,12 +178,21 @@ def correlation_rows(results: Sequence) -> list[dict]:
     return rows
 
 
+def format_p_value(p: float) -> str:
+    """A p-value for the printed tables: ``< 1e-300`` where it underflowed to 0 (never a bare "0").
+
+    >>> format_p_value(0.0), format_p_value(0.0312)
+    ('< 1e-300', '0.0312')
+    """
+    return "< 1e-300" if p == 0 else f"{p:.3g}"
+
+
 def correlation_markdown(results: Sequence) -> str:
     rows = []
     for c in results:
         for label, corr in (("all words", c.all), ("NE words", c.ne), ("entities (max pieces vs missed)", c.entities.max_pieces)):
             rows.append({"tokenizer": c.tokenizer, "model": c.model, "over": label, "Pearson r": _fmt(corr.r, 4),
-                         "p": f"{corr.p_value:.3g}", "CI of r": f"[{_fmt(corr.low, 3)}, {_fmt(corr.high, 3)}]",
+                         "p": format_p_value(corr.p_value), "CI of r": f"[{_fmt(corr.low, 3)}, {_fmt(corr.high, 3)}]",
                          "Spearman": _fmt(corr.spearman, 4), "n": corr.n})
     return markdown_table(rows)
 

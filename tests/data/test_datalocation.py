@@ -1,0 +1,79 @@
+"""Relative data locations work from anywhere, and CI runs the README's command as a newcomer does (issue 15 item 1)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from tests.conftest import PROJECT_ROOT, corpus_path
+from tokstudy import datalocation
+from tokstudy.datalocation import absolute, data_root
+
+
+def test_relative_env_location_is_absolute_from_the_current_directory(tmp_path, monkeypatch):
+    (tmp_path / "corpora" / "conll2003_en").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TOKSTUDY_DATA", "corpora")
+    root = data_root()
+    assert root.is_absolute() and root == (tmp_path / "corpora").resolve()
+    monkeypatch.chdir("/")  # the resolved path keeps meaning the same folder
+    assert datalocation.has_corpus("conll2003", root)
+
+
+def test_relative_location_written_from_the_checkout_works_from_another_directory(tmp_path, monkeypatch):
+    # the Makefile's default, ../shared/data, is relative to the checkout; a process that runs elsewhere finds it
+    monkeypatch.chdir(tmp_path)
+    assert absolute("tokstudy") == (PROJECT_ROOT / "tokstudy").resolve()
+    assert absolute("no/such/dir") == tmp_path.resolve() / "no" / "such" / "dir"
+
+
+def test_makefile_default_relative_path_loads_a_dataset(monkeypatch):
+    corpus_path("conll2003")  # skips without the shared data
+    shared = PROJECT_ROOT.parent / "shared" / "data"
+    if not shared.is_dir():
+        pytest.skip(f"no ../shared/data beside the checkout ({shared})")
+    from tokstudy.analysis.inputs import load_dataset_spec
+
+    monkeypatch.chdir(PROJECT_ROOT)
+    monkeypatch.setenv("TOKSTUDY_DATA", "../shared/data")
+    assert len(load_dataset_spec("conll2003:dev")) == 3250
+    monkeypatch.chdir(PROJECT_ROOT / "docs")  # and from a sub-directory, where ../shared/data is something else
+    assert len(load_dataset_spec("conll2003:dev")) == 3250
+
+
+def test_cli_with_relative_data_dir(monkeypatch, capsys):
+    corpus_path("conll2003")
+    shared = PROJECT_ROOT.parent / "shared" / "data"
+    if not shared.is_dir():
+        pytest.skip(f"no ../shared/data beside the checkout ({shared})")
+    from tokstudy.cli import main
+
+    monkeypatch.chdir(PROJECT_ROOT)
+    monkeypatch.delenv("TOKSTUDY_DATA", raising=False)
+    # a bad tokenizer path fails after the data location was accepted: the message is about the tokenizer
+    code = main(["stats", "-d", "conll2003:dev", "--data-dir", "../shared/data", "-t", "no-such-tok", "--no-progress"])
+    assert code == 1 and "no-such-tok: tokenizer not found" in capsys.readouterr().err
+
+
+def test_ci_runs_make_test_with_no_tokstudy_variable():
+    script = (PROJECT_ROOT / ".ci" / "run").read_text()
+    commands = [ln.strip() for ln in script.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    assert commands[-1] == "make test"
+    assert not re.search(r"(export\s+|^\s*)TOKSTUDY_\w*=", script, re.MULTILINE), "CI must not set what the README does not"
+    assert "apt-get install" in script and "chromium" in script  # the browser tests keep their browser
+
+
+def test_makefile_default_data_path_is_the_relative_one():
+    makefile = (PROJECT_ROOT / "Makefile").read_text()
+    assert re.search(r"^DATA\s*\?=.*\$\(wildcard \.\./shared/data\)", makefile, re.MULTILINE)
+    if shutil.which("make") is None:
+        pytest.skip("no make on this machine")
+    out = subprocess.run(["make", "-n", "-o", ".venv/.installed", "test"], cwd=PROJECT_ROOT, capture_output=True,
+                         text=True, env={"PATH": "/usr/bin:/bin"})
+    if out.returncode != 0:
+        pytest.skip(f"make -n failed: {out.stderr[:200]}")
+    expected = "../shared/data" if (PROJECT_ROOT.parent / "shared" / "data").is_dir() else ""
+    assert f"TOKSTUDY_DATA={expected} " in out.stdout
