@@ -76,6 +76,18 @@ def _train(kind: str, lines, tmp_path):
         tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
         tok.train_from_iterator(lines, trainers.WordPieceTrainer(vocab_size=2000, special_tokens=["[UNK]"],
                                                                  show_progress=False))
+    elif kind in ("llama2-normalizer", "gemma-normalizer"):
+        # trained with a Metaspace split so no piece spans a "▁"; served, as those models ship it, with the
+        # normaliser doing the work and no pre-tokenizer
+        tok = Tokenizer(BPE(unk_token="<unk>", fuse_unk=True))
+        tok.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="always")
+        tok.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=2000, special_tokens=specials,
+                                                           show_progress=False))
+        tok.pre_tokenizer = None
+        steps = [normalizers.Replace(" ", "\u2581")]
+        if kind == "llama2-normalizer":
+            steps.insert(0, normalizers.Prepend("\u2581"))
+        tok.normalizer = normalizers.Sequence(steps)
     elif kind.startswith("metaspace-"):
         scheme = kind.removeprefix("metaspace-")
         tok = Tokenizer(Unigram() if scheme == "first" else BPE(unk_token="<unk>"))
@@ -150,6 +162,8 @@ FAMILIES = {
     "metaspace-always": ("metaspace", "▁", ""),
     "metaspace-first": ("metaspace", "▁", ""),
     "metaspace-never": ("metaspace", "▁", " "),
+    "llama2-normalizer": ("metaspace", "▁", ""),
+    "gemma-normalizer": ("metaspace", "▁", " "),
 }
 
 
@@ -222,3 +236,37 @@ def test_sentencepiece_model_equals_the_sentence_encoding(trained, sentences):
         got = [[[p if q != unk else q for p, q in zip(g, w)] if len(g) == len(w) else g for g, w in zip(gs, ws)]
                for gs, ws in zip(got, want)]
         _compare(got, want, sents, f"sp-unigram on {label}")
+
+
+def _proto_groups(sp, text, owner, n_words):
+    proto = sp.encode(text, out_type="proto")
+    per = [[] for _ in range(n_words)]
+    for p in proto.pieces:
+        w = owner[min(p.begin, len(owner) - 1)]
+        if w >= 0:
+            per[w].append(p.piece)
+    return per
+
+
+def test_sentencepiece_without_dummy_prefix(text_slice, sentences, tmp_path):
+    """``add_dummy_prefix=false``: alone a word has no ``▁``, inside a sentence it has; we give the sentence's."""
+    import sentencepiece as spm
+
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(text_slice), model_prefix=str(tmp_path / "nd"),
+                                   vocab_size=1500, add_dummy_prefix=False, minloglevel=2)
+    sp = spm.SentencePieceProcessor(model_file=str(tmp_path / "nd.model"))
+    assert not sp.encode("Japan", out_type=str)[0].startswith("▁")
+    seg = load_tokenizer(tmp_path / "nd.model")
+    assert seg.context.prefix == " " and "first word included" in seg.describe_boundary_policy()
+    lead = "."  # a word before the sentence gives its first word the same context as the others
+    for label, sents in sentences.items():
+        got = _fast_path(seg, sents)
+        for s, g in zip(sents, got):
+            owner = [-1] * len(lead)
+            for i, w in enumerate(s):
+                owner += [i] * (1 + len(w.encode("utf-8")))
+            want = _proto_groups(sp, lead + " " + " ".join(s), owner, len(s))
+            assert g == want, (label, s, g, want)
+            owner_raw = owner[len(lead) + 1 :]
+            raw = _proto_groups(sp, " ".join(s), owner_raw, len(s))
+            assert g[1:] == raw[1:]  # every word but the first, in the raw sentence

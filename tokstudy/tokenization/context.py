@@ -13,8 +13,10 @@ family              a word inside a sentence is encoded as  boundary marker    e
 ==================  =====================================  =================  ======================
 ``sentencepiece``   the word alone (the model adds ``▁``)   ``▁`` word start   ALBERT, T5, XLM-R
 ``metaspace``       the word alone (``prepend_scheme``      ``▁`` word start   ``tokenizers`` Unigram/
-                    ``always``/``first``), or ``" " + word``                   BPE with Metaspace,
-                    (``never``)                                                Llama-2 ``tokenizer.json``
+                    ``always``/``first``, or a ``Prepend``                     BPE with Metaspace,
+                    normaliser), or ``" " + word``                             Llama-2 / Gemma
+                    (``never``; a normaliser that only                         ``tokenizer.json``
+                    replaces spaces by ``▁``)
 ``wordpiece``       the word alone (whitespace is dropped)  ``##`` continuation BERT
 ``byte-level``      ``" " + word``: the space before it     ``Ġ`` word start   GPT-2, RoBERTa, Llama-3,
                     is part of its first piece                                 tiktoken encodings
@@ -37,7 +39,12 @@ encodings on real CoNLL-2003 and WikiANN text, for every family):
   too, so a word has one segmentation wherever it stands. A model that reads raw text
   without a prefix space sees the first word of each sentence without ``Ġ``; that
   differs for at most one word per sentence and is stated in every output. Metaspace
-  with ``prepend_scheme="never"`` follows the same convention (``" " + word`` -> ``▁word``).
+  with ``prepend_scheme="never"`` and Gemma-style normalisers (spaces replaced by ``▁``,
+  nothing prepended) follow the same convention (``" " + word`` -> ``▁word``).
+
+A SentencePiece ``.model`` trained with ``add_dummy_prefix=false`` gives a word inside a
+sentence a ``▁`` that the word alone lacks; it is encoded after an anchor word whose
+pieces are dropped (:mod:`.sentencepiece_`), with the same first-word convention.
 
 What is not covered: a SentencePiece model trained with ``split_by_whitespace=false``,
 or a ``tokenizer.json`` without a pre-tokenizer whose vocabulary has pieces spanning a
@@ -117,9 +124,15 @@ def hf_word_context(tokenizer) -> WordContext:
     model = type(tokenizer.model).__name__
     if model == "WordPiece":
         return WordContext("wordpiece", "", tokenizer.model.continuing_subword_prefix, marker_starts_word=False)
-    if any(n.get("type") == "Prepend" for n in _components(tokenizer.normalizer)):
+    norms = _components(tokenizer.normalizer)
+    prepend = next((n for n in norms if n.get("type") == "Prepend"), None)
+    if prepend is not None:
         # Llama-2 / Mistral style tokenizer.json: the normaliser prepends "▁" and turns spaces into "▁"
-        return WordContext("metaspace", "", METASPACE)
+        return WordContext("metaspace", "", prepend.get("prepend", METASPACE))
+    space = next((n for n in norms if n.get("type") == "Replace" and n.get("pattern") == {"String": " "}), None)
+    if space is not None and space.get("content"):
+        # Gemma style: spaces become "▁" but nothing is prepended, so a word alone would lose its marker
+        return WordContext("metaspace", " ", space["content"])
     return WordContext("whitespace", "", None)
 
 
