@@ -100,3 +100,14 @@ def test_wordpiece_unk_names_the_words_characters():
     ds = Dataset((Sentence(("ქართული", "ენა"), ("B-LOC", "O")),), name="ka", language="ka", split="test")
     with pytest.warns(UnknownPiecesWarning, match=r"100\.0% .*'ა'.*GEORGIAN script"):
         segmentation_table([ds], [AllUnknown()], progress=False)
+
+
+def test_cli_prints_the_warning_as_one_line(english_only, capsys):
+    from tokstudy.cli import main
+
+    rc = main(["stats", "-d", "wikiann:ru:test", "-t", f"en-only={english_only.model_file}", "--resamples", "0",
+               "--no-progress", "--data-dir", str(corpus_path("wikiann").parent)])
+    err = capsys.readouterr().err
+    assert rc == 0
+    lines = [l for l in err.splitlines() if "unknown pieces" in l]
+    assert len(lines) == 1 and lines[0].startswith("tokstudy: warning: tokenizer 'en-only'") and "CYRILLIC" in lines[0]
