@@ -17,15 +17,16 @@ family              a word inside a sentence is encoded as  boundary marker    e
                     normaliser), or ``" " + word``                             Llama-2 / Gemma
                     (``never``; a normaliser that only                         ``tokenizer.json``
                     replaces spaces by ``▁``)
-``wordpiece``       the word alone (whitespace is dropped)  ``##`` continuation BERT
+``wordpiece``       the word alone (whitespace is dropped)  ``##`` continues   BERT
 ``byte-level``      ``" " + word``: the space before it     ``Ġ`` word start   GPT-2, RoBERTa, Llama-3,
                     is part of its first piece                                 tiktoken encodings
 ``whitespace``      the word alone                          none               BPE/Unigram over a
                                                                                Whitespace pre-tokenizer
 ==================  =====================================  =================  ======================
 
-Why this is exact (and the tests check it against ``word_ids()`` of whole-sentence
-encodings on real CoNLL-2003 and WikiANN text, for every family):
+Why this is exact (the tests check it, for every family, against whole-sentence encodings
+of real CoNLL-2003 and WikiANN text: the sentence as running text with pieces assigned by
+offsets, and ``word_ids()`` of ``transformers`` fast tokenizers with ``is_split_into_words``):
 
 * ``sentencepiece``, ``metaspace``, ``wordpiece``, ``whitespace``: the pre-tokenizer
   (or SentencePiece's ``split_by_whitespace``) cuts the sentence at every space, so no
