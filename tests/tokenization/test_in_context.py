@@ -272,3 +272,14 @@ def test_sentencepiece_without_dummy_prefix(text_slice, sentences, tmp_path):
             owner_raw = owner[len(lead) + 1 :]
             raw = _proto_groups(sp, " ".join(s), owner_raw, len(s))
             assert g[1:] == raw[1:]  # every word but the first, in the raw sentence
+
+
+def test_byte_level_lone_space_switch(family_tokenizer):
+    """``count_lone_boundary=False`` drops a lone ``Ġ`` (Llama-3 keeps the space apart from digits)."""
+    tok, path = family_tokenizer("byte-level-llama3")
+    on, off = load_tokenizer(path), load_tokenizer(path, count_lone_boundary=False)
+    words = ["1999", "(", "Japan", "12,000"]
+    with_space = on.segment(words).as_lists()
+    assert with_space[0][0] == "Ġ"  # " 1999": the pattern keeps the space apart from the digits
+    assert off.segment(words).as_lists() == [[p for p in ps if p != "Ġ"] or ps[:1] for ps in with_space]
+    assert "'Ġ' alone) are not counted" in off.describe_boundary_policy()

@@ -18,11 +18,11 @@ import pytest
 
 tiktoken = pytest.importorskip("tiktoken")
 
-from tests.conftest import corpus_path  # noqa: E402
-from tests.tokenization.conftest import conll_sentences, tsv_sentences  # noqa: E402
-from tokstudy.errors import DataFormatError, TokenizerLoadError, TokstudyError  # noqa: E402
-from tokstudy.tokenization.loading import load_tokenizer  # noqa: E402
-from tokstudy.tokenization.tiktoken_ import PATTERNS, byte_to_unicode  # noqa: E402
+from tests.conftest import corpus_path
+from tests.tokenization.conftest import conll_sentences, tsv_sentences
+from tokstudy.errors import DataFormatError, TokenizerLoadError, TokstudyError
+from tokstudy.tokenization.loading import load_tokenizer
+from tokstudy.tokenization.tiktoken_ import PATTERNS, byte_to_unicode
 
 
 @pytest.fixture(scope="module")

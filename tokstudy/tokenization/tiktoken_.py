@@ -29,9 +29,9 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -152,7 +152,7 @@ class TiktokenSegmenter(Segmenter):
 
     @classmethod
     def from_file(cls, path: str | os.PathLike, *, name: str, pattern: str | None = None,
-                  **kwargs) -> "TiktokenSegmenter":
+                  **kwargs) -> TiktokenSegmenter:
         """Load a ``.tiktoken`` rank file with the pre-tokenizer ``pattern`` (see :func:`pattern_for`)."""
         tiktoken = _import_tiktoken()
         path = Path(path)
@@ -166,7 +166,7 @@ class TiktokenSegmenter(Segmenter):
         return cls(enc, name=name, **kwargs)
 
     @classmethod
-    def from_name(cls, encoding_name: str, *, name: str | None = None, **kwargs) -> "TiktokenSegmenter":
+    def from_name(cls, encoding_name: str, *, name: str | None = None, **kwargs) -> TiktokenSegmenter:
         """``tiktoken.get_encoding(encoding_name)``: downloads the ranks the first time (needs the network)."""
         tiktoken = _import_tiktoken()
         try:
