@@ -55,6 +55,7 @@ _API = {
     "TrainedTokenizer": "tokstudy.tokenization.training",
     "SentencePieceSegmenter": "tokstudy.tokenization.sentencepiece_",
     "HFTokenizerSegmenter": "tokstudy.tokenization.hf",
+    "TiktokenSegmenter": "tokstudy.tokenization.tiktoken_",
     # analysis
     "SegmentationTable": "tokstudy.analysis.table",
     "segmentation_table": "tokstudy.analysis.table",

@@ -38,3 +38,29 @@ def test_unknown_corpus_is_a_clear_error(tmp_path, capsys):
                "--output", str(tmp_path / "o")])
     assert rc == 1
     assert "no_such_corpus" in capsys.readouterr().err
+
+
+def test_help_shows_no_empty_defaults(capsys):
+    with pytest.raises(SystemExit):
+        main(["train-tokenizer", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "(default: None)" not in out and "(default: False)" not in out
+    assert "all cores" in out and "(default: 1000000)" in out
+
+
+def test_missing_input_file_is_reported_as_a_missing_file(tmp_path, capsys):
+    rc = main(["train-tokenizer", "--input", str(tmp_path / "absent.txt.gz"), "--vocab-size", "100",
+               "--output", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert rc == 1 and "absent.txt.gz: no such raw-text file" in err and "corpus" not in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_output_pointing_at_a_file_is_a_clean_error(tmp_path, capsys):
+    src = corpus_path("raw_text") / "en.txt.gz"
+    target = tmp_path / "taken"
+    target.write_text("keep me")
+    rc = main(["train-tokenizer", "--input", str(src), "--vocab-size", "100", "--output", str(target), "-q"])
+    err = capsys.readouterr().err
+    assert rc == 1 and "taken" in err and "existing file" in err and "Traceback" not in err
+    assert target.read_text() == "keep me"

@@ -93,3 +93,43 @@ def test_without_albert_specials(tmp_path):
 
     sp = spm.SentencePieceProcessor(model_file=str(res.path / "spiece.model"))
     assert (sp.unk_id(), sp.id_to_piece(0)) == (0, "<unk>") and res.n_sentences == 200
+
+
+@pytest.mark.parametrize("algorithm", ["sp-bpe", "hf-wordpiece"])
+def test_a_failing_size_writes_nothing(tmp_path, algorithm):
+    """Issue 15: a later size failing must not leave a finished smaller tokenizer behind."""
+    corpus = _small_corpus(tmp_path, n=60)
+    out = tmp_path / "out"
+    cfg = TokenizerTrainingConfig(inputs=(corpus,), output_dir=out, algorithm=algorithm,
+                                  vocab_sizes=(300, 60000, 90000), sample_size=0)
+    with pytest.raises(TokenizerTrainingError, match=r"too large.*\(so are 60000\)|too large.*\(so are 90000\)") as info:
+        train_tokenizers(cfg, progress=False)
+    assert "Nothing was written" in str(info.value)
+    assert not out.exists()  # not even the folder we would have created
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "notes.txt").write_text("mine")
+    with pytest.raises(TokenizerTrainingError):
+        train_tokenizers(TokenizerTrainingConfig(inputs=(corpus,), output_dir=kept, algorithm=algorithm,
+                                                 vocab_sizes=(300, 90000), sample_size=0), progress=False)
+    assert sorted(p.name for p in kept.iterdir()) == ["notes.txt"]
+
+
+def test_all_sizes_written_in_the_order_given(tmp_path):
+    corpus = _small_corpus(tmp_path, n=200)
+    cfg = TokenizerTrainingConfig(inputs=(corpus,), output_dir=tmp_path / "out", algorithm="sp-bpe",
+                                  vocab_sizes=(400, 300), sample_size=0)
+    res = train_tokenizers(cfg, progress=False)
+    assert [r.path.name for r in res] == ["sp-bpe-400", "sp-bpe-300"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["sp-bpe-300", "sp-bpe-400"]  # no staging left
+
+
+def test_output_that_is_a_file_is_refused_before_any_work(tmp_path):
+    corpus = _small_corpus(tmp_path, n=20)
+    target = tmp_path / "existing.txt"
+    target.write_text("x")
+    for out in (target, target / "sub"):
+        cfg = TokenizerTrainingConfig(inputs=(corpus,), output_dir=out, vocab_sizes=(100,), sample_size=0)
+        with pytest.raises(TokenizerTrainingError, match="existing.txt.*existing file"):
+            train_tokenizers(cfg, progress=False)
+    assert target.read_text() == "x"

@@ -293,7 +293,8 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, datasets: bool = Tru
     parser.add_argument("--data-dir", default=None, help="folder holding the corpora (default: $TOKSTUDY_DATA, else data/corpora)")
     parser.add_argument(
         "--drop-lone-boundary", action="store_true",
-        help="do not count a lone word-boundary piece ('\u2581' alone, e.g. before ',') as a piece "
+        help="do not count a lone word-boundary piece ('\u2581' alone before ',', or byte-level BPE's '\u0120' "
+        "alone before digits) as a piece "
         "(default: count it, as the mALBERT paper does)",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")

@@ -58,8 +58,8 @@ class TokenizerColumns:
         type_offsets: ``int64[n_types + 1]``; type ``t`` has ``type_pieces[o[t]:o[t+1]]``.
         n_pieces: ``int32`` pieces of each row.
         n_unk: ``int32`` unknown pieces of each row.
-        type_unk: ``bool`` per flat piece of ``type_pieces``, ``True`` for the unknown token (its
-            surface text is shown as the piece); ``None`` when not known (e.g. read from Parquet).
+        type_unk: ``bool`` per piece of :attr:`type_pieces`, ``True`` for an unknown piece
+            (``None`` when not known, e.g. a table read back from Parquet).
     """
 
     name: str
@@ -247,7 +247,9 @@ def segmentation_table(
     once, on the distinct words of all datasets. Tags must be IOB2 (``O``, ``B-X``,
     ``I-X``); anything else raises :class:`~tokstudy.errors.TagSchemeError` naming
     the dataset, sentence, word and source line. A dataset without words raises
-    :class:`~tokstudy.errors.DataFormatError`.
+    :class:`~tokstudy.errors.DataFormatError`. A dataset of which more than 1 % of the
+    pieces are unknown to a tokenizer gives an
+    :class:`~tokstudy.analysis.coverage.UnknownPiecesWarning` naming the uncovered script.
     """
     if isinstance(datasets, Dataset):
         datasets = [datasets]
@@ -270,7 +272,18 @@ def segmentation_table(
         it = tqdm(segmenters, desc="segmenting", unit="tokenizer")
     for seg in it:
         cols[seg.name] = tokenizer_columns(table, seg)
-    return table.with_tokenizers(cols)
+    table = table.with_tokenizers(cols)
+    _warn_unknown_pieces(table)
+    return table
+
+
+def _warn_unknown_pieces(table: SegmentationTable) -> None:
+    import warnings
+
+    from tokstudy.analysis.coverage import UnknownPiecesWarning, coverage_warnings
+
+    for share in coverage_warnings(table):
+        warnings.warn(share.message(), UnknownPiecesWarning, stacklevel=3)
 
 
 def tokenizer_columns(table: SegmentationTable, seg: Segmenter) -> TokenizerColumns:

@@ -49,7 +49,25 @@ def _errors() -> tuple[type, ...]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return dispatch.run(build_parser(), argv, _errors)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.showwarning = _warning_printer(warnings.showwarning)
+        return dispatch.run(build_parser(), argv, _errors)
+
+
+def _warning_printer(previous):
+    """Warnings meant for the researcher (unknown-piece coverage) as one ``tokstudy: warning:`` line."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        from tokstudy.analysis.coverage import UnknownPiecesWarning
+
+        if issubclass(category, UnknownPiecesWarning):
+            print(f"tokstudy: warning: {message}", file=sys.stderr)
+            return
+        previous(message, category, filename, lineno, file, line)
+
+    return show
 
 
 if __name__ == "__main__":  # pragma: no cover

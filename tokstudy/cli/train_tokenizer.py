@@ -8,6 +8,15 @@ from pathlib import Path
 ALGORITHMS = ("sp-unigram", "sp-bpe", "hf-unigram", "hf-bpe", "hf-wordpiece")  # mirrors training.ALGORITHMS
 
 
+class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows ``(default: X)`` only where there is a value to show (the help says what ``None`` means)."""
+
+    def _get_help_string(self, action):
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
 def register(sub) -> None:
     p = sub.add_parser(
         "train-tokenizer",
@@ -21,13 +30,15 @@ def register(sub) -> None:
             "Example: tokstudy train-tokenizer --input raw_text --vocab-size 8000 16000 --sample-size 200000 "
             "--output runs/tok"
         ),
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_DefaultsFormatter,
     )
     p.add_argument("--input", "-i", nargs="+", required=True, metavar="PATH",
                    help="raw-text files or directories, or corpus names under the data location (e.g. raw_text)")
     p.add_argument("--vocab-size", "-v", nargs="+", type=int, required=True, metavar="N",
                    help="one or more vocabulary sizes, special symbols included (e.g. 32000 64000 128000)")
-    p.add_argument("--output", "-o", required=True, metavar="DIR", help="folder that receives one sub-folder per tokenizer")
+    p.add_argument("--output", "-o", required=True, metavar="DIR",
+                   help="folder that receives one sub-folder per tokenizer (created if absent; nothing is written "
+                        "unless every vocabulary size succeeds)")
     p.add_argument("--algorithm", "-a", choices=ALGORITHMS, default="sp-unigram",
                    help="sp-* = SentencePiece, hf-* = Hugging Face tokenizers")
     p.add_argument("--sample-size", type=int, default=1_000_000, metavar="N",
@@ -49,10 +60,31 @@ def register(sub) -> None:
 
 
 def resolve_inputs(inputs: list[str], data_dir: str | None) -> list[Path]:
-    """Existing paths as given; anything else is a corpus name under the data location."""
-    from tokstudy.datalocation import corpus_dir
+    """Existing paths as given; a bare name (no folder, no extension) is a corpus under the data location.
 
-    return [Path(x) if Path(x).exists() else corpus_dir(x, data_dir) for x in inputs]
+    Something that looks like a path (``a/b``, ``x.txt``, ``./x``) and does not exist is
+    reported as a missing file, not looked up as a corpus name.
+    """
+    from tokstudy.datalocation import corpus_dir
+    from tokstudy.errors import DataNotFoundError
+
+    out = []
+    for x in inputs:
+        path = Path(x).expanduser()
+        if path.exists():
+            out.append(path)
+        elif _looks_like_path(x):
+            raise DataNotFoundError(f"{x}: no such raw-text file or directory (--input)")
+        else:
+            try:
+                out.append(corpus_dir(x, data_dir))
+            except DataNotFoundError as exc:
+                raise DataNotFoundError(f"--input {x}: no such file or directory here, and {exc}") from exc
+    return out
+
+
+def _looks_like_path(text: str) -> bool:
+    return "/" in text or "\\" in text or text.startswith((".", "~")) or Path(text).suffix != ""
 
 
 def run(args) -> int:

@@ -4,13 +4,17 @@ Sentences are chosen by id, or automatically: those whose entity words are split
 most differently across the tokenizers (sum over entity words of max − min pieces),
 preferring sentences short enough to read.
 
+Unknown pieces are marked: SentencePiece reports an unknown piece as the text it covers
+(``ქართული``), which would read as if the tokenizer knew the word; it is shown as
+``<unk:ქართული>`` (a literal ``[UNK]`` stays as it is).
+
 >>> # ex = examples(table, sentences=select_sentences(table, n=3), predictions=[aligned])
 >>> # print(examples_markdown(ex))
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -20,6 +24,17 @@ from tokstudy.analysis.table import SegmentationTable
 #: separator between pieces, visible in Markdown, CSV and terminals.
 SEPARATOR = " · "
 
+_UNK_TEXTS = {"<unk>", "[UNK]", "<UNK>", "[unk]"}
+
+
+def mark_unknown(piece: str) -> str:
+    """How an unknown piece is shown: ``<unk:TEXT>`` with the text it covers, or the unknown token itself.
+
+    >>> mark_unknown("ქართული"), mark_unknown("[UNK]")
+    ('<unk:ქართული>', '[UNK]')
+    """
+    return piece if piece in _UNK_TEXTS else f"<unk:{piece}>"
+
 
 @dataclass(frozen=True)
 class ExampleWord:
@@ -27,6 +42,12 @@ class ExampleWord:
     gold: str
     pieces: dict[str, list[str]]  # tokenizer -> pieces
     predicted: dict[str, str]  # model -> predicted tag
+    unknown: dict[str, list[bool]] = field(default_factory=dict)  # tokenizer -> unknown flag per piece
+
+    def shown(self, tokenizer: str) -> str:
+        """The pieces of ``tokenizer`` joined for display, unknown pieces marked."""
+        flags = self.unknown.get(tokenizer) or [False] * len(self.pieces[tokenizer])
+        return SEPARATOR.join(mark_unknown(p) if u else p for p, u in zip(self.pieces[tokenizer], flags))
 
 
 @dataclass(frozen=True)
@@ -87,14 +108,31 @@ def examples(
         words = []
         for r in range(rows.start, rows.stop):
             predicted = {m: (p[pos[r]] if pos[r] >= 0 else "") for m, pos, p in pred_by_row}
+            pieces = {t: table.pieces_of(t, r) for t in names}
             words.append(ExampleWord(
                 word=table.word(r),
                 gold=tags[table.tag_code[r]],
-                pieces={t: table.pieces_of(t, r) for t in names},
+                pieces=pieces,
                 predicted=predicted,
+                unknown={t: _unknown_flags(table, t, r, pieces[t]) for t in names},
             ))
         out.append(ExampleSentence(table.datasets[table.sentence_dataset[s]], int(table.sent_id[rows.start]), s, tuple(words)))
     return out
+
+
+def _unknown_flags(table: SegmentationTable, tokenizer: str, row: int, pieces: list[str]) -> list[bool]:
+    """Which pieces of a row are unknown: the segmenter's flags, or (a table read back from a file,
+    which keeps only the count) every piece when all are unknown, else the literal unknown tokens."""
+    col = table.column(tokenizer)
+    if col.type_unk is not None:
+        t = int(table.word_type[row])
+        return col.type_unk[col.type_offsets[t] : col.type_offsets[t + 1]].tolist()
+    n_unk = int(col.n_unk[row])
+    if not n_unk:
+        return [False] * len(pieces)
+    if n_unk >= len(pieces):
+        return [True] * len(pieces)
+    return [p in _UNK_TEXTS for p in pieces]
 
 
 def example_rows(exs: Sequence[ExampleSentence]) -> list[dict]:
@@ -104,7 +142,7 @@ def example_rows(exs: Sequence[ExampleSentence]) -> list[dict]:
         for i, w in enumerate(ex.words):
             row = {"dataset": ex.dataset, "sent_id": ex.sent_id, "index": i, "word": w.word}
             for t, ps in w.pieces.items():
-                row[t] = SEPARATOR.join(ps)
+                row[t] = w.shown(t)
                 row[f"n:{t}"] = len(ps)
             row["gold"] = w.gold
             for m, p in w.predicted.items():
@@ -116,7 +154,8 @@ def example_rows(exs: Sequence[ExampleSentence]) -> list[dict]:
 def examples_markdown(exs: Sequence[ExampleSentence]) -> str:
     """Each sentence as a Markdown table: word | pieces per tokenizer | gold | prediction per model.
 
-    Predictions that differ from the gold label are marked with ``✗``.
+    Predictions that differ from the gold label are marked with ``✗``; unknown pieces
+    with ``<unk:…>`` (see :func:`mark_unknown`).
     """
     from tokstudy.report.tables import markdown_table
 
@@ -125,8 +164,8 @@ def examples_markdown(exs: Sequence[ExampleSentence]) -> str:
         rows = []
         for w in ex.words:
             row = {"word": w.word}
-            for t, ps in w.pieces.items():
-                row[t] = SEPARATOR.join(ps)
+            for t in w.pieces:
+                row[t] = w.shown(t)
             row["gold"] = w.gold
             for m, p in w.predicted.items():
                 row[m] = p + (" ✗" if p and p != w.gold else "")

@@ -17,6 +17,8 @@ __all__ = [
     "TrainedTokenizer",
     "SentencePieceSegmenter",
     "HFTokenizerSegmenter",
+    "TiktokenSegmenter",
+    "WordContext",
 ]
 
 _LAZY = {
@@ -26,6 +28,8 @@ _LAZY = {
     "TrainedTokenizer": "tokstudy.tokenization.training",
     "SentencePieceSegmenter": "tokstudy.tokenization.sentencepiece_",
     "HFTokenizerSegmenter": "tokstudy.tokenization.hf",
+    "TiktokenSegmenter": "tokstudy.tokenization.tiktoken_",
+    "WordContext": "tokstudy.tokenization.context",
 }
 
 

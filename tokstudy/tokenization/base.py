@@ -8,7 +8,11 @@ picks one for a path or name.
 
 Counting conventions (decided once, here, and reported in every output):
 
-* **Lone word-boundary piece.** SentencePiece may split ``","`` into ``["▁", ","]``.
+* **In context.** A word's pieces are the pieces the model sees for it in its sentence;
+  :mod:`tokstudy.tokenization.context` defines that per tokenizer family (``▁`` for
+  SentencePiece, ``Ġ`` + a leading space for byte-level BPE, ``##`` for WordPiece).
+* **Lone word-boundary piece.** SentencePiece may split ``","`` into ``["▁", ","]``
+  (byte-level BPE likewise ``" 1"`` into ``["Ġ", "1"]``).
   The mALBERT paper's Table 3 counts that ``▁`` as a piece, so
   ``count_lone_boundary=True`` is the default; ``False`` drops lone ``▁`` pieces
   before counting (never below one piece per non-empty word).
@@ -27,8 +31,10 @@ from typing import Sequence
 
 import numpy as np
 
+from tokstudy.tokenization.context import METASPACE, WordContext
+
 #: SentencePiece's word-boundary marker (U+2581).
-BOUNDARY = "\u2581"
+BOUNDARY = METASPACE
 
 
 @dataclass(frozen=True)
@@ -91,22 +97,23 @@ class Segmenter(ABC):
     kind: str
     #: number of entries in the vocabulary.
     vocab_size: int
-    #: whether a lone ``▁`` piece counts as a piece (see module docstring).
+    #: whether a lone boundary piece (``▁``, ``Ġ``) counts as a piece (see module docstring).
     count_lone_boundary: bool = True
+    #: how a word is seen inside its sentence, and the tokenizer's boundary marker
+    #: (see :mod:`tokstudy.tokenization.context`).
+    context: WordContext = WordContext("sentencepiece", "", METASPACE)
 
     @abstractmethod
     def segment(self, words: Sequence[str]) -> Segmentation:
-        """Segment each word independently; ``len(result) == len(words)``."""
+        """Each word's pieces as inside a sentence (:attr:`context`); ``len(result) == len(words)``."""
 
     def segment_lists(self, words: Sequence[str]) -> list[list[str]]:
         """Per-word piece lists; a convenience over :meth:`segment`."""
         return self.segment(words).as_lists()
 
     def describe_boundary_policy(self) -> str:
-        """One sentence stating how the lone word-boundary piece was counted."""
-        if self.count_lone_boundary:
-            return f"a lone word-boundary piece ('{BOUNDARY}' before a word it does not attach to) counts as one piece"
-        return f"lone word-boundary pieces ('{BOUNDARY}' alone) are not counted"
+        """One sentence stating how boundary pieces were counted, naming this tokenizer's own marker."""
+        return self.context.describe(count_lone_boundary=self.count_lone_boundary)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, vocab_size={self.vocab_size})"

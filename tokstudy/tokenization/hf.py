@@ -7,6 +7,10 @@ on its own, so a chunk gives exactly what encoding each word alone gives (the te
 this against a one-word-at-a-time brute force); chunking only saves the per-``Encoding``
 overhead, which dominates when every word is its own sequence.
 
+Each word is handed over in the form it has inside a sentence (:mod:`.context`): byte-level
+BPE tokenizers (GPT-2, RoBERTa, Llama-3) get ``" " + word``, so ``Japan`` gives ``ĠJapan``
+as in the sentence encoding, not ``J · apan``.
+
 A word the normaliser empties (e.g. only control characters) gets zero pieces; empty
 words get zero pieces and are never passed to the tokenizer. Unknown pieces are flagged
 by id; their text is whatever the model emits (``[UNK]`` for WordPiece and BPE, the
@@ -27,7 +31,8 @@ from typing import Sequence
 import numpy as np
 
 from tokstudy.errors import AlignmentError, TokenizerLoadError
-from tokstudy.tokenization.base import BOUNDARY, Segmentation, Segmenter
+from tokstudy.tokenization.base import Segmentation, Segmenter
+from tokstudy.tokenization.context import hf_word_context
 from tokstudy.tokenization.sentencepiece_ import ids_to_segmentation
 
 #: words per pre-split sequence handed to ``encode_batch``.
@@ -43,7 +48,7 @@ class HFTokenizerSegmenter(Segmenter):
         tokenizer: a ``tokenizers.Tokenizer``.
         name: display name.
         kind: ``"hf-tokenizers"`` or ``"wordpiece"``.
-        count_lone_boundary: count a lone ``"▁"`` piece (Metaspace models only).
+        count_lone_boundary: count a lone boundary piece (``"▁"``, byte-level ``"Ġ"``).
         source: where it was loaded from (for messages).
     """
 
@@ -61,7 +66,9 @@ class HFTokenizerSegmenter(Segmenter):
             table[i] = piece
         self._id_to_piece = table
         self.unk_id = _unk_id(tokenizer, vocab)
-        self.boundary_id = vocab.get(BOUNDARY, -1)
+        self.context = hf_word_context(tokenizer)
+        marker = self.context.marker if self.context.marker_starts_word else None
+        self.boundary_id = vocab.get(marker, -1) if marker else -1
 
     @classmethod
     def from_file(cls, path: str | os.PathLike, **kwargs) -> "HFTokenizerSegmenter":
@@ -82,6 +89,9 @@ class HFTokenizerSegmenter(Segmenter):
         n = len(words)
         keep = [i for i, w in enumerate(words) if w]
         batch = [words[i] for i in keep] if len(keep) != n else list(words)
+        prefix = self.context.prefix
+        if prefix:
+            batch = [prefix + w for w in batch]
         chunks = [batch[k : k + CHUNK] for k in range(0, len(batch), CHUNK)]
         encodings = self.tokenizer.encode_batch(chunks, is_pretokenized=True, add_special_tokens=False)
         ids = [e.ids for e in encodings]
@@ -108,13 +118,15 @@ class HFTokenizerSegmenter(Segmenter):
         """Replace unknown pieces by the token text the tokenizer itself reports for them."""
         unk_pos = np.flatnonzero(seg.unk)
         word_idx = np.unique(np.searchsorted(seg.offsets, unk_pos, side="right") - 1)
-        encs = self.tokenizer.encode_batch([[words[i]] for i in word_idx], is_pretokenized=True,
+        prefix = self.context.prefix
+        encs = self.tokenizer.encode_batch([[prefix + words[i]] for i in word_idx], is_pretokenized=True,
                                            add_special_tokens=False)
         for i, enc in zip(word_idx.tolist(), encs):
             start, stop = int(seg.offsets[i]), int(seg.offsets[i + 1])
             tokens = enc.tokens
-            if not self.count_lone_boundary and len(tokens) > 1:
-                tokens = [t for t in tokens if t != BOUNDARY] or tokens[:1]
+            if not self.count_lone_boundary and len(tokens) > 1 and self.boundary_id >= 0:
+                lone = self.context.marker
+                tokens = [t for t in tokens if t != lone] or tokens[:1]
             if len(tokens) != stop - start:  # never expected: refuse a silent shift
                 raise AlignmentError(f"{self.name}: word {words[i]!r} gave {len(tokens)} tokens alone "
                                      f"but {stop - start} in a batch")

@@ -6,6 +6,8 @@ What a path or name is taken to be, first match wins:
 ``*.model`` file                           SentencePiece model
 ``tokenizer.json`` (any ``*.json`` file)   Hugging Face ``tokenizers`` serialisation
 ``vocab.txt`` (any ``*.txt`` file)         BERT-style WordPiece vocabulary
+``*.tiktoken`` file                        tiktoken BPE ranks (``<base64 token> <rank>``)
+``tiktoken:<encoding>``                    ``tiktoken.get_encoding`` (online the first time)
 directory with ``tokenizer.json``          that file (exact, fast)
 directory with ``spiece.model`` /          that SentencePiece model (ALBERT/T5 style
 ``sentencepiece.bpe.model`` / ``*.model``  directories without ``tokenizer.json``)
@@ -43,6 +45,7 @@ def load_tokenizer(
     name: str | None = None,
     count_lone_boundary: bool = True,
     lowercase: bool | None = None,
+    tiktoken_pattern: str | None = None,
 ) -> Segmenter:
     """Load a tokenizer as a :class:`Segmenter`.
 
@@ -51,13 +54,25 @@ def load_tokenizer(
         name: display name; defaults to the directory or file name.
         count_lone_boundary: whether a lone ``"▁"`` piece counts (see ``base``).
         lowercase: WordPiece ``vocab.txt`` only; ``None`` guesses from the vocabulary.
+        tiktoken_pattern: ``.tiktoken`` files only: the pre-tokenizer pattern, a name
+            (``"cl100k"``, ``"o200k"``, ``"r50k"``) or a regex; ``None`` picks it by file name
+            (see :func:`~tokstudy.tokenization.tiktoken_.pattern_for`).
 
     Raises:
         TokenizerLoadError: naming the path and what was expected there.
     """
-    path = Path(path_or_name).expanduser()
+    text = str(path_or_name)
     common = {"count_lone_boundary": count_lone_boundary}
+    if text.startswith("tiktoken:"):
+        from tokstudy.tokenization.tiktoken_ import TiktokenSegmenter
+
+        return TiktokenSegmenter.from_name(text.removeprefix("tiktoken:"), name=name, **common)
+    path = Path(path_or_name).expanduser()
     if path.is_file():
+        if path.suffix == ".tiktoken":
+            from tokstudy.tokenization.tiktoken_ import TiktokenSegmenter
+
+            return TiktokenSegmenter.from_file(path, name=name or path.stem, pattern=tiktoken_pattern, **common)
         return _load_file(path, name or default_name(path), lowercase, common)
     if path.is_dir():
         for spm_name in _SPM_NAMES:
@@ -74,12 +89,11 @@ def load_tokenizer(
             f"{path}: directory holds no tokenizer (expected tokenizer.json, spiece.model or another "
             f"single *.model file, or vocab.txt)"
         )
-    text = str(path_or_name)
-    if _HUB_NAME.match(text) and not text.startswith((".", "/", "~")) and not Path(text).suffix in {".model", ".json", ".txt"}:
+    if _HUB_NAME.match(text) and not text.startswith((".", "/", "~")) and not Path(text).suffix in {".model", ".json", ".txt", ".tiktoken"}:
         return _load_hub(text, name or text.replace("/", "--"), common)
     raise TokenizerLoadError(
         f"{path}: no such file or directory (expected a SentencePiece .model, a tokenizer.json, a vocab.txt, "
-        f"a directory holding one of them, or a Hugging Face hub name)"
+        f"a .tiktoken file, a directory holding one of them, a Hugging Face hub name or tiktoken:<encoding>)"
     )
 
 
@@ -92,7 +106,8 @@ def _load_file(path: Path, name: str, lowercase: bool | None, common: dict) -> S
         tok = wordpiece_tokenizer(path, lowercase=lowercase)
         return HFTokenizerSegmenter(tok, name=name, kind="wordpiece", source=str(path), **common)
     raise TokenizerLoadError(
-        f"{path}: unknown tokenizer file type {path.suffix!r} (expected .model, tokenizer.json or vocab.txt)"
+        f"{path}: unknown tokenizer file type {path.suffix!r} (expected .model, tokenizer.json, vocab.txt "
+        f"or .tiktoken)"
     )
 
 

@@ -15,6 +15,11 @@ Behaviour worth knowing (see also :mod:`tokstudy.tokenization.base`):
 * Empty words get zero pieces and are never passed to sentencepiece.
 * ``count_lone_boundary=False`` drops a ``"▁"`` piece that stands alone (``","`` ->
   ``["▁", ","]`` -> ``[","]``), but never the only piece of a word.
+* In context (:mod:`tokstudy.tokenization.context`): a model with the usual dummy prefix
+  gives a word alone the ``▁`` it has inside a sentence. A model trained with
+  ``add_dummy_prefix=false`` does not, and strips a leading space, so each word is encoded
+  after an anchor (``"a " + word``) and the anchor's pieces are dropped: exact, because
+  the model splits at whitespace, so the anchor never merges with the word.
 
 >>> seg = SentencePieceSegmenter("spiece.model")            # doctest: +SKIP
 >>> seg.segment(["Washington", ","]).as_lists()             # doctest: +SKIP
@@ -32,6 +37,10 @@ import numpy as np
 
 from tokstudy.errors import AlignmentError, TokenizerLoadError
 from tokstudy.tokenization.base import BOUNDARY, Segmentation, Segmenter
+from tokstudy.tokenization.context import WordContext
+
+#: text put before each word of a model without a dummy prefix: its pieces are dropped again.
+ANCHOR = "a"
 
 
 class SentencePieceSegmenter(Segmenter):
@@ -77,12 +86,25 @@ class SentencePieceSegmenter(Segmenter):
         self.boundary_id = sp.piece_to_id(BOUNDARY)
         if self.boundary_id == self.unk_id:  # the model has no lone-boundary piece at all
             self.boundary_id = -1
+        alone = sp.encode(ANCHOR, out_type=str)
+        # no dummy prefix: words are encoded after the anchor, whose pieces are then dropped
+        self._anchor_pieces = 0 if alone and alone[0].startswith(BOUNDARY) else len(alone)
+        if self._anchor_pieces:
+            self.context = WordContext("sentencepiece", " ", BOUNDARY)
+
+    def _encode(self, words: Sequence[str], out_type):
+        """Each word as inside a sentence (see the module docstring)."""
+        k = self._anchor_pieces
+        if not k:
+            return self.processor.encode(list(words), out_type=out_type, num_threads=self.num_threads)
+        out = self.processor.encode([f"{ANCHOR} {w}" for w in words], out_type=out_type, num_threads=self.num_threads)
+        return [x[k:] for x in out]
 
     def segment(self, words: Sequence[str]) -> Segmentation:
         n = len(words)
         nonempty = [i for i, w in enumerate(words) if w] if not all(words) else None
         batch = words if nonempty is None else [words[i] for i in nonempty]
-        ids_per_word = self.processor.encode(list(batch), out_type=int, num_threads=self.num_threads)
+        ids_per_word = self._encode(batch, int)
         lens = np.fromiter(map(len, ids_per_word), dtype=np.int64, count=len(ids_per_word))
         flat = np.fromiter(chain.from_iterable(ids_per_word), dtype=np.int64, count=int(lens.sum()))
         if nonempty is None:
@@ -105,7 +127,7 @@ class SentencePieceSegmenter(Segmenter):
         """
         unk_pos = np.flatnonzero(seg.unk)
         word_idx = np.unique(np.searchsorted(seg.offsets, unk_pos, side="right") - 1)
-        texts = self.processor.encode([words[i] for i in word_idx], out_type=str, num_threads=self.num_threads)
+        texts = self._encode([words[i] for i in word_idx], str)
         for i, pieces in zip(word_idx.tolist(), texts):
             start, stop = int(seg.offsets[i]), int(seg.offsets[i + 1])
             if not self.count_lone_boundary and len(pieces) > 1:

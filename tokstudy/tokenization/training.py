@@ -131,11 +131,18 @@ class TrainedTokenizer:
 
 
 def train_tokenizers(config: TokenizerTrainingConfig, *, progress: bool = True) -> list[TrainedTokenizer]:
-    """Draw the sample once, then train one tokenizer per vocabulary size.
+    """Draw the sample once, then train one tokenizer per vocabulary size; all or nothing.
+
+    Every size is trained into a hidden staging directory first, the largest first (a size
+    the sample cannot give is the usual failure, and it fails fastest there); only when all
+    succeeded are they moved to ``<output_dir>/<algorithm>-<size>/``. On any failure the
+    staging directories are removed and nothing is written, so no finished
+    ``sp-unigram-2000/`` is left behind when 64000 turns out too large.
 
     Raises:
         TokenizerTrainingError: a vocabulary size the sample cannot give (the message says
-            the largest possible), or no text at all.
+            the largest possible and every requested size above it), no text at all, or an
+            output location that is an existing file.
         DataNotFoundError: an input that does not exist.
     """
     from tokstudy.data.rawtext import iter_sentences
@@ -143,20 +150,74 @@ def train_tokenizers(config: TokenizerTrainingConfig, *, progress: bool = True) 
     for p in config.inputs:
         if not Path(p).exists():
             raise DataNotFoundError(f"{p}: no such raw-text file or directory")
+    check_output_dir(config.output_dir)
     sample = sample_sentences(iter_sentences(config.inputs), config.sample_size, seed=config.seed, progress=progress)
     if not sample:
         raise TokenizerTrainingError(f"no sentences found in {', '.join(map(str, config.inputs))}")
-    results = []
-    for vocab_size in config.vocab_sizes:
-        if progress:
-            print(f"training {config.algorithm} with {vocab_size} pieces on {len(sample):,} sentences ...",
-                  file=sys.stderr, flush=True)
-        results.append(train_one(sample, config, vocab_size))
-    return results
+    staged: dict[int, tuple[Path, TrainedTokenizer]] = {}
+    created = not Path(config.output_dir).exists()
+    done = False
+    try:
+        for vocab_size in sorted(config.vocab_sizes, reverse=True):
+            if progress:
+                print(f"training {config.algorithm} with {vocab_size} pieces on {len(sample):,} sentences ...",
+                      file=sys.stderr, flush=True)
+            try:
+                staged[vocab_size] = train_one(sample, config, vocab_size, stage=True)
+            except TokenizerTrainingError as exc:
+                raise _all_failing_sizes(exc, config, vocab_size) from exc
+        results = []
+        for vocab_size in config.vocab_sizes:
+            tmp, res = staged.pop(vocab_size)
+            if res.path.exists():
+                shutil.rmtree(res.path)
+            tmp.rename(res.path)
+            results.append(res)
+        done = True
+        return results
+    finally:
+        for tmp, _ in staged.values():
+            shutil.rmtree(tmp, ignore_errors=True)
+        if created and not done and Path(config.output_dir).is_dir() and not any(Path(config.output_dir).iterdir()):
+            Path(config.output_dir).rmdir()
 
 
-def train_one(sample: list[str], config: TokenizerTrainingConfig, vocab_size: int) -> TrainedTokenizer:
-    """Train one tokenizer on an already drawn sample and write its directory (atomically)."""
+def check_output_dir(output_dir: str | os.PathLike) -> None:
+    """Refuse an output location that is, or lies under, an existing file (before any work is done)."""
+    path = Path(output_dir)
+    for p in (path, *path.parents):
+        if p.exists():
+            if not p.is_dir():
+                what = "is an existing file" if p == path else f"lies under {p}, an existing file"
+                raise TokenizerTrainingError(
+                    f"{path}: the output location {what}; expected a folder (new or existing) that receives "
+                    f"one sub-folder per tokenizer")
+            return
+
+
+def _all_failing_sizes(exc: TokenizerTrainingError, config: TokenizerTrainingConfig,
+                       failed: int) -> TokenizerTrainingError:
+    """The training error, naming every requested size that fails for the same reason, and that nothing was written."""
+    limit = getattr(exc, "max_vocab_size", None)
+    low = getattr(exc, "min_vocab_size", None)
+    bad = [failed]
+    if limit is not None:
+        bad = sorted(v for v in config.vocab_sizes if v > limit)
+    elif low is not None:
+        bad = sorted(v for v in config.vocab_sizes if v < low)
+    others = [v for v in bad if v != failed]
+    note = f" (so are {', '.join(map(str, others))})" if others else ""
+    out = TokenizerTrainingError(f"{exc}{note} Nothing was written to {config.output_dir}.")
+    out.max_vocab_size, out.min_vocab_size = limit, low
+    return out
+
+
+def train_one(sample: list[str], config: TokenizerTrainingConfig, vocab_size: int, *, stage: bool = False):
+    """Train one tokenizer on an already drawn sample and write its directory (atomically).
+
+    With ``stage=True`` the finished directory is left at a hidden staging path and
+    ``(staging path, result)`` is returned; the caller moves it into place.
+    """
     final = config.directory_for(vocab_size)
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = final.parent / f".{final.name}.tmp-{os.getpid()}"
@@ -170,12 +231,16 @@ def train_one(sample: list[str], config: TokenizerTrainingConfig, vocab_size: in
             size = _train_hf(sample, config, vocab_size, tmp)
         seconds = time.perf_counter() - start
         _write_manifest(tmp, config, vocab_size, size, len(sample), seconds)
+        result = TrainedTokenizer(final, config.algorithm, size, len(sample), seconds)
+        if stage:
+            return tmp, result
         if final.exists():
             shutil.rmtree(final)
         tmp.rename(final)
-    finally:
+    except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
-    return TrainedTokenizer(final, config.algorithm, size, len(sample), seconds)
+        raise
+    return result
 
 
 def sentencepiece_options(config: TokenizerTrainingConfig, vocab_size: int) -> dict:
@@ -218,18 +283,22 @@ def _explain_spm_error(exc: RuntimeError, config, vocab_size: int, n: int) -> Ex
     where = f"a sample of {n:,} sentences from {', '.join(map(str, config.inputs))}"
     m = re.search(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)", msg)
     if m:
-        return TokenizerTrainingError(
+        err = TokenizerTrainingError(
             f"vocabulary size {vocab_size} is too large for {where}: {config.algorithm} can build at most "
             f"{m.group(2)} pieces from it. Ask for a vocabulary size <= {m.group(2)}, or give more text "
             f"(a larger --sample-size or more input files)."
         )
+        err.max_vocab_size = int(m.group(2))
+        return err
     m = re.search(r"required_chars\. (\d+) vs (\d+)", msg)
     if m:
-        return TokenizerTrainingError(
+        err = TokenizerTrainingError(
             f"vocabulary size {vocab_size} is too small for {where}: covering "
             f"{config.character_coverage:.4%} of its characters needs at least {m.group(2)} pieces. "
             f"Ask for a vocabulary size >= {m.group(2)}, or lower character_coverage."
         )
+        err.min_vocab_size = int(m.group(2))
+        return err
     return TokenizerTrainingError(f"sentencepiece failed on {where} with vocabulary size {vocab_size}: {msg}")
 
 
@@ -265,11 +334,13 @@ def _train_hf(sample: list[str], config: TokenizerTrainingConfig, vocab_size: in
     tok.train_from_iterator(sample, trainer=trainer, length=len(sample))
     size = tok.get_vocab_size(with_added_tokens=True)
     if size < vocab_size:
-        raise TokenizerTrainingError(
+        err = TokenizerTrainingError(
             f"vocabulary size {vocab_size} is too large for a sample of {len(sample):,} sentences from "
             f"{', '.join(map(str, config.inputs))}: {algo} could build only {size} pieces from it. Ask for a "
             f"vocabulary size <= {size}, or give more text (a larger --sample-size or more input files)."
         )
+        err.max_vocab_size = size
+        raise err
     add_albert_post_processor(tok)
     write_hf_files(tok, out, special_tokens=specials)
     if algo == "hf-wordpiece":
