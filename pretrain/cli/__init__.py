@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tokstudy.cli import dispatch
+from tokstudy import dispatch
 
 COMMAND_MODULES = ("prepare", "train", "export", "finetune", "evaluate", "compare")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tokstudy.cli import dispatch
+from tokstudy import dispatch
 
 #: subcommand modules, in the order ``--help`` lists them.
 COMMAND_MODULES = (

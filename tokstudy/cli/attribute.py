@@ -23,7 +23,7 @@ def register(sub) -> None:
             "-t sp32k=runs/tok/sp-32000 -p preds.tsv --json attribution.json --figure attribution"
         ),
     )
-    from tokstudy.analysis.inputs import add_input_arguments
+    from tokstudy.cli.arguments import add_input_arguments
 
     add_input_arguments(p)
     p.add_argument("--predictions", "-p", action="append", default=[], required=True, metavar="FILE",
@@ -65,7 +65,7 @@ def compute(table, args) -> list:
 
 
 def run(args) -> int:
-    from tokstudy.analysis.inputs import table_from_args
+    from tokstudy.cli.arguments import table_from_args
     from tokstudy.report import attribution as ra
     from tokstudy.report import tables as rt
 

@@ -16,7 +16,7 @@ def register(sub) -> None:
             "Example: tokstudy correlate -d conll2003:test -t runs/tok/sp-32000 --predictions preds.tsv"
         ),
     )
-    from tokstudy.analysis.inputs import add_bootstrap_arguments, add_input_arguments
+    from tokstudy.cli.arguments import add_bootstrap_arguments, add_input_arguments
 
     add_input_arguments(p)
     p.add_argument("--predictions", "-p", action="append", default=[], required=True, metavar="FILE",
@@ -37,8 +37,8 @@ def compute(table, args) -> tuple[list, list[str]]:
     """The correlations, and one line per predictions file that covers only a declared subset of its split."""
     from tokstudy.analysis.alignment import align_predictions
     from tokstudy.analysis.correlation import correlate_errors
-    from tokstudy.analysis.inputs import bootstrap_kwargs
     from tokstudy.analysis.predictions import read_predictions
+    from tokstudy.cli.arguments import bootstrap_kwargs
 
     out, notes = [], []
     for path in args.predictions:
@@ -53,7 +53,7 @@ def compute(table, args) -> tuple[list, list[str]]:
 
 
 def run(args) -> int:
-    from tokstudy.analysis.inputs import table_from_args
+    from tokstudy.cli.arguments import table_from_args
     from tokstudy.report import tables as rt
 
     table = table_from_args(args)

@@ -15,7 +15,7 @@ def register(sub) -> None:
             "Example: tokstudy examples -d conll2003:test -t sp32k=a/ -t sp128k=b/ --sentence 12 -p preds.tsv"
         ),
     )
-    from tokstudy.analysis.inputs import add_input_arguments
+    from tokstudy.cli.arguments import add_input_arguments
 
     add_input_arguments(p)
     p.add_argument("--sentence", "-s", action="append", default=[], metavar="[DATASET#]ID",
@@ -29,39 +29,11 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def resolve_sentences(table, specs) -> list[int]:
-    """Row indices of the ``[DATASET#]ID`` sentence specs; a bad one raises :class:`UsageError`."""
-    from tokstudy.errors import UsageError
-
-    out = []
-    for spec in specs:
-        ds, sep, sid = spec.rpartition("#")
-        if not sep:
-            if len(table.datasets) > 1:
-                raise UsageError(f"--sentence {spec}: several datasets; write DATASET#ID "
-                                 f"with DATASET one of {list(table.datasets)}")
-            ds = table.datasets[0]
-        try:
-            out.append(table.find_sentence(ds, int(sid)))
-        except (KeyError, ValueError) as exc:
-            raise UsageError(f"--sentence {spec}: {exc}") from None
-    return out
-
-
-def check_sentence_specs(specs) -> None:
-    """Refuse a malformed ``--sentence`` before any work (ids are checked against the table later)."""
-    from tokstudy.errors import UsageError
-
-    for spec in specs:
-        sid = spec.rpartition("#")[2]
-        if not sid.strip().isdigit():
-            raise UsageError(f"--sentence {spec}: {sid!r} is not a sentence id; expected [DATASET#]ID, e.g. 12")
-
-
 def run(args) -> int:
     from tokstudy.analysis.alignment import align_predictions
-    from tokstudy.analysis.inputs import check_files, table_from_args
+    from tokstudy.analysis.inputs import check_files
     from tokstudy.analysis.predictions import read_predictions
+    from tokstudy.cli.arguments import check_sentence_specs, resolve_sentences, table_from_args
     from tokstudy.report import tables as rt
     from tokstudy.report.examples import example_rows, examples, examples_markdown, select_sentences
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-
 def register(sub) -> None:
     p = sub.add_parser(
         "parity",
@@ -16,7 +15,7 @@ def register(sub) -> None:
             "Example: tokstudy parity -t runs/tok/sp-32000 --languages en,de,ru,zh"
         ),
     )
-    from tokstudy.analysis.inputs import add_bootstrap_arguments, add_input_arguments
+    from tokstudy.cli.arguments import add_bootstrap_arguments, add_input_arguments
 
     add_input_arguments(p, datasets=False)
     p.add_argument("--parallel-dir", default=None, metavar="DIR",
@@ -29,24 +28,11 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def compute(args) -> list:
-    from tokstudy.analysis.inputs import bootstrap_kwargs, load_tokenizers
-    from tokstudy.analysis.parity import parity, read_parallel_text
-    from tokstudy.datalocation import corpus_dir
-
-    directory = args.parallel_dir or corpus_dir("xquad_parallel", args.data_dir)
-    langs = args.languages.split(",") if args.languages else None
-    if langs and args.reference not in langs:
-        langs = [args.reference] + langs
-    paragraphs = read_parallel_text(directory, langs)
-    segs = load_tokenizers(args.tokenizer, count_lone_boundary=not args.drop_lone_boundary)
-    return parity(paragraphs, segs, reference=args.reference, **bootstrap_kwargs(args))
-
-
 def run(args) -> int:
+    from tokstudy.cli.arguments import parity_from_args
     from tokstudy.report import tables as rt
 
-    res = compute(args)
+    res = parity_from_args(args)
     print(rt.parity_markdown(res))
     if args.json:
         rt.write_json(res, args.json)

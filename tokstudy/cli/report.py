@@ -14,7 +14,7 @@ def register(sub) -> None:
             "Example: tokstudy report -d conll2003:test -t sp32k=a/ -t sp64k=b/ -p preds32k.tsv --out report/"
         ),
     )
-    from tokstudy.analysis.inputs import add_bootstrap_arguments, add_input_arguments
+    from tokstudy.cli.arguments import add_bootstrap_arguments, add_input_arguments
 
     add_input_arguments(p)
     p.add_argument("--out", "-o", required=True, metavar="DIR", help="output folder (created)")
@@ -35,9 +35,9 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from tokstudy.analysis.alignment import align_predictions
-    from tokstudy.analysis.inputs import bootstrap_kwargs, check_files, table_from_args
+    from tokstudy.analysis.inputs import check_files
     from tokstudy.analysis.predictions import read_predictions
-    from tokstudy.cli.examples import check_sentence_specs, resolve_sentences
+    from tokstudy.cli.arguments import bootstrap_kwargs, check_sentence_specs, resolve_sentences, table_from_args
     from tokstudy.report.writer import write_report
 
     check_sentence_specs(args.sentence)
@@ -46,10 +46,10 @@ def run(args) -> int:
     preds = [align_predictions(table, read_predictions(p), dataset=args.predictions_dataset) for p in args.predictions]
     par = None
     if args.parity:
-        from tokstudy.cli.parity import compute as parity_compute
+        from tokstudy.cli.arguments import parity_from_args
 
         args.languages, args.reference = None, "en"
-        par = parity_compute(args)
+        par = parity_from_args(args)
     train = None
     if args.train_dataset:
         from tokstudy.analysis.inputs import load_datasets

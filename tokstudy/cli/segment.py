@@ -14,7 +14,7 @@ def register(sub) -> None:
             "Example: tokstudy segment -d conll2003:test -t sp32k=runs/tok/sp-32000 --out seg.parquet"
         ),
     )
-    from tokstudy.analysis.inputs import add_input_arguments
+    from tokstudy.cli.arguments import add_input_arguments
 
     add_input_arguments(p)
     p.add_argument("--out", "-o", required=True, help="output file: .parquet, or .csv (pieces joined by spaces)")
@@ -22,7 +22,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from tokstudy.analysis.inputs import table_from_args
+    from tokstudy.cli.arguments import table_from_args
     from tokstudy.errors import UsageError
 
     out = str(args.out)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 GROUPINGS = ("entity_type", "position", "language", "dataset")
 
 
@@ -20,7 +19,7 @@ def register(sub) -> None:
             "Example: tokstudy stats -d conll2003:test -t runs/tok/sp-32000 -t runs/tok/sp-64000 --json stats.json"
         ),
     )
-    from tokstudy.analysis.inputs import add_bootstrap_arguments, add_input_arguments
+    from tokstudy.cli.arguments import add_bootstrap_arguments, add_input_arguments
 
     add_input_arguments(p)
     add_bootstrap_arguments(p)
@@ -35,15 +34,15 @@ def register(sub) -> None:
 
 def compute(table, args):
     """All the stats of one table, bootstrapped in one pass (shared with ``tokstudy report``)."""
-    from tokstudy.analysis.inputs import bootstrap_kwargs
     from tokstudy.analysis.stats import table_statistics
+    from tokstudy.cli.arguments import bootstrap_kwargs
 
     return table_statistics(table, groupings=args.by, renyi_alpha=getattr(args, "renyi_alpha", 2.5),
                             **bootstrap_kwargs(args))
 
 
 def run(args) -> int:
-    from tokstudy.analysis.inputs import table_from_args
+    from tokstudy.cli.arguments import table_from_args
     from tokstudy.report import tables as rt
 
     table = table_from_args(args)

@@ -1,0 +1,165 @@
+"""Command-line arguments shared by the ``tokstudy`` commands, turned into the library's plain values.
+
+The library (:mod:`tokstudy.analysis.inputs`) takes specs, paths and :class:`FileOptions`; this module
+is the only place that knows argparse's ``Namespace``: it declares the shared options, checks them as
+they are parsed (before any work), and hands plain values down.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from tokstudy.analysis.inputs import FORMATS, FileOptions, load_datasets, load_tokenizers
+from tokstudy.errors import DataFormatError, UsageError
+
+
+def add_input_arguments(parser: argparse.ArgumentParser, *, datasets: bool = True) -> None:
+    """``--tokenizer``, ``--dataset`` and its reader options, ``--data-dir``, ``--drop-lone-boundary``, ``--no-progress``."""
+    parser.add_argument(
+        "--tokenizer", "-t", action="append", default=[], metavar="[NAME=]PATH",
+        help="tokenizer to study (repeat for several): a SentencePiece .model, a tokenizer.json, a vocab.txt, "
+        "or a directory holding one; NAME= sets its display name",
+    )
+    if datasets:
+        parser.add_argument(
+            "--dataset", "-d", action="append", default=[], metavar="SPEC",
+            help="dataset (repeat for several): NAME:SPLIT from the registry (conll2003:test, wikiann:ru:test), "
+            "a file path (path.conll, path.conll@de for its language) or a SNIPS/ATIS-style folder",
+        )
+        files = parser.add_argument_group("dataset files given as paths")
+        files.add_argument("--format", default="auto", choices=FORMATS,
+                           help="how to read them: conll (one word per line, tag in a column), tsv (headed "
+                           "sentence<TAB>label rows, SST-2 style), jsonl (one {\"tokens\": [...], \"tags\": [...]} "
+                           "object per line), span-json (character-span records), slu (a folder of seq.in/seq.out/label); "
+                           "auto (the default): .jsonl -> jsonl, .json -> span-json, a folder -> slu, else conll")
+        files.add_argument("--encoding", default="utf-8", type=encoding_arg,
+                           help="their text encoding, e.g. latin-1 for many CoNLL-2002 copies (default utf-8)")
+        files.add_argument("--scheme", default="auto", type=scheme_arg,
+                           help="their tag scheme: IOB1, IOB2, IOBES (BIOES), BILOU, or auto to detect it (default auto)")
+        files.add_argument("--label-column", default=None, metavar="COLUMN",
+                           help="where the tag is: a column index for conll (default -1, the last), the header "
+                           "name for tsv (default label), the key for jsonl (default tags)")
+        files.add_argument("--lenient", action="store_true", default=None,
+                           help="repair forbidden tag transitions (an I-X after O starts an entity) and count them, "
+                           "instead of refusing the file; also applies to registry datasets")
+        files.add_argument("--language", default=None, help="their language code (default und)")
+    parser.add_argument("--data-dir", default=None, help="folder holding the corpora (default: $TOKSTUDY_DATA, else data/corpora)")
+    parser.add_argument(
+        "--drop-lone-boundary", action="store_true",
+        help="do not count a lone word-boundary piece ('\u2581' alone before ',', or byte-level BPE's '\u0120' "
+        "alone before digits) as a piece "
+        "(default: count it, as the mALBERT paper does)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+
+def add_bootstrap_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--resamples``, ``--confidence``, ``--seed``, checked as they are parsed (before any work)."""
+    parser.add_argument("--resamples", type=non_negative_int, default=1000, help="bootstrap resamples of sentences for the confidence intervals; 0: none (default 1000)")
+    parser.add_argument("--confidence", type=confidence_arg, default=0.95, help="confidence level of the intervals, between 0 and 1 (default 0.95)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="random seed of the bootstrap, 0 or more (default 0)")
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative; expected 0 or more")
+    return value
+
+
+def confidence_arg(text: str) -> float:
+    """argparse type: a confidence level strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1 (exclusive); e.g. 0.95")
+    return value
+
+
+def encoding_arg(text: str) -> str:
+    """argparse type: a text encoding Python knows and lines can be cut in."""
+    from tokstudy.data.textio import check_encoding
+
+    try:
+        check_encoding(text)
+    except DataFormatError as exc:
+        raise argparse.ArgumentTypeError(exc.reason) from None
+    return text
+
+
+def scheme_arg(text: str) -> str:
+    """argparse type: a tag scheme name or ``auto``."""
+    from tokstudy.data.schemes import normalize_scheme
+
+    try:
+        return normalize_scheme(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def bootstrap_kwargs(args) -> dict:
+    return {"n_resamples": args.resamples, "confidence": args.confidence, "seed": args.seed}
+
+
+def file_options(args) -> FileOptions:
+    """The reader options of the command line."""
+    return FileOptions(format=args.format, encoding=args.encoding, scheme=args.scheme, lenient=args.lenient,
+                       label_column=args.label_column)
+
+
+def table_from_args(args):
+    """Load the datasets and tokenizers named on the command line and build the table."""
+    from tokstudy.analysis.table import segmentation_table
+    from tokstudy.datalocation import data_root
+
+    data_dir = data_root(args.data_dir) if args.data_dir else None
+    datasets = load_datasets(args.dataset, data_dir=data_dir, language=args.language, options=file_options(args))
+    segs = load_tokenizers(args.tokenizer, count_lone_boundary=not args.drop_lone_boundary)
+    return segmentation_table(datasets, segs, progress=not args.no_progress)
+
+
+def resolve_sentences(table, specs) -> list[int]:
+    """Row indices of the ``[DATASET#]ID`` sentence specs; a bad one raises :class:`UsageError`."""
+    out = []
+    for spec in specs:
+        ds, sep, sid = spec.rpartition("#")
+        if not sep:
+            if len(table.datasets) > 1:
+                raise UsageError(f"--sentence {spec}: several datasets; write DATASET#ID "
+                                 f"with DATASET one of {list(table.datasets)}")
+            ds = table.datasets[0]
+        try:
+            out.append(table.find_sentence(ds, int(sid)))
+        except (KeyError, ValueError) as exc:
+            raise UsageError(f"--sentence {spec}: {exc}") from None
+    return out
+
+
+def check_sentence_specs(specs) -> None:
+    """Refuse a malformed ``--sentence`` before any work (ids are checked against the table later)."""
+    for spec in specs:
+        sid = spec.rpartition("#")[2]
+        if not sid.strip().isdigit():
+            raise UsageError(f"--sentence {spec}: {sid!r} is not a sentence id; expected [DATASET#]ID, e.g. 12")
+
+
+def parity_from_args(args) -> list:
+    """Parity of the tokenizers named on the command line on its parallel text (``parity``, ``report --parity``)."""
+    from tokstudy.analysis.inputs import load_tokenizers
+    from tokstudy.analysis.parity import parity, read_parallel_text
+    from tokstudy.datalocation import corpus_dir
+
+    directory = args.parallel_dir or corpus_dir("xquad_parallel", args.data_dir)
+    langs = args.languages.split(",") if args.languages else None
+    if langs and args.reference not in langs:
+        langs = [args.reference] + langs
+    paragraphs = read_parallel_text(directory, langs)
+    segs = load_tokenizers(args.tokenizer, count_lone_boundary=not args.drop_lone_boundary)
+    return parity(paragraphs, segs, reference=args.reference, **bootstrap_kwargs(args))
+
