@@ -16,6 +16,7 @@ MODULES = [
     "tokstudy.analysis.inputs",
     "tokstudy.analysis.intrinsic",
     "tokstudy.report.tables",
+    "tokstudy.report.html",
     "tokstudy.analysis.parity",
     "tokstudy.report.attribution",
 ]
