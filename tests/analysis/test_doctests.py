@@ -15,6 +15,7 @@ MODULES = [
     "tokstudy.analysis.factorize",
     "tokstudy.analysis.inputs",
     "tokstudy.analysis.intrinsic",
+    "tokstudy.analysis.ratio_batch",
     "tokstudy.report.tables",
     "tokstudy.report.html",
     "tokstudy.analysis.parity",

@@ -34,8 +34,10 @@ import numpy as np
 
 from tokstudy.analysis import intrinsic
 from tokstudy.analysis.factorize import factorize
-from tokstudy.analysis.stats import Estimate, subset_mask
-from tokstudy.analysis.table import SegmentationTable
+from tokstudy.analysis.estimates import BootstrapSettings, Estimate
+from tokstudy.analysis.ratio_batch import Figure, Quantity, RatioBatch
+from tokstudy.analysis.stats import SUBSETS, subset_grouping
+from tokstudy.analysis.table import SegmentationTable, TokenizerColumns
 
 FIELDS = ("chars_per_piece", "bytes_per_piece", "shannon_entropy", "renyi_efficiency", "vocab_utilization")
 
@@ -95,48 +97,58 @@ def _derivatives(counts: np.ndarray, vocab_size: int, alpha: float) -> tuple[flo
     return h, eff, dh, deff
 
 
-def plan_intrinsic(b, table: SegmentationTable, tokenizers, *, alpha: float = intrinsic.DEFAULT_RENYI_ALPHA):
-    """Register the compression ratios of every tokenizer in the stats batch ``b``; return a function
-    that, once ``b.run()`` has run, finishes the summaries (one list, tokenizer order): the entropy
-    intervals of all tokenizers and groups share one product with the resample weights."""
-    types = table.types
-    chars_t = np.fromiter(map(len, types), np.float64, len(types))
-    chars = b.group("intrinsic:chars", lambda: chars_t[table.word_type])
-    wide = np.flatnonzero(~np.fromiter(map(str.isascii, types), bool, len(types)))
-    if len(wide):
-        bytes_t = chars_t.copy()
-        bytes_t[wide] = [len(types[i].encode("utf-8")) for i in wide.tolist()]
-        nbytes = b.group("intrinsic:bytes", lambda: bytes_t[table.word_type])
-    else:
-        nbytes = chars  # ASCII only: bytes are characters, and the batch sums them once
-    masks: dict[str, np.ndarray | None] = {}
-    plans = []
-    for tok in tokenizers:
-        col = table.column(tok)
-        pieces = col.n_pieces
-        groups: dict[str, list[int]] = {}
-        for subset in ("ne", "non_ne", "all"):
-            g = None if subset == "all" else b.group(
-                ("subset", subset), lambda subset=subset: np.where(subset_mask(table, subset), 0, -1).astype(np.int64))
-            groups[subset] = [b.ratios(chars, pieces, g, 1, _same)[0], b.ratios(nbytes, pieces, g, 1, _same)[0]]
-            masks[subset] = None if g is None else g == 0
+@dataclass(frozen=True)
+class IntrinsicPlan:
+    """The compression ratios of every tokenizer and group, registered in the statistics' batch.
+
+    Entropy and efficiency need no resample (see the module docstring), so :meth:`result` computes
+    them, with their intervals, once the batch has run; the groups of all tokenizers share one
+    product with the sentences.
+    """
+
+    columns: tuple[TokenizerColumns, ...]
+    figures: tuple[dict[str, tuple[Figure, Figure]], ...]  # per tokenizer: group -> (chars, bytes) per piece
+    masks: dict[str, np.ndarray | None]  # group -> its rows (None: every row)
+    alpha: float
+    table: SegmentationTable
+
+    @classmethod
+    def register(cls, batch: RatioBatch, table: SegmentationTable, tokenizers,
+                 *, alpha: float = intrinsic.DEFAULT_RENYI_ALPHA) -> "IntrinsicPlan":
+        types = table.types
+        chars_t = np.fromiter(map(len, types), np.float64, len(types))
+        chars = Quantity("characters", chars_t[table.word_type])
+        wide = np.flatnonzero(~np.fromiter(map(str.isascii, types), bool, len(types)))
+        if len(wide):
+            bytes_t = chars_t.copy()
+            bytes_t[wide] = [len(types[i].encode("utf-8")) for i in wide.tolist()]
+            nbytes = Quantity("utf-8 bytes", bytes_t[table.word_type])
+        else:
+            nbytes = chars  # ASCII only: bytes are characters, and the batch sums them once
+        groupings = {subset: subset_grouping(batch, table, subset) for subset in SUBSETS}
+        masks = {name: None if g.codes is None else g.codes == 0 for name, g in groupings.items()}
+        languages = None
         if len(table.languages) > 1:
-            codes = b.group(("by", "language", "all"), lambda: table.language_code.astype(np.int64))
-            c_h = b.ratios(chars, pieces, codes, len(table.languages), _same)
-            b_h = b.ratios(nbytes, pieces, codes, len(table.languages), _same)
-            for k, lang in enumerate(table.languages):
-                groups[f"language:{lang}"] = [c_h[k], b_h[k]]
-                masks[f"language:{lang}"] = codes == k
-        plans.append((col, groups))
+            languages = batch.grouping(("by", "language", "all"), lambda: table.language_code, table.languages)
+            masks.update({f"language:{lang}": languages.codes == k for k, lang in enumerate(table.languages)})
+        columns, figures = [], []
+        for tok in tokenizers:
+            col = table.column(tok)
+            pieces = Quantity(("pieces", col.name), col.n_pieces)
+            groups = {}
+            for name, g in groupings.items():
+                groups[name] = (batch.ratio(chars, pieces, g)[0], batch.ratio(nbytes, pieces, g)[0])
+            if languages is not None:
+                per_char, per_byte = batch.ratio(chars, pieces, languages), batch.ratio(nbytes, pieces, languages)
+                for k, lang in enumerate(table.languages):
+                    groups[f"language:{lang}"] = (per_char[k], per_byte[k])
+            columns.append(col)
+            figures.append(groups)
+        return cls(tuple(columns), tuple(figures), masks, alpha, table)
 
-    def finish() -> list[IntrinsicSummary]:
-        return _finish(b, table, plans, masks, alpha)
-
-    return finish
-
-
-def _same(r):
-    return r
+    def result(self, est: dict[Figure, Estimate], settings: BootstrapSettings) -> list[IntrinsicSummary]:
+        """One summary per tokenizer, in the order registered."""
+        return _finish(est, settings, self)
 
 
 def _counts_matrix(table: SegmentationTable, mask: np.ndarray | None):
@@ -162,14 +174,14 @@ def _piece_ids(col) -> tuple[np.ndarray, int]:
     return ids, len(uniques)
 
 
-def _finish(b, table: SegmentationTable, plans, masks, alpha: float) -> list[IntrinsicSummary]:
-    settings = b.settings
+def _finish(est: dict[Figure, Estimate], settings: BootstrapSettings, plan: IntrinsicPlan) -> list[IntrinsicSummary]:
+    table, masks, alpha = plan.table, plan.masks, plan.alpha
     n_types = len(table.types)
     occ = {name: _counts_matrix(table, m) for name, m in masks.items()}
     freq = {name: np.bincount(table.word_type, weights=None if m is None else m.astype(np.float64), minlength=n_types)
             for name, m in masks.items()}
     cols, points = [], []
-    for col, groups in plans:
+    for col, groups in zip(plan.columns, plan.figures):
         piece_id, n_ids = _piece_ids(col)
         owner = np.repeat(np.arange(n_types), np.diff(col.type_offsets))  # word type of each flat piece
         # a vocabulary smaller than the distinct pieces seen is not the real one: no efficiency, no utilisation
@@ -192,7 +204,7 @@ def _finish(b, table: SegmentationTable, plans, masks, alpha: float) -> list[Int
     nan = float("nan")
     out: dict[str, IntrinsicSummary] = {}
     for col, vocab, name, handles, h, eff, counts, j in points:
-        first = b.estimate(handles[0])
+        first = est[handles[0]]
         ests = []
         for k, value in ((j, h), (j + 1, eff)):
             if sd is None or math.isnan(value):
@@ -202,8 +214,8 @@ def _finish(b, table: SegmentationTable, plans, masks, alpha: float) -> list[Int
         util = intrinsic.vocab_utilization(counts, vocab_size=vocab) if vocab else nan
         summary = out.setdefault(col.name, IntrinsicSummary(col.name, vocab, alpha, {}))
         summary.groups[name] = IntrinsicEstimates(
-            chars_per_piece=first, bytes_per_piece=b.estimate(handles[1]),
+            chars_per_piece=first, bytes_per_piece=est[handles[1]],
             shannon_entropy=ests[0], renyi_efficiency=ests[1],
             vocab_utilization=Estimate(util, nan, nan, first.n_words, first.n_sentences),
             n_pieces=int(round(counts.sum())), n_distinct=int(np.count_nonzero(counts)))
-    return [out[col.name] for col, _ in plans if col.name in out]
+    return [out[col.name] for col in plan.columns if col.name in out]

@@ -13,129 +13,35 @@ entities, ``all`` = every word. Each figure carries a sentence-bootstrap
 confidence interval (:mod:`tokstudy.analysis.bootstrap`), and each result states
 the tokenizer's boundary policy (how a lone ``▁`` piece was counted).
 
+Each public function registers its figures in one :class:`~tokstudy.analysis.ratio_batch.RatioBatch`
+through a *plan* (a small dataclass naming the figures it asked for), runs the batch once, and
+lets the plan assemble its result from the estimates. :func:`table_statistics` puts every plan of
+every tokenizer into one batch, so one set of resamples serves all figures.
+
 >>> # t = segmentation_table([dataset], [tokenizer])
 >>> # additional_segmentation(t).ne.value   # e.g. 120.59 (%)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from tokstudy.analysis.bootstrap import bootstrap_totals, percentile_interval, sentence_sums
-from tokstudy.analysis.table import POSITION_NAMES, SegmentationTable
+from tokstudy.analysis.estimates import (  # noqa: F401  (the result types are part of this module's API)
+    AdditionalSegmentation,
+    BootstrapSettings,
+    Estimate,
+    GroupedEstimates,
+    SegmentationSummary,
+    SubsetSummary,
+    TableStatistics,
+)
+from tokstudy.analysis.ratio_batch import ALL_ROWS, Figure, Grouping, Quantity, RatioBatch
+from tokstudy.analysis.table import POSITION_NAMES, SegmentationTable, TokenizerColumns
 
 SUBSETS = ("ne", "non_ne", "all")
 GROUPINGS = ("entity_type", "position", "language", "dataset", "split")
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A figure with its bootstrap interval.
-
-    Attributes:
-        value: the point estimate (over all sentences).
-        low: lower bound of the interval (NaN without resamples).
-        high: upper bound.
-        n_words: words in the subset.
-        n_sentences: sentences with at least one such word.
-    """
-
-    value: float
-    low: float
-    high: float
-    n_words: int
-    n_sentences: int
-
-    def __format__(self, spec: str) -> str:
-        spec = spec or ".2f"
-        if np.isnan(self.low):
-            return format(self.value, spec)
-        return f"{format(self.value, spec)} [{format(self.low, spec)}, {format(self.high, spec)}]"
-
-    def as_dict(self) -> dict:
-        return {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in self.__dict__.items()}
-
-
-@dataclass(frozen=True)
-class BootstrapSettings:
-    """How the intervals were made.
-
-    Attributes:
-        n_resamples: bootstrap resamples of sentences (0 = no intervals).
-        confidence: interval coverage, e.g. 0.95.
-        seed: random seed of the resampling.
-    """
-
-    n_resamples: int = 1000
-    confidence: float = 0.95
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if self.n_resamples < 0:
-            raise ValueError(f"n_resamples must be >= 0, got {self.n_resamples}")
-        if not 0 < self.confidence < 1:
-            raise ValueError(f"confidence must be in (0, 1), got {self.confidence}")
-
-
-@dataclass(frozen=True)
-class AdditionalSegmentation:
-    """One row of Table 4: additional segmentation % of NE, non-NE and all words."""
-
-    tokenizer: str
-    ne: Estimate
-    non_ne: Estimate
-    all: Estimate
-    boundary_policy: str
-    bootstrap: BootstrapSettings
-
-
-@dataclass(frozen=True)
-class GroupedEstimates:
-    """Additional segmentation % per group (entity type, B/I position, language, ...)."""
-
-    tokenizer: str
-    by: str
-    subset: str
-    groups: dict[str, Estimate]
-    boundary_policy: str
-    bootstrap: BootstrapSettings
-
-
-@dataclass(frozen=True)
-class SubsetSummary:
-    """Every segmentation figure for one subset of words."""
-
-    additional_segmentation: Estimate  # %
-    fertility: Estimate  # pieces per word
-    continued: Estimate  # % of words with >= 2 pieces
-    unknown: Estimate  # % of pieces that are unknown
-    pieces_per_continued: Estimate  # pieces per continued word
-    n_pieces: int
-
-
-@dataclass(frozen=True)
-class SegmentationSummary:
-    """Every figure, for NE, non-NE and all words, under one tokenizer."""
-
-    tokenizer: str
-    ne: SubsetSummary
-    non_ne: SubsetSummary
-    all: SubsetSummary
-    boundary_policy: str
-    bootstrap: BootstrapSettings
-
-
-@dataclass(frozen=True)
-class TableStatistics:
-    """Everything ``tokstudy stats`` prints, for several tokenizers, from one bootstrap pass."""
-
-    table4: list[AdditionalSegmentation]
-    summary: list[SegmentationSummary]
-    by: dict[str, list[GroupedEstimates]]
-    intrinsic: list = field(default_factory=list)
-    """:class:`~tokstudy.analysis.intrinsic_table.IntrinsicSummary` per tokenizer (compression, entropy, ...)."""
 
 
 def subset_mask(table: SegmentationTable, subset: str) -> np.ndarray:
@@ -149,88 +55,11 @@ def subset_mask(table: SegmentationTable, subset: str) -> np.ndarray:
     raise ValueError(f"unknown subset {subset!r}; expected one of {SUBSETS}")
 
 
-class _Batch:
-    """Collects ratio figures, then bootstraps them all in ONE pass over the resamples.
-
-    Per-sentence sums are columns of one matrix; identical columns (e.g. word counts
-    shared by every tokenizer) are stored once. ``run()`` computes every point
-    estimate and interval; ``estimate(handle)`` returns one.
-    """
-
-    def __init__(self, table: SegmentationTable, settings: BootstrapSettings):
-        self.table, self.settings = table, settings
-        self.cols: list[np.ndarray] = []
-        self._seen: dict[int, list[int]] = {}
-        self.requests: list[tuple[int, int, int, object]] = []  # (num col, den col, words col, transform)
-        self.done: list[Estimate] | None = None
-        self.ones = np.ones(len(table))
-        self._sums: dict[tuple, tuple] = {}
-        self._groups: dict[object, np.ndarray] = {}
-
-    def group(self, key, make) -> np.ndarray:
-        """A group-code array shared by every figure that asks for ``key`` (so its sums are reused)."""
-        if key not in self._groups:
-            self._groups[key] = make()
-        return self._groups[key]
-
-    def _column(self, col: np.ndarray) -> int:
-        h = hash(col.tobytes())
-        for i in self._seen.get(h, []):
-            if np.array_equal(self.cols[i], col):
-                return i
-        self._seen.setdefault(h, []).append(len(self.cols))
-        self.cols.append(col)
-        return len(self.cols) - 1
-
-    def _grouped(self, values, group, n_groups) -> list[int]:
-        """Per-sentence sums of ``values`` in each group, as column indices (memoised per array pair)."""
-        key = (id(values), id(group), n_groups)
-        hit = self._sums.get(key)
-        if hit is None:
-            t = self.table
-            if n_groups == 1:
-                # rows are sorted by sentence and no sentence is empty: one reduceat pass
-                v = np.asarray(values, np.float64) if group is None else np.where(group == 0, values, 0).astype(np.float64)
-                m = np.add.reduceat(v, t.sentence_offsets[:-1])[:, None] if len(v) else np.zeros((0, 1))
-            else:
-                m = sentence_sums(values, t.sentence, t.n_sentences, group, n_groups)
-            cols = [self._column(np.ascontiguousarray(m[:, g])) for g in range(n_groups)]
-            hit = self._sums[key] = (values, group, cols)  # keep the arrays alive: their ids are the key
-        return hit[2]
-
-    def ratios(self, num, den, group, n_groups, transform) -> list[int]:
-        """Register ``sum(num)/sum(den)`` within each group (``group`` codes, -1 = left out)."""
-        if group is None:
-            n_groups = 1
-        nums = self._grouped(num, group, n_groups)
-        dens = self._grouped(den, group, n_groups)
-        words = self._grouped(self.ones, group, n_groups)
-        start = len(self.requests)
-        self.requests += [(n, d, w, transform) for n, d, w in zip(nums, dens, words)]
-        return list(range(start, len(self.requests)))
-
-    def run(self) -> "_Batch":
-        s = self.settings
-        m = np.stack(self.cols, axis=1) if self.cols else np.zeros((self.table.n_sentences, 0))
-        tot = m.sum(0)
-        num = np.array([r[0] for r in self.requests], dtype=np.int64)
-        den = np.array([r[1] for r in self.requests], dtype=np.int64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            point = np.where(tot[den] > 0, tot[num] / np.where(tot[den] > 0, tot[den], 1), np.nan)
-        if s.n_resamples and self.table.n_sentences and len(self.requests):
-            boot = bootstrap_totals(m, n_resamples=s.n_resamples, seed=s.seed)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                low, high = percentile_interval(boot[:, num] / boot[:, den], s.confidence)
-        else:
-            low = high = np.full(len(self.requests), np.nan)
-        self.done = []
-        for i, (_, _, w, f) in enumerate(self.requests):
-            self.done.append(Estimate(float(f(point[i])), float(f(low[i])), float(f(high[i])),
-                                      int(tot[w]), int((m[:, w] > 0).sum())))
-        return self
-
-    def estimate(self, handle: int) -> Estimate:
-        return self.done[handle]
+def subset_grouping(batch: RatioBatch, table: SegmentationTable, subset: str) -> Grouping:
+    """The rows of one subset as a one-group grouping (every row for ``"all"``)."""
+    if subset == "all":
+        return ALL_ROWS
+    return batch.grouping(("subset", subset), lambda: np.where(subset_mask(table, subset), 0, -1), (subset,))
 
 
 def _pct_extra(r):
@@ -245,64 +74,89 @@ def _same(r):
     return r
 
 
-# ---- planners: register figures in a batch, return a function that assembles the result ----
-
-def _plan_additional(b: _Batch, table: SegmentationTable, tokenizer):
-    col = table.column(tokenizer)
-
-    def make():
-        g = np.where(table.inside, 0, 1).astype(np.int64)
-        g[~table.labelled] = -1
-        return g
-
-    group = b.group("ne/non_ne", make)
-    ne, non = b.ratios(col.n_pieces, b.ones, group, 2, _pct_extra)
-    (every,) = b.ratios(col.n_pieces, b.ones, None, 1, _pct_extra)
-    return lambda: AdditionalSegmentation(col.name, b.estimate(ne), b.estimate(non), b.estimate(every),
-                                          col.boundary_policy, b.settings)
+# ---- plans: each registers its figures in a batch and assembles its result from the estimates ----
 
 
-def _plan_grouped(b: _Batch, table: SegmentationTable, tokenizer, by: str, subset: str):
-    col = table.column(tokenizer)
-    codes, names = group_codes(table, by)
-    codes = b.group(("by", by, subset), lambda: np.where(subset_mask(table, subset), codes, -1))
-    handles = b.ratios(col.n_pieces, b.ones, codes, len(names), _pct_extra)
+@dataclass(frozen=True)
+class _Table4Plan:
+    column: TokenizerColumns
+    ne: Figure
+    non_ne: Figure
+    all: Figure
 
-    def finish():
-        ests = [b.estimate(h) for h in handles]
-        groups = {name: e for name, e in zip(names, ests) if e.n_words > 0}
-        return GroupedEstimates(col.name, by, subset, groups, col.boundary_policy, b.settings)
+    @classmethod
+    def register(cls, batch: RatioBatch, table: SegmentationTable, tokenizer) -> "_Table4Plan":
+        col = table.column(tokenizer)
 
-    return finish
+        def ne_or_not():
+            codes = np.where(table.inside, 0, 1)
+            codes[~table.labelled] = -1
+            return codes
+
+        pieces = Quantity(("pieces", col.name), col.n_pieces)
+        ne, non_ne = batch.ratio(pieces, batch.words, batch.grouping("ne/non_ne", ne_or_not, ("ne", "non_ne")),
+                                 _pct_extra)
+        (every,) = batch.ratio(pieces, batch.words, ALL_ROWS, _pct_extra)
+        return cls(col, ne, non_ne, every)
+
+    def result(self, est: dict[Figure, Estimate], settings: BootstrapSettings) -> AdditionalSegmentation:
+        c = self.column
+        return AdditionalSegmentation(c.name, est[self.ne], est[self.non_ne], est[self.all], c.boundary_policy, settings)
 
 
-def _plan_summary(b: _Batch, table: SegmentationTable, tokenizer):
-    col = table.column(tokenizer)
-    pieces = col.n_pieces
-    ones = b.ones
-    continued = (col.n_pieces >= 2).astype(np.float64)
-    quantities = [
-        (pieces, ones, _pct_extra),
-        (pieces, ones, _same),
-        (continued, ones, _pct),
-        (col.n_unk, pieces, _pct),
-        (pieces * continued, continued, _same),
-    ]
-    plans = {}
-    for subset in SUBSETS:
-        group = None if subset == "all" else b.group(
-            ("subset", subset), lambda subset=subset: np.where(subset_mask(table, subset), 0, -1).astype(np.int64))
-        hs = [b.ratios(n, d, group, 1, f)[0] for n, d, f in quantities]
-        plans[subset] = (hs, int(pieces.sum() if group is None else pieces[group == 0].sum()))
+@dataclass(frozen=True)
+class _GroupedPlan:
+    column: TokenizerColumns
+    by: str
+    subset: str
+    names: tuple[str, ...]
+    figures: tuple[Figure, ...]
 
-    def finish():
-        out = {}
-        for subset, (hs, n_pieces) in plans.items():
-            e = [b.estimate(h) for h in hs]
-            out[subset] = SubsetSummary(e[0], e[1], e[2], e[3], e[4], n_pieces)
-        return SegmentationSummary(col.name, out["ne"], out["non_ne"], out["all"], col.boundary_policy, b.settings)
+    @classmethod
+    def register(cls, batch: RatioBatch, table: SegmentationTable, tokenizer, by: str, subset: str) -> "_GroupedPlan":
+        col = table.column(tokenizer)
+        codes, names = group_codes(table, by)
+        grouping = batch.grouping(("by", by, subset), lambda: np.where(subset_mask(table, subset), codes, -1), names)
+        figures = batch.ratio(Quantity(("pieces", col.name), col.n_pieces), batch.words, grouping, _pct_extra)
+        return cls(col, by, subset, names, tuple(figures))
 
-    return finish
+    def result(self, est: dict[Figure, Estimate], settings: BootstrapSettings) -> GroupedEstimates:
+        groups = {name: est[f] for name, f in zip(self.names, self.figures) if est[f].n_words > 0}
+        return GroupedEstimates(self.column.name, self.by, self.subset, groups, self.column.boundary_policy, settings)
+
+
+@dataclass(frozen=True)
+class _SummaryPlan:
+    column: TokenizerColumns
+    figures: dict[str, tuple[Figure, ...]]  # subset -> the five figures of SubsetSummary, in its order
+    n_pieces: dict[str, int]
+
+    @classmethod
+    def register(cls, batch: RatioBatch, table: SegmentationTable, tokenizer) -> "_SummaryPlan":
+        col = table.column(tokenizer)
+        pieces = Quantity(("pieces", col.name), col.n_pieces)
+        continued = Quantity(("continued", col.name), (col.n_pieces >= 2).astype(np.float64))
+        unknown = Quantity(("unknown", col.name), col.n_unk)
+        continued_pieces = Quantity(("continued pieces", col.name), col.n_pieces * continued.values)
+        ratios = [  # SubsetSummary's figures: extra %, fertility, continued %, unknown %, pieces per continued
+            (pieces, batch.words, _pct_extra),
+            (pieces, batch.words, _same),
+            (continued, batch.words, _pct),
+            (unknown, pieces, _pct),
+            (continued_pieces, continued, _same),
+        ]
+        figures, n_pieces = {}, {}
+        for subset in SUBSETS:
+            grouping = subset_grouping(batch, table, subset)
+            figures[subset] = tuple(batch.ratio(n, d, grouping, f)[0] for n, d, f in ratios)
+            rows = slice(None) if grouping.codes is None else grouping.codes == 0
+            n_pieces[subset] = int(col.n_pieces[rows].sum())
+        return cls(col, figures, n_pieces)
+
+    def result(self, est: dict[Figure, Estimate], settings: BootstrapSettings) -> SegmentationSummary:
+        subsets = {s: SubsetSummary(*(est[f] for f in figs), self.n_pieces[s]) for s, figs in self.figures.items()}
+        c = self.column
+        return SegmentationSummary(c.name, subsets["ne"], subsets["non_ne"], subsets["all"], c.boundary_policy, settings)
 
 
 def additional_segmentation(
@@ -317,10 +171,10 @@ def additional_segmentation(
 
     ``tokenizer`` may be omitted when the table has exactly one.
     """
-    b = _Batch(table, BootstrapSettings(n_resamples, confidence, seed))
-    finish = _plan_additional(b, table, tokenizer)
-    b.run()
-    return finish()
+    settings = BootstrapSettings(n_resamples, confidence, seed)
+    batch = RatioBatch(table, settings)
+    plan = _Table4Plan.register(batch, table, tokenizer)
+    return plan.result(batch.run(), settings)
 
 
 def compare_tokenizers(table: SegmentationTable, tokenizers=None, **kwargs) -> list[AdditionalSegmentation]:
@@ -358,10 +212,10 @@ def additional_segmentation_by(
     ``subset`` restricts the words first (e.g. ``by="language", subset="ne"``).
     Groups without words are left out.
     """
-    b = _Batch(table, BootstrapSettings(n_resamples, confidence, seed))
-    finish = _plan_grouped(b, table, tokenizer, by, subset)
-    b.run()
-    return finish()
+    settings = BootstrapSettings(n_resamples, confidence, seed)
+    batch = RatioBatch(table, settings)
+    plan = _GroupedPlan.register(batch, table, tokenizer, by, subset)
+    return plan.result(batch.run(), settings)
 
 
 def segmentation_summary(
@@ -374,10 +228,10 @@ def segmentation_summary(
 ) -> SegmentationSummary:
     """Additional segmentation, fertility, continued words, unknown pieces and pieces per
     continued word, for NE, non-NE and all words, each with a bootstrap CI."""
-    b = _Batch(table, BootstrapSettings(n_resamples, confidence, seed))
-    finish = _plan_summary(b, table, tokenizer)
-    b.run()
-    return finish()
+    settings = BootstrapSettings(n_resamples, confidence, seed)
+    batch = RatioBatch(table, settings)
+    plan = _SummaryPlan.register(batch, table, tokenizer)
+    return plan.result(batch.run(), settings)
 
 
 def default_groupings(table: SegmentationTable) -> list[str]:
@@ -409,14 +263,19 @@ def table_statistics(
     """
     names = list(tokenizers or table.tokenizer_names)
     groupings = default_groupings(table) if groupings is None else list(groupings)
-    b = _Batch(table, BootstrapSettings(n_resamples, confidence, seed))
-    t4 = [_plan_additional(b, table, t) for t in names]
-    sm = [_plan_summary(b, table, t) for t in names] if summary else []
-    by = {g: [_plan_grouped(b, table, t, g, "all") for t in names] for g in groupings}
+    settings = BootstrapSettings(n_resamples, confidence, seed)
+    batch = RatioBatch(table, settings)
+    t4 = [_Table4Plan.register(batch, table, t) for t in names]
+    sm = [_SummaryPlan.register(batch, table, t) for t in names] if summary else []
+    by = {g: [_GroupedPlan.register(batch, table, t, g, "all") for t in names] for g in groupings}
     if intrinsic:
-        from tokstudy.analysis.intrinsic_table import plan_intrinsic
+        from tokstudy.analysis.intrinsic_table import IntrinsicPlan
 
-        finish_intrinsic = plan_intrinsic(b, table, names, alpha=renyi_alpha)
-    b.run()
-    return TableStatistics([f() for f in t4], [f() for f in sm], {g: [f() for f in fs] for g, fs in by.items()},
-                           finish_intrinsic() if intrinsic else [])
+        intrinsic_plan = IntrinsicPlan.register(batch, table, names, alpha=renyi_alpha)
+    est = batch.run()
+    return TableStatistics(
+        table4=[p.result(est, settings) for p in t4],
+        summary=[p.result(est, settings) for p in sm],
+        by={g: [p.result(est, settings) for p in plans] for g, plans in by.items()},
+        intrinsic=intrinsic_plan.result(est, settings) if intrinsic else [],
+    )

@@ -1,0 +1,120 @@
+"""The results of the segmentation statistics: frozen dataclasses, one per kind of figure.
+
+Every figure is an :class:`Estimate` (point value, bootstrap interval, words and sentences behind
+it); the larger results group estimates the way Table 4, the summaries and the breakdowns print
+them. They are computed by :mod:`tokstudy.analysis.stats`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A figure with its bootstrap interval.
+
+    Attributes:
+        value: the point estimate (over all sentences).
+        low: lower bound of the interval (NaN without resamples).
+        high: upper bound.
+        n_words: words in the subset.
+        n_sentences: sentences with at least one such word.
+    """
+
+    value: float
+    low: float
+    high: float
+    n_words: int
+    n_sentences: int
+
+    def __format__(self, spec: str) -> str:
+        spec = spec or ".2f"
+        if np.isnan(self.low):
+            return format(self.value, spec)
+        return f"{format(self.value, spec)} [{format(self.low, spec)}, {format(self.high, spec)}]"
+
+    def as_dict(self) -> dict:
+        return {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in self.__dict__.items()}
+
+
+@dataclass(frozen=True)
+class BootstrapSettings:
+    """How the intervals were made.
+
+    Attributes:
+        n_resamples: bootstrap resamples of sentences (0 = no intervals).
+        confidence: interval coverage, e.g. 0.95.
+        seed: random seed of the resampling.
+    """
+
+    n_resamples: int = 1000
+    confidence: float = 0.95
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.n_resamples < 0:
+            raise ValueError(f"n_resamples must be >= 0, got {self.n_resamples}")
+        if not 0 < self.confidence < 1:
+            raise ValueError(f"confidence must be in (0, 1), got {self.confidence}")
+
+
+@dataclass(frozen=True)
+class AdditionalSegmentation:
+    """One row of Table 4: additional segmentation % of NE, non-NE and all words."""
+
+    tokenizer: str
+    ne: Estimate
+    non_ne: Estimate
+    all: Estimate
+    boundary_policy: str
+    bootstrap: BootstrapSettings
+
+
+@dataclass(frozen=True)
+class GroupedEstimates:
+    """Additional segmentation % per group (entity type, B/I position, language, ...)."""
+
+    tokenizer: str
+    by: str
+    subset: str
+    groups: dict[str, Estimate]
+    boundary_policy: str
+    bootstrap: BootstrapSettings
+
+
+@dataclass(frozen=True)
+class SubsetSummary:
+    """Every segmentation figure for one subset of words."""
+
+    additional_segmentation: Estimate  # %
+    fertility: Estimate  # pieces per word
+    continued: Estimate  # % of words with >= 2 pieces
+    unknown: Estimate  # % of pieces that are unknown
+    pieces_per_continued: Estimate  # pieces per continued word
+    n_pieces: int
+
+
+@dataclass(frozen=True)
+class SegmentationSummary:
+    """Every figure, for NE, non-NE and all words, under one tokenizer."""
+
+    tokenizer: str
+    ne: SubsetSummary
+    non_ne: SubsetSummary
+    all: SubsetSummary
+    boundary_policy: str
+    bootstrap: BootstrapSettings
+
+
+@dataclass(frozen=True)
+class TableStatistics:
+    """Everything ``tokstudy stats`` prints, for several tokenizers, from one bootstrap pass."""
+
+    table4: list[AdditionalSegmentation]
+    summary: list[SegmentationSummary]
+    by: dict[str, list[GroupedEstimates]]
+    intrinsic: list = field(default_factory=list)
+    """:class:`~tokstudy.analysis.intrinsic_table.IntrinsicSummary` per tokenizer (compression, entropy, ...)."""
