@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tokstudy.analysis.alignment import AlignedPredictions, align_predictions
-from tokstudy.analysis.bootstrap import resample_weights, sentence_sums
+from tokstudy.analysis.bootstrap import percentile_interval, resample_weights, sentence_sums
 from tokstudy.analysis.predictions import Predictions
 from tokstudy.analysis.stats import BootstrapSettings
 from tokstudy.analysis.table import SegmentationTable
@@ -130,12 +130,10 @@ def bootstrap_pearson(x, y, sentence, n_sentences, settings: BootstrapSettings) 
         with np.errstate(invalid="ignore", divide="ignore"):
             rs.append((n * sxy - sx * sy) / np.sqrt((n * sxx - sx * sx) * (n * syy - sy * sy)))
     rs = np.concatenate(rs)
-    rs = rs[np.isfinite(rs)]
-    if not len(rs):
+    if not np.isfinite(rs).any():
         return float("nan"), float("nan")
-    a = (1 - settings.confidence) / 2
-    lo, hi = np.percentile(rs, [100 * a, 100 * (1 - a)])
-    return float(lo), float(hi)
+    lo, hi = percentile_interval(rs[:, None], settings.confidence)
+    return float(lo[0]), float(hi[0])
 
 
 def correlation(x, y, sentence, settings: BootstrapSettings) -> Correlation:
