@@ -269,36 +269,13 @@ class TrainConfig:
 
 
 def _from_dict(cls, data: Mapping[str, Any], where: str):
-    if not isinstance(data, Mapping):
-        raise ValueError(f"{where}: expected a mapping of {cls.__name__} fields, got {type(data).__name__}")
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise ValueError(f"{where}: unknown {cls.__name__} field(s) {unknown}; known: {sorted(names)}")
-    values = dict(data)
-    if "betas" in values:
-        values["betas"] = tuple(values["betas"])
-    try:
-        return cls(**values)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{where}: {exc}") from exc
+    from tokstudy.configfile import build_config
+
+    return build_config(cls, data, source=where)
 
 
 def load_mapping(path: str | Path) -> dict[str, Any]:
-    """A YAML or JSON file as a dict; errors name the file."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"config file {path} not found")
-    text = path.read_text(encoding="utf-8")
-    try:
-        if path.suffix == ".json":
-            data = json.loads(text)
-        else:
-            import yaml
+    """A YAML or JSON file as a dict; errors name the file (:func:`tokstudy.configfile.read_config`)."""
+    from tokstudy.configfile import read_config
 
-            data = yaml.safe_load(text)
-    except Exception as exc:  # yaml.YAMLError / JSONDecodeError carry the line
-        raise ValueError(f"{path}: cannot parse: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a mapping at the top level")
-    return data
+    return read_config(path)

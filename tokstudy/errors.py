@@ -88,3 +88,10 @@ class UsageError(TokstudyError, ValueError):
 
     The CLI reports it like argparse does a bad option: one line, exit status 2.
     """
+
+
+class ConfigError(DataFormatError):
+    """A configuration file or mapping is malformed: an unknown key, a value out of range, bad YAML.
+
+    The message names the file (and line, for a syntax error) and the key or section at fault.
+    """

@@ -135,26 +135,13 @@ class PrepareConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str | None = None) -> "PrepareConfig":
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise DataFormatError(f"unknown PrepareConfig keys {unknown} (known: {sorted(known)})", path=source)
-        try:
-            return cls(**data)
-        except (TypeError, ValueError) as exc:
-            raise DataFormatError(str(exc), path=source) from exc
+        from tokstudy.configfile import build_config
+
+        return build_config(cls, data, source=source)
 
     @classmethod
     def from_yaml(cls, path: str | os.PathLike, **overrides: Any) -> "PrepareConfig":
         """Load a YAML file; ``overrides`` that are not ``None`` replace its values."""
-        import yaml
+        from tokstudy.configfile import load_config
 
-        path = Path(path)
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise DataFormatError(f"invalid YAML: {exc}", path=path) from exc
-        if not isinstance(data, dict):
-            raise DataFormatError("expected a mapping of PrepareConfig fields", path=path)
-        data.update({k: v for k, v in overrides.items() if v is not None})
-        return cls.from_dict(data, source=str(path))
+        return load_config(cls, path, **overrides)

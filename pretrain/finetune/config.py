@@ -160,25 +160,20 @@ class FinetuneConfig:
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str = "<dict>") -> "FinetuneConfig":
         """Build from a mapping; unknown keys are an error naming ``source``."""
+        from tokstudy.configfile import build_config
+        from tokstudy.errors import ConfigError
+
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"{source}: unknown fine-tuning setting(s) {unknown}; expected some of {sorted(known)}")
         missing = [k for k in ("model", "task", "dataset") if not data.get(k)]
-        if missing:
-            raise ValueError(f"{source}: missing required setting(s) {missing} (give them in the file or as flags)")
-        if isinstance(data.get("predict_splits"), list):
-            data = {**data, "predict_splits": tuple(data["predict_splits"])}
-        return cls(**data)
+        if missing and set(data) <= known:  # an unknown key is reported first, by build_config
+            raise ConfigError(f"missing required setting(s) {missing} (give them in the file or as flags)", path=source)
+        return build_config(cls, data, source=source)
 
     @classmethod
     def from_yaml(cls, path: str | os.PathLike, **overrides: Any) -> "FinetuneConfig":
         """Read a YAML file; ``overrides`` (e.g. from the command line) win over the file's values."""
-        import yaml
+        from tokstudy.configfile import read_config
 
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh) or {}
-        if not isinstance(data, dict):
-            raise ValueError(f"{path}: expected a mapping of settings, got {type(data).__name__}")
+        data = read_config(path)
         data.update({k: v for k, v in overrides.items() if v is not None})
         return cls.from_dict(data, source=str(path))

@@ -16,6 +16,7 @@ MODULES = [
     "tokstudy.analysis.inputs",
     "tokstudy.analysis.intrinsic",
     "tokstudy.analysis.ratio_batch",
+    "tokstudy.configfile",
     "tokstudy.report.tables",
     "tokstudy.report.html",
     "tokstudy.analysis.parity",

@@ -123,7 +123,7 @@ def test_config_validation():
         FinetuneConfig(model="m", task="pos", dataset="x")
     with pytest.raises(ValueError, match="map_o' only applies to token tasks"):
         FinetuneConfig(model="m", task="classification", dataset="x", unseen_labels="map_o")
-    with pytest.raises(ValueError, match=r"<dict>: unknown fine-tuning setting\(s\) \['lr'\]"):
+    with pytest.raises(ValueError, match=r"<dict>: unknown key 'lr' in FinetuneConfig; expected one of"):
         FinetuneConfig.from_dict({"model": "m", "task": "ner", "dataset": "x", "lr": 1e-3})
     with pytest.raises(ValueError, match="missing required setting"):
         FinetuneConfig.from_dict({"task": "ner"})

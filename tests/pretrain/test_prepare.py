@@ -230,7 +230,7 @@ def test_bad_tokenizer_and_config(tmp_path):
     with pytest.raises(ValueError, match="max_predictions"):
         PrepareConfig(max_seq_length=16, max_predictions=14)
     (tmp_path / "c.yaml").write_text("inputs: [a]\nmax_seq_lenght: 64\n")
-    with pytest.raises(DataFormatError, match=r"c.yaml: unknown PrepareConfig keys \['max_seq_lenght'\]"):
+    with pytest.raises(DataFormatError, match=r"c.yaml: unknown key 'max_seq_lenght' in PrepareConfig"):
         PrepareConfig.from_yaml(tmp_path / "c.yaml")
 
 

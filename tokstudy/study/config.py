@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 
+from tokstudy.configfile import build_config, read_config
 from tokstudy.errors import DataFormatError
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
@@ -159,31 +159,6 @@ class StudyConfig:
         return dataclasses.asdict(self)
 
 
-def _build(cls, data: Any, where: str):
-    """Build dataclass ``cls`` from a mapping, naming unknown keys and bad values."""
-    if not isinstance(data, dict):
-        raise DataFormatError(f"{where}: expected a mapping, got {type(data).__name__}")
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(fields))
-    if unknown:
-        raise DataFormatError(f"{where}: unknown key(s) {unknown}; expected some of {sorted(fields)}")
-    kwargs = {}
-    for key, value in data.items():
-        sub = {"tokenizers": TokenizerSection, "pretrain": PretrainSection, "finetune": FinetuneSection,
-               "analysis": AnalysisSection}.get(key) if cls is StudyConfig else None
-        if sub is not None:
-            value = _build(sub, value, f"{where}.{key}")
-        elif cls is FinetuneSection and key == "tasks":
-            value = tuple(_build(TaskSpec, t, f"{where}.tasks[{i}]") for i, t in enumerate(value))
-        elif isinstance(value, list):
-            value = tuple(value)
-        kwargs[key] = value
-    try:
-        return cls(**kwargs)
-    except (TypeError, ValueError) as exc:
-        raise DataFormatError(f"{where}: {exc}") from None
-
-
 def load_study_config(name_or_path: str | os.PathLike, **overrides: Any) -> StudyConfig:
     """Load a shipped configuration by name (``demo``, ``cpu``, ``gpu``) or a YAML file.
 
@@ -195,11 +170,7 @@ def load_study_config(name_or_path: str | os.PathLike, **overrides: Any) -> Stud
     if not path.is_file():
         shipped = sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
         raise DataFormatError(f"no study configuration {str(name_or_path)!r}; shipped ones: {shipped}")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        line = getattr(getattr(exc, "problem_mark", None), "line", None)
-        raise DataFormatError(f"invalid YAML: {exc}", path=path, line=None if line is None else line + 1) from None
+    data = read_config(path)
     data.setdefault("name", path.stem)
     data.update({k: v for k, v in overrides.items() if v is not None})
-    return _build(StudyConfig, data, str(path))
+    return build_config(StudyConfig, data, source=path)
