@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from analysis_app.components import bootstrap, charts
-from analysis_app.services import analysis, cache
+from analysis_app.services import cache, statistics
 from analysis_app.services.loading import InputError
 
 DATASETS, BY, SUBSET = "ts_st_datasets", "ts_st_by", "ts_st_subset"
@@ -52,7 +52,7 @@ def render(sel) -> None:
 
     st.subheader("Table 4: additional segmentation (%)")
     st.caption("pieces / words − 1, with a 95% sentence-bootstrap interval" if n else "pieces / words − 1 (no intervals)")
-    st.dataframe(analysis.table4_wide(long), width="stretch")
+    st.dataframe(statistics.table4_wide(long), width="stretch")
     charts.draw(st, "bars_with_ci", long, x="group", colour="tokenizer", y_title="additional segmentation %")
     _download("Download Table 4 (CSV)", long, "table4.csv")
 

@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from analysis_app.components import attribution, errors, workspace
+from analysis_app.components import attribution, mislabels, workspace
 
 selection = workspace.sidebar("errors")
 st.title("Errors")
-errors.render(selection)
+mislabels.render(selection)
 attribution.render(selection)

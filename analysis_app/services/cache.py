@@ -12,7 +12,7 @@ import os
 
 import streamlit as st
 
-from analysis_app.services import analysis, errors, loading, sentences
+from analysis_app.services import loading, mislabels, sentences, statistics
 from analysis_app.services import languages as languages_svc
 from analysis_app.services.sources import DatasetSource, PredictionSource, TokenizerSource
 
@@ -91,7 +91,7 @@ def sentence_predictions(dataset_src: DatasetSource, pred_src: PredictionSource)
 @st.cache_resource(max_entries=8, show_spinner="Segmenting every word ...")
 def table(dataset_srcs: tuple[DatasetSource, ...], tokenizer_srcs: tuple[TokenizerSource, ...], mtimes: tuple = ()):
     """The segmentation table of the datasets under the tokenizers (built once per selection)."""
-    return analysis.build_table([dataset(d) for d in dataset_srcs], segmenters(tokenizer_srcs))
+    return statistics.build_table([dataset(d) for d in dataset_srcs], segmenters(tokenizer_srcs))
 
 
 def table_for(dataset_srcs, tokenizer_srcs):
@@ -101,25 +101,25 @@ def table_for(dataset_srcs, tokenizer_srcs):
 
 @st.cache_data(max_entries=32, show_spinner="Bootstrapping confidence intervals ...")
 def table4(dataset_srcs: tuple, tokenizer_srcs: tuple, n_resamples: int, seed: int):
-    return analysis.table4(table_for(dataset_srcs, tokenizer_srcs), [t.name for t in tokenizer_srcs], n_resamples=n_resamples, seed=seed)
+    return statistics.table4(table_for(dataset_srcs, tokenizer_srcs), [t.name for t in tokenizer_srcs], n_resamples=n_resamples, seed=seed)
 
 
 @st.cache_data(max_entries=32, show_spinner="Bootstrapping confidence intervals ...")
 def grouped(dataset_srcs: tuple, tokenizer_srcs: tuple, by: str, subset: str, n_resamples: int, seed: int):
-    return analysis.grouped(
+    return statistics.grouped(
         table_for(dataset_srcs, tokenizer_srcs), [t.name for t in tokenizer_srcs], by, subset, n_resamples=n_resamples, seed=seed
     )
 
 
 @st.cache_data(max_entries=32, show_spinner="Bootstrapping confidence intervals ...")
 def summary(dataset_srcs: tuple, tokenizer_srcs: tuple, n_resamples: int, seed: int):
-    return analysis.summary(table_for(dataset_srcs, tokenizer_srcs), [t.name for t in tokenizer_srcs], n_resamples=n_resamples, seed=seed)
+    return statistics.summary(table_for(dataset_srcs, tokenizer_srcs), [t.name for t in tokenizer_srcs], n_resamples=n_resamples, seed=seed)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Aligning the predictions to the dataset ...")
 def _aligned(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: PredictionSource, mtime: float):
     t = table_for((dataset_src,), tokenizer_srcs)
-    return errors.align(t, predictions(pred_src), t.datasets[0])
+    return mislabels.align(t, predictions(pred_src), t.datasets[0])
 
 
 def aligned(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: PredictionSource):
@@ -132,14 +132,14 @@ def correlation(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: Pre
     """``correlate_errors`` for each tokenizer (list, tokenizer order)."""
     t = table_for((dataset_src,), tokenizer_srcs)
     a = aligned(dataset_src, tokenizer_srcs, pred_src)
-    return [errors.correlate(t, a, s.name, n_resamples=n_resamples, seed=seed) for s in tokenizer_srcs]
+    return [mislabels.correlate(t, a, s.name, n_resamples=n_resamples, seed=seed) for s in tokenizer_srcs]
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def mislabelled(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: PredictionSource, tokenizer: str,
                 limit: int | None):
     t = table_for((dataset_src,), tokenizer_srcs)
-    return errors.mislabelled_words(t, aligned(dataset_src, tokenizer_srcs, pred_src), tokenizer, limit=limit)
+    return mislabels.mislabelled_words(t, aligned(dataset_src, tokenizer_srcs, pred_src), tokenizer, limit=limit)
 
 
 @st.cache_resource(max_entries=4, show_spinner="Reading the parallel text ...")

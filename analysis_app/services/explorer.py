@@ -6,7 +6,7 @@ each model's predicted tags; :func:`render_html` turns the view into escaped HTM
 tokenizer a strip of the sentence as coloured chips (a stable colour per piece, word
 boundaries drawn, gold entities underlined, a model's errors outlined), then the word
 table. Byte pieces are shown as hex (``<0xE2>``, ``⟨E2 80⟩``), never as replacement
-characters. Its Table-3 rows are :func:`tokstudy.report.examples.example_rows` (one
+characters. Its Table-3 rows are :func:`tokstudy.report.table3.example_rows` (one
 implementation, shared with the report). Both are plain Python, so the benchmark times
 exactly what the page runs.
 
@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 #: the visible separator between pieces in text exports: the report's own (Table 3).
-from tokstudy.report.examples import SEPARATOR
+from tokstudy.report.table3 import SEPARATOR
 
 __all__ = ["SEPARATOR", "ExplorerView", "WordRow", "build_view", "piece_colour", "readable_piece", "render_html"]
 
@@ -92,8 +92,8 @@ class ExplorerView:
         return self.n_pieces(tokenizer) / max(len(self.rows), 1) - 1.0
 
     def to_examples(self, *, dataset: str = "typed text", sent_id: int = 0):
-        """The view as a :class:`tokstudy.report.examples.ExampleSentence` (what the report's Table 3 holds)."""
-        from tokstudy.report.examples import ExampleSentence, ExampleWord
+        """The view as a :class:`tokstudy.report.table3.ExampleSentence` (what the report's Table 3 holds)."""
+        from tokstudy.report.table3 import ExampleSentence, ExampleWord
 
         words = tuple(
             ExampleWord(r.word, r.gold or "", {t: list(p) for t, p in zip(self.tokenizers, r.pieces)},
@@ -103,8 +103,8 @@ class ExplorerView:
         return ExampleSentence(dataset, sent_id, sent_id, words)
 
     def to_records(self, *, dataset: str = "typed text", sent_id: int = 0) -> list[dict]:
-        """Table-3 records, exactly as the report writes them (:func:`tokstudy.report.examples.example_rows`)."""
-        from tokstudy.report.examples import example_rows
+        """Table-3 records, exactly as the report writes them (:func:`tokstudy.report.table3.example_rows`)."""
+        from tokstudy.report.table3 import example_rows
 
         return example_rows([self.to_examples(dataset=dataset, sent_id=sent_id)])
 

@@ -33,7 +33,7 @@ from pretrain.data.documents import (
     sample_documents,
     split_sentences,
 )
-from pretrain.data.examples import PairBuilder
+from pretrain.data.pairs import PairBuilder
 from pretrain.data.masking import NgramMasker, is_word_start_piece
 from pretrain.data.store import PAD_LABEL, PAD_POSITION, ExampleStore, ExampleStoreWriter, read_meta
 from tokstudy.data.rawtext import Document

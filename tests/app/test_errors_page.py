@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analysis_app.services.errors import format_p
+from analysis_app.services.mislabels import format_p
 from tests.app.conftest import MODEL_NAME, new_app, no_exceptions, run_page
 
 

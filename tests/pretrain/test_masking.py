@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from pretrain.data.documents import split_sentences
-from pretrain.data.examples import PairBuilder
+from pretrain.data.pairs import PairBuilder
 from pretrain.data.masking import NgramMasker, is_word_start_piece
 from pretrain.data.prepare import load_tokenizer_tables
 from tests.conftest import corpus_path

@@ -14,7 +14,7 @@ from tokstudy.analysis.predictions import read_predictions, write_predictions
 from tokstudy.analysis.stats import compare_tokenizers
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.report import tables as rt
-from tokstudy.report.examples import SEPARATOR, examples, examples_markdown, select_sentences
+from tokstudy.report.table3 import SEPARATOR, examples, examples_markdown, select_sentences
 from tokstudy.report.writer import write_report
 
 

@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import corpus_path
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.data.types import Dataset, Sentence
-from tokstudy.report.examples import SEPARATOR, example_rows, examples, examples_markdown, mark_unknown
+from tokstudy.report.table3 import SEPARATOR, example_rows, examples, examples_markdown, mark_unknown
 from tokstudy.tokenization.base import Segmentation, Segmenter
 
 

@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["tokstudy.tokenization.context", "tokstudy.analysis.coverage", "tokstudy.report.examples"]
+MODULES = ["tokstudy.tokenization.context", "tokstudy.analysis.coverage", "tokstudy.report.table3"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -35,7 +35,7 @@ def run(args) -> int:
     from tokstudy.analysis.predictions import read_predictions
     from tokstudy.cli.arguments import check_sentence_specs, resolve_sentences, table_from_args
     from tokstudy.report import tables as rt
-    from tokstudy.report.examples import example_rows, examples, examples_markdown, select_sentences
+    from tokstudy.report.table3 import example_rows, examples, examples_markdown, select_sentences
 
     check_sentence_specs(args.sentence)
     check_files(args.predictions, "--predictions")

@@ -27,7 +27,7 @@ from typing import Sequence
 from tokstudy.analysis.table import SegmentationTable
 from tokstudy.report import attribution as ra
 from tokstudy.report import tables as rt
-from tokstudy.report.examples import example_rows, examples, examples_markdown, select_sentences
+from tokstudy.report.table3 import example_rows, examples, examples_markdown, select_sentences
 
 
 @dataclass(frozen=True)

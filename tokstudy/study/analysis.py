@@ -170,7 +170,7 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
     from tokstudy.analysis.attribution import attribute_errors, word_counts
     from tokstudy.analysis.correlation import correlate_errors
     from tokstudy.report.attribution import attribution_rows, frequency_rows
-    from tokstudy.report.examples import examples, examples_markdown, select_sentences
+    from tokstudy.report.table3 import examples, examples_markdown, select_sentences
     from tokstudy.analysis.predictions import read_predictions
     from tokstudy.analysis.table import segmentation_table
 

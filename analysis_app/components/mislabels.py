@@ -8,7 +8,7 @@ import streamlit as st
 
 from analysis_app.components import bootstrap, charts, explorer
 from analysis_app.services import cache
-from analysis_app.services.errors import bins_frame, correlation_display, correlation_rows, format_p
+from analysis_app.services.mislabels import bins_frame, correlation_display, correlation_rows, format_p
 from analysis_app.services.loading import InputError
 
 MODEL, TOKENIZER, LINKS = "ts_er_model", "ts_er_tokenizer", "ts_er_links"

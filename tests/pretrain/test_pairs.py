@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pretrain.data.examples import PairBuilder
+from pretrain.data.pairs import PairBuilder
 
 V = 10_000
 WORD_START = np.ones(V, bool)

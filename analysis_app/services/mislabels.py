@@ -93,7 +93,7 @@ def correlation_display(frame: pd.DataFrame) -> pd.DataFrame:
 
 def mislabelled_words(table, aligned, tokenizer: str, *, limit: int | None = 50) -> pd.DataFrame:
     """The most segmented words the model got wrong (ties: inside entities first, then order); all with ``limit=None``."""
-    from tokstudy.report.examples import SEPARATOR
+    from tokstudy.report.table3 import SEPARATOR
 
     wrong = np.flatnonzero(aligned.error)
     if not len(wrong):
