@@ -68,6 +68,9 @@ _API = {
     "parity": "tokstudy.analysis.parity",
     "stream_stats": "tokstudy.analysis.streaming",
     "StreamSettings": "tokstudy.analysis.streaming",
+    "corpus_stats": "tokstudy.analysis.engines",
+    "EngineSettings": "tokstudy.analysis.engines",
+    "CorpusStatsSettings": "tokstudy.analysis.corpus_stats",
     "write_report": "tokstudy.report.writer",
     "correlate_errors": "tokstudy.analysis.correlation",
     # the study

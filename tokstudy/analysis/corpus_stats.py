@@ -37,9 +37,9 @@ bootstrap closely on corpora of thousands of lines and up). Memory is constant i
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -92,7 +92,7 @@ class LanguageSums:
     buckets: np.ndarray
     pieces: dict[str, int] = field(default_factory=dict)
 
-    def merge(self, other: "LanguageSums") -> "LanguageSums":
+    def merge(self, other: LanguageSums) -> LanguageSums:
         self.buckets += other.buckets
         for piece, n in other.pieces.items():
             self.pieces[piece] = self.pieces.get(piece, 0) + n
@@ -114,10 +114,10 @@ class CorpusAggregate:
     partitions: int = 1
 
     @classmethod
-    def empty(cls) -> "CorpusAggregate":
+    def empty(cls) -> CorpusAggregate:
         return cls({}, {}, 0)
 
-    def merge(self, other: "CorpusAggregate") -> "CorpusAggregate":
+    def merge(self, other: CorpusAggregate) -> CorpusAggregate:
         """Add ``other`` into this one (associative, commutative, exact)."""
         for tok, langs in other.sums.items():
             mine = self.sums.setdefault(tok, {})

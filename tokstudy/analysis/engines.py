@@ -23,8 +23,8 @@ aggregate, so its memory does not grow with the corpus.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from tokstudy.analysis.corpus_stats import (
     CorpusAggregate,

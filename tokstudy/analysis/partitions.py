@@ -20,10 +20,11 @@ partition-independent bootstrap of :mod:`tokstudy.analysis.corpus_stats` hashes.
 
 from __future__ import annotations
 
+import itertools
 import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
 
 from tokstudy.data.rawtext import language_of
 from tokstudy.data.textio import open_binary
@@ -115,7 +116,7 @@ def plan_partitions(
             continue
         k = pieces[path]
         cuts = [round(j * size / k) for j in range(k + 1)]
-        out.extend(Partition(str(path), key, lang, a, b, b - a) for a, b in zip(cuts, cuts[1:]))
+        out.extend(Partition(str(path), key, lang, a, b, b - a) for a, b in itertools.pairwise(cuts))
     return out
 
 
@@ -149,6 +150,9 @@ def iter_partition_lines(part: Partition) -> Iterator[tuple[int, str]]:
                 pos += len(fh.readline())
         try:
             for base, block in _line_blocks(fh, pos, end):
+                if end is not None and base + len(block) >= end:  # decode only the lines that start before end
+                    cut = block.find(b"\n", max(0, end - 1 - base))
+                    block = block if cut < 0 else block[:cut]
                 try:
                     text = block.decode("utf-8")
                 except UnicodeDecodeError as exc:
