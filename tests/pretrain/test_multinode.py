@@ -13,6 +13,8 @@ Same global batch as the single process; the tolerance is the one of the 2-proce
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import subprocess
 import sys
 
@@ -24,6 +26,23 @@ from pretrain.train import train
 from tests.conftest import PROJECT_ROOT
 from tests.pretrain.helpers import assert_same_weights, final_weights
 from tests.pretrain.test_distributed import CFG, _free_port
+
+NODE_ARGS = ["--local-addr", "127.0.0.1"]
+
+
+def test_docs_show_the_command_this_test_runs():
+    """docs/pretrain.md's "Several nodes" section shows the launcher options the slow test below uses."""
+    doc = (PROJECT_ROOT / "docs" / "pretrain.md").read_text(encoding="utf-8")
+    section = doc.split("## Several nodes", 1)[1].split("\n## ", 1)[0]
+    block = section.split("**Exercised here**", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    documented = shlex.split(re.sub(r"\\\n", " ", block).split("&", 1)[0])
+    ours = multinode_command(NODE_ARGS, "127.0.0.1:29500", [])
+
+    def launcher_options(cmd):
+        return cmd[cmd.index("--nnodes"):cmd.index("pretrain") - 1]
+
+    assert launcher_options(documented) == launcher_options(ours)
+    assert documented[documented.index("pretrain") - 1:documented.index("pretrain") + 2] == ["-m", "pretrain", "train"]
 
 
 def multinode_command(node_args: list[str], endpoint: str, train_args: list[str]) -> list[str]:
@@ -49,7 +68,7 @@ def test_two_nodes_match_one_process(tmp_path, store_dir, tokenizer_dir):
     endpoint = f"127.0.0.1:{_free_port()}"
     # --local-addr: the address the other node reaches this one at (on a cluster the node's own
     # host name is used by default; here both "nodes" are this machine).
-    node_args = ["--local-addr", "127.0.0.1"]
+    node_args = NODE_ARGS
     logs = [tmp_path / f"node{i}.log" for i in range(2)]
     procs = []
     for log in logs:
