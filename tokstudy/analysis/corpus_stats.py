@@ -46,6 +46,7 @@ import numpy as np
 from tokstudy.analysis.factorize import factorize
 from tokstudy.analysis.intrinsic import DEFAULT_RENYI_ALPHA, renyi_efficiency, shannon_entropy, vocab_utilization
 from tokstudy.analysis.stats import Estimate
+from tokstudy.analysis.streaming import type_counts
 
 #: per-bucket integer quantities, in column order
 QUANTITIES = ("lines", "words", "pieces", "continued", "unk", "pieces_continued", "chars", "bytes")
@@ -186,11 +187,7 @@ def _add_chunk(batch, segmenters, sums, file_key, language, settings) -> None:
     shared[:, BYTES] = _bucket_sum(word_bucket, type_bytes[wtype], U)
     for seg in segmenters:
         target = sums[seg.name][language]
-        res = seg.segment(types)
-        counts = np.diff(res.offsets)
-        unk = np.zeros(len(types), np.int64)
-        if len(res.unk):
-            np.add.at(unk, np.repeat(np.arange(len(types)), counts), res.unk.astype(np.int64))
+        res, counts, unk = type_counts(seg, types)
         p = counts[wtype]
         c = (p >= 2).astype(np.int64)
         b = target.buckets
