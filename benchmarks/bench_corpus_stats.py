@@ -137,6 +137,7 @@ def main() -> None:
     ap.add_argument("--partition-mib", type=float, default=16.0)
     ap.add_argument("--resamples", type=int, default=200)
     ap.add_argument("--engines", nargs="+", default=["local", "dask"])
+    ap.add_argument("--rounds", type=int, default=1, help="rounds per size, engines alternating within each")
     args = ap.parse_args()
     model = tokenizer(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
     rows = []
@@ -144,7 +145,7 @@ def main() -> None:
         for size in args.sizes_mib:
             corpus = Path(tmp) / "mix.txt"  # en, fr, de, es, it: language "mix"
             n = make_corpus(corpus, int(size * 2**20))
-            for engine in args.engines:
+            for engine in [e for _ in range(args.rounds) for e in args.engines]:
                 r = run_once(engine, corpus, model, args.workers, args.partition_mib, args.resamples)
                 r.update(size_mib=n / 2**20, bytes=n)
                 rows.append(r)
@@ -155,7 +156,8 @@ def main() -> None:
     print(f"\nDate {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: {platform.machine()}, "
           f"{os.cpu_count()} cores, Python {platform.python_version()}; load average at the end {load[0]:.1f}.")
     print(f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_corpus_stats.py --sizes-mib "
-          f"{' '.join(str(s) for s in args.sizes_mib)} --workers {args.workers} --partition-mib {args.partition_mib}`\n")
+          f"{' '.join(str(s) for s in args.sizes_mib)} --workers {args.workers} --partition-mib {args.partition_mib} "
+          f"--rounds {args.rounds}`\n")
     print("| corpus | engine | wall (s) | MiB/s | MiB/s per worker | peak RSS client (MiB) | peak RSS per worker (MiB) |")
     print("|---:|---|---:|---:|---:|---:|---|")
     for r in rows:

@@ -116,6 +116,14 @@ def test_engines_and_partitions_give_identical_figures_and_intervals(corpus, spm
     assert_identical(dask, reference)
     f = dask.figures["tiny"][ALL].fertility
     assert f.low < f.value < f.high
+    # each dask worker loaded the tokenizer once, however many partitions it ran
+    from dask.distributed import Client
+
+    from tokstudy.analysis.corpus_stats import worker_segmenters
+
+    with Client(cluster.scheduler_address) as client:
+        loads = client.run(lambda: worker_segmenters.cache_info().misses)
+    assert set(loads.values()) <= {0, 1} and 1 in loads.values()
 
 
 def test_undecodable_file_is_named_with_its_line_on_the_client(tmp_path, spm_model, cluster):

@@ -169,8 +169,13 @@ def run_dask(parts, tokenizers, settings, engine: EngineSettings, *, progress=Fa
         client = Client(engine.scheduler)
         label = f"dask {engine.scheduler}"
     else:
-        cluster = LocalCluster(n_workers=engine.workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+        import dask
+
+        # the workers' statistical profiler samples every task's stack every 10 ms: measurable on this
+        # pure-Python, GIL-bound task (see benchmarks/results/corpus.md); the config reaches the workers
+        with dask.config.set({"distributed.worker.profile.enabled": False}):
+            cluster = LocalCluster(n_workers=engine.workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
         client = Client(cluster)
         label = f"dask LocalCluster, {engine.workers} workers"
     state = _Progress(parts, progress, callback, label)
