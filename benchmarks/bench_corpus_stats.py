@@ -79,6 +79,7 @@ class PeakRSS(threading.Thread):
         self.root = psutil.Process(pid)
         self.interval = interval
         self.peaks: dict[int, float] = {}
+        self.cpu: dict[int, float] = {}  # user + system seconds, last sample
         self.names: dict[int, str] = {}
         self.stop = threading.Event()
 
@@ -93,6 +94,8 @@ class PeakRSS(threading.Thread):
             for p in procs:
                 try:
                     rss = p.memory_info().rss / 2**20
+                    t = p.cpu_times()
+                    self.cpu[p.pid] = t.user + t.system
                     self.names.setdefault(p.pid, " ".join(p.cmdline()[:4]))
                 except psutil.Error:
                     continue
@@ -102,6 +105,12 @@ class PeakRSS(threading.Thread):
     @property
     def client(self) -> float:
         return self.peaks.get(self.root.pid, float("nan"))
+
+    @property
+    def cpu_split(self) -> tuple[float, float]:
+        """CPU seconds of the client process and of all its descendants (as last sampled)."""
+        client = self.cpu.get(self.root.pid, float("nan"))
+        return client, sum(v for pid, v in self.cpu.items() if pid != self.root.pid)
 
     @property
     def workers(self) -> list[float]:
@@ -126,7 +135,9 @@ def run_once(engine: str, corpus: Path, model: Path, workers: int, partition_mib
     if proc.returncode:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{err[-3000:]}")
     fert = next((line for line in out.splitlines() if "| all |" in line), "")
+    cpu_client, cpu_workers = mon.cpu_split
     return {"engine": engine, "seconds": dt, "client_mib": mon.client, "workers_mib": mon.workers[:workers],
+            "cpu_client": cpu_client, "cpu_workers": cpu_workers,
             "all_row": fert, "stdout": out}
 
 
@@ -150,7 +161,8 @@ def main() -> None:
                 r.update(size_mib=n / 2**20, bytes=n)
                 rows.append(r)
                 print(f"# {engine} {n / 2**20:.1f} MiB: {r['seconds']:.1f} s, client {r['client_mib']:.0f} MiB, "
-                      f"workers {[round(w) for w in r['workers_mib']]} MiB\n# {r['all_row']}", flush=True)
+                      f"workers {[round(w) for w in r['workers_mib']]} MiB, CPU s client {r['cpu_client']:.1f} "
+                      f"workers {r['cpu_workers']:.1f}\n# {r['all_row']}", flush=True)
             corpus.unlink()
     load = os.getloadavg()
     print(f"\nDate {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: {platform.machine()}, "
@@ -158,12 +170,14 @@ def main() -> None:
     print(f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_corpus_stats.py --sizes-mib "
           f"{' '.join(str(s) for s in args.sizes_mib)} --workers {args.workers} --partition-mib {args.partition_mib} "
           f"--rounds {args.rounds}`\n")
-    print("| corpus | engine | wall (s) | MiB/s | MiB/s per worker | peak RSS client (MiB) | peak RSS per worker (MiB) |")
-    print("|---:|---|---:|---:|---:|---:|---|")
+    print("| corpus | engine | wall (s) | MiB/s | MiB/s per worker | CPU s client | CPU s workers | peak RSS client (MiB) "
+          "| peak RSS per worker (MiB) |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         rate = r["size_mib"] / r["seconds"]
         print(f"| {r['size_mib']:.1f} MiB | {r['engine']} | {r['seconds']:.1f} | {rate:.2f} | {rate / args.workers:.2f} | "
-              f"{r['client_mib']:.0f} | {', '.join(f'{w:.0f}' for w in r['workers_mib'])} |")
+              f"{r['cpu_client']:.1f} | {r['cpu_workers']:.1f} | {r['client_mib']:.0f} | "
+              f"{', '.join(f'{w:.0f}' for w in r['workers_mib'])} |")
     big = [r for r in rows if r["size_mib"] == max(x["size_mib"] for x in rows)]
     for r in big:
         per_worker = r["bytes"] / r["seconds"] / args.workers
