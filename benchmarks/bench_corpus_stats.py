@@ -184,6 +184,10 @@ def main() -> None:
         proj = ", ".join(f"{n} workers {MALBERT_BYTES / (per_worker * n) / 3600:.1f} h" for n in (16, 64, 256))
         print(f"\nProjection (from the measured {per_worker / 2**20:.2f} MiB/s per worker, {r['engine']}, assuming "
               f"linear scaling): 91 GB on {proj}.")
+        per_cpu = r["bytes"] / r["cpu_workers"]  # bytes per CPU-second of a worker: a worker with a core of its own
+        proj = ", ".join(f"{n} workers {MALBERT_BYTES / (per_cpu * n) / 3600:.1f} h" for n in (16, 64, 256))
+        print(f"Projection from CPU time ({per_cpu / 2**20:.2f} MiB per CPU-second of a worker, {r['engine']}; "
+              f"one core per worker, CPU-bound, linear scaling): 91 GB on {proj}.")
     for r in rows:
         print(f"\n{r['engine']} {r['size_mib']:.1f} MiB output:\n{r['stdout']}")
 

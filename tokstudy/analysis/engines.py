@@ -171,9 +171,11 @@ def run_dask(parts, tokenizers, settings, engine: EngineSettings, *, progress=Fa
     else:
         import dask
 
-        # the workers' statistical profiler samples every task's stack every 10 ms: measurable on this
-        # pure-Python, GIL-bound task (see benchmarks/results/corpus.md); the config reaches the workers
-        with dask.config.set({"distributed.worker.profile.enabled": False}):
+        # Two dask defaults cost this task CPU (benchmarks/results/corpus.md): the statistical profiler
+        # samples every task's stack every 10 ms, and MALLOC_TRIM_THRESHOLD_=65536 turns off glibc's
+        # dynamic mmap threshold, so every large numpy array of a chunk is mmap'ed and page-faulted anew.
+        with dask.config.set({"distributed.worker.profile.enabled": False,
+                              "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
             cluster = LocalCluster(n_workers=engine.workers, threads_per_worker=1, processes=True,
                                    dashboard_address=None)
         client = Client(cluster)
