@@ -32,6 +32,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 MALBERT_BYTES = 91e9
 
 
+def _duration(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
+
+
 def tokenizer(cache: Path) -> Path:
     """The sp32k unigram model of bench_stats.py (raw_text/en + raw_text_large/en), trained once."""
     import sentencepiece as spm
@@ -181,11 +185,11 @@ def main() -> None:
     big = [r for r in rows if r["size_mib"] == max(x["size_mib"] for x in rows)]
     for r in big:
         per_worker = r["bytes"] / r["seconds"] / args.workers
-        proj = ", ".join(f"{n} workers {MALBERT_BYTES / (per_worker * n) / 3600:.1f} h" for n in (16, 64, 256))
+        proj = ", ".join(f"{n} workers {_duration(MALBERT_BYTES / (per_worker * n))}" for n in (16, 64, 256))
         print(f"\nProjection (from the measured {per_worker / 2**20:.2f} MiB/s per worker, {r['engine']}, assuming "
               f"linear scaling): 91 GB on {proj}.")
         per_cpu = r["bytes"] / r["cpu_workers"]  # bytes per CPU-second of a worker: a worker with a core of its own
-        proj = ", ".join(f"{n} workers {MALBERT_BYTES / (per_cpu * n) / 3600:.1f} h" for n in (16, 64, 256))
+        proj = ", ".join(f"{n} workers {_duration(MALBERT_BYTES / (per_cpu * n))}" for n in (16, 64, 256))
         print(f"Projection from CPU time ({per_cpu / 2**20:.2f} MiB per CPU-second of a worker, {r['engine']}; "
               f"one core per worker, CPU-bound, linear scaling): 91 GB on {proj}.")
     for r in rows:
