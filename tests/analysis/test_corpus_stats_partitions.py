@@ -73,3 +73,12 @@ def test_missing_corpus(tmp_path):
         corpus_files(tmp_path / "nothing")
     with pytest.raises(DataNotFoundError, match="no corpus files"):
         corpus_files(tmp_path)
+
+
+@pytest.mark.parametrize("name", ["tokstudy.analysis.partitions", "tokstudy.analysis.corpus_stats"])
+def test_doctests(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.failed == 0 and result.attempted > 0
