@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-SCRIPTS = ["bench_readers", "bench_tokenizer_training", "bench_stats", "bench_prepare", "bench_pretrain",
+SCRIPTS = ["bench_readers", "bench_tokenizer_training", "bench_stats", "bench_corpus_stats", "bench_prepare", "bench_pretrain",
            "bench_finetune", "bench_app"]
 
 

@@ -16,6 +16,10 @@ multinomial sentence bootstrap of :mod:`tokstudy.analysis.bootstrap` (the same a
 the sample grows) and, unlike it, is mergeable across chunks. Point estimates are
 exact and equal the in-memory ones.
 
+For raw text by language, on a process pool or a dask cluster, with intervals that do not depend on
+the partitioning either, see :mod:`tokstudy.analysis.corpus_stats` (``tokstudy corpus-stats``),
+which shares :func:`type_counts` with this module.
+
 >>> # from tokstudy.data.rawtext import iter_sentences
 >>> # res = stream_stats(iter_sentences("big/en.txt.gz"), ["runs/tok/sp-32000"], processes=2)
 >>> # res.summary("sp-32000").all.fertility
@@ -145,6 +149,20 @@ def _init_worker(specs: Sequence[str], count_lone_boundary: bool) -> None:
         _WORKER_SEGMENTERS.append(load_tokenizer(path, name=name, count_lone_boundary=count_lone_boundary))
 
 
+def type_counts(segmenter, types: Sequence[str]):
+    """``(segmentation, pieces per type, unknown pieces per type)``: each distinct word segmented once.
+
+    Shared by the streamed statistics here and the corpus statistics of
+    :mod:`tokstudy.analysis.corpus_stats`; rows then point to their type (``counts[word_type]``).
+    """
+    res = segmenter.segment(types)
+    counts = np.diff(res.offsets)
+    unk = np.zeros(len(types), np.int64)
+    if len(res.unk):
+        np.add.at(unk, np.repeat(np.arange(len(types)), counts), res.unk.astype(np.int64))
+    return res, counts, unk
+
+
 def chunk_sums(segmenters, sentences: Sequence, chunk_index: int, settings: StreamSettings) -> list[StreamAggregate]:
     """Sums of one chunk for each segmenter (pure; used by workers and by ``processes=1``)."""
     words: list[str] = []
@@ -173,11 +191,7 @@ def chunk_sums(segmenters, sentences: Sequence, chunk_index: int, settings: Stre
         weights = rng.poisson(1.0, size=(B, n_sent)).astype(np.float64)
     out = []
     for seg in segmenters:
-        res = seg.segment(types)
-        counts = np.diff(res.offsets)
-        unk = np.zeros(len(types), np.int64)
-        if len(res.unk):
-            np.add.at(unk, np.repeat(np.arange(len(types)), counts), res.unk.astype(np.int64))
+        _, counts, unk = type_counts(seg, types)
         p = counts[wtype].astype(np.float64)
         u = unk[wtype].astype(np.float64)
         c = (p >= 2).astype(np.float64)

@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "train_tokenizer",
     "segment",
     "stats",
+    "corpus_stats",
     "correlate",
     "attribute",
     "examples",

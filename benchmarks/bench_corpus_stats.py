@@ -1,0 +1,200 @@
+"""Benchmark: ``tokstudy corpus-stats`` with ``--engine local`` (2 processes) vs ``--engine dask`` (LocalCluster, 2 workers).
+
+For each size, raw_text_large en/fr/de/es/it (the text of ``bench_stats.py --big``) is repeated into a
+plain-text file in a temp dir, cut into byte-range partitions, and the command runs as a subprocess
+with the sp32k tokenizer of ``bench_stats.py`` (same recipe, cached under ``$TMPDIR/tokstudy_bench_spm``).
+A sampling thread (psutil, every 0.2 s) records the peak RSS of the client process (the command
+itself) and of each of its descendant processes (the workers). Reports wall time, throughput per
+worker, peak RSS, and a projection of the time for 91 GB on N workers from the measured per-worker
+throughput.
+
+Usage::
+
+    TOKSTUDY_DATA=../shared/data python benchmarks/bench_corpus_stats.py --sizes-mib 25.6 256 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+MALBERT_BYTES = 91e9
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
+
+
+def tokenizer(cache: Path) -> Path:
+    """The sp32k unigram model of bench_stats.py (raw_text/en + raw_text_large/en), trained once."""
+    import sentencepiece as spm
+
+    from tokstudy.data.rawtext import iter_sentences
+    from tokstudy.datalocation import corpus_dir
+
+    cache.mkdir(parents=True, exist_ok=True)
+    model = cache / "sp32k.model"
+    if not model.exists():
+        corpus = cache / "en_train.txt"
+        if not corpus.exists():
+            lines = list(iter_sentences(corpus_dir("raw_text") / "en.txt.gz"))
+            lines += list(iter_sentences(corpus_dir("raw_text_large") / "en.txt.gz"))
+            corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        spm.SentencePieceTrainer.train(input=str(corpus), model_prefix=str(cache / "sp32k"), vocab_size=32000,
+                                       model_type="unigram", num_threads=2, minloglevel=2,
+                                       input_sentence_size=200000, shuffle_input_sentence=True)
+    return model
+
+
+def make_corpus(path: Path, n_bytes: int) -> int:
+    from tokstudy.data.rawtext import iter_sentences
+    from tokstudy.datalocation import corpus_dir
+
+    src = [corpus_dir("raw_text_large") / f"{lang}.txt.gz" for lang in ("en", "fr", "de", "es", "it")]
+    block = ("\n".join(iter_sentences(src)) + "\n").encode("utf-8")
+    written = 0
+    with open(path, "wb") as fh:
+        while written < n_bytes:
+            part = block[: n_bytes - written]
+            cut = part.rfind(b"\n") + 1 if len(part) < len(block) else len(part)
+            fh.write(part[:cut] or part)
+            written += len(part[:cut] or part)
+    return written
+
+
+class PeakRSS(threading.Thread):
+    """Peak RSS (MiB) of a process and of each of its descendants, sampled every ``interval`` s."""
+
+    def __init__(self, pid: int, interval: float = 0.2):
+        super().__init__(daemon=True)
+        import psutil
+
+        self.root = psutil.Process(pid)
+        self.interval = interval
+        self.peaks: dict[int, float] = {}
+        self.cpu: dict[int, float] = {}  # user + system seconds, last sample
+        self.names: dict[int, str] = {}
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        import psutil
+
+        while not self.stop.is_set():
+            try:
+                procs = [self.root, *self.root.children(recursive=True)]
+            except psutil.NoSuchProcess:
+                return
+            for p in procs:
+                try:
+                    rss = p.memory_info().rss / 2**20
+                    t = p.cpu_times()
+                    self.cpu[p.pid] = t.user + t.system
+                    self.names.setdefault(p.pid, " ".join(p.cmdline()[:4]))
+                except psutil.Error:
+                    continue
+                self.peaks[p.pid] = max(self.peaks.get(p.pid, 0.0), rss)
+            time.sleep(self.interval)
+
+    @property
+    def client(self) -> float:
+        return self.peaks.get(self.root.pid, float("nan"))
+
+    @property
+    def cpu_split(self) -> tuple[float, float]:
+        """CPU seconds of the client process and of all its descendants (as last sampled)."""
+        client = self.cpu.get(self.root.pid, float("nan"))
+        return client, sum(v for pid, v in self.cpu.items() if pid != self.root.pid)
+
+    @property
+    def workers(self) -> list[float]:
+        # the worker processes: descendants that loaded tokstudy's task (the largest ones);
+        # multiprocessing's resource tracker and similar helpers stay under ~30 MiB
+        return sorted((v for pid, v in self.peaks.items() if pid != self.root.pid and v > 40), reverse=True)
+
+
+def run_once(engine: str, corpus: Path, model: Path, workers: int, partition_mib: float, resamples: int) -> dict:
+    cmd = [sys.executable, "-m", "tokstudy", "corpus-stats", "-t", f"sp32k={model}", "--corpus", str(corpus),
+           "--engine", engine, "--processes", str(workers), "--partition-mb", str(partition_mib),
+           "--n-resamples", str(resamples), "--no-progress"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    mon = PeakRSS(proc.pid)
+    mon.start()
+    out, err = proc.communicate()
+    dt = time.perf_counter() - t
+    mon.stop.set()
+    mon.join()
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{err[-3000:]}")
+    fert = next((line for line in out.splitlines() if "| all |" in line), "")
+    cpu_client, cpu_workers = mon.cpu_split
+    return {"engine": engine, "seconds": dt, "client_mib": mon.client, "workers_mib": mon.workers[:workers],
+            "cpu_client": cpu_client, "cpu_workers": cpu_workers,
+            "all_row": fert, "stdout": out}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes-mib", type=float, nargs="+", default=[25.6, 256.0], help="corpus sizes (MiB)")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--partition-mib", type=float, default=16.0)
+    ap.add_argument("--resamples", type=int, default=200)
+    ap.add_argument("--engines", nargs="+", default=["local", "dask"])
+    ap.add_argument("--rounds", type=int, default=1, help="rounds per size, engines alternating within each")
+    args = ap.parse_args()
+    model = tokenizer(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in args.sizes_mib:
+            corpus = Path(tmp) / "mix.txt"  # en, fr, de, es, it: language "mix"
+            n = make_corpus(corpus, int(size * 2**20))
+            for engine in [e for _ in range(args.rounds) for e in args.engines]:
+                r = run_once(engine, corpus, model, args.workers, args.partition_mib, args.resamples)
+                r.update(size_mib=n / 2**20, bytes=n)
+                rows.append(r)
+                print(f"# {engine} {n / 2**20:.1f} MiB: {r['seconds']:.1f} s, client {r['client_mib']:.0f} MiB, "
+                      f"workers {[round(w) for w in r['workers_mib']]} MiB, CPU s client {r['cpu_client']:.1f} "
+                      f"workers {r['cpu_workers']:.1f}\n# {r['all_row']}", flush=True)
+            corpus.unlink()
+    load = os.getloadavg()
+    print(f"\nDate {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: {platform.machine()}, "
+          f"{os.cpu_count()} cores, Python {platform.python_version()}; load average at the end {load[0]:.1f}.")
+    print(f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_corpus_stats.py --sizes-mib "
+          f"{' '.join(str(s) for s in args.sizes_mib)} --workers {args.workers} --partition-mib {args.partition_mib} "
+          f"--rounds {args.rounds}`\n")
+    print("| corpus | engine | wall (s) | MiB/s | MiB/s per worker | CPU s client | CPU s workers | peak RSS client (MiB) "
+          "| peak RSS per worker (MiB) |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---|")
+    for r in rows:
+        rate = r["size_mib"] / r["seconds"]
+        print(f"| {r['size_mib']:.1f} MiB | {r['engine']} | {r['seconds']:.1f} | {rate:.2f} | {rate / args.workers:.2f} | "
+              f"{r['cpu_client']:.1f} | {r['cpu_workers']:.1f} | {r['client_mib']:.0f} | "
+              f"{', '.join(f'{w:.0f}' for w in r['workers_mib'])} |")
+    big = [r for r in rows if r["size_mib"] == max(x["size_mib"] for x in rows)]
+    for r in big:
+        per_worker = r["bytes"] / r["seconds"] / args.workers
+        proj = ", ".join(f"{n} workers {_duration(MALBERT_BYTES / (per_worker * n))}" for n in (16, 64, 256))
+        print(f"\nProjection (from the measured {per_worker / 2**20:.2f} MiB/s per worker, {r['engine']}, assuming "
+              f"linear scaling): 91 GB on {proj}.")
+        per_cpu = r["bytes"] / r["cpu_workers"]  # bytes per CPU-second of a worker: a worker with a core of its own
+        proj = ", ".join(f"{n} workers {_duration(MALBERT_BYTES / (per_cpu * n))}" for n in (16, 64, 256))
+        print(f"Projection from CPU time ({per_cpu / 2**20:.2f} MiB per CPU-second of a worker, {r['engine']}; "
+              f"one core per worker, CPU-bound, linear scaling): 91 GB on {proj}.")
+    for r in rows:
+        print(f"\n{r['engine']} {r['size_mib']:.1f} MiB output:\n{r['stdout']}")
+
+
+if __name__ == "__main__":
+    main()

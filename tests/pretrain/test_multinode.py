@@ -1,0 +1,89 @@
+"""Two "nodes" x one process on this machine (torchrun, c10d rendezvous on 127.0.0.1) reach the parameters of 1 process.
+
+The test starts the two torchrun agents itself, exactly as the "Several nodes" section of
+docs/pretrain.md tells users to start one agent per node (there: ``srun`` or ssh on each node,
+the rendezvous endpoint on the first node). Each agent runs one ``pretrain train`` process; the
+c10d rendezvous assigns the node ranks, so no ``--node_rank`` is given. Both agents share the
+output directory, as the nodes of a cluster share a file system.
+
+Same global batch as the single process; the tolerance is the one of the 2-process test
+(tests/pretrain/test_distributed.py: rtol 1e-4 / atol 1e-5 per weight after 10 AdamW steps).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from pretrain.config import ModelConfig
+from pretrain.train import train
+from tests.conftest import PROJECT_ROOT
+from tests.pretrain.helpers import assert_same_weights, final_weights
+from tests.pretrain.test_distributed import CFG, _free_port
+
+NODE_ARGS = ["--local-addr", "127.0.0.1"]
+
+
+def test_docs_show_the_command_this_test_runs():
+    """docs/pretrain.md's "Several nodes" section shows the launcher options the slow test below uses."""
+    doc = (PROJECT_ROOT / "docs" / "pretrain.md").read_text(encoding="utf-8")
+    section = doc.split("## Several nodes", 1)[1].split("\n## ", 1)[0]
+    block = section.split("**Exercised here**", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    documented = shlex.split(re.sub(r"\\\n", " ", block).split("&", 1)[0])
+    ours = multinode_command(NODE_ARGS, "127.0.0.1:29500", [])
+
+    def launcher_options(cmd):
+        return cmd[cmd.index("--nnodes"):cmd.index("pretrain") - 1]
+
+    assert launcher_options(documented) == launcher_options(ours)
+    assert documented[documented.index("pretrain") - 1:documented.index("pretrain") + 2] == ["-m", "pretrain", "train"]
+
+
+def multinode_command(node_args: list[str], endpoint: str, train_args: list[str]) -> list[str]:
+    """``torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint HOST:PORT -m pretrain train ...``."""
+    return [sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc_per_node", "1",
+            "--rdzv_backend", "c10d", "--rdzv_endpoint", endpoint, "--rdzv_id", "tokstudy-multinode-test",
+            *node_args, "-m", "pretrain", "train", *train_args]
+
+
+@pytest.mark.slow
+def test_two_nodes_match_one_process(tmp_path, store_dir, tokenizer_dir):
+    single = tmp_path / "one"
+    train(ModelConfig(), CFG, data=store_dir, tokenizer=tokenizer_dir, output=single, progress=False)
+
+    cfg_file = tmp_path / "train.yaml"
+    cfg_file.write_text(yaml.safe_dump(CFG.replace(micro_batch_size=8).to_dict()))
+    out = tmp_path / "two_nodes"
+    train_args = ["--model", "tiny", "--train-config", str(cfg_file), "--data", str(store_dir),
+                  "--tokenizer", str(tokenizer_dir), "--output", str(out), "--no-progress"]
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "GROUP_RANK")}
+    env.update(OMP_NUM_THREADS="1", PYTHONPATH=str(PROJECT_ROOT))
+    endpoint = f"127.0.0.1:{_free_port()}"
+    # --local-addr: the address the other node reaches this one at (on a cluster the node's own
+    # host name is used by default; here both "nodes" are this machine).
+    node_args = NODE_ARGS
+    logs = [tmp_path / f"node{i}.log" for i in range(2)]
+    procs = []
+    for log in logs:
+        with open(log, "w") as fh:
+            procs.append(subprocess.Popen(multinode_command(node_args, endpoint, train_args), env=env,
+                                          cwd=PROJECT_ROOT, stdout=fh, stderr=subprocess.STDOUT))
+    try:
+        codes = [p.wait(timeout=400) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    assert codes == [0, 0], "\n".join(f"--- node {i}\n{log.read_text()[-3000:]}" for i, log in enumerate(logs))
+
+    assert_same_weights(final_weights(out), final_weights(single), rtol=1e-4, atol=1e-5)
+    step = out / "checkpoints" / "step_00000010"
+    assert '"world_size": 2' in (step / "trainer_state.json").read_text()
+    assert sorted(p.name for p in (step / "rng").iterdir()) == ["rank_0.pt", "rank_1.pt"]

@@ -1,0 +1,367 @@
+"""Corpus statistics of raw text per language, as sums that merge by addition in any order.
+
+A worker turns one :class:`~tokstudy.analysis.partitions.Partition` into a
+:class:`CorpusAggregate`; aggregates of all partitions are added (associative and commutative,
+exact integer sums), and :func:`summarize` turns the total into figures. So the result does not
+depend on how the corpus was cut, which engine ran the partitions, or in which order they came back.
+
+**Figures** (per tokenizer and language, and over all languages): fertility (pieces per word),
+% continued words (2+ pieces), % unknown pieces, pieces per continued word, compression
+(characters and UTF-8 bytes of the words per piece), all with bootstrap intervals; and the
+intrinsic metrics of :mod:`tokstudy.analysis.intrinsic` (Shannon entropy, Rényi efficiency,
+vocabulary utilisation) from the piece-count histogram, points only. Words are the
+whitespace-separated tokens of each non-blank line; a line is one sentence or paragraph.
+
+**A bootstrap that merges and ignores the partitioning.** The resampling unit is the line.
+Resampling lines needs, for every resample, a weight per line; drawing those weights from a
+generator seeded per partition (as :mod:`tokstudy.analysis.streaming` does per chunk) makes the
+intervals depend on the cut. Here instead each line is assigned to one of ``n_buckets`` buckets by
+a hash of ``(seed, file key, byte offset of the line)`` (SplitMix64): a line's bucket is a
+property of the line, the same whichever partition, worker or engine reads it. Workers keep, per
+bucket, the integer totals of every quantity (lines, words, pieces, continued words, unknown
+pieces, pieces of continued words, characters, bytes): ``buckets[n_buckets, 8]``, added across
+partitions. The bootstrap then resamples **buckets**: resample ``b`` draws multinomial counts
+``w[b, :]`` over the buckets (seeded by ``seed`` only) and its totals are ``w @ buckets``, so
+identical bucket totals give identical intervals, bit for bit. Buckets are random groups of
+lines, so resampling buckets is a bootstrap of lines in groups of ~``n_lines / n_buckets``
+(a random-group bootstrap; with the default 1000 buckets the percentile intervals match a line
+bootstrap closely on corpora of thousands of lines and up). Memory is constant in the corpus size:
+``n_buckets × 8`` integers per language and tokenizer, plus at most one count per vocabulary piece.
+
+>>> agg = aggregate_lines([(0, "ab abc"), (7, "a")], [_Chars(2)], file_key="x.txt", language="xx",
+...                       settings=CorpusStatsSettings(n_buckets=4, n_resamples=0))
+>>> summarize(agg, CorpusStatsSettings(n_buckets=4, n_resamples=0)).figures["chars2"]["xx"].fertility.value
+1.3333333333333333
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from tokstudy.analysis.factorize import factorize
+from tokstudy.analysis.intrinsic import DEFAULT_RENYI_ALPHA, renyi_efficiency, shannon_entropy, vocab_utilization
+from tokstudy.analysis.stats import Estimate
+from tokstudy.analysis.streaming import type_counts
+
+#: per-bucket integer quantities, in column order
+QUANTITIES = ("lines", "words", "pieces", "continued", "unk", "pieces_continued", "chars", "bytes")
+LINES, WORDS, PIECES, CONTINUED, UNK, PIECES_CONTINUED, CHARS, BYTES = range(len(QUANTITIES))
+#: the pseudo-language of the figures over every language
+ALL = "all"
+#: the key of the unknown piece in piece histograms
+UNK_KEY = "\x00<unk>"
+
+
+@dataclass(frozen=True)
+class CorpusStatsSettings:
+    """What is counted and how intervals are drawn (the same on every worker).
+
+    Attributes:
+        n_resamples: bootstrap resamples (0 = no intervals).
+        confidence: interval coverage.
+        seed: seeds the line -> bucket assignment and the resampling of buckets.
+        n_buckets: resampling units lines are hashed into (see the module docstring).
+        chunk_lines: lines a worker segments at once (bounds its memory).
+        count_lone_boundary: passed to every tokenizer (see :mod:`tokstudy.tokenization.base`).
+        renyi_alpha: order of the Rényi efficiency.
+    """
+
+    n_resamples: int = 200
+    confidence: float = 0.95
+    seed: int = 0
+    n_buckets: int = 1000
+    chunk_lines: int = 2000
+    count_lone_boundary: bool = True
+    renyi_alpha: float = DEFAULT_RENYI_ALPHA
+
+    def __post_init__(self) -> None:
+        if self.n_resamples < 0 or self.n_buckets < 1 or self.chunk_lines < 1:
+            raise ValueError("n_resamples must be >= 0, n_buckets and chunk_lines >= 1")
+        if not 0 < self.confidence < 1:
+            raise ValueError(f"confidence must be in (0, 1), got {self.confidence}")
+
+
+@dataclass
+class LanguageSums:
+    """Sums of one tokenizer on one language: ``buckets[bucket, quantity]`` and piece -> occurrences."""
+
+    buckets: np.ndarray
+    pieces: dict[str, int] = field(default_factory=dict)
+
+    def merge(self, other: LanguageSums) -> LanguageSums:
+        self.buckets += other.buckets
+        for piece, n in other.pieces.items():
+            self.pieces[piece] = self.pieces.get(piece, 0) + n
+        return self
+
+
+@dataclass
+class CorpusAggregate:
+    """Mergeable sums of a set of partitions: ``sums[tokenizer][language]``.
+
+    Attributes:
+        sums: the per-language sums of each tokenizer.
+        vocab_sizes: vocabulary size of each tokenizer.
+        partitions: how many partitions were added in.
+    """
+
+    sums: dict[str, dict[str, LanguageSums]]
+    vocab_sizes: dict[str, int]
+    partitions: int = 1
+
+    @classmethod
+    def empty(cls) -> CorpusAggregate:
+        return cls({}, {}, 0)
+
+    def merge(self, other: CorpusAggregate) -> CorpusAggregate:
+        """Add ``other`` into this one (associative, commutative, exact)."""
+        for tok, langs in other.sums.items():
+            mine = self.sums.setdefault(tok, {})
+            for lang, s in langs.items():
+                if lang in mine:
+                    mine[lang].merge(s)
+                else:
+                    mine[lang] = LanguageSums(s.buckets.copy(), dict(s.pieces))
+        self.vocab_sizes.update(other.vocab_sizes)
+        self.partitions += other.partitions
+        return self
+
+
+# ---- worker side: lines -> sums ----------------------------------------------------------
+
+def bucket_of(offsets: np.ndarray, *, file_key: str, seed: int, n_buckets: int) -> np.ndarray:
+    """Bucket of each line from its byte offset, file key and seed (SplitMix64 finaliser)."""
+    salt = int.from_bytes(hashlib.blake2b(f"{seed}\0{file_key}".encode(), digest_size=8).digest(), "little")
+    with np.errstate(over="ignore"):
+        x = np.asarray(offsets, dtype=np.uint64) ^ np.uint64(salt)
+        x = x + np.uint64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        x = x ^ (x >> np.uint64(31))
+    return (x % np.uint64(n_buckets)).astype(np.int64)
+
+
+def aggregate_lines(
+    lines: Iterable[tuple[int, str]],
+    segmenters: Sequence,
+    *,
+    file_key: str,
+    language: str,
+    settings: CorpusStatsSettings,
+) -> CorpusAggregate:
+    """Sums of ``(byte offset, line)`` pairs of one file for each segmenter (pure; no I/O)."""
+    sums = {seg.name: {language: LanguageSums(np.zeros((settings.n_buckets, len(QUANTITIES)), np.int64))}
+            for seg in segmenters}
+    batch: list[tuple[int, str]] = []
+    for item in lines:
+        batch.append(item)
+        if len(batch) >= settings.chunk_lines:
+            _add_chunk(batch, segmenters, sums, file_key, language, settings)
+            batch = []
+    if batch:
+        _add_chunk(batch, segmenters, sums, file_key, language, settings)
+    return CorpusAggregate(sums, {seg.name: int(seg.vocab_size) for seg in segmenters})
+
+
+def _add_chunk(batch, segmenters, sums, file_key, language, settings) -> None:
+    offsets = np.fromiter((o for o, _ in batch), dtype=np.int64, count=len(batch))
+    split = [text.split() for _, text in batch]
+    lengths = np.fromiter(map(len, split), dtype=np.int64, count=len(split))
+    words = [w for ws in split for w in ws]
+    line_bucket = bucket_of(offsets, file_key=file_key, seed=settings.seed, n_buckets=settings.n_buckets)
+    word_bucket = np.repeat(line_bucket, lengths)
+    wtype, types = factorize(words)
+    freq = np.bincount(wtype, minlength=len(types))
+    type_chars = np.fromiter(map(len, types), dtype=np.int64, count=len(types))
+    type_bytes = np.fromiter((len(t.encode("utf-8")) for t in types), dtype=np.int64, count=len(types))
+    U = settings.n_buckets
+    shared = np.zeros((U, len(QUANTITIES)), np.int64)
+    shared[:, LINES] = np.bincount(line_bucket[lengths > 0], minlength=U)
+    shared[:, WORDS] = np.bincount(word_bucket, minlength=U)
+    shared[:, CHARS] = _bucket_sum(word_bucket, type_chars[wtype], U)
+    shared[:, BYTES] = _bucket_sum(word_bucket, type_bytes[wtype], U)
+    for seg in segmenters:
+        target = sums[seg.name][language]
+        res, counts, unk = type_counts(seg, types)
+        p = counts[wtype]
+        c = (p >= 2).astype(np.int64)
+        b = target.buckets
+        b += shared
+        b[:, PIECES] += _bucket_sum(word_bucket, p, U)
+        b[:, CONTINUED] += _bucket_sum(word_bucket, c, U)
+        b[:, UNK] += _bucket_sum(word_bucket, unk[wtype], U)
+        b[:, PIECES_CONTINUED] += _bucket_sum(word_bucket, p * c, U)
+        hist = target.pieces
+        # unknown pieces may be shown as their surface text; they are one vocabulary entry
+        pieces = [UNK_KEY if u else piece for piece, u in zip(res.pieces, res.unk.tolist())] if res.unk.any() else res.pieces
+        for piece, n in zip(pieces, np.repeat(freq, counts).tolist()):
+            hist[piece] = hist.get(piece, 0) + n
+
+
+def _bucket_sum(bucket: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    # float64 bincount is exact for integer sums below 2**53 per chunk
+    return np.rint(np.bincount(bucket, weights=values, minlength=n)).astype(np.int64)
+
+
+@lru_cache(maxsize=4)
+def worker_segmenters(tokenizers: tuple[str, ...], count_lone_boundary: bool) -> tuple:
+    """The tokenizers of ``tokenizers`` (``[NAME=]PATH``), loaded once per worker process."""
+    from tokstudy.analysis.inputs import load_tokenizers
+
+    return tuple(load_tokenizers(list(tokenizers), count_lone_boundary=count_lone_boundary))
+
+
+def partition_aggregate(partition, tokenizers: tuple[str, ...], settings: CorpusStatsSettings) -> CorpusAggregate:
+    """The task a worker runs: read one partition itself and return its sums."""
+    from tokstudy.analysis.partitions import iter_partition_lines
+
+    segmenters = worker_segmenters(tuple(tokenizers), settings.count_lone_boundary)
+    return aggregate_lines(iter_partition_lines(partition), segmenters, file_key=partition.key,
+                           language=partition.language, settings=settings)
+
+
+# ---- client side: sums -> figures --------------------------------------------------------
+
+@dataclass(frozen=True)
+class LanguageFigures:
+    """The figures of one tokenizer on one language (or ``"all"``).
+
+    Attributes:
+        fertility: pieces per word.
+        continued: % of words cut into 2+ pieces.
+        unknown: % of pieces that are the unknown piece.
+        pieces_per_continued: pieces per continued word.
+        chars_per_piece: characters of the words per piece (compression).
+        bytes_per_piece: UTF-8 bytes of the words per piece.
+        shannon_entropy: bits, of the piece distribution (point only).
+        renyi_efficiency: Rényi entropy / log2 vocabulary size (point only).
+        vocab_utilization: share of the vocabulary that occurs (point only).
+        n_lines: non-blank lines.
+        n_words: words.
+        n_pieces: pieces.
+    """
+
+    fertility: Estimate
+    continued: Estimate
+    unknown: Estimate
+    pieces_per_continued: Estimate
+    chars_per_piece: Estimate
+    bytes_per_piece: Estimate
+    shannon_entropy: float
+    renyi_efficiency: float
+    vocab_utilization: float
+    n_lines: int
+    n_words: int
+    n_pieces: int
+
+
+ESTIMATES = ("fertility", "continued", "unknown", "pieces_per_continued", "chars_per_piece", "bytes_per_piece")
+POINTS = ("shannon_entropy", "renyi_efficiency", "vocab_utilization")
+
+
+@dataclass(frozen=True)
+class CorpusStats:
+    """Figures of a corpus: ``figures[tokenizer][language]`` (languages sorted, then ``"all"``).
+
+    Attributes:
+        figures: the figures.
+        aggregate: the merged sums they come from.
+        settings: the settings they were computed with.
+    """
+
+    figures: dict[str, dict[str, LanguageFigures]]
+    aggregate: CorpusAggregate
+    settings: CorpusStatsSettings
+
+    def rows(self) -> list[dict]:
+        """One row per tokenizer, language and figure: value, low, high (CSV-shaped)."""
+        out = []
+        for tok, langs in self.figures.items():
+            for lang, f in langs.items():
+                for name in ESTIMATES:
+                    e = getattr(f, name)
+                    out.append({"tokenizer": tok, "language": lang, "figure": name, "value": e.value,
+                                "low": e.low, "high": e.high})
+                for name in POINTS:
+                    out.append({"tokenizer": tok, "language": lang, "figure": name, "value": getattr(f, name),
+                                "low": float("nan"), "high": float("nan")})
+                for name in ("n_lines", "n_words", "n_pieces"):
+                    out.append({"tokenizer": tok, "language": lang, "figure": name, "value": getattr(f, name),
+                                "low": float("nan"), "high": float("nan")})
+        return out
+
+
+def bucket_weights(settings: CorpusStatsSettings) -> np.ndarray:
+    """``(n_resamples, n_buckets)`` multinomial bucket counts, seeded by ``settings.seed`` only."""
+    U = settings.n_buckets
+    rng = np.random.default_rng([settings.seed, 0x5EED])
+    return rng.multinomial(U, np.full(U, 1.0 / U), size=settings.n_resamples).astype(np.int64)
+
+
+def summarize(aggregate: CorpusAggregate, settings: CorpusStatsSettings) -> CorpusStats:
+    """Figures of every tokenizer and language, plus ``"all"`` (all languages together)."""
+    weights = bucket_weights(settings) if settings.n_resamples else None
+    figures: dict[str, dict[str, LanguageFigures]] = {}
+    for tok, langs in aggregate.sums.items():
+        merged = LanguageSums(np.zeros((settings.n_buckets, len(QUANTITIES)), np.int64))
+        per = {}
+        for lang in sorted(langs):
+            merged.merge(langs[lang])
+            per[lang] = _figures(langs[lang], aggregate.vocab_sizes[tok], weights, settings)
+        per[ALL] = _figures(merged, aggregate.vocab_sizes[tok], weights, settings)
+        figures[tok] = per
+    return CorpusStats(figures, aggregate, settings)
+
+
+def _figures(s: LanguageSums, vocab_size: int, weights, settings: CorpusStatsSettings) -> LanguageFigures:
+    t = s.buckets.sum(0)
+    boot = weights @ s.buckets if weights is not None else None
+    a = (1 - settings.confidence) / 2
+    n_words, n_lines = int(t[WORDS]), int(t[LINES])
+
+    def est(num: int, den: int, scale: float = 1.0) -> Estimate:
+        value = scale * t[num] / t[den] if t[den] else float("nan")
+        lo = hi = float("nan")
+        if boot is not None and t[den]:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                r = boot[:, num] / boot[:, den]
+            r = r[np.isfinite(r)]
+            if len(r):
+                lo, hi = (scale * np.percentile(r, [100 * a, 100 * (1 - a)])).tolist()
+        return Estimate(float(value), float(lo), float(hi), n_words, n_lines)
+
+    # sorted: the histogram's insertion order follows the merge order, and float sums must not
+    counts = np.sort(np.fromiter(s.pieces.values(), dtype=np.int64, count=len(s.pieces)))
+    has = counts.sum() > 0
+    return LanguageFigures(
+        fertility=est(PIECES, WORDS),
+        continued=est(CONTINUED, WORDS, 100.0),
+        unknown=est(UNK, PIECES, 100.0),
+        pieces_per_continued=est(PIECES_CONTINUED, CONTINUED),
+        chars_per_piece=est(CHARS, PIECES),
+        bytes_per_piece=est(BYTES, PIECES),
+        shannon_entropy=shannon_entropy(counts) if has else float("nan"),
+        renyi_efficiency=renyi_efficiency(counts, vocab_size=vocab_size, alpha=settings.renyi_alpha)
+        if has and vocab_size >= 2 else float("nan"),
+        vocab_utilization=vocab_utilization(counts, vocab_size=vocab_size) if has else float("nan"),
+        n_lines=n_lines,
+        n_words=n_words,
+        n_pieces=int(t[PIECES]),
+    )
+
+
+class _Chars:
+    """Doctest segmenter: chunks of ``size`` characters."""
+
+    def __init__(self, size: int):
+        from tokstudy.tokenization.base import Segmentation
+
+        self.name, self.vocab_size, self.size, self._seg = f"chars{size}", 100, size, Segmentation
+
+    def segment(self, words):
+        return self._seg.from_lists([[w[i : i + self.size] for i in range(0, len(w), self.size)] for w in words])
