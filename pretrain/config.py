@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 SHARING_MODES = ("all", "none", "groups")
@@ -135,18 +136,18 @@ class ModelConfig:
 
     # -- presets and files ----------------------------------------------------------------------
     @classmethod
-    def preset(cls, name: str) -> "ModelConfig":
+    def preset(cls, name: str) -> ModelConfig:
         """One of :data:`MODEL_PRESETS` by name."""
         if name not in MODEL_PRESETS:
             raise ValueError(f"unknown model preset {name!r}; choose from {sorted(MODEL_PRESETS)} or give a YAML file")
         return MODEL_PRESETS[name]
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str = "model config") -> "ModelConfig":
+    def from_dict(cls, data: Mapping[str, Any], *, where: str = "model config") -> ModelConfig:
         return _from_dict(cls, data, where)
 
     @classmethod
-    def load(cls, name_or_path: str | Path) -> "ModelConfig":
+    def load(cls, name_or_path: str | Path) -> ModelConfig:
         """A preset name (``tiny``, ``base``, ...) or a YAML file holding the fields."""
         if str(name_or_path) in MODEL_PRESETS:
             return MODEL_PRESETS[str(name_or_path)]
@@ -271,15 +272,15 @@ class TrainConfig:
         return path
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str = "train config") -> "TrainConfig":
+    def from_dict(cls, data: Mapping[str, Any], *, where: str = "train config") -> TrainConfig:
         return _from_dict(cls, data, where)
 
     @classmethod
-    def load(cls, path: str | Path) -> "TrainConfig":
+    def load(cls, path: str | Path) -> TrainConfig:
         """A YAML file holding some of the fields (the rest keep their defaults)."""
         return cls.from_dict(load_mapping(path), where=str(path))
 
-    def replace(self, **changes: Any) -> "TrainConfig":
+    def replace(self, **changes: Any) -> TrainConfig:
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:

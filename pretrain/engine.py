@@ -37,8 +37,9 @@ import math
 import os
 import socket
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -240,7 +241,7 @@ class PretrainEngine:
                 module.autocast_dtype = torch.bfloat16
         self.compiled = compile_wanted(train, cuda=cuda) and _compile(module)
         self._compile_checked = not self.compiled
-        scheduler = lambda opt: build_lr_scheduler(opt, warmup_steps=train.warmup_steps, total_steps=train.total_steps)  # noqa: E731
+        scheduler = lambda opt: build_lr_scheduler(opt, warmup_steps=train.warmup_steps, total_steps=train.total_steps)
         self.engine, self.optimizer, _, self.lr_scheduler = deepspeed.initialize(
             model=module, model_parameters=groups if optimizer is None else None, optimizer=optimizer,
             lr_scheduler=scheduler, config=config,

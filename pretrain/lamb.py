@@ -25,7 +25,7 @@ on the device: a step never waits for the host.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import torch
 
@@ -45,8 +45,9 @@ class Lamb(torch.optim.Optimizer):
             raise ValueError(f"Lamb: invalid lr={lr}, eps={eps}, weight_decay={weight_decay} or betas={betas}")
         if not 0 < min_trust <= max_trust:
             raise ValueError(f"Lamb: need 0 < min_trust <= max_trust, got {min_trust}, {max_trust}")
-        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                                      min_trust=min_trust, max_trust=max_trust))
+        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+                    "min_trust": min_trust, "max_trust": max_trust}
+        super().__init__(params, defaults)
 
     @torch.no_grad()
     def step(self, closure=None):

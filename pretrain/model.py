@@ -21,7 +21,7 @@ gives Hugging Face's per-batch means.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import torch
 import torch.nn.functional as F

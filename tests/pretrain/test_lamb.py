@@ -106,5 +106,6 @@ def test_engine_lamb_step_is_per_tensor(ds_config, store):
     live = dict(engine.module.model.named_parameters())
     for g, want_group in zip(groups, expected):
         for p, want in zip(g, want_group):
-            torch.testing.assert_close(live[names[id(p)]].detach().double(), want, rtol=1e-5, atol=1e-6,
-                                       msg=lambda m, n=names[id(p)]: f"{n}: {m}")
+            name = names[id(p)]
+            torch.testing.assert_close(live[name].detach().double(), want, rtol=1e-5, atol=1e-6,
+                                       msg=lambda m, n=name: f"{n}: {m}")

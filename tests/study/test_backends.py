@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tokstudy.study.config import CONFIG_DIR, load_study_config
 from tokstudy.study.backends import pretrain_train_config
+from tokstudy.study.config import CONFIG_DIR, load_study_config
 
 
 @pytest.mark.parametrize("name", ["gpu", "gpu-smoke"])
