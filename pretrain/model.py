@@ -34,15 +34,19 @@ BATCH_KEYS = ("input_ids", "attention_mask", "token_type_ids", "sentence_order_l
 
 
 def build_model(config: ModelConfig, *, vocab_size: int, special_ids: Mapping[str, int] | None = None,
-                seed: int | None = None):
-    """A freshly initialised ``AlbertForPreTraining`` (SDPA attention); ``seed`` makes the weights reproducible."""
+                seed: int | None = None, fused_gelu: bool = True):
+    """A freshly initialised ``AlbertForPreTraining`` (SDPA attention); ``seed`` makes the weights reproducible.
+
+    ``fused_gelu`` swaps Hugging Face's ``gelu_new`` modules for :class:`TanhGELU` (the same function, one kernel).
+    """
     from transformers import AlbertForPreTraining
 
     if seed is not None:
         torch.manual_seed(seed)
     hf_config = config.to_albert_config(vocab_size=vocab_size, special_ids=special_ids)
     model = AlbertForPreTraining(hf_config)
-    use_fused_gelu(model)
+    if fused_gelu:
+        use_fused_gelu(model)
     return model
 
 
