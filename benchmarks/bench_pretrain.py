@@ -135,33 +135,91 @@ def baseline_stepper(model_cfg, store, batch: int, device: str):
     return step
 
 
-def run_worker(args) -> dict:
-    """One variant in this process: build it, run ``warmup`` untimed steps, then time ``steps`` steps."""
-    import torch
-
+def build_stepper(args):
+    """The ``step(i) -> real tokens`` function of the variant ``args.worker``, built in this process."""
     from pretrain.data.store import ExampleStore
 
     store = ExampleStore(args.store)
     model_cfg = model_config(args.model[0])
-    device = "cuda" if args.gpu else "cpu"
     if args.worker == "baseline":
-        step = baseline_stepper(model_cfg, store, args.batch, device)
-    else:
-        step = ours_stepper(model_cfg, store, args.batch, "ds_gpu_bf16.json" if args.gpu else "ds_cpu.json",
-                            compile="off" if args.worker == "ours-eager" else args.compile, micro=args.micro)
-    rates, t_first = [], time.perf_counter()
-    for i in range(args.warmup + args.steps):
-        _sync(torch)
-        t = time.perf_counter()
-        tokens = step(i)
-        _sync(torch)
-        if i >= args.warmup:
-            rates.append(tokens / (time.perf_counter() - t))
-        elif i == args.warmup - 1:
-            warmup_s = time.perf_counter() - t_first
-    out = {"rates": rates, "warmup_s": warmup_s if args.warmup else 0.0}
+        return baseline_stepper(model_cfg, store, args.batch, "cuda" if args.gpu else "cpu")
+    return ours_stepper(model_cfg, store, args.batch, "ds_gpu_bf16.json" if args.gpu else "ds_cpu.json",
+                        compile="off" if args.worker == "ours-eager" else args.compile, micro=args.micro)
+
+
+def timed_step(step, i: int) -> float:
+    """Tokens per second of step ``i``, the device synchronised before and after."""
+    import torch
+
+    _sync(torch)
+    t = time.perf_counter()
+    tokens = step(i)
+    _sync(torch)
+    return tokens / (time.perf_counter() - t)
+
+
+def run_worker(args) -> dict:
+    """One variant in this process: ``warmup`` untimed steps (compiling happens there), then ``steps`` timed ones."""
+    import torch
+
+    t0 = time.perf_counter()
+    step = build_stepper(args)
+    for i in range(args.warmup):
+        timed_step(step, i)
+    warmup_s = time.perf_counter() - t0
+    rates = [timed_step(step, args.warmup + i) for i in range(args.steps)]
+    out = {"rates": rates, "warmup_s": warmup_s}
     if args.gpu:
         out["max_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
+    return out
+
+
+def serve_worker(args) -> None:
+    """Like :func:`run_worker`, but each timed step waits for a line on stdin, so that the parent can
+    interleave the variants' steps (processes stay separate; load changes hit all variants alike)."""
+    t0 = time.perf_counter()
+    step = build_stepper(args)
+    for i in range(args.warmup):
+        timed_step(step, i)
+    print(f"@@ready {time.perf_counter() - t0}", flush=True)
+    for line in sys.stdin:
+        print(f"@@rate {timed_step(step, args.warmup + int(line))}", flush=True)
+
+
+def _worker_cmd(variant: str, store: Path, model: str, args, *extra: str) -> list[str]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", variant, "--store", str(store), "--model", model,
+           "--batch", str(args.batch), "--steps", str(args.steps), "--warmup", str(args.warmup),
+           "--compile", args.compile, *extra] + (["--gpu"] if args.gpu else [])
+    return cmd + (["--micro", str(args.micro)] if args.micro else [])
+
+
+def _read_tagged(proc, tag: str, log) -> float:
+    for line in proc.stdout:
+        if line.startswith(f"@@{tag} "):
+            return float(line.split()[1])
+    log.seek(0)
+    raise RuntimeError(f"benchmark worker exited ({proc.wait()}):\n{log.read()[-3000:]}")
+
+
+def measure_interleaved(variants: list[str], store: Path, model: str, args) -> dict[str, dict]:
+    """All variants at once, one process each, their timed steps taken in turn (the CPU default)."""
+    import subprocess
+
+    logs = {v: tempfile.TemporaryFile("w+") for v in variants}  # noqa: SIM115 - a file, not a pipe: a full pipe blocks
+    procs = {v: subprocess.Popen(_worker_cmd(v, store, model, args, "--serve"), stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=logs[v], text=True) for v in variants}
+    try:
+        out = {v: {"rates": [], "warmup_s": _read_tagged(p, "ready", logs[v])} for v, p in procs.items()}
+        for i in range(args.steps):
+            for v, p in procs.items():
+                p.stdin.write(f"{i}\n")
+                p.stdin.flush()
+                out[v]["rates"].append(_read_tagged(p, "rate", logs[v]))
+    finally:
+        for v, p in procs.items():
+            p.stdin.close()
+            p.wait()
+            logs[v].close()
     return out
 
 
@@ -171,12 +229,8 @@ def measure(variant: str, store: Path, model: str, args) -> dict:
 
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         out = Path(f.name)
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", variant, "--store", str(store), "--model", model,
-           "--batch", str(args.batch), "--steps", str(args.steps), "--warmup", str(args.warmup),
-           "--compile", args.compile, "--json", str(out)] + (["--gpu"] if args.gpu else [])
-    if args.micro:
-        cmd += ["--micro", str(args.micro)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    proc = subprocess.run(_worker_cmd(variant, store, model, args, "--json", str(out)), capture_output=True, text=True,
+                          check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"{variant} on {store.name} failed:\n{proc.stderr[-3000:]}")
     result = json.loads(out.read_text())
@@ -219,7 +273,10 @@ def main(argv=None) -> int:
     p.add_argument("--steps", type=int, default=None, help="timed steps per process (CPU 6, GPU 30)")
     p.add_argument("--warmup", type=int, default=None, help="untimed steps first (CPU 2, GPU 5: compiling happens here)")
     p.add_argument("--rounds", type=int, default=None,
-                   help="processes per variant, alternating baseline/ours (CPU 2, GPU 1); rates are pooled")
+                   help="rounds of processes, one per variant each (default 1); rates are pooled")
+    p.add_argument("--sequential", action="store_true",
+                   help="run the variants' processes one after the other (the GPU default: one device, so its "
+                        "memory is never shared) instead of side by side with steps interleaved (the CPU default)")
     p.add_argument("--variants", nargs="+", default=["baseline", "ours"], choices=["baseline", "ours", "ours-eager"],
                    help="what to run; the first is the reference of the speedup column")
     p.add_argument("--compile", default="auto", choices=["auto", "on", "off"], help="TrainConfig.compile of 'ours'")
@@ -227,10 +284,14 @@ def main(argv=None) -> int:
     p.add_argument("--json", type=Path, default=None, help="also write the results here")
     p.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     p.add_argument("--store", type=Path, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     args.batch = args.batch or (64 if args.gpu else 16)
     args.steps = args.steps or (30 if args.gpu else 6)
     args.warmup = args.warmup if args.warmup is not None else (5 if args.gpu else 2)
+    if args.worker and args.serve:
+        serve_worker(args)
+        return 0
     if args.worker:
         args.json.write_text(json.dumps(run_worker(args)))
         return 0
@@ -244,7 +305,8 @@ def main(argv=None) -> int:
     device = "cuda" if args.gpu else "cpu"
     vocabs = args.vocab or [32000, 128000]
     seq = args.seq or (512 if args.gpu else 128)
-    rounds = args.rounds or (1 if args.gpu else 2)
+    rounds = args.rounds or 1
+    sequential = args.sequential or args.gpu
     names = args.model or (["base"] if args.gpu else ["tiny", "small"])
     peak = args.peak_tflops
     if args.gpu and peak is None:
@@ -260,8 +322,12 @@ def main(argv=None) -> int:
                 model_cfg = model_config(name)
                 results = {v: [] for v in args.variants}
                 for _ in range(rounds):
-                    for variant in args.variants:
-                        results[variant].append(measure(variant, path, name, args))
+                    if sequential:
+                        for variant in args.variants:
+                            results[variant].append(measure(variant, path, name, args))
+                    else:
+                        for variant, result in measure_interleaved(args.variants, path, name, args).items():
+                            results[variant].append(result)
                 rates = {v: float(np.median([x for r in rs for x in r["rates"]])) for v, rs in results.items()}
                 ref = args.variants[0]
                 row = {"vocab": vocab, "model": model_cfg.name, "seq": seq, "batch": args.batch, "device": device,
