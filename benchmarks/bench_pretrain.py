@@ -1,28 +1,34 @@
-"""Pre-training throughput: our trainer vs a plain Hugging Face baseline, same model, data and batch, one run.
+"""Pre-training throughput: our trainer vs a plain Hugging Face baseline, same model, data and batch.
 
 * **ours**: :class:`pretrain.engine.PretrainEngine` (DeepSpeed) stepping
   :class:`pretrain.model.AlbertPretrainingModule`: batches trimmed to their longest example, the MLM
-  decoder (H->E->V) applied only at the masked positions; AdamW on CPU, FusedLamb + bf16 on CUDA.
+  decoder (H->E->V) applied only at the masked positions, tanh GELU as one kernel, no host sync per
+  step; AdamW on CPU, per-tensor LAMB with bf16 autocast on CUDA; ``torch.compile`` per ``--compile``
+  (``auto``: on CUDA only). ``ours-eager`` is the same with compile off.
 * **baseline**: ``AlbertForPreTraining(labels=..., sentence_order_label=...)`` as users run it: batches
-  padded to ``max_seq_length``, full-vocabulary logits at every position, ``torch.optim.AdamW``
-  (bf16 autocast on CUDA).
+  padded to ``max_seq_length``, full-vocabulary logits at every position, Hugging Face's ``gelu_new``,
+  ``torch.optim.AdamW`` (bf16 autocast on CUDA).
 
-Both read the same examples from one example store, in the same order, with the same batch size and
-the same initial weights. Throughput is *real* (non-padding) tokens per second for both, so padding
-the baseline does not inflate its figure; it is the median over steps, the two trainers' steps
-interleaved so that load from other processes affects both alike. The store is synthetic (Zipf-distributed ids; 90 % of
-examples fill ``max_seq_length``, 10 % are shorter, as ALBERT's ``short_seq_prob`` = 0.1 gives;
-15 % of tokens masked): speed depends on shapes, not on what the ids mean, and a 128k-piece
-tokenizer cannot be trained on the small corpora here.
+Each variant runs in its own process, so allocators and compiled code never mix. On CPU the processes
+run side by side and take their timed steps in turn (load from other jobs hits all alike); on GPU
+(or with ``--sequential``) they run one after the other, so the device's memory is never shared.
+All read the same examples from one example store, in the same order, with the same batch size and
+the same initial weights. Throughput is *real* (non-padding) tokens per second, the median over the
+timed steps (after ``--warmup`` untimed ones, where compiling happens). The store is synthetic
+(Zipf-distributed ids; 90 % of examples fill ``max_seq_length``, 10 % are shorter, as ALBERT's
+``short_seq_prob`` = 0.1 gives; 15 % of tokens masked): speed depends on shapes, not on what the ids
+mean, and a 128k-piece tokenizer cannot be trained on the small corpora here.
 
 CPU (default): vocabularies 32k and 128k, on the ``tiny`` preset and on a compact ALBERT ``small``
 (E=128, H=256, 4 layers, 4 heads)::
 
-    OMP_NUM_THREADS=2 .venv/bin/python benchmarks/bench_pretrain.py
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_pretrain.py
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_pretrain.py --model small --variants baseline ours-eager ours --compile on
 
-GPU: ALBERT-base, sequence 512, bf16, tokens/s, model-FLOPs utilisation and the same ratio::
+GPU: ALBERT-base, sequence 512, batch 64, bf16: tokens/s, model-FLOPs utilisation, ratio, peak memory::
 
     .venv/bin/python benchmarks/bench_pretrain.py --gpu
+    .venv/bin/python benchmarks/bench_pretrain.py --gpu --seq 128 --batch 256
 
 Prints a Markdown table; ``--json FILE`` also writes the figures.
 """
