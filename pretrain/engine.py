@@ -270,8 +270,14 @@ class PretrainEngine:
 
     # -- training -------------------------------------------------------------------------------
     def _to_device(self, batch: dict[str, Any]) -> dict[str, torch.Tensor]:
-        return {k: (torch.from_numpy(v) if isinstance(v, np.ndarray) else v).to(self.device, non_blocking=True)
-                for k, v in batch.items()}
+        """Copy a batch to the device without waiting for it: from pageable memory CUDA would first wait
+        for the stream (the previous step) to finish, so on CUDA the host side is pinned first."""
+        pin = torch.device(self.device).type == "cuda"
+        out = {}
+        for k, v in batch.items():
+            t = torch.from_numpy(v) if isinstance(v, np.ndarray) else v
+            out[k] = (t.pin_memory() if pin else t).to(self.device, non_blocking=True)
+        return out
 
     def step(self, micro_batches: Sequence[dict[str, Any]], *, step: int | None = None) -> StepStats:
         """One optimiser step over this process's micro-batches (``accumulation`` of them).
@@ -288,8 +294,9 @@ class PretrainEngine:
         if self.world_size > 1:  # the one collective before the forward pass
             counts = self.all_reduce(torch.tensor(counts, dtype=torch.float64, device=self.device)).tolist()
         share = self.world_size * self.accumulation
-        mlm_den = torch.tensor(max(counts[0], 1.0) / share, device=self.device)
-        sop_den = torch.tensor(max(counts[1], 1.0) / share, device=self.device)
+        # Tensors, not floats, so a compiled forward never specialises on them; copied like a batch (pinned).
+        dens = self._to_device({"d": np.array([max(counts[0], 1.0) / share, max(counts[1], 1.0) / share], np.float32)})["d"]
+        mlm_den, sop_den = dens[0], dens[1]
         totals = torch.zeros(4, dtype=torch.float64, device=self.device)
         lr = self.current_lr()
         self.engine.train()

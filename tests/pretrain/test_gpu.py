@@ -32,3 +32,30 @@ def test_one_bf16_step_of_the_base_preset(store):
     after = dict(engine.module.model.named_parameters())
     assert all(p.dtype == torch.float32 for p in after.values())  # fp32 master weights
     assert any(not torch.equal(before[n], after[n]) for n in before)
+
+
+def test_a_step_never_waits_for_the_device(store):
+    """After the first (compiling) steps, a training step issues no synchronising CUDA call (CUDA's sync debug mode)."""
+    import warnings
+
+    from pretrain.engine import PretrainEngine
+    from pretrain.model import AlbertPretrainingModule, build_model
+
+    cfg = TrainConfig.load(CONFIG_DIR / "train_base.yaml").replace(batch_size=16, total_steps=10, warmup_steps=0)
+    engine = PretrainEngine(AlbertPretrainingModule(build_model(ModelConfig.preset("base"), vocab_size=store.vocab_size,
+                                                                seed=0)), cfg)
+    batches = [store.get_batch(range(16 * i, 16 * (i + 1))) for i in range(4)]
+    for i in range(2):
+        engine.step([batches[i]], step=i)
+    torch.cuda.synchronize()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        torch.cuda.set_sync_debug_mode("warn")
+        try:
+            for i in range(2, 4):
+                engine.step([batches[i]], step=i)
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+    syncs = [f"{w.filename}:{w.lineno}: {w.message}" for w in seen if "synchroniz" in str(w.message).lower()]
+    assert not syncs, "\n".join(syncs[:10])
+    engine.check_finite()
