@@ -3,7 +3,7 @@
 DeepSpeed is imported here and only here, when an engine is built. The DeepSpeed JSON is used as
 the user wrote it (ZeRO stage, bf16/fp16, gradient clipping, even an optimizer); this module only
 fills in the batch sizes from :class:`~pretrain.config.TrainConfig` and, when the JSON names no
-optimizer, picks one (:func:`choose_optimizer`): the per-tensor :class:`pretrain.lamb.Lamb` on CUDA
+optimizer, picks one (:func:`pretrain.optim.choose_optimizer`): the per-tensor :class:`pretrain.lamb.Lamb` on CUDA
 (ALBERT's optimizer), torch's AdamW on CPU. The learning-rate schedule is always
 :func:`pretrain.schedule.warmup_linear_decay`, stepped by DeepSpeed at each update.
 
@@ -45,6 +45,7 @@ import numpy as np
 import torch
 
 from pretrain.config import TrainConfig
+from pretrain.optim import build_optimizer, choose_optimizer, mixed_precision_in_json, param_groups
 from pretrain.schedule import build_lr_scheduler
 
 _BATCH_KEYS = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
@@ -123,61 +124,6 @@ def build_ds_config(train: TrainConfig, *, world_size: int, path: Path | None = 
     return config
 
 
-def _param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict[str, Any]]:
-    decay, no_decay, seen = [], [], set()
-    for name, p in model.named_parameters():
-        if not p.requires_grad or id(p) in seen:  # tied weights appear once
-            continue
-        seen.add(id(p))
-        (no_decay if p.ndim < 2 or "LayerNorm" in name or name.endswith("bias") else decay).append(p)
-    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
-
-
-def _adamw(groups: list[dict[str, Any]], train: TrainConfig) -> torch.optim.Optimizer:
-    """torch's AdamW, its fused kernel where this torch has one for the device (2x faster on CPU than foreach)."""
-    try:
-        return torch.optim.AdamW(groups, lr=train.lr, betas=train.betas, eps=train.eps, fused=True)
-    except (RuntimeError, ValueError):
-        return torch.optim.AdamW(groups, lr=train.lr, betas=train.betas, eps=train.eps)
-
-
-def _enabled(config: dict[str, Any], *keys: str) -> bool:
-    return any(bool((config.get(k) or {}).get("enabled")) for k in keys)
-
-
-def flattens_parameters(config: dict[str, Any]) -> bool:
-    """Whether DeepSpeed would hand the optimizer flattened groups instead of the parameter tensors.
-
-    It does under ZeRO stages 1-3 and whenever it manages bf16/fp16 itself (see :mod:`pretrain.lamb`).
-    """
-    stage = int((config.get("zero_optimization") or {}).get("stage", 0))
-    return stage > 0 or _enabled(config, "bf16", "bfloat16", "fp16")
-
-
-def choose_optimizer(train: TrainConfig, config: dict[str, Any], *, cuda: bool, where: str = "DeepSpeed config") -> str:
-    """``"lamb"``, ``"adamw"`` or ``"deepspeed-json"`` for this train config, DeepSpeed JSON and device.
-
-    ``auto`` is LAMB on CUDA when the JSON keeps parameters unflattened, AdamW otherwise. LAMB with a
-    flattening JSON is an error: its trust ratio would be computed per flattened group, not per tensor.
-    """
-    if "optimizer" in config:
-        kind = str((config["optimizer"] or {}).get("type", "")).lower()
-        if "lamb" in kind and flattens_parameters(config):
-            raise ValueError(f"{where}: optimizer {kind!r} under ZeRO or DeepSpeed bf16/fp16 sees flattened parameter "
-                             "groups, so its trust ratio is not per tensor; remove 'optimizer' (the trainer then "
-                             "uses its per-tensor LAMB) and use ZeRO stage 0 without DeepSpeed bf16/fp16")
-        return "deepspeed-json"
-    choice = train.optimizer
-    if choice == "auto":
-        choice = "lamb" if cuda and not flattens_parameters(config) else "adamw"
-    if choice == "lamb" and flattens_parameters(config):
-        raise ValueError(f"{where}: optimizer 'lamb' needs the parameter tensors, but this JSON makes DeepSpeed flatten "
-                         "them (ZeRO stage > 0 or DeepSpeed bf16/fp16); use ZeRO stage 0 with bf16/fp16 disabled "
-                         "(mixed precision then comes from TrainConfig.autocast_bf16), e.g. ds_gpu_bf16.json, "
-                         "or optimizer 'adamw'")
-    return choice
-
-
 def _compile(module: torch.nn.Module) -> bool:
     """``module.compile()`` in place; False (with a warning saying why) where torch.compile is unavailable."""
     if not hasattr(torch, "compile") or not hasattr(module, "compile"):
@@ -224,20 +170,14 @@ class PretrainEngine:
         self.ds_config = config
         self.micro_batch_size = config["train_micro_batch_size_per_gpu"]
         self.accumulation = config["gradient_accumulation_steps"]
-        groups = _param_groups(module, train.weight_decay)
+        groups = param_groups(module, train.weight_decay)
         cuda = torch.cuda.is_available()
         where = str(ds_config_path or train.deepspeed_config_path())
         self.optimizer_name = choose_optimizer(train, config, cuda=cuda, where=where)
-        optimizer = None
-        if self.optimizer_name == "lamb":
-            from pretrain.lamb import Lamb
-
-            optimizer = Lamb(groups, lr=train.lr, betas=train.betas, eps=train.eps)
-        elif self.optimizer_name == "adamw":
-            optimizer = _adamw(groups, train)
+        optimizer = build_optimizer(self.optimizer_name, groups, train)
         if cuda:
             module.to(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}")
-            if train.autocast_bf16 and not _enabled(config, "bf16", "bfloat16", "fp16") and hasattr(module, "autocast_dtype"):
+            if train.autocast_bf16 and not mixed_precision_in_json(config) and hasattr(module, "autocast_dtype"):
                 module.autocast_dtype = torch.bfloat16
         self.compiled = compile_wanted(train, cuda=cuda) and _compile(module)
         self._compile_checked = not self.compiled

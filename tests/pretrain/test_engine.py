@@ -8,7 +8,8 @@ import json
 import pytest
 
 from pretrain.config import CONFIG_DIR, OPTIMIZERS, ModelConfig, TrainConfig
-from pretrain.engine import build_ds_config, choose_optimizer, flattens_parameters
+from pretrain.engine import build_ds_config
+from pretrain.optim import choose_optimizer, flattens_parameters
 
 SHIPPED_DS = sorted(p.name for p in CONFIG_DIR.glob("ds_*.json"))
 

@@ -78,12 +78,13 @@ def test_lamb_matches_reference_on_a_toy_model():
 @pytest.mark.parametrize("ds_config", ["ds_gpu_bf16.json", "ds_cpu.json"])
 def test_engine_lamb_step_is_per_tensor(ds_config, store):
     """One engine step (DeepSpeed in between: clipping, its optimizer wrapper) equals clip + reference LAMB."""
-    from pretrain.engine import PretrainEngine, _param_groups
+    from pretrain.engine import PretrainEngine
     from pretrain.model import AlbertPretrainingModule, build_model
+    from pretrain.optim import param_groups
 
     cfg = TrainConfig(batch_size=8, total_steps=10, warmup_steps=0, lr=1e-2, optimizer="lamb", deepspeed_config=ds_config)
     model = build_model(ModelConfig(), vocab_size=store.vocab_size, seed=0)
-    groups = [g["params"] for g in _param_groups(model, cfg.weight_decay)]
+    groups = [g["params"] for g in param_groups(model, cfg.weight_decay)]
     names = {id(p): n for n, p in model.named_parameters()}
     start = [[p.detach().clone() for p in g] for g in groups]
     batch = store.get_batch(range(8))

@@ -12,7 +12,8 @@ from tokstudy.study.config import CONFIG_DIR, load_study_config
 
 @pytest.mark.parametrize("name", ["gpu", "gpu-smoke"])
 def test_gpu_studies_train_with_the_bf16_gpu_config(name, tmp_path):
-    from pretrain.engine import build_ds_config, choose_optimizer
+    from pretrain.engine import build_ds_config
+    from pretrain.optim import choose_optimizer
 
     path = CONFIG_DIR / f"{name}.yaml"
     if not path.is_file():
