@@ -1,28 +1,34 @@
-"""Pre-training throughput: our trainer vs a plain Hugging Face baseline, same model, data and batch, one run.
+"""Pre-training throughput: our trainer vs a plain Hugging Face baseline, same model, data and batch.
 
 * **ours**: :class:`pretrain.engine.PretrainEngine` (DeepSpeed) stepping
   :class:`pretrain.model.AlbertPretrainingModule`: batches trimmed to their longest example, the MLM
-  decoder (H->E->V) applied only at the masked positions; AdamW on CPU, FusedLamb + bf16 on CUDA.
+  decoder (H->E->V) applied only at the masked positions, tanh GELU as one kernel, no host sync per
+  step; AdamW on CPU, per-tensor LAMB with bf16 autocast on CUDA; ``torch.compile`` per ``--compile``
+  (``auto``: on CUDA only). ``ours-eager`` is the same with compile off.
 * **baseline**: ``AlbertForPreTraining(labels=..., sentence_order_label=...)`` as users run it: batches
-  padded to ``max_seq_length``, full-vocabulary logits at every position, ``torch.optim.AdamW``
-  (bf16 autocast on CUDA).
+  padded to ``max_seq_length``, full-vocabulary logits at every position, Hugging Face's ``gelu_new``,
+  ``torch.optim.AdamW`` (bf16 autocast on CUDA).
 
-Both read the same examples from one example store, in the same order, with the same batch size and
-the same initial weights. Throughput is *real* (non-padding) tokens per second for both, so padding
-the baseline does not inflate its figure; it is the median over steps, the two trainers' steps
-interleaved so that load from other processes affects both alike. The store is synthetic (Zipf-distributed ids; 90 % of
-examples fill ``max_seq_length``, 10 % are shorter, as ALBERT's ``short_seq_prob`` = 0.1 gives;
-15 % of tokens masked): speed depends on shapes, not on what the ids mean, and a 128k-piece
-tokenizer cannot be trained on the small corpora here.
+Each variant runs in its own process, so allocators and compiled code never mix. On CPU the processes
+run side by side and take their timed steps in turn (load from other jobs hits all alike); on GPU
+(or with ``--sequential``) they run one after the other, so the device's memory is never shared.
+All read the same examples from one example store, in the same order, with the same batch size and
+the same initial weights. Throughput is *real* (non-padding) tokens per second, the median over the
+timed steps (after ``--warmup`` untimed ones, where compiling happens). The store is synthetic
+(Zipf-distributed ids; 90 % of examples fill ``max_seq_length``, 10 % are shorter, as ALBERT's
+``short_seq_prob`` = 0.1 gives; 15 % of tokens masked): speed depends on shapes, not on what the ids
+mean, and a 128k-piece tokenizer cannot be trained on the small corpora here.
 
 CPU (default): vocabularies 32k and 128k, on the ``tiny`` preset and on a compact ALBERT ``small``
 (E=128, H=256, 4 layers, 4 heads)::
 
-    OMP_NUM_THREADS=2 .venv/bin/python benchmarks/bench_pretrain.py
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_pretrain.py
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_pretrain.py --model small --variants baseline ours-eager ours --compile on
 
-GPU: ALBERT-base, sequence 512, bf16, tokens/s, model-FLOPs utilisation and the same ratio::
+GPU: ALBERT-base, sequence 512, batch 64, bf16: tokens/s, model-FLOPs utilisation, ratio, peak memory::
 
     .venv/bin/python benchmarks/bench_pretrain.py --gpu
+    .venv/bin/python benchmarks/bench_pretrain.py --gpu --seq 128 --batch 256
 
 Prints a Markdown table; ``--json FILE`` also writes the figures.
 """
@@ -90,7 +96,7 @@ def padded(batch: dict, max_seq: int) -> dict:
     return out
 
 
-def ours_stepper(model_cfg, store, batch: int, ds_config: str):
+def ours_stepper(model_cfg, store, batch: int, ds_config: str, compile: str = "auto", micro: int | None = None):
     """``step(i) -> real tokens`` of our trainer (DeepSpeed engine, masked-only decoder, trimmed batches)."""
     from pretrain.config import TrainConfig
     from pretrain.engine import PretrainEngine
@@ -98,7 +104,8 @@ def ours_stepper(model_cfg, store, batch: int, ds_config: str):
     from pretrain.sampler import GlobalBatchOrder
 
     model = build_model(model_cfg, vocab_size=store.vocab_size, seed=0)
-    cfg = TrainConfig(batch_size=batch, total_steps=10**6, deepspeed_config=ds_config, lr=1e-4)
+    cfg = TrainConfig(batch_size=batch, micro_batch_size=micro, total_steps=10**6, deepspeed_config=ds_config, lr=1e-4,
+                      compile=compile)
     engine = PretrainEngine(AlbertPretrainingModule(model), cfg)
     order = GlobalBatchOrder(len(store), batch, seed=0)
 
@@ -116,7 +123,7 @@ def baseline_stepper(model_cfg, store, batch: int, device: str):
     from pretrain.model import build_model
     from pretrain.sampler import GlobalBatchOrder
 
-    model = build_model(model_cfg, vocab_size=store.vocab_size, seed=0).to(device).train()
+    model = build_model(model_cfg, vocab_size=store.vocab_size, seed=0, fused_gelu=False).to(device).train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, **({"fused": True} if device == "cuda" else {}))
     order = GlobalBatchOrder(len(store), batch, seed=0)
 
@@ -134,20 +141,116 @@ def baseline_stepper(model_cfg, store, batch: int, device: str):
     return step
 
 
-def measure(steppers: dict, steps: int, warmup: int) -> dict[str, float]:
-    """Median tokens/s of each stepper, their steps interleaved so that load changes hit both alike."""
+def build_stepper(args):
+    """The ``step(i) -> real tokens`` function of the variant ``args.worker``, built in this process."""
+    from pretrain.data.store import ExampleStore
+
+    store = ExampleStore(args.store)
+    model_cfg = model_config(args.model[0])
+    if args.worker == "baseline":
+        return baseline_stepper(model_cfg, store, args.batch, "cuda" if args.gpu else "cpu")
+    return ours_stepper(model_cfg, store, args.batch, "ds_gpu_bf16.json" if args.gpu else "ds_cpu.json",
+                        compile="off" if args.worker == "ours-eager" else args.compile, micro=args.micro)
+
+
+def timed_step(step, i: int) -> float:
+    """Tokens per second of step ``i``, the device synchronised before and after."""
     import torch
 
-    rates = {name: [] for name in steppers}
-    for i in range(warmup + steps):
-        for name, step in steppers.items():
-            _sync(torch)
-            t = time.perf_counter()
-            tokens = step(i)
-            _sync(torch)
-            if i >= warmup:
-                rates[name].append(tokens / (time.perf_counter() - t))
-    return {name: float(np.median(r)) for name, r in rates.items()}
+    _sync(torch)
+    t = time.perf_counter()
+    tokens = step(i)
+    _sync(torch)
+    return tokens / (time.perf_counter() - t)
+
+
+def run_worker(args) -> dict:
+    """One variant in this process: ``warmup`` untimed steps (compiling happens there), then ``steps`` timed ones."""
+    import torch
+
+    t0 = time.perf_counter()
+    step = build_stepper(args)
+    for i in range(args.warmup):
+        timed_step(step, i)
+    warmup_s = time.perf_counter() - t0
+    rates = [timed_step(step, args.warmup + i) for i in range(args.steps)]
+    out = {"rates": rates, "warmup_s": warmup_s}
+    if args.gpu:
+        out["max_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
+    return out
+
+
+def serve_worker(args) -> None:
+    """Like :func:`run_worker`, but each timed step waits for a line on stdin, so that the parent can
+    interleave the variants' steps (processes stay separate; load changes hit all variants alike)."""
+    t0 = time.perf_counter()
+    step = build_stepper(args)
+    for i in range(args.warmup):
+        timed_step(step, i)
+    print(f"@@ready {time.perf_counter() - t0}", flush=True)
+    for line in sys.stdin:
+        print(f"@@rate {timed_step(step, args.warmup + int(line))}", flush=True)
+
+
+def _worker_cmd(variant: str, store: Path, model: str, args, *extra: str) -> list[str]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", variant, "--store", str(store), "--model", model,
+           "--batch", str(args.batch), "--steps", str(args.steps), "--warmup", str(args.warmup),
+           "--compile", args.compile, *extra] + (["--gpu"] if args.gpu else [])
+    return cmd + (["--micro", str(args.micro)] if args.micro else [])
+
+
+def _read_tagged(proc, tag: str, log) -> float:
+    for line in proc.stdout:
+        if line.startswith(f"@@{tag} "):
+            return float(line.split()[1])
+    log.seek(0)
+    raise RuntimeError(f"benchmark worker exited ({proc.wait()}):\n{log.read()[-3000:]}")
+
+
+def measure_interleaved(variants: list[str], store: Path, model: str, args) -> dict[str, dict]:
+    """All variants at once, one process each, their timed steps taken in turn (the CPU default)."""
+    import subprocess
+
+    logs = {v: tempfile.TemporaryFile("w+") for v in variants}  # noqa: SIM115 - a file, not a pipe: a full pipe blocks
+    procs = {v: subprocess.Popen(_worker_cmd(v, store, model, args, "--serve"), stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=logs[v], text=True) for v in variants}
+    try:
+        out = {v: {"rates": [], "warmup_s": _read_tagged(p, "ready", logs[v])} for v, p in procs.items()}
+        for i in range(args.steps):
+            for v, p in procs.items():
+                p.stdin.write(f"{i}\n")
+                p.stdin.flush()
+                out[v]["rates"].append(_read_tagged(p, "rate", logs[v]))
+    finally:
+        for v, p in procs.items():
+            p.stdin.close()
+            p.wait()
+            logs[v].close()
+    return out
+
+
+def measure(variant: str, store: Path, model: str, args) -> dict:
+    """Run one variant in its own process (so allocators and compiled code never mix) and read its figures."""
+    import subprocess
+
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+        out = Path(f.name)
+    proc = subprocess.run(_worker_cmd(variant, store, model, args, "--json", str(out)), capture_output=True, text=True,
+                          check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{variant} on {store.name} failed:\n{proc.stderr[-3000:]}")
+    result = json.loads(out.read_text())
+    out.unlink()
+    return result
+
+
+def model_config(name: str):
+    from pretrain.config import ModelConfig
+
+    if name == "small":
+        return ModelConfig(name="small", embedding_size=128, hidden_size=256, num_layers=4, num_heads=4,
+                           intermediate_size=1024)
+    return ModelConfig.load(name)
 
 
 def _sync(torch) -> None:
@@ -171,30 +274,46 @@ def main(argv=None) -> int:
     p.add_argument("--model", nargs="+", default=None,
                    help="model presets/YAML files, or 'small' (E=128, H=256, 4 layers, 4 heads); CPU default: tiny small")
     p.add_argument("--batch", type=int, default=None, help="sequences per step (CPU 16, GPU 64)")
+    p.add_argument("--micro", type=int, default=None, help="our trainer's micro-batch (default: the whole batch)")
     p.add_argument("--seq", type=int, default=None, help="max_seq_length (CPU 128, GPU 512)")
-    p.add_argument("--steps", type=int, default=None, help="timed steps (CPU 6, GPU 30)")
-    p.add_argument("--warmup", type=int, default=2, help="untimed steps first")
+    p.add_argument("--steps", type=int, default=None, help="timed steps per process (CPU 6, GPU 30)")
+    p.add_argument("--warmup", type=int, default=None, help="untimed steps first (CPU 2, GPU 5: compiling happens here)")
+    p.add_argument("--rounds", type=int, default=None,
+                   help="rounds of processes, one per variant each (default 1); rates are pooled")
+    p.add_argument("--sequential", action="store_true",
+                   help="run the variants' processes one after the other (the GPU default: one device, so its "
+                        "memory is never shared) instead of side by side with steps interleaved (the CPU default)")
+    p.add_argument("--variants", nargs="+", default=["baseline", "ours"], choices=["baseline", "ours", "ours-eager"],
+                   help="what to run; the first is the reference of the speedup column")
+    p.add_argument("--compile", default="auto", choices=["auto", "on", "off"], help="TrainConfig.compile of 'ours'")
     p.add_argument("--peak-tflops", type=float, default=None, help="device bf16 peak for MFU (default: by name)")
     p.add_argument("--json", type=Path, default=None, help="also write the results here")
+    p.add_argument("--worker", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--store", type=Path, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    args.batch = args.batch or (64 if args.gpu else 16)
+    args.steps = args.steps or (30 if args.gpu else 6)
+    args.warmup = args.warmup if args.warmup is not None else (5 if args.gpu else 2)
+    if args.worker and args.serve:
+        serve_worker(args)
+        return 0
+    if args.worker:
+        args.json.write_text(json.dumps(run_worker(args)))
+        return 0
 
     import torch
 
-    from pretrain.config import ModelConfig
     from pretrain.data.store import ExampleStore
 
     if args.gpu and not torch.cuda.is_available():
         p.error("--gpu needs a CUDA device")
     device = "cuda" if args.gpu else "cpu"
     vocabs = args.vocab or [32000, 128000]
-    batch = args.batch or (64 if args.gpu else 16)
     seq = args.seq or (512 if args.gpu else 128)
-    steps = args.steps or (30 if args.gpu else 6)
-    small = ModelConfig(name="small", embedding_size=128, hidden_size=256, num_layers=4, num_heads=4,
-                        intermediate_size=1024)
+    rounds = args.rounds or 1
+    sequential = args.sequential or args.gpu
     names = args.model or (["base"] if args.gpu else ["tiny", "small"])
-    models = [small if n == "small" else ModelConfig.load(n) for n in names]
-    ds_config = "ds_gpu_bf16.json" if args.gpu else "ds_cpu.json"
     peak = args.peak_tflops
     if args.gpu and peak is None:
         name = torch.cuda.get_device_name()
@@ -202,34 +321,51 @@ def main(argv=None) -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for vocab in vocabs:
-            store = ExampleStore(synthetic_store(Path(tmp) / f"store{vocab}", vocab_size=vocab, max_seq=seq,
-                                                 n=batch * (steps + args.warmup)))
-            for model_cfg in models:
-                steppers = {"baseline": baseline_stepper(model_cfg, store, batch, device),
-                            "ours": ours_stepper(model_cfg, store, batch, ds_config)}
-                rates = measure(steppers, steps, args.warmup)
-                del steppers
-                base_tps, ours_tps = rates["baseline"], rates["ours"]
-                row = {"vocab": vocab, "model": model_cfg.name, "seq": seq, "batch": batch, "device": device,
-                       "ours_tokens_per_s": ours_tps, "baseline_tokens_per_s": base_tps, "speedup": ours_tps / base_tps}
+            path = synthetic_store(Path(tmp) / f"store{vocab}", vocab_size=vocab, max_seq=seq,
+                                   n=args.batch * (args.steps + args.warmup))
+            store = ExampleStore(path)
+            for name in names:
+                model_cfg = model_config(name)
+                results = {v: [] for v in args.variants}
+                for _ in range(rounds):
+                    if sequential:
+                        for variant in args.variants:
+                            results[variant].append(measure(variant, path, name, args))
+                    else:
+                        for variant, result in measure_interleaved(args.variants, path, name, args).items():
+                            results[variant].append(result)
+                rates = {v: float(np.median([x for r in rs for x in r["rates"]])) for v, rs in results.items()}
+                ref = args.variants[0]
+                row = {"vocab": vocab, "model": model_cfg.name, "seq": seq, "batch": args.batch, "device": device,
+                       "tokens_per_s": rates, "speedup": {v: rates[v] / rates[ref] for v in rates},
+                       "warmup_s": {v: float(np.median([r["warmup_s"] for r in rs])) for v, rs in results.items()}}
+                if args.gpu:
+                    row["max_memory_gib"] = {v: max(r["max_memory_gib"] for r in rs) for v, rs in results.items()}
                 if args.gpu and peak:
                     lengths = np.asarray(store.lengths).sum()
                     mask_rate = float((np.asarray(store.arrays["mlm_positions"]) >= 0).sum() / lengths)
-                    flops = lambda masked: train_flops_per_token(model_cfg, vocab, seq, mask_rate, masked_only=masked)  # noqa: E731
-                    row["ours_mfu"] = ours_tps * flops(True) / (peak * 1e12)
-                    row["baseline_mfu"] = base_tps * flops(False) / (peak * 1e12)
+                    row["mfu"] = {v: rates[v] * train_flops_per_token(model_cfg, vocab, seq, mask_rate,
+                                                                      masked_only=v != "baseline") / (peak * 1e12)
+                                  for v in rates}
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     print()
-    print("| vocab | model | seq | batch | device | ours tokens/s | HF baseline tokens/s | speedup |"
-          + (" ours MFU | baseline MFU |" if args.gpu and peak else ""))
-    print("|---|---|---|---|---|---|---|---|" + ("---|---|" if args.gpu and peak else ""))
+    ref = args.variants[0]
+    head = "| vocab | model | seq | batch | device | " + " | ".join(f"{v} tokens/s" for v in args.variants)
+    head += " | " + " | ".join(f"{v} / {ref}" for v in args.variants[1:])
+    extra = [f"{v} MFU" for v in args.variants] if args.gpu and peak else []
+    extra += [f"{v} GiB" for v in args.variants] if args.gpu else []
+    print(head + "".join(f" | {e}" for e in extra) + " |")
+    print("|---" * (5 + 2 * len(args.variants) - 1 + len(extra)) + "|")
     for r in rows:
-        line = (f"| {r['vocab']:,} | {r['model']} | {r['seq']} | {r['batch']} | {r['device']} | "
-                f"{r['ours_tokens_per_s']:,.0f} | {r['baseline_tokens_per_s']:,.0f} | {r['speedup']:.2f}x |")
-        if "ours_mfu" in r:
-            line += f" {100 * r['ours_mfu']:.1f} % | {100 * r['baseline_mfu']:.1f} % |"
-        print(line)
+        cells = [f"{r['vocab']:,}", r["model"], str(r["seq"]), str(r["batch"]), r["device"]]
+        cells += [f"{r['tokens_per_s'][v]:,.0f}" for v in args.variants]
+        cells += [f"{r['speedup'][v]:.2f}x" for v in args.variants[1:]]
+        if "mfu" in r:
+            cells += [f"{100 * r['mfu'][v]:.1f} %" for v in args.variants]
+        if "max_memory_gib" in r:
+            cells += [f"{r['max_memory_gib'][v]:.1f}" for v in args.variants]
+        print("| " + " | ".join(cells) + " |")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 0

@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 SHARING_MODES = ("all", "none", "groups")
 OPTIMIZERS = ("auto", "lamb", "adamw")
+COMPILE_MODES = ("auto", "on", "off")
 
 
 def _check(cond: bool, where: str, message: str) -> None:
@@ -134,18 +136,18 @@ class ModelConfig:
 
     # -- presets and files ----------------------------------------------------------------------
     @classmethod
-    def preset(cls, name: str) -> "ModelConfig":
+    def preset(cls, name: str) -> ModelConfig:
         """One of :data:`MODEL_PRESETS` by name."""
         if name not in MODEL_PRESETS:
             raise ValueError(f"unknown model preset {name!r}; choose from {sorted(MODEL_PRESETS)} or give a YAML file")
         return MODEL_PRESETS[name]
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str = "model config") -> "ModelConfig":
+    def from_dict(cls, data: Mapping[str, Any], *, where: str = "model config") -> ModelConfig:
         return _from_dict(cls, data, where)
 
     @classmethod
-    def load(cls, name_or_path: str | Path) -> "ModelConfig":
+    def load(cls, name_or_path: str | Path) -> ModelConfig:
         """A preset name (``tiny``, ``base``, ...) or a YAML file holding the fields."""
         if str(name_or_path) in MODEL_PRESETS:
             return MODEL_PRESETS[str(name_or_path)]
@@ -186,8 +188,10 @@ class TrainConfig:
     total_steps: int = 100
     """Optimiser steps of the whole run."""
     optimizer: str = "auto"
-    """``lamb`` (DeepSpeed's FusedLamb, CUDA only), ``adamw`` (torch's), or ``auto``: LAMB where DeepSpeed
-    provides it on the device, AdamW otherwise. Ignored when the DeepSpeed JSON names an optimizer."""
+    """``lamb`` (:class:`pretrain.lamb.Lamb`: the trust ratio per parameter tensor, any device), ``adamw``
+    (torch's), or ``auto``: LAMB on CUDA, AdamW on CPU. LAMB needs a DeepSpeed JSON that does not flatten
+    parameters (ZeRO stage 0, DeepSpeed's bf16/fp16 off; mixed precision then comes from ``autocast_bf16``).
+    Ignored when the DeepSpeed JSON names an optimizer."""
     weight_decay: float = 0.01
     """Decoupled weight decay; biases and LayerNorm weights are exempt."""
     betas: tuple[float, float] = (0.9, 0.999)
@@ -203,11 +207,16 @@ class TrainConfig:
     seed: int = 42
     """Seeds weight initialisation, the data order (a permutation per epoch) and all RNGs."""
     deepspeed_config: str = "ds_cpu.json"
-    """A plain DeepSpeed JSON (ZeRO stage, bf16/fp16, gradient_clipping). A bare name is looked up in
-    ``pretrain/configs/``. Batch sizes in it must agree with this config or be omitted."""
+    """A plain DeepSpeed JSON (ZeRO stage, bf16/fp16, gradient_clipping). A bare name (no ``/``) is a shipped
+    config, looked up in ``pretrain/configs/`` only; give a path (``./my_ds.json``) for your own file.
+    Batch sizes in it must agree with this config or be omitted."""
     autocast_bf16: bool = True
     """On CUDA, when the DeepSpeed JSON enables neither bf16 nor fp16, run forward passes under
     ``torch.autocast(bfloat16)`` with fp32 master weights. Ignored on CPU."""
+    compile: str = "auto"
+    """``torch.compile`` the model: ``on``, ``off``, or ``auto`` (on with CUDA, where it fuses the element-wise
+    kernels that dominate the step; off on CPU, where compiling costs more than it saves in short runs).
+    When compiling is unavailable or fails, training continues eager with a warning that says why."""
     output_dir: str | None = None
     """Where checkpoints, logs and the final model go (``--output`` overrides)."""
 
@@ -223,6 +232,9 @@ class TrainConfig:
         _check(self.total_steps >= 1, w, f"total_steps must be >= 1, got {self.total_steps}")
         _check(0 <= self.warmup_steps <= self.total_steps, w,
                f"warmup_steps must be in [0, total_steps={self.total_steps}], got {self.warmup_steps}")
+        if isinstance(self.compile, bool):  # YAML reads a bare on/off as a boolean
+            object.__setattr__(self, "compile", "on" if self.compile else "off")
+        _check(self.compile in COMPILE_MODES, w, f"compile must be one of {COMPILE_MODES}, got {self.compile!r}")
         _check(self.optimizer in OPTIMIZERS, w, f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
         _check(self.weight_decay >= 0, w, f"weight_decay must be >= 0, got {self.weight_decay}")
         _check(len(self.betas) == 2 and all(0 <= b < 1 for b in self.betas), w, f"betas must be two values in [0, 1), got {self.betas}")
@@ -242,24 +254,33 @@ class TrainConfig:
         return micro, self.batch_size // (micro * world_size)
 
     def deepspeed_config_path(self) -> Path:
-        """The DeepSpeed JSON: as given, or from ``pretrain/configs/`` when it is a bare name found there."""
-        path = Path(self.deepspeed_config)
-        if not path.exists() and (CONFIG_DIR / path).exists():
-            return CONFIG_DIR / path
-        if not path.exists():
-            raise FileNotFoundError(f"DeepSpeed config {self.deepspeed_config!r} not found (nor in {CONFIG_DIR})")
+        """The DeepSpeed JSON: a bare name (``ds_gpu_bf16.json``) is a shipped config and is looked up in
+        ``pretrain/configs/`` only, so a stray file of the same name in the working directory never replaces
+        it; anything with a directory part (``./ds.json``, ``conf/ds.json``, an absolute path) is the user's file.
+        """
+        given = str(self.deepspeed_config)
+        if "/" not in given and "\\" not in given:
+            path = CONFIG_DIR / given
+            if not path.is_file():
+                shipped = sorted(p.name for p in CONFIG_DIR.glob("ds_*.json"))
+                raise FileNotFoundError(f"DeepSpeed config {given!r} is not a shipped config (shipped: {shipped}); "
+                                        f"give a path such as ./{given} for your own file")
+            return path
+        path = Path(given)
+        if not path.is_file():
+            raise FileNotFoundError(f"DeepSpeed config {given!r} not found")
         return path
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str = "train config") -> "TrainConfig":
+    def from_dict(cls, data: Mapping[str, Any], *, where: str = "train config") -> TrainConfig:
         return _from_dict(cls, data, where)
 
     @classmethod
-    def load(cls, path: str | Path) -> "TrainConfig":
+    def load(cls, path: str | Path) -> TrainConfig:
         """A YAML file holding some of the fields (the rest keep their defaults)."""
         return cls.from_dict(load_mapping(path), where=str(path))
 
-    def replace(self, **changes: Any) -> "TrainConfig":
+    def replace(self, **changes: Any) -> TrainConfig:
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:

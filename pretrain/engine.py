@@ -3,9 +3,18 @@
 DeepSpeed is imported here and only here, when an engine is built. The DeepSpeed JSON is used as
 the user wrote it (ZeRO stage, bf16/fp16, gradient clipping, even an optimizer); this module only
 fills in the batch sizes from :class:`~pretrain.config.TrainConfig` and, when the JSON names no
-optimizer, picks one: DeepSpeed's FusedLamb on CUDA (ALBERT's optimizer), torch's AdamW where
-DeepSpeed offers no LAMB (the CPU). The learning-rate schedule is always
+optimizer, picks one (:func:`pretrain.optim.choose_optimizer`): the per-tensor :class:`pretrain.lamb.Lamb` on CUDA
+(ALBERT's optimizer), torch's AdamW on CPU. The learning-rate schedule is always
 :func:`pretrain.schedule.warmup_linear_decay`, stepped by DeepSpeed at each update.
+
+No host synchronisation inside a step: the masked-token and sequence counts are taken on the host
+before the batch is copied, the model gathers masked rows with fixed-size indices, and the step's
+statistics stay on the device until read (:class:`StepStats` resolves them on first access). A
+non-finite loss is remembered on the device and reported by :meth:`PretrainEngine.check_finite`,
+which the training loop calls at every logging and checkpoint step, before anything is written.
+With ``TrainConfig.compile`` the module is compiled in place (``nn.Module.compile``: weights and
+checkpoints keep their names); if compiling fails at the first step, training goes on eager with a
+warning.
 
 Loss normalisation: every micro-batch's loss is ``sum / (global count / (world * accumulation))``,
 where the global counts (masked tokens, sequences) are summed over all micro-batches of the step
@@ -27,14 +36,16 @@ import logging
 import math
 import os
 import socket
-from dataclasses import dataclass
+import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import torch
 
 from pretrain.config import TrainConfig
+from pretrain.optim import build_optimizer, choose_optimizer, mixed_precision_in_json, param_groups
 from pretrain.schedule import build_lr_scheduler
 
 _BATCH_KEYS = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
@@ -44,19 +55,37 @@ class NonFiniteLossError(RuntimeError):
     """The loss became NaN or infinite; the run stops before the bad update is applied."""
 
 
-@dataclass(frozen=True)
 class StepStats:
-    """What one optimiser step measured, summed over micro-batches and processes."""
+    """What one optimiser step measured, summed over micro-batches and processes.
 
-    loss: float
-    mlm_loss: float
-    mlm_accuracy: float
-    sop_loss: float
-    sop_accuracy: float
-    tokens: int
-    masked_tokens: int
-    sequences: int
-    lr: float
+    ``tokens``, ``masked_tokens``, ``sequences`` and ``lr`` are host numbers; the losses and accuracies
+    live on the device until one of them is read (one synchronisation then, none per step otherwise).
+    """
+
+    _DEVICE_FIELDS = ("loss", "mlm_loss", "mlm_accuracy", "sop_loss", "sop_accuracy")
+
+    def __init__(self, totals, *, tokens: int, masked_tokens: int, sequences: int, lr: float):
+        self._totals = totals  # [mlm_loss_sum, mlm_correct, sop_loss_sum, sop_correct], float64
+        self._values: dict[str, float] | None = None
+        self.tokens, self.masked_tokens, self.sequences, self.lr = tokens, masked_tokens, sequences, lr
+
+    def _resolve(self) -> dict[str, float]:
+        if self._values is None:
+            mlm_sum, mlm_correct, sop_sum, sop_correct = (float(x) for x in self._totals.tolist())
+            n_mlm, n_sop = max(self.masked_tokens, 1), max(self.sequences, 1)
+            self._values = {"loss": mlm_sum / n_mlm + sop_sum / n_sop, "mlm_loss": mlm_sum / n_mlm,
+                            "mlm_accuracy": mlm_correct / n_mlm, "sop_loss": sop_sum / n_sop,
+                            "sop_accuracy": sop_correct / n_sop}
+        return self._values
+
+    def __getattr__(self, name: str) -> float:
+        if name in StepStats._DEVICE_FIELDS:
+            return self._resolve()[name]
+        raise AttributeError(name)
+
+    def __repr__(self) -> str:
+        return (f"StepStats(loss={self.loss:.4f}, mlm_accuracy={self.mlm_accuracy:.3f}, tokens={self.tokens}, "
+                f"masked_tokens={self.masked_tokens}, sequences={self.sequences}, lr={self.lr:.3g})")
 
 
 def ensure_distributed_env() -> None:
@@ -95,35 +124,27 @@ def build_ds_config(train: TrainConfig, *, world_size: int, path: Path | None = 
     return config
 
 
-def _param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict[str, Any]]:
-    decay, no_decay, seen = [], [], set()
-    for name, p in model.named_parameters():
-        if not p.requires_grad or id(p) in seen:  # tied weights appear once
-            continue
-        seen.add(id(p))
-        (no_decay if p.ndim < 2 or "LayerNorm" in name or name.endswith("bias") else decay).append(p)
-    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
-
-
-def _adamw(groups: list[dict[str, Any]], train: TrainConfig) -> torch.optim.Optimizer:
-    """torch's AdamW, its fused kernel where this torch has one for the device (2x faster on CPU than foreach)."""
-    try:
-        return torch.optim.AdamW(groups, lr=train.lr, betas=train.betas, eps=train.eps, fused=True)
-    except (RuntimeError, ValueError):
-        return torch.optim.AdamW(groups, lr=train.lr, betas=train.betas, eps=train.eps)
-
-
-def fused_lamb_available() -> bool:
-    """Whether DeepSpeed can build its FusedLamb here (a CUDA device and a compatible op builder)."""
-    if not torch.cuda.is_available():
+def _compile(module: torch.nn.Module) -> bool:
+    """``module.compile()`` in place; False (with a warning saying why) where torch.compile is unavailable."""
+    if not hasattr(torch, "compile") or not hasattr(module, "compile"):
+        warnings.warn("TrainConfig.compile: this torch has no torch.compile; training eager", RuntimeWarning, stacklevel=3)
         return False
     try:
-        from deepspeed.accelerator import get_accelerator
-
-        builder = get_accelerator().create_op_builder("FusedLambBuilder")
-        return builder is not None and builder.is_compatible(verbose=False)
-    except Exception:  # noqa: BLE001 - any failure means "not available"
+        module.compile()
+    except Exception as exc:  # noqa: BLE001 - any failure to set up compile means "run eager"
+        warnings.warn(f"TrainConfig.compile: torch.compile is unavailable ({type(exc).__name__}: {exc}); training eager",
+                      RuntimeWarning, stacklevel=3)
         return False
+    return True
+
+
+def _uncompile(module: torch.nn.Module) -> None:
+    module._compiled_call_impl = None  # what nn.Module.compile() set; __call__ goes eager again
+
+
+def compile_wanted(train: TrainConfig, *, cuda: bool) -> bool:
+    """Whether ``train.compile`` asks for ``torch.compile`` on this device (``auto``: on CUDA only)."""
+    return train.compile == "on" or (train.compile == "auto" and cuda)
 
 
 class PretrainEngine:
@@ -149,25 +170,18 @@ class PretrainEngine:
         self.ds_config = config
         self.micro_batch_size = config["train_micro_batch_size_per_gpu"]
         self.accumulation = config["gradient_accumulation_steps"]
-        groups = _param_groups(module, train.weight_decay)
-        optimizer = None
-        if "optimizer" in config:
-            self.optimizer_name = "deepspeed-json"
-        elif train.optimizer == "lamb" or (train.optimizer == "auto" and fused_lamb_available()):
-            if not torch.cuda.is_available():
-                raise ValueError("optimizer 'lamb' needs CUDA (DeepSpeed's FusedLamb); use 'adamw' or 'auto' on CPU")
-            config["optimizer"] = {"type": "Lamb", "params": {
-                "lr": train.lr, "betas": list(train.betas), "eps": train.eps, "weight_decay": train.weight_decay}}
-            self.optimizer_name = "lamb"
-        else:
-            optimizer = _adamw(groups, train)
-            self.optimizer_name = "adamw"
-        if torch.cuda.is_available():
+        groups = param_groups(module, train.weight_decay)
+        cuda = torch.cuda.is_available()
+        where = str(ds_config_path or train.deepspeed_config_path())
+        self.optimizer_name = choose_optimizer(train, config, cuda=cuda, where=where)
+        optimizer = build_optimizer(self.optimizer_name, groups, train)
+        if cuda:
             module.to(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}")
-            precise = config.get("bf16", {}).get("enabled") or config.get("fp16", {}).get("enabled")
-            if train.autocast_bf16 and not precise and hasattr(module, "autocast_dtype"):
+            if train.autocast_bf16 and not mixed_precision_in_json(config) and hasattr(module, "autocast_dtype"):
                 module.autocast_dtype = torch.bfloat16
-        scheduler = lambda opt: build_lr_scheduler(opt, warmup_steps=train.warmup_steps, total_steps=train.total_steps)  # noqa: E731
+        self.compiled = compile_wanted(train, cuda=cuda) and _compile(module)
+        self._compile_checked = not self.compiled
+        scheduler = lambda opt: build_lr_scheduler(opt, warmup_steps=train.warmup_steps, total_steps=train.total_steps)
         self.engine, self.optimizer, _, self.lr_scheduler = deepspeed.initialize(
             model=module, model_parameters=groups if optimizer is None else None, optimizer=optimizer,
             lr_scheduler=scheduler, config=config,
@@ -178,6 +192,7 @@ class PretrainEngine:
             self.engine.enable_backward_allreduce = False
         self.device = self.engine.device
         self.module = self.engine.module
+        self._first_bad: torch.Tensor | None = None
 
     # -- collectives ----------------------------------------------------------------------------
     def all_reduce(self, values: torch.Tensor, op: str = "sum") -> torch.Tensor:
@@ -195,51 +210,93 @@ class PretrainEngine:
 
     # -- training -------------------------------------------------------------------------------
     def _to_device(self, batch: dict[str, Any]) -> dict[str, torch.Tensor]:
-        return {k: (torch.from_numpy(v) if isinstance(v, np.ndarray) else v).to(self.device, non_blocking=True)
-                for k, v in batch.items()}
+        """Copy a batch to the device without waiting for it: from pageable memory CUDA would first wait
+        for the stream (the previous step) to finish, so on CUDA the host side is pinned first."""
+        pin = torch.device(self.device).type == "cuda"
+        out = {}
+        for k, v in batch.items():
+            t = torch.from_numpy(v) if isinstance(v, np.ndarray) else v
+            out[k] = (t.pin_memory() if pin else t).to(self.device, non_blocking=True)
+        return out
 
     def step(self, micro_batches: Sequence[dict[str, Any]], *, step: int | None = None) -> StepStats:
         """One optimiser step over this process's micro-batches (``accumulation`` of them).
 
-        Raises :class:`NonFiniteLossError` (on every process) before a non-finite loss is back-propagated.
+        A non-finite loss is recorded (with its step) on the device and raised by :meth:`check_finite`.
         """
         if len(micro_batches) != self.accumulation:
             raise ValueError(f"step needs {self.accumulation} micro-batches per process, got {len(micro_batches)}")
         # Counted on the host before the copy, so no device synchronisation is needed for them.
-        counts = torch.tensor(
-            [float(sum(int((np.asarray(b["mlm_positions"]) >= 0).sum()) for b in micro_batches)),
-             float(sum(len(b["input_ids"]) for b in micro_batches)),
-             float(sum(int(np.asarray(b["attention_mask"]).sum()) for b in micro_batches))],
-            dtype=torch.float64, device=self.device)
+        counts = [float(sum(int((np.asarray(b["mlm_positions"]) >= 0).sum()) for b in micro_batches)),
+                  float(sum(len(b["input_ids"]) for b in micro_batches)),
+                  float(sum(int(np.asarray(b["attention_mask"]).sum()) for b in micro_batches))]
         batches = [self._to_device(b) for b in micro_batches]
-        counts = self.all_reduce(counts)
+        if self.world_size > 1:  # the one collective before the forward pass
+            counts = self.all_reduce(torch.tensor(counts, dtype=torch.float64, device=self.device)).tolist()
         share = self.world_size * self.accumulation
-        mlm_den = max(float(counts[0]), 1.0) / share
-        sop_den = max(float(counts[1]), 1.0) / share
+        # Tensors, not floats, so a compiled forward never specialises on them; copied like a batch (pinned).
+        dens = self._to_device({"d": np.array([max(counts[0], 1.0) / share, max(counts[1], 1.0) / share], np.float32)})["d"]
+        mlm_den, sop_den = dens[0], dens[1]
         totals = torch.zeros(4, dtype=torch.float64, device=self.device)
         lr = self.current_lr()
         self.engine.train()
         for batch in batches:
-            out = self.engine(**batch, mlm_denominator=mlm_den, sop_denominator=sop_den)
-            bad = torch.tensor([0.0 if torch.isfinite(out["loss"]).item() else 1.0], device=self.device)
-            if self.all_reduce(bad, op="max").item() > 0:
-                where = "" if step is None else f" at step {step + 1}"
-                raise NonFiniteLossError(
-                    f"loss is {out['loss'].item()} (not finite){where}; stopping before the update. The last "
-                    "checkpoint is intact: lower the learning rate, check the data, or use bf16 instead of fp16, "
-                    "then resume with --resume"
-                )
-            self.engine.backward(out["loss"])
+            out = self._forward_backward(batch, mlm_den, sop_den)
+            if step is not None:
+                self._note_finite(out["loss"], step + 1)
             self.engine.step()
             totals += torch.stack([out["mlm_loss_sum"], out["mlm_correct"], out["sop_loss_sum"], out["sop_correct"]]).double()
         totals = self.all_reduce(totals)
-        n_mlm, n_sop = max(float(counts[0]), 1.0), max(float(counts[1]), 1.0)
-        return StepStats(
-            loss=float(totals[0] / n_mlm + totals[2] / n_sop),
-            mlm_loss=float(totals[0] / n_mlm), mlm_accuracy=float(totals[1] / n_mlm),
-            sop_loss=float(totals[2] / n_sop), sop_accuracy=float(totals[3] / n_sop),
-            tokens=int(counts[2]), masked_tokens=int(counts[0]), sequences=int(counts[1]), lr=lr,
-        )
+        return StepStats(totals, tokens=int(counts[2]), masked_tokens=int(counts[0]), sequences=int(counts[1]), lr=lr)
+
+    def _forward_backward(self, batch: dict[str, torch.Tensor], mlm_den, sop_den) -> dict[str, torch.Tensor]:
+        if self._compile_checked:
+            out = self.engine(**batch, mlm_denominator=mlm_den, sop_denominator=sop_den)
+            self.engine.backward(out["loss"])
+            return out
+        try:  # the first compiled step: compiling happens here, forward and backward
+            out = self.engine(**batch, mlm_denominator=mlm_den, sop_denominator=sop_den)
+            self.engine.backward(out["loss"])
+        except Exception as exc:  # noqa: BLE001 - dynamo/inductor raise many types; all mean "run eager"
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            warnings.warn(f"TrainConfig.compile: torch.compile failed at the first step ({type(exc).__name__}: "
+                          f"{first[:300]}); continuing eager. Set compile: off to skip the attempt.",
+                          RuntimeWarning, stacklevel=3)
+            _uncompile(self.module)
+            self.compiled = False
+            for p in self.module.parameters():
+                p.grad = None
+            out = self.engine(**batch, mlm_denominator=mlm_den, sop_denominator=sop_den)
+            self.engine.backward(out["loss"])
+        self._compile_checked = True
+        return out
+
+    def _note_finite(self, loss: torch.Tensor, step: int) -> None:
+        """Remember the first step whose loss was not finite, on the device (no synchronisation)."""
+        bad = ~torch.isfinite(loss.detach())
+        if self._first_bad is None:
+            self._first_bad = torch.zeros((), dtype=torch.float64, device=self.device)
+        self._first_bad = torch.where(bad & (self._first_bad == 0), torch.full_like(self._first_bad, step),
+                                      self._first_bad)
+
+    def check_finite(self) -> None:
+        """Raise :class:`NonFiniteLossError` (on every process) if a loss since the start was not finite.
+
+        Costs one synchronisation; the training loop calls it before logging and before each checkpoint,
+        so a checkpoint never holds weights updated from a non-finite loss.
+        """
+        if self._first_bad is None:
+            return
+        # Earliest bad step over processes: max of (big - step) where bad, 0 where not.
+        big = 2.0**52
+        code = torch.where(self._first_bad > 0, big - self._first_bad, torch.zeros_like(self._first_bad)).reshape(1)
+        code = float(self.all_reduce(code, op="max").item())
+        if code > 0:
+            raise NonFiniteLossError(
+                f"the loss was not finite at step {int(big - code)}; stopping before the next checkpoint. The last "
+                "checkpoint is intact: lower the learning rate, check the data, or use bf16 instead of fp16, "
+                "then resume with --resume"
+            )
 
     def current_lr(self) -> float:
         return float(self.lr_scheduler.get_last_lr()[0]) if self.lr_scheduler is not None else math.nan

@@ -5,7 +5,8 @@
 3. resume from the newest intact checkpoint when asked (model, optimizer, scheduler, RNGs; the
    data position is the step counter, see :mod:`pretrain.sampler`);
 4. loop ``engine.step(micro_batches)``, logging every ``log_every`` steps and checkpointing every
-   ``checkpoint_every`` steps;
+   ``checkpoint_every`` steps; only there does the loop wait for the device (statistics are read and
+   the loss is checked to be finite, :meth:`~pretrain.engine.PretrainEngine.check_finite`);
 5. write a final checkpoint and a Hugging Face model directory (``<output>/final_model``).
 
 Run it with ``pretrain train`` (one process), ``torchrun --nproc_per_node N -m pretrain train ...``
@@ -152,13 +153,17 @@ def train(
             stats = engine.step([store.get_batch(i) for i in indices], step=step - 1)
             tokens += stats.tokens
             bar.update(1)
-            if step % train_config.log_every == 0 or step == train_config.total_steps:
+            logging_now = step % train_config.log_every == 0 or step == train_config.total_steps
+            saving_now = step % train_config.checkpoint_every == 0 or step == end
+            if logging_now or saving_now:  # the only host synchronisations of the loop
+                engine.check_finite()
+            if logging_now:
                 now = time.perf_counter()
                 values = {k: getattr(stats, k) for k in ("loss", "mlm_loss", "mlm_accuracy", "sop_loss", "sop_accuracy", "lr")}
                 log.write(step, {**values, "tokens_per_s": tokens / max(now - t_log, 1e-9), "elapsed_s": now - t0})
                 bar.set_postfix(loss=f"{stats.loss:.3f}", mlm_acc=f"{stats.mlm_accuracy:.3f}", lr=f"{stats.lr:.2e}")
                 tokens, t_log = 0, now
-            if step % train_config.checkpoint_every == 0 or step == end:
+            if saving_now:
                 save(step)
     finally:
         bar.close()

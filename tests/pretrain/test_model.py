@@ -77,3 +77,23 @@ def test_embedding_size_is_independent_of_hidden_size():
     assert model.albert.encoder.embedding_hidden_mapping_in.weight.shape == (64, 16)
     # The MLM decoder is tied to the input embeddings.
     assert model.predictions.decoder.weight.data_ptr() == model.albert.embeddings.word_embeddings.weight.data_ptr()
+
+
+def test_fused_gelu_is_hugging_faces_gelu_new():
+    """The swapped activation is the same function (float rounding) and the export keeps ``gelu_new``."""
+    from transformers.activations import NewGELUActivation
+
+    from pretrain.config import ModelConfig
+    from pretrain.model import TanhGELU, build_model
+
+    x = torch.linspace(-8, 8, 10001, dtype=torch.float64)
+    torch.testing.assert_close(TanhGELU()(x), NewGELUActivation()(x), rtol=1e-12, atol=1e-12)
+    model = build_model(ModelConfig(), vocab_size=100, seed=0)
+    plain = build_model(ModelConfig(), vocab_size=100, seed=0, fused_gelu=False)
+    assert not any(isinstance(m, NewGELUActivation) for m in model.modules())
+    assert sum(isinstance(m, TanhGELU) for m in model.modules()) == 2  # the shared layer's FFN, the MLM head
+    assert model.config.hidden_act == "gelu_new"
+    ids = torch.randint(5, 100, (2, 9), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        torch.testing.assert_close(model.eval()(ids).prediction_logits, plain.eval()(ids).prediction_logits,
+                                   rtol=1e-5, atol=1e-6)

@@ -19,7 +19,7 @@ def pretrain_model(work: Path, tokenizer_dir: Path, raw_files: list[Path], sec: 
 
     Returns the exported model directory (an ordinary ``AlbertForPreTraining``).
     """
-    from pretrain.config import ModelConfig, TrainConfig
+    from pretrain.config import ModelConfig
     from pretrain.data.config import PrepareConfig
     from pretrain.data.prepare import prepare
     from pretrain.train import train
@@ -28,14 +28,25 @@ def pretrain_model(work: Path, tokenizer_dir: Path, raw_files: list[Path], sec: 
     prepare(PrepareConfig(inputs=[str(f) for f in raw_files], tokenizer=str(tokenizer_dir), output=str(store),
                           max_seq_length=sec.max_seq_length, seed=sec.seed, max_examples=sec.max_examples),
             progress=progress)
-    train_cfg = TrainConfig(batch_size=sec.batch_size, lr=sec.learning_rate, warmup_steps=sec.warmup_steps,
-                            total_steps=sec.steps, seed=sec.seed, checkpoint_every=max(10, sec.steps // 5),
-                            keep_last=2, log_every=max(1, sec.steps // 20), output_dir=str(work / "run"))
+    import torch
+
+    train_cfg = pretrain_train_config(sec, work / "run", cuda=torch.cuda.is_available())
     result = train(ModelConfig.load(sec.model), train_cfg, data=store, tokenizer=tokenizer_dir,
                    output=work / "run", resume=True, progress=progress)
     if result.final_model_dir is None:
         raise RuntimeError(f"pre-training in {work / 'run'} stopped at step {result.step} of {sec.steps}")
     return Path(result.final_model_dir)
+
+
+def pretrain_train_config(sec: PretrainSection, output: Path, *, cuda: bool):
+    """The pre-trainer's ``TrainConfig`` for the study's section: on a GPU the bf16 GPU DeepSpeed config
+    (``ds_gpu_bf16.json``: per-tensor LAMB, bf16 autocast, compiled model), on CPU ``ds_cpu.json``."""
+    from pretrain.config import TrainConfig
+
+    return TrainConfig(batch_size=sec.batch_size, lr=sec.learning_rate, warmup_steps=sec.warmup_steps,
+                       total_steps=sec.steps, seed=sec.seed, checkpoint_every=max(10, sec.steps // 5),
+                       keep_last=2, log_every=max(1, sec.steps // 20), output_dir=str(output),
+                       deepspeed_config="ds_gpu_bf16.json" if cuda else "ds_cpu.json")
 
 
 def finetune_run(work: Path, model_dir: Path, task: TaskSpec, train: Dataset, dev: Dataset, test: Dataset, seed: int,

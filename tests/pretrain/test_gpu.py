@@ -1,0 +1,61 @@
+"""On a CUDA device (marked ``gpu``, skipped without one): one step of the base preset as ``train_base.yaml`` runs it.
+
+That is ds_gpu_bf16.json (ZeRO 0, fp32 master weights), bf16 autocast, the per-tensor LAMB and
+torch.compile, all chosen by ``auto``. Run with ``pytest -m gpu tests/pretrain/test_gpu.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from pretrain.config import CONFIG_DIR, ModelConfig, TrainConfig
+
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]
+
+
+def test_one_bf16_step_of_the_base_preset(store):
+    from pretrain.engine import PretrainEngine
+    from pretrain.model import AlbertPretrainingModule, build_model
+
+    cfg = TrainConfig.load(CONFIG_DIR / "train_base.yaml").replace(batch_size=16, total_steps=10, warmup_steps=0)
+    model = build_model(ModelConfig.preset("base"), vocab_size=store.vocab_size, seed=0)
+    engine = PretrainEngine(AlbertPretrainingModule(model), cfg)
+    assert engine.optimizer_name == "lamb" and engine.module.autocast_dtype == torch.bfloat16
+    before = {n: p.detach().clone() for n, p in engine.module.model.named_parameters()}
+    stats = [engine.step([store.get_batch(range(16 * i, 16 * (i + 1)))], step=i) for i in range(2)]
+    engine.check_finite()
+    assert engine.compiled, "torch.compile fell back to eager on the GPU (see the warning)"
+    assert all(math.isfinite(s.loss) and s.loss > 0 for s in stats)
+    after = dict(engine.module.model.named_parameters())
+    assert all(p.dtype == torch.float32 for p in after.values())  # fp32 master weights
+    assert any(not torch.equal(before[n], after[n]) for n in before)
+
+
+def test_a_step_never_waits_for_the_device(store):
+    """After the first (compiling) steps, a training step issues no synchronising CUDA call (CUDA's sync debug mode)."""
+    import warnings
+
+    from pretrain.engine import PretrainEngine
+    from pretrain.model import AlbertPretrainingModule, build_model
+
+    cfg = TrainConfig.load(CONFIG_DIR / "train_base.yaml").replace(batch_size=16, total_steps=10, warmup_steps=0)
+    engine = PretrainEngine(AlbertPretrainingModule(build_model(ModelConfig.preset("base"), vocab_size=store.vocab_size,
+                                                                seed=0)), cfg)
+    batches = [store.get_batch(range(16 * i, 16 * (i + 1))) for i in range(4)]
+    for i in range(2):
+        engine.step([batches[i]], step=i)
+    torch.cuda.synchronize()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        torch.cuda.set_sync_debug_mode("warn")
+        try:
+            for i in range(2, 4):
+                engine.step([batches[i]], step=i)
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+    syncs = [f"{w.filename}:{w.lineno}: {w.message}" for w in seen if "synchroniz" in str(w.message).lower()]
+    assert not syncs, "\n".join(syncs[:10])
+    engine.check_finite()
