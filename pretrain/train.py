@@ -35,6 +35,7 @@ from pretrain.engine import PretrainEngine, StepStats
 from pretrain.logging_ import MetricsLogger
 from pretrain.model import AlbertPretrainingModule, build_model
 from pretrain.sampler import GlobalBatchOrder
+from pretrain.seeding import seed_everything
 from pretrain.tokenizer_info import check_same_vocabulary, tokenizer_info
 
 
@@ -65,12 +66,6 @@ def set_rng_state(state: dict) -> None:
     torch.set_rng_state(state["torch"])
     if state.get("cuda") is not None and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])
-
-
-def seed_everything(seed: int) -> None:
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
 
 
 def train(

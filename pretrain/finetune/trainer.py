@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from pretrain.finetune.features import IGNORE
+from pretrain.seeding import seed_everything  # noqa: F401  (also imported from here by run.py)
 
 
 @dataclass(frozen=True)
@@ -38,16 +39,6 @@ class TrainResult:
     history: list = field(default_factory=list)
     seconds: float = 0.0
     train_items: int = 0
-
-
-def seed_everything(seed: int) -> None:
-    """Seed Python, numpy and torch (CPU and CUDA)."""
-    import numpy as np
-    import torch
-
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
 
 
 def resolve_device(name: str):
@@ -113,6 +104,9 @@ def train(
     import torch
     from tqdm.auto import tqdm
 
+    from pretrain.optim import param_groups
+    from pretrain.schedule import build_lr_scheduler
+
     if not items:
         raise ValueError("no training examples (empty train split?)")
     device = device or next(model.parameters()).device
@@ -123,15 +117,9 @@ def train(
     total = steps_per_epoch * config.epochs
     warmup = int(config.warmup_ratio * total)
 
-    no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight")
-    groups = [
-        {"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)], "weight_decay": config.weight_decay},
-        {"params": [p for n, p in model.named_parameters() if any(k in n for k in no_decay)], "weight_decay": 0.0},
-    ]
-    optimizer = torch.optim.AdamW(groups, lr=config.learning_rate)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: (s + 1) / max(1, warmup) if s < warmup else max(0.0, (total - s) / max(1, total - warmup))
-    )
+    # the pre-trainer's weight-decay groups (biases and LayerNorm weights exempt) and learning-rate curve
+    optimizer = torch.optim.AdamW(param_groups(model, config.weight_decay), lr=config.learning_rate)
+    scheduler = build_lr_scheduler(optimizer, warmup_steps=warmup, total_steps=total)
     eval_points = {min(steps_per_epoch, round(steps_per_epoch * (k + 1) / config.evals_per_epoch)) for k in range(config.evals_per_epoch)}
 
     best_score, best_step, best_state, bad, step, history = -math.inf, 0, None, 0, 0, []

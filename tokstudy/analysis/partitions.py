@@ -6,7 +6,8 @@ reads the lines that **start** inside the range (a line that crosses the range's
 this range, the next range skips it), so any cut of a file into ranges reads every line exactly
 once. A ``.gz`` file cannot be entered in the middle and is always one partition.
 
-Every line comes with its byte offset in the (decompressed) file: together with the file's
+Lines end at LF, CRLF or a lone CR, as everywhere in tokstudy (:mod:`tokstudy.data.textio`);
+ranges are cut at LF. Every line comes with its byte offset in the (decompressed) file: together with the file's
 key, that offset identifies the line whatever the partitioning, which is what the
 partition-independent bootstrap of :mod:`tokstudy.analysis.corpus_stats` hashes.
 
@@ -161,10 +162,14 @@ def iter_partition_lines(part: Partition) -> Iterator[tuple[int, str]]:
                 for raw, line in zip(block.split(b"\n"), text.split("\n")):
                     if end is not None and offset >= end:
                         return
-                    if offset == 0 and line.startswith("\ufeff"):
-                        line = line[1:]
-                    if line.strip():
-                        yield offset, line
+                    # a CR ends a line too (CRLF, old-Mac CR), as in tokstudy.data.textio; ranges are cut at LF
+                    sub_offset = offset
+                    for sub_raw, sub in zip(raw.split(b"\r"), line.split("\r")):
+                        if sub_offset == 0 and sub.startswith("\ufeff"):
+                            sub = sub[1:]
+                        if sub.strip():
+                            yield sub_offset, sub
+                        sub_offset += len(sub_raw) + 1
                     offset += len(raw) + 1
         except (OSError, EOFError) as exc:  # truncated or corrupt gzip
             if isinstance(exc, DataNotFoundError):
