@@ -29,13 +29,18 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pretrain.finetune.evaluation import atomic_write_text, evaluate_finetuned
     from tokstudy.data.registry import load_dataset
 
-    from pretrain.finetune.evaluation import atomic_write_text, evaluate_finetuned
-
     ds = load_dataset(args.dataset, args.split, language=args.language, data_dir=args.data_dir)
-    metrics = evaluate_finetuned(args.model, ds, predictions=args.predictions, unseen_labels=args.unseen_labels,
-                                 batch_size=args.batch_size, device=args.device)
+    metrics = evaluate_finetuned(
+        args.model,
+        ds,
+        predictions=args.predictions,
+        unseen_labels=args.unseen_labels,
+        batch_size=args.batch_size,
+        device=args.device,
+    )
     text = json.dumps(metrics, indent=2)
     if args.metrics:
         atomic_write_text(args.metrics, text + "\n")

@@ -15,7 +15,9 @@ def register(subparsers) -> None:
     )
     p.add_argument("--checkpoint", required=True, help="run directory, checkpoints/ directory or step_* directory")
     p.add_argument("--output", required=True, help="directory to write")
-    p.add_argument("--tokenizer", default=None, help="tokenizer directory (default: the one recorded in the checkpoint)")
+    p.add_argument(
+        "--tokenizer", default=None, help="tokenizer directory (default: the one recorded in the checkpoint)"
+    )
     p.set_defaults(func=run)
 
 

@@ -44,7 +44,9 @@ def test_lines_without_a_tag_are_blamed_even_when_most_lines_lack_it(tmp_path):
     path.write_text("EU B-ORG\nrejects\nGerman\ncall\n", encoding="utf-8")
     with pytest.raises(DataFormatError) as err:
         read_conll(path)
-    assert (err.value.line, err.value.total) == (2, 3) and "line has 1 column, expected 2 as on line 1" in str(err.value)
+    assert (err.value.line, err.value.total) == (2, 3) and "line has 1 column, expected 2 as on line 1" in str(
+        err.value
+    )
 
 
 def test_up_to_20_ragged_lines_listed_with_the_total(tmp_path):

@@ -185,7 +185,9 @@ class SegmentationTable:
         """Global sentence index of ``sent_id`` in ``dataset``; ``KeyError`` if absent."""
         d = self.datasets.index(dataset)
         starts = self.sentence_offsets[:-1]
-        hits = np.flatnonzero((self.sentence_dataset == d) & (self.sent_id[np.minimum(starts, len(self) - 1)] == sent_id))
+        hits = np.flatnonzero(
+            (self.sentence_dataset == d) & (self.sent_id[np.minimum(starts, len(self) - 1)] == sent_id)
+        )
         if not len(hits):
             raise KeyError(f"no sentence {sent_id} in dataset {dataset!r}")
         return int(hits[0])

@@ -61,8 +61,10 @@ def read_parallel_articles(
     for lang in wanted[1:]:
         layout = [len(a) for a in articles[lang]]
         if len(layout) != len(ref_layout):
-            raise AlignmentError(f"{files[lang]}: {len(layout)} articles but {files[ref]} has {len(ref_layout)}; "
-                                 "expected the same articles (blank-line separated) in every language")
+            raise AlignmentError(
+                f"{files[lang]}: {len(layout)} articles but {files[ref]} has {len(ref_layout)}; "
+                "expected the same articles (blank-line separated) in every language"
+            )
         for k, (n, m) in enumerate(zip(layout, ref_layout)):
             if n != m:
                 raise AlignmentError(
@@ -77,5 +79,7 @@ def read_parallel(directory: str | os.PathLike, languages: Iterable[str] | None 
 
     ``languages`` defaults to every ``<lang>.txt[.gz]`` file in ``directory``.
     """
-    return {lang: [p for article in arts for p in article]
-            for lang, arts in read_parallel_articles(directory, languages).items()}
+    return {
+        lang: [p for article in arts for p in article]
+        for lang, arts in read_parallel_articles(directory, languages).items()
+    }
