@@ -1,4 +1,5 @@
-"""Benchmark: ``tokstudy corpus-stats`` with ``--engine local`` (2 processes) vs ``--engine dask`` (LocalCluster, 2 workers).
+"""Benchmark: ``tokstudy corpus-stats`` with ``--engine local`` (2 processes) vs ``--engine dask``
+(LocalCluster, 2 workers).
 
 For each size, raw_text_large en/fr/de/es/it (the text of ``bench_stats.py --big``) is repeated into a
 plain-text file in a temp dir, cut into byte-range partitions, and the command runs as a subprocess
@@ -212,14 +213,16 @@ def main() -> None:
         f"--rounds {args.rounds}`\n"
     )
     print(
-        "| corpus | engine | wall (s) | MiB/s | MiB/s per worker | CPU s client | CPU s workers | peak RSS client (MiB) "
+        "| corpus | engine | wall (s) | MiB/s | MiB/s per worker | CPU s client | CPU s workers "
+        "| peak RSS client (MiB) "
         "| peak RSS per worker (MiB) |"
     )
     print("|---:|---|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         rate = r["size_mib"] / r["seconds"]
         print(
-            f"| {r['size_mib']:.1f} MiB | {r['engine']} | {r['seconds']:.1f} | {rate:.2f} | {rate / args.workers:.2f} | "
+            f"| {r['size_mib']:.1f} MiB | {r['engine']} | {r['seconds']:.1f} | {rate:.2f} "
+            f"| {rate / args.workers:.2f} | "
             f"{r['cpu_client']:.1f} | {r['cpu_workers']:.1f} | {r['client_mib']:.0f} | "
             f"{', '.join(f'{w:.0f}' for w in r['workers_mib'])} |"
         )

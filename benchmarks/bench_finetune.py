@@ -49,7 +49,8 @@ def main() -> None:
     ap.add_argument("--datasets", nargs="+", default=["snips", "conll2003"])
     args = ap.parse_args()
     print(
-        f"torch {torch.__version__}, threads {torch.get_num_threads()}, device {args.device}, python {platform.python_version()}"
+        f"torch {torch.__version__}, threads {torch.get_num_threads()}, device {args.device}, "
+        f"python {platform.python_version()}"
     )
     root = Path(tempfile.mkdtemp(prefix="bench-ft-"))
     base = build_tiny_albert(root / "tiny")

@@ -23,7 +23,8 @@ CPU (default): vocabularies 32k and 128k, on the ``tiny`` preset and on a compac
 (E=128, H=256, 4 layers, 4 heads)::
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_pretrain.py
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_pretrain.py --model small --variants baseline ours-eager ours --compile on
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_pretrain.py --model small \
+        --variants baseline ours-eager ours --compile on
 
 GPU: ALBERT-base, sequence 512, batch 64, bf16: tokens/s, model-FLOPs utilisation, ratio, peak memory::
 

@@ -169,7 +169,8 @@ def main(argv=None) -> int:
     )
     c = tr["median_cpu"]
     print(
-        f"median CPU  direct {c['direct']:.2f} s | direct (file) {c['direct-file']:.2f} s | tokstudy {c['tokstudy']:.2f} s"
+        f"median CPU  direct {c['direct']:.2f} s | direct (file) {c['direct-file']:.2f} s"
+        f" | tokstudy {c['tokstudy']:.2f} s"
         f" | ratio {tr['ratio_cpu']:.3f}"
     )
     print(

@@ -195,7 +195,10 @@ class PretrainEngine:
                 module.autocast_dtype = torch.bfloat16
         self.compiled = compile_wanted(train, cuda=cuda) and _compile(module)
         self._compile_checked = not self.compiled
-        scheduler = lambda opt: build_lr_scheduler(opt, warmup_steps=train.warmup_steps, total_steps=train.total_steps)
+
+        def scheduler(opt):
+            return build_lr_scheduler(opt, warmup_steps=train.warmup_steps, total_steps=train.total_steps)
+
         self.engine, self.optimizer, _, self.lr_scheduler = deepspeed.initialize(
             model=module,
             model_parameters=groups if optimizer is None else None,

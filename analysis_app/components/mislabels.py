@@ -129,7 +129,10 @@ def render(sel) -> None:
     for row in words.head(n_links).itertuples():
         st.page_link(
             "pages/explorer.py",
-            label=f"{row.word}  ({row.n_pieces} pieces: {row.pieces}; gold {row.gold}, predicted {row.predicted}) - sentence {row.sent_id}",
+            label=(
+                f"{row.word}  ({row.n_pieces} pieces: {row.pieces}; gold {row.gold}, predicted {row.predicted})"
+                f" - sentence {row.sent_id}"
+            ),
             query_params=explorer.link_params(sel.dataset.key, row.sent_id),
             icon=":material/search:",
         )

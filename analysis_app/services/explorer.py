@@ -231,7 +231,7 @@ _CSS = """<style>
 .ts-strip .ts-name{display:inline-block;min-width:9em;font-weight:bold;font-size:0.85rem;color:#333}
 .ts-w{display:inline-block;margin-right:10px;padding:0 2px 1px 3px;border-left:2px solid #888;border-bottom:3px solid transparent}
 .ts-w.ts-err{outline:2px dashed #c00;outline-offset:1px}
-</style>"""
+</style>"""  # noqa: E501 (CSS rules, one per line)
 
 
 def _chips(pieces, unk: set, byte_level: bool) -> str:
@@ -302,7 +302,8 @@ def render_html(
         ]
         for k, ps in enumerate(r.pieces):
             cells.append(
-                f'<td class="ts-pieces" data-tokenizer="{esc(view.tokenizers[k])}">{_chips(ps, unk, byte_level[k])}</td>'
+                f'<td class="ts-pieces" data-tokenizer="{esc(view.tokenizers[k])}">'
+                f"{_chips(ps, unk, byte_level[k])}</td>"
             )
         for p, bad in zip(r.predicted, r.wrong):
             mark = "ts-wrong" if bad else "ts-right"

@@ -110,7 +110,10 @@ def correlation_display(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def mislabelled_words(table, aligned, tokenizer: str, *, limit: int | None = 50) -> pd.DataFrame:
-    """The most segmented words the model got wrong (ties: inside entities first, then order); all with ``limit=None``."""
+    """The most segmented words the model got wrong (ties: inside entities first, then order).
+
+    All of them with ``limit=None``.
+    """
     from tokstudy.report.table3 import SEPARATOR
 
     wrong = np.flatnonzero(aligned.error)

@@ -9,7 +9,9 @@ import json
 def register(sub) -> None:
     p = sub.add_parser(
         "evaluate",
-        help="score a fine-tuned model (OUT/seed-K/model) on a dataset split; write predictions for `tokstudy correlate`",
+        help=(
+            "score a fine-tuned model (OUT/seed-K/model) on a dataset split; write predictions for `tokstudy correlate`"
+        ),
         description="Load a model saved by `pretrain finetune`, predict a dataset split, print seqeval F1 "
         "(default and strict IOB2 mode) or accuracy as JSON, and optionally write per-word predictions.",
         epilog="example: pretrain evaluate --model runs/c03/seed-1/model --dataset conll2003 --split test "

@@ -1,4 +1,7 @@
-"""``pretrain export``: a checkpoint as a Hugging Face ALBERT directory (thin wrapper over :func:`pretrain.export.export_checkpoint`)."""
+"""``pretrain export``: a checkpoint as a Hugging Face ALBERT directory.
+
+A thin wrapper over :func:`pretrain.export.export_checkpoint`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""``pretrain finetune``: fine-tune a model on a dataset over N seeds (thin over :func:`pretrain.finetune.run.finetune`)."""
+"""``pretrain finetune``: fine-tune a model on a dataset over N seeds.
+
+Thin over :func:`pretrain.finetune.run.finetune`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""``pretrain train``: pre-train an ALBERT model on an example store (thin wrapper over :func:`pretrain.train.train`)."""
+"""``pretrain train``: pre-train an ALBERT model on an example store.
+
+A thin wrapper over :func:`pretrain.train.train`.
+"""
 
 from __future__ import annotations
 

@@ -164,7 +164,10 @@ def test_gzip_without_gz_suffix_is_read(tmp_path, capsys, vocab):
     code, out, err = stats(capsys, vocab, "-d", path)
     assert code == 0, err
     plain_code, plain_out, _ = stats(capsys, vocab, "-d", FIXTURES / "conll_iob1.txt")
-    first = lambda text: text.splitlines()[0].split(" in ")[0]
+
+    def first(text):
+        return text.splitlines()[0].split(" in ")[0]
+
     assert first(out) == first(plain_out)
 
 

@@ -13,7 +13,10 @@ from tokstudy.data.textio import iter_lines
 from tokstudy.data.tsv import read_tsv
 from tokstudy.errors import DataFormatError, DataNotFoundError, TagSchemeError
 
-CONLL = "-DOCSTART- -X- O\n\nEU NNP B-ORG\nrejects VBZ O\nGerman JJ B-MISC\ncall NN O\n\nPeter NNP B-PER\nBlackburn NNP I-PER\n"
+CONLL = (
+    "-DOCSTART- -X- O\n\nEU NNP B-ORG\nrejects VBZ O\nGerman JJ B-MISC\ncall NN O\n\n"
+    "Peter NNP B-PER\nBlackburn NNP I-PER\n"
+)
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])

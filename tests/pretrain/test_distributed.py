@@ -1,4 +1,5 @@
-"""Data parallelism: 2 processes (gloo, launched by torchrun) with the same global batch reach the parameters of 1 process.
+"""Data parallelism: 2 processes (gloo, launched by torchrun) with the same global batch reach the
+parameters of 1 process.
 
 Each process reads its half of every global batch (see pretrain.sampler) and the loss is
 normalised by the global counts (see pretrain.engine), so the two runs take the same steps up

@@ -1,4 +1,7 @@
-"""Export parity: the reloaded Hugging Face model's logits equal the trained model's; HF classes and pipelines load it."""
+"""Export parity: the reloaded Hugging Face model's logits equal the trained model's.
+
+HF classes and pipelines load it.
+"""
 
 from __future__ import annotations
 

@@ -50,7 +50,10 @@ def test_docs_show_the_command_this_test_runs():
 
 
 def multinode_command(node_args: list[str], endpoint: str, train_args: list[str]) -> list[str]:
-    """``torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint HOST:PORT -m pretrain train ...``."""
+    """The command line of one node:
+
+    ``torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint HOST:PORT -m pretrain train ...``.
+    """
     return [
         sys.executable,
         "-m",

@@ -16,13 +16,13 @@ import itertools
 
 import pytest
 
-tiktoken = pytest.importorskip("tiktoken")
-
 from tests.conftest import corpus_path
 from tests.tokenization.conftest import conll_sentences, tsv_sentences
 from tokstudy.errors import DataFormatError, TokenizerLoadError, TokstudyError
 from tokstudy.tokenization.loading import load_tokenizer
 from tokstudy.tokenization.tiktoken_ import PATTERNS, byte_to_unicode
+
+tiktoken = pytest.importorskip("tiktoken")
 
 
 @pytest.fixture(scope="module")

@@ -112,7 +112,8 @@ class PredictedSentence:
     def __post_init__(self) -> None:
         if not (len(self.words) == len(self.gold) == len(self.pred)):
             raise ValueError(
-                f"sentence {self.sent_id}: {len(self.words)} words, {len(self.gold)} gold tags, {len(self.pred)} predicted tags"
+                f"sentence {self.sent_id}: {len(self.words)} words, {len(self.gold)} gold tags, "
+                f"{len(self.pred)} predicted tags"
             )
 
     def __len__(self) -> int:

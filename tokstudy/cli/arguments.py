@@ -14,7 +14,8 @@ from tokstudy.errors import DataFormatError, UsageError
 
 
 def add_input_arguments(parser: argparse.ArgumentParser, *, datasets: bool = True) -> None:
-    """``--tokenizer``, ``--dataset`` and its reader options, ``--data-dir``, ``--drop-lone-boundary``, ``--no-progress``."""
+    """``--tokenizer``, ``--dataset`` and its reader options, ``--data-dir``, ``--drop-lone-boundary``,
+    ``--no-progress``."""
     parser.add_argument(
         "--tokenizer",
         "-t",

@@ -6,7 +6,10 @@ from __future__ import annotations
 def register(sub) -> None:
     p = sub.add_parser(
         "attribute",
-        help="odds ratio of a mislabel per extra piece, adjusted for frequency, entity status, length (logistic regression)",
+        help=(
+            "odds ratio of a mislabel per extra piece, adjusted for frequency, entity status, length "
+            "(logistic regression)"
+        ),
         description=(
             "For each tokenizer and predictions file: a logistic regression (statsmodels Logit, standard errors "
             "clustered by sentence) of 'this word's predicted tag differs from its gold tag' on the word's extra "

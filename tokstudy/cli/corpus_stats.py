@@ -1,4 +1,5 @@
-"""``tokstudy corpus-stats``: fertility, continued words, compression and intrinsic metrics of raw text, per language."""
+"""``tokstudy corpus-stats``: fertility, continued words, compression and intrinsic metrics of raw
+text, per language."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from __future__ import annotations
 def register(sub) -> None:
     p = sub.add_parser(
         "corpus-stats",
-        help="fertility, continued words, unknown pieces, compression, entropy of raw text per language (local or dask)",
+        help=(
+            "fertility, continued words, unknown pieces, compression, entropy of raw text per language (local or dask)"
+        ),
         description=(
             "Segment raw text (files, folders, .gz, or a corpus name such as raw_text_large) with each tokenizer and "
             "print, per language and over all: fertility, %% continued words, %% unknown pieces, pieces per continued "

@@ -28,7 +28,10 @@ def register(sub) -> None:
         action="append",
         choices=GROUPINGS,
         default=None,
-        help="breakdowns to print (repeat; default: entity_type and position, plus language/dataset when there are several)",
+        help=(
+            "breakdowns to print (repeat; default: entity_type and position, "
+            "plus language/dataset when there are several)"
+        ),
     )
     p.add_argument(
         "--renyi-alpha",
@@ -59,7 +62,8 @@ def run(args) -> int:
     table = table_from_args(args)
     res = compute(table, args)
     print(
-        f"{len(table)} words, {table.n_sentences} sentences, {table.n_entities} entities in {', '.join(table.datasets)}\n"
+        f"{len(table)} words, {table.n_sentences} sentences, {table.n_entities} entities "
+        f"in {', '.join(table.datasets)}\n"
     )
     print(rt.table4_markdown(res.table4))
     print("\n" + rt.summary_markdown(res.summary))

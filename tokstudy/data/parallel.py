@@ -1,4 +1,5 @@
-"""Paragraph-aligned parallel text (``xquad_parallel``): ``<lang>.txt[.gz]``, one paragraph per line, blank line = article.
+"""Paragraph-aligned parallel text (``xquad_parallel``): ``<lang>.txt[.gz]``, one paragraph per
+line, blank line = article.
 
 Paragraph *i* of every language is a translation of paragraph *i* of the others, which
 makes the set the fair ground for comparing tokenizer fertility across scripts. The
@@ -6,7 +7,8 @@ reader checks that alignment: every language must have the same number of articl
 and the same number of paragraphs in each article.
 
 >>> import gzip, tempfile; from pathlib import Path; d = Path(tempfile.mkdtemp())
->>> _ = (d / "en.txt").write_text("One.\\nTwo.\\n\\nThree.\\n"); _ = (d / "de.txt").write_text("Eins.\\nZwei.\\n\\nDrei.\\n")
+>>> _ = (d / "en.txt").write_text("One.\\nTwo.\\n\\nThree.\\n")
+>>> _ = (d / "de.txt").write_text("Eins.\\nZwei.\\n\\nDrei.\\n")
 >>> read_parallel(d)
 {'de': ['Eins.', 'Zwei.', 'Drei.'], 'en': ['One.', 'Two.', 'Three.']}
 >>> read_parallel_articles(d)["en"]

@@ -66,7 +66,8 @@ def normalize_scheme(scheme: str) -> str:
     s = ALIASES.get(s, s)
     if s not in SCHEMES:
         raise ValueError(
-            f"unknown tag scheme {scheme!r}; expected one of {sorted(SCHEMES)}, their aliases {sorted(ALIASES)} or 'auto'"
+            f"unknown tag scheme {scheme!r}; expected one of {sorted(SCHEMES)}, "
+            f"their aliases {sorted(ALIASES)} or 'auto'"
         )
     return s
 
