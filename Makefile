@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh clone (see README.md):
 #   make demo   set up .venv and run the main job on bundled defaults
 #   make test   set up .venv and run the whole test suite
+# (`make lint` runs ruff's checks; CI runs it before the tests.)
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -9,7 +10,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= $(if $(TOKSTUDY_DATA),$(TOKSTUDY_DATA),$(wildcard ../shared/data))
 PYTEST_ARGS ?=
 
-.PHONY: setup demo test app bench clean
+.PHONY: setup demo test lint app bench clean
 
 setup: $(STAMP)
 
@@ -28,6 +29,11 @@ demo: setup
 
 test: setup
 	TOKSTUDY_DATA=$(DATA) $(PY) -m pytest $(PYTEST_ARGS)
+
+# ruff: lint (pycodestyle, pyflakes, import order) and the formatter's check; config in pyproject.toml.
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 app: setup
 	TOKSTUDY_DATA=$(DATA) $(VENV)/bin/streamlit run analysis_app/app.py -- --results results/demo

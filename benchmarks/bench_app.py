@@ -45,9 +45,18 @@ def train_tokenizers(out: Path) -> list[Path]:
         d = out / "tokenizers" / f"spm-{v}"
         d.mkdir(parents=True)
         spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(sentences), model_prefix=str(d / "spiece"), vocab_size=v, model_type="unigram",
-            character_coverage=1.0, pad_id=0, unk_id=1, bos_id=-1, eos_id=-1,
-            control_symbols=["[CLS]", "[SEP]", "[MASK]"], num_threads=1, minloglevel=2,
+            sentence_iterator=iter(sentences),
+            model_prefix=str(d / "spiece"),
+            vocab_size=v,
+            model_type="unigram",
+            character_coverage=1.0,
+            pad_id=0,
+            unk_id=1,
+            bos_id=-1,
+            eos_id=-1,
+            control_symbols=["[CLS]", "[SEP]", "[MASK]"],
+            num_threads=1,
+            minloglevel=2,
         )
         paths.append(d)
     return paths
@@ -81,8 +90,11 @@ def main() -> None:
         t0 = time.perf_counter()
         html = render_html(build_view(words, tags, segs, preds))
         times.append(time.perf_counter() - t0)
-    print(f"render path (build_view + render_html), 50 words x 3 tokenizers: median {statistics.median(times) * 1e3:.2f} ms, "
-          f"p95 {sorted(times)[int(0.95 * len(times))] * 1e3:.2f} ms, html {len(html)} chars")
+    print(
+        "render path (build_view + render_html), 50 words x 3 tokenizers: "
+        f"median {statistics.median(times) * 1e3:.2f} ms, "
+        f"p95 {sorted(times)[int(0.95 * len(times))] * 1e3:.2f} ms, html {len(html)} chars"
+    )
 
     from streamlit.testing.v1 import AppTest
 
@@ -98,8 +110,10 @@ def main() -> None:
         reruns.append(time.perf_counter() - t0)
         assert not at.exception, at.exception
     n_rows = at.html[0].proto.body.count("<tr") - 1
-    print(f"full explorer page rerun (AppTest, text changed), {n_rows} words x 3 tokenizers: "
-          f"median {statistics.median(reruns) * 1e3:.1f} ms, max {max(reruns) * 1e3:.1f} ms")
+    print(
+        f"full explorer page rerun (AppTest, text changed), {n_rows} words x 3 tokenizers: "
+        f"median {statistics.median(reruns) * 1e3:.1f} ms, max {max(reruns) * 1e3:.1f} ms"
+    )
 
 
 def write_predictions_for_test(root: Path, tokenizer_dir: Path) -> None:
@@ -116,12 +130,17 @@ def write_predictions_for_test(root: Path, tokenizer_dir: Path) -> None:
     out = []
     for s in test:
         counts = seg.segment(list(s.words)).counts
-        pred = [("O" if g != "O" else "B-MISC") if rng.random() < min(0.05 * (n - 1), 0.6) else g
-                for g, n in zip(s.tags, counts)]
+        pred = [
+            ("O" if g != "O" else "B-MISC") if rng.random() < min(0.05 * (n - 1), 0.6) else g
+            for g, n in zip(s.tags, counts)
+        ]
         out.append((s.words, s.tags, pred))
-    write_predictions(root / "predictions" / "model-spm-600" / "conll2003_test.tsv", out,
-                      metadata={"model": "model-spm-600", "dataset": "conll2003", "split": "test"},
-                      sent_ids=[s.sent_id for s in test])
+    write_predictions(
+        root / "predictions" / "model-spm-600" / "conll2003_test.tsv",
+        out,
+        metadata={"model": "model-spm-600", "dataset": "conll2003", "split": "test"},
+        sent_ids=[s.sent_id for s in test],
+    )
 
 
 _WATCH = """() => {
@@ -139,7 +158,7 @@ _DONE = """() => {
   if (!end || document.querySelector('[data-testid="stSkeleton"]')) return null;
   if (document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state') !== 'notRunning') return null;
   return Math.max(end[1], performance.now() - 0) - window.__ts.t0;
-}"""
+}"""  # noqa: E501 (JavaScript source)
 
 
 def _timed_click(page, label: str) -> float:

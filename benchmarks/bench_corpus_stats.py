@@ -1,4 +1,5 @@
-"""Benchmark: ``tokstudy corpus-stats`` with ``--engine local`` (2 processes) vs ``--engine dask`` (LocalCluster, 2 workers).
+"""Benchmark: ``tokstudy corpus-stats`` with ``--engine local`` (2 processes) vs ``--engine dask``
+(LocalCluster, 2 workers).
 
 For each size, raw_text_large en/fr/de/es/it (the text of ``bench_stats.py --big``) is repeated into a
 plain-text file in a temp dir, cut into byte-range partitions, and the command runs as a subprocess
@@ -51,9 +52,16 @@ def tokenizer(cache: Path) -> Path:
             lines = list(iter_sentences(corpus_dir("raw_text") / "en.txt.gz"))
             lines += list(iter_sentences(corpus_dir("raw_text_large") / "en.txt.gz"))
             corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        spm.SentencePieceTrainer.train(input=str(corpus), model_prefix=str(cache / "sp32k"), vocab_size=32000,
-                                       model_type="unigram", num_threads=2, minloglevel=2,
-                                       input_sentence_size=200000, shuffle_input_sentence=True)
+        spm.SentencePieceTrainer.train(
+            input=str(corpus),
+            model_prefix=str(cache / "sp32k"),
+            vocab_size=32000,
+            model_type="unigram",
+            num_threads=2,
+            minloglevel=2,
+            input_sentence_size=200000,
+            shuffle_input_sentence=True,
+        )
     return model
 
 
@@ -124,9 +132,25 @@ class PeakRSS(threading.Thread):
 
 
 def run_once(engine: str, corpus: Path, model: Path, workers: int, partition_mib: float, resamples: int) -> dict:
-    cmd = [sys.executable, "-m", "tokstudy", "corpus-stats", "-t", f"sp32k={model}", "--corpus", str(corpus),
-           "--engine", engine, "--processes", str(workers), "--partition-mb", str(partition_mib),
-           "--n-resamples", str(resamples), "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "tokstudy",
+        "corpus-stats",
+        "-t",
+        f"sp32k={model}",
+        "--corpus",
+        str(corpus),
+        "--engine",
+        engine,
+        "--processes",
+        str(workers),
+        "--partition-mb",
+        str(partition_mib),
+        "--n-resamples",
+        str(resamples),
+        "--no-progress",
+    ]
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -140,9 +164,16 @@ def run_once(engine: str, corpus: Path, model: Path, workers: int, partition_mib
         raise SystemExit(f"{' '.join(cmd)} failed:\n{err[-3000:]}")
     fert = next((line for line in out.splitlines() if "| all |" in line), "")
     cpu_client, cpu_workers = mon.cpu_split
-    return {"engine": engine, "seconds": dt, "client_mib": mon.client, "workers_mib": mon.workers[:workers],
-            "cpu_client": cpu_client, "cpu_workers": cpu_workers,
-            "all_row": fert, "stdout": out}
+    return {
+        "engine": engine,
+        "seconds": dt,
+        "client_mib": mon.client,
+        "workers_mib": mon.workers[:workers],
+        "cpu_client": cpu_client,
+        "cpu_workers": cpu_workers,
+        "all_row": fert,
+        "stdout": out,
+    }
 
 
 def main() -> None:
@@ -164,34 +195,51 @@ def main() -> None:
                 r = run_once(engine, corpus, model, args.workers, args.partition_mib, args.resamples)
                 r.update(size_mib=n / 2**20, bytes=n)
                 rows.append(r)
-                print(f"# {engine} {n / 2**20:.1f} MiB: {r['seconds']:.1f} s, client {r['client_mib']:.0f} MiB, "
-                      f"workers {[round(w) for w in r['workers_mib']]} MiB, CPU s client {r['cpu_client']:.1f} "
-                      f"workers {r['cpu_workers']:.1f}\n# {r['all_row']}", flush=True)
+                print(
+                    f"# {engine} {n / 2**20:.1f} MiB: {r['seconds']:.1f} s, client {r['client_mib']:.0f} MiB, "
+                    f"workers {[round(w) for w in r['workers_mib']]} MiB, CPU s client {r['cpu_client']:.1f} "
+                    f"workers {r['cpu_workers']:.1f}\n# {r['all_row']}",
+                    flush=True,
+                )
             corpus.unlink()
     load = os.getloadavg()
-    print(f"\nDate {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: {platform.machine()}, "
-          f"{os.cpu_count()} cores, Python {platform.python_version()}; load average at the end {load[0]:.1f}.")
-    print(f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_corpus_stats.py --sizes-mib "
-          f"{' '.join(str(s) for s in args.sizes_mib)} --workers {args.workers} --partition-mib {args.partition_mib} "
-          f"--rounds {args.rounds}`\n")
-    print("| corpus | engine | wall (s) | MiB/s | MiB/s per worker | CPU s client | CPU s workers | peak RSS client (MiB) "
-          "| peak RSS per worker (MiB) |")
+    print(
+        f"\nDate {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: {platform.machine()}, "
+        f"{os.cpu_count()} cores, Python {platform.python_version()}; load average at the end {load[0]:.1f}."
+    )
+    print(
+        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_corpus_stats.py --sizes-mib "
+        f"{' '.join(str(s) for s in args.sizes_mib)} --workers {args.workers} --partition-mib {args.partition_mib} "
+        f"--rounds {args.rounds}`\n"
+    )
+    print(
+        "| corpus | engine | wall (s) | MiB/s | MiB/s per worker | CPU s client | CPU s workers "
+        "| peak RSS client (MiB) "
+        "| peak RSS per worker (MiB) |"
+    )
     print("|---:|---|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         rate = r["size_mib"] / r["seconds"]
-        print(f"| {r['size_mib']:.1f} MiB | {r['engine']} | {r['seconds']:.1f} | {rate:.2f} | {rate / args.workers:.2f} | "
-              f"{r['cpu_client']:.1f} | {r['cpu_workers']:.1f} | {r['client_mib']:.0f} | "
-              f"{', '.join(f'{w:.0f}' for w in r['workers_mib'])} |")
+        print(
+            f"| {r['size_mib']:.1f} MiB | {r['engine']} | {r['seconds']:.1f} | {rate:.2f} "
+            f"| {rate / args.workers:.2f} | "
+            f"{r['cpu_client']:.1f} | {r['cpu_workers']:.1f} | {r['client_mib']:.0f} | "
+            f"{', '.join(f'{w:.0f}' for w in r['workers_mib'])} |"
+        )
     big = [r for r in rows if r["size_mib"] == max(x["size_mib"] for x in rows)]
     for r in big:
         per_worker = r["bytes"] / r["seconds"] / args.workers
         proj = ", ".join(f"{n} workers {_duration(MALBERT_BYTES / (per_worker * n))}" for n in (16, 64, 256))
-        print(f"\nProjection (from the measured {per_worker / 2**20:.2f} MiB/s per worker, {r['engine']}, assuming "
-              f"linear scaling): 91 GB on {proj}.")
+        print(
+            f"\nProjection (from the measured {per_worker / 2**20:.2f} MiB/s per worker, {r['engine']}, assuming "
+            f"linear scaling): 91 GB on {proj}."
+        )
         per_cpu = r["bytes"] / r["cpu_workers"]  # bytes per CPU-second of a worker: a worker with a core of its own
         proj = ", ".join(f"{n} workers {_duration(MALBERT_BYTES / (per_cpu * n))}" for n in (16, 64, 256))
-        print(f"Projection from CPU time ({per_cpu / 2**20:.2f} MiB per CPU-second of a worker, {r['engine']}; "
-              f"one core per worker, CPU-bound, linear scaling): 91 GB on {proj}.")
+        print(
+            f"Projection from CPU time ({per_cpu / 2**20:.2f} MiB per CPU-second of a worker, {r['engine']}; "
+            f"one core per worker, CPU-bound, linear scaling): 91 GB on {proj}."
+        )
     for r in rows:
         print(f"\n{r['engine']} {r['size_mib']:.1f} MiB output:\n{r['stdout']}")
 

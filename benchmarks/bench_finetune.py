@@ -24,7 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 SIZES = {
     "tiny": dict(embedding_size=32, hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128),
-    "small": dict(embedding_size=128, hidden_size=256, num_hidden_layers=4, num_attention_heads=4, intermediate_size=1024),
+    "small": dict(
+        embedding_size=128, hidden_size=256, num_hidden_layers=4, num_attention_heads=4, intermediate_size=1024
+    ),
 }
 
 
@@ -46,7 +48,10 @@ def main() -> None:
     ap.add_argument("--train", type=int, default=1000, help="training sentences (one epoch)")
     ap.add_argument("--datasets", nargs="+", default=["snips", "conll2003"])
     args = ap.parse_args()
-    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, device {args.device}, python {platform.python_version()}")
+    print(
+        f"torch {torch.__version__}, threads {torch.get_num_threads()}, device {args.device}, "
+        f"python {platform.python_version()}"
+    )
     root = Path(tempfile.mkdtemp(prefix="bench-ft-"))
     base = build_tiny_albert(root / "tiny")
     print("| model | params | dataset | train sent/s | inference sent/s | dev sentences | words/sentence |")
@@ -68,23 +73,49 @@ def main() -> None:
             model, tok = load_for_task(model_dir, "ner", data.labels)
             model.to(args.device)
             max_length = min(128, model.config.max_position_embeddings)
-            cfg = FinetuneConfig(model=str(model_dir), task="ner", dataset=name, epochs=1, patience=0, progress=False,
-                                 max_length=max_length, stride=16, device=args.device)
+            cfg = FinetuneConfig(
+                model=str(model_dir),
+                task="ner",
+                dataset=name,
+                epochs=1,
+                patience=0,
+                progress=False,
+                max_length=max_length,
+                stride=16,
+                device=args.device,
+            )
             cls_id, sep_id, pad_id, _ = special_ids(tok)
             l2i = {l: i for i, l in enumerate(data.labels)}
             pieces = word_pieces(tok, [list(s.words) for s in data.train])
-            items = token_windows(pieces, [[l2i[t] for t in s.tags] for s in data.train], cls_id=cls_id, sep_id=sep_id,
-                                  max_length=max_length, stride=16)
+            items = token_windows(
+                pieces,
+                [[l2i[t] for t in s.tags] for s in data.train],
+                cls_id=cls_id,
+                sep_id=sep_id,
+                max_length=max_length,
+                stride=16,
+            )
             start = time.perf_counter()
-            train(model, items, evaluate=lambda m: 0.0, config=cfg, seed=1, pad_id=pad_id, device=torch.device(args.device))
+            train(
+                model,
+                items,
+                evaluate=lambda m: 0.0,
+                config=cfg,
+                seed=1,
+                pad_id=pad_id,
+                device=torch.device(args.device),
+            )
             train_rate = len(data.train) / (time.perf_counter() - start)
             words = [list(s.words) for s in data.dev]
             start = time.perf_counter()
             predict_tags(model, tok, words, dict(enumerate(data.labels)), max_length=max_length, stride=16)
             infer_rate = len(words) / (time.perf_counter() - start)
             n_params = sum(p.numel() for p in model.parameters())
-            print(f"| {size} | {n_params / 1e6:.2f} M | {name} | {train_rate:,.0f} | {infer_rate:,.0f} | {len(words)} | "
-                  f"{data.dev.n_words / len(words):.1f} |", flush=True)
+            print(
+                f"| {size} | {n_params / 1e6:.2f} M | {name} | {train_rate:,.0f} | {infer_rate:,.0f} | {len(words)} | "
+                f"{data.dev.n_words / len(words):.1f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

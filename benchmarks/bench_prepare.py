@@ -41,9 +41,20 @@ def train_tokenizer(out: Path, vocab_size: int) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     (out / "train.txt").write_text("\n".join(lines), encoding="utf-8")
     spm.SentencePieceTrainer.train(
-        input=str(out / "train.txt"), model_prefix=str(out / "spiece"), vocab_size=vocab_size, model_type="unigram",
-        pad_id=0, unk_id=1, bos_id=-1, eos_id=-1, control_symbols="[CLS],[SEP],[MASK]", character_coverage=0.9995,
-        minloglevel=2, num_threads=2, input_sentence_size=200000, shuffle_input_sentence=True,
+        input=str(out / "train.txt"),
+        model_prefix=str(out / "spiece"),
+        vocab_size=vocab_size,
+        model_type="unigram",
+        pad_id=0,
+        unk_id=1,
+        bos_id=-1,
+        eos_id=-1,
+        control_symbols="[CLS],[SEP],[MASK]",
+        character_coverage=0.9995,
+        minloglevel=2,
+        num_threads=2,
+        input_sentence_size=200000,
+        shuffle_input_sentence=True,
     )
     return out
 
@@ -86,18 +97,31 @@ def main() -> None:
             "en": {"inputs": ["raw_text_large/en"]},
             "multi": {"inputs": ["raw_text_large"], "language_alpha": 0.3},
         }
-        print(f"| run | inputs | examples | tokens | seconds | tokens/s | peak RSS (MiB) | store (MiB) |")
+        print("| run | inputs | examples | tokens | seconds | tokens/s | peak RSS (MiB) | store (MiB) |")
         print("|---|---|---:|---:|---:|---:|---:|---:|")
         for name, extra in runs.items():
             if args.only and name != args.only:
                 continue
-            spec = {"tokenizer": str(tok), "output": str(tmp / name), "max_seq_length": args.max_seq_length,
-                    "max_predictions": max_pred, **extra}
-            out = subprocess.run([sys.executable, __file__, "--_child", json.dumps(spec)], check=True,
-                                 capture_output=True, text=True, env={**os.environ})
+            spec = {
+                "tokenizer": str(tok),
+                "output": str(tmp / name),
+                "max_seq_length": args.max_seq_length,
+                "max_predictions": max_pred,
+                **extra,
+            }
+            out = subprocess.run(
+                [sys.executable, __file__, "--_child", json.dumps(spec)],
+                check=True,
+                capture_output=True,
+                text=True,
+                env={**os.environ},
+            )
             r = json.loads(out.stdout.strip().splitlines()[-1])
-            print(f"| {name} | {', '.join(extra['inputs'])} | {r['examples']:,} | {r['tokens']:,} | {r['seconds']} | "
-                  f"{r['tokens_per_s']:,} | {r['peak_rss_mib']} | {r['store_mib']} |", flush=True)
+            print(
+                f"| {name} | {', '.join(extra['inputs'])} | {r['examples']:,} | {r['tokens']:,} | {r['seconds']} | "
+                f"{r['tokens_per_s']:,} | {r['peak_rss_mib']} | {r['store_mib']} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,8 @@ CPU (default): vocabularies 32k and 128k, on the ``tiny`` preset and on a compac
 (E=128, H=256, 4 layers, 4 heads)::
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_pretrain.py
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_pretrain.py --model small --variants baseline ours-eager ours --compile on
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_pretrain.py --model small \
+        --variants baseline ours-eager ours --compile on
 
 GPU: ALBERT-base, sequence 512, batch 64, bf16: tokens/s, model-FLOPs utilisation, ratio, peak memory::
 
@@ -77,8 +78,14 @@ def synthetic_store(path: Path, *, vocab_size: int, max_seq: int, n: int, seed: 
         ids[i, :length], b_start[i] = body, b
     meta = {"vocab_size": vocab_size, "special_ids": {"pad": 0, "unk": 1, "cls": 2, "sep": 3, "mask": 4}, "task": "sop"}
     writer = ExampleStoreWriter(path, max_seq_length=max_seq, max_predictions=max_pred, meta=meta)
-    writer.append_batch(input_ids=ids, lengths=lengths, segment_b_start=b_start,
-                        sentence_order_label=rng.integers(0, 2, n), mlm_positions=pos, mlm_labels=lab)
+    writer.append_batch(
+        input_ids=ids,
+        lengths=lengths,
+        segment_b_start=b_start,
+        sentence_order_label=rng.integers(0, 2, n),
+        mlm_positions=pos,
+        mlm_labels=lab,
+    )
     return writer.close()
 
 
@@ -104,8 +111,14 @@ def ours_stepper(model_cfg, store, batch: int, ds_config: str, compile: str = "a
     from pretrain.sampler import GlobalBatchOrder
 
     model = build_model(model_cfg, vocab_size=store.vocab_size, seed=0)
-    cfg = TrainConfig(batch_size=batch, micro_batch_size=micro, total_steps=10**6, deepspeed_config=ds_config, lr=1e-4,
-                      compile=compile)
+    cfg = TrainConfig(
+        batch_size=batch,
+        micro_batch_size=micro,
+        total_steps=10**6,
+        deepspeed_config=ds_config,
+        lr=1e-4,
+        compile=compile,
+    )
     engine = PretrainEngine(AlbertPretrainingModule(model), cfg)
     order = GlobalBatchOrder(len(store), batch, seed=0)
 
@@ -149,8 +162,14 @@ def build_stepper(args):
     model_cfg = model_config(args.model[0])
     if args.worker == "baseline":
         return baseline_stepper(model_cfg, store, args.batch, "cuda" if args.gpu else "cpu")
-    return ours_stepper(model_cfg, store, args.batch, "ds_gpu_bf16.json" if args.gpu else "ds_cpu.json",
-                        compile="off" if args.worker == "ours-eager" else args.compile, micro=args.micro)
+    return ours_stepper(
+        model_cfg,
+        store,
+        args.batch,
+        "ds_gpu_bf16.json" if args.gpu else "ds_cpu.json",
+        compile="off" if args.worker == "ours-eager" else args.compile,
+        micro=args.micro,
+    )
 
 
 def timed_step(step, i: int) -> float:
@@ -193,9 +212,25 @@ def serve_worker(args) -> None:
 
 
 def _worker_cmd(variant: str, store: Path, model: str, args, *extra: str) -> list[str]:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", variant, "--store", str(store), "--model", model,
-           "--batch", str(args.batch), "--steps", str(args.steps), "--warmup", str(args.warmup),
-           "--compile", args.compile, *extra] + (["--gpu"] if args.gpu else [])
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--worker",
+        variant,
+        "--store",
+        str(store),
+        "--model",
+        model,
+        "--batch",
+        str(args.batch),
+        "--steps",
+        str(args.steps),
+        "--warmup",
+        str(args.warmup),
+        "--compile",
+        args.compile,
+        *extra,
+    ] + (["--gpu"] if args.gpu else [])
     return cmd + (["--micro", str(args.micro)] if args.micro else [])
 
 
@@ -212,8 +247,16 @@ def measure_interleaved(variants: list[str], store: Path, model: str, args) -> d
     import subprocess
 
     logs = {v: tempfile.TemporaryFile("w+") for v in variants}  # noqa: SIM115 - a file, not a pipe: a full pipe blocks
-    procs = {v: subprocess.Popen(_worker_cmd(v, store, model, args, "--serve"), stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, stderr=logs[v], text=True) for v in variants}
+    procs = {
+        v: subprocess.Popen(
+            _worker_cmd(v, store, model, args, "--serve"),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=logs[v],
+            text=True,
+        )
+        for v in variants
+    }
     try:
         out = {v: {"rates": [], "warmup_s": _read_tagged(p, "ready", logs[v])} for v, p in procs.items()}
         for i in range(args.steps):
@@ -235,8 +278,9 @@ def measure(variant: str, store: Path, model: str, args) -> dict:
 
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         out = Path(f.name)
-    proc = subprocess.run(_worker_cmd(variant, store, model, args, "--json", str(out)), capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(
+        _worker_cmd(variant, store, model, args, "--json", str(out)), capture_output=True, text=True, check=False
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"{variant} on {store.name} failed:\n{proc.stderr[-3000:]}")
     result = json.loads(out.read_text())
@@ -248,8 +292,9 @@ def model_config(name: str):
     from pretrain.config import ModelConfig
 
     if name == "small":
-        return ModelConfig(name="small", embedding_size=128, hidden_size=256, num_layers=4, num_heads=4,
-                           intermediate_size=1024)
+        return ModelConfig(
+            name="small", embedding_size=128, hidden_size=256, num_layers=4, num_heads=4, intermediate_size=1024
+        )
     return ModelConfig.load(name)
 
 
@@ -271,20 +316,38 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--gpu", action="store_true", help="ALBERT-base, sequence 512, bf16 on CUDA (with MFU)")
     p.add_argument("--vocab", type=int, nargs="+", default=None, help="vocabulary sizes (default 32000 128000)")
-    p.add_argument("--model", nargs="+", default=None,
-                   help="model presets/YAML files, or 'small' (E=128, H=256, 4 layers, 4 heads); CPU default: tiny small")
+    p.add_argument(
+        "--model",
+        nargs="+",
+        default=None,
+        help="model presets/YAML files, or 'small' (E=128, H=256, 4 layers, 4 heads); CPU default: tiny small",
+    )
     p.add_argument("--batch", type=int, default=None, help="sequences per step (CPU 16, GPU 64)")
     p.add_argument("--micro", type=int, default=None, help="our trainer's micro-batch (default: the whole batch)")
     p.add_argument("--seq", type=int, default=None, help="max_seq_length (CPU 128, GPU 512)")
     p.add_argument("--steps", type=int, default=None, help="timed steps per process (CPU 6, GPU 30)")
-    p.add_argument("--warmup", type=int, default=None, help="untimed steps first (CPU 2, GPU 5: compiling happens here)")
-    p.add_argument("--rounds", type=int, default=None,
-                   help="rounds of processes, one per variant each (default 1); rates are pooled")
-    p.add_argument("--sequential", action="store_true",
-                   help="run the variants' processes one after the other (the GPU default: one device, so its "
-                        "memory is never shared) instead of side by side with steps interleaved (the CPU default)")
-    p.add_argument("--variants", nargs="+", default=["baseline", "ours"], choices=["baseline", "ours", "ours-eager"],
-                   help="what to run; the first is the reference of the speedup column")
+    p.add_argument(
+        "--warmup", type=int, default=None, help="untimed steps first (CPU 2, GPU 5: compiling happens here)"
+    )
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=None,
+        help="rounds of processes, one per variant each (default 1); rates are pooled",
+    )
+    p.add_argument(
+        "--sequential",
+        action="store_true",
+        help="run the variants' processes one after the other (the GPU default: one device, so its "
+        "memory is never shared) instead of side by side with steps interleaved (the CPU default)",
+    )
+    p.add_argument(
+        "--variants",
+        nargs="+",
+        default=["baseline", "ours"],
+        choices=["baseline", "ours", "ours-eager"],
+        help="what to run; the first is the reference of the speedup column",
+    )
     p.add_argument("--compile", default="auto", choices=["auto", "on", "off"], help="TrainConfig.compile of 'ours'")
     p.add_argument("--peak-tflops", type=float, default=None, help="device bf16 peak for MFU (default: by name)")
     p.add_argument("--json", type=Path, default=None, help="also write the results here")
@@ -321,8 +384,9 @@ def main(argv=None) -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for vocab in vocabs:
-            path = synthetic_store(Path(tmp) / f"store{vocab}", vocab_size=vocab, max_seq=seq,
-                                   n=args.batch * (args.steps + args.warmup))
+            path = synthetic_store(
+                Path(tmp) / f"store{vocab}", vocab_size=vocab, max_seq=seq, n=args.batch * (args.steps + args.warmup)
+            )
             store = ExampleStore(path)
             for name in names:
                 model_cfg = model_config(name)
@@ -336,17 +400,27 @@ def main(argv=None) -> int:
                             results[variant].append(result)
                 rates = {v: float(np.median([x for r in rs for x in r["rates"]])) for v, rs in results.items()}
                 ref = args.variants[0]
-                row = {"vocab": vocab, "model": model_cfg.name, "seq": seq, "batch": args.batch, "device": device,
-                       "tokens_per_s": rates, "speedup": {v: rates[v] / rates[ref] for v in rates},
-                       "warmup_s": {v: float(np.median([r["warmup_s"] for r in rs])) for v, rs in results.items()}}
+                row = {
+                    "vocab": vocab,
+                    "model": model_cfg.name,
+                    "seq": seq,
+                    "batch": args.batch,
+                    "device": device,
+                    "tokens_per_s": rates,
+                    "speedup": {v: rates[v] / rates[ref] for v in rates},
+                    "warmup_s": {v: float(np.median([r["warmup_s"] for r in rs])) for v, rs in results.items()},
+                }
                 if args.gpu:
                     row["max_memory_gib"] = {v: max(r["max_memory_gib"] for r in rs) for v, rs in results.items()}
                 if args.gpu and peak:
                     lengths = np.asarray(store.lengths).sum()
                     mask_rate = float((np.asarray(store.arrays["mlm_positions"]) >= 0).sum() / lengths)
-                    row["mfu"] = {v: rates[v] * train_flops_per_token(model_cfg, vocab, seq, mask_rate,
-                                                                      masked_only=v != "baseline") / (peak * 1e12)
-                                  for v in rates}
+                    row["mfu"] = {
+                        v: rates[v]
+                        * train_flops_per_token(model_cfg, vocab, seq, mask_rate, masked_only=v != "baseline")
+                        / (peak * 1e12)
+                        for v in rates
+                    }
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     print()

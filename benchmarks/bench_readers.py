@@ -19,8 +19,10 @@ from tokstudy.data.registry import load_dataset
 
 CASES = [
     ("conll2003 train", [("conll2003", "train", None)]),
-    ("wikiann 6 langs x 3 splits", [("wikiann", s, lang) for lang in ("de", "en", "es", "nl", "pl", "ru")
-                                    for s in ("train", "dev", "test")]),
+    (
+        "wikiann 6 langs x 3 splits",
+        [("wikiann", s, lang) for lang in ("de", "en", "es", "nl", "pl", "ru") for s in ("train", "dev", "test")],
+    ),
     ("ner_ja_wikipedia all", [("ner_ja_wikipedia", "all", None)]),
     ("snips train", [("snips", "train", None)]),
 ]

@@ -63,9 +63,16 @@ def train_models(cache: Path) -> dict[int, Path]:
     for v in VOCABS:
         prefix = cache / f"sp{v // 1000}k"
         if not Path(f"{prefix}.model").exists():
-            spm.SentencePieceTrainer.train(input=str(corpus), model_prefix=str(prefix), vocab_size=v,
-                                           model_type="unigram", num_threads=2, minloglevel=2,
-                                           input_sentence_size=200000, shuffle_input_sentence=True)
+            spm.SentencePieceTrainer.train(
+                input=str(corpus),
+                model_prefix=str(prefix),
+                vocab_size=v,
+                model_type="unigram",
+                num_threads=2,
+                minloglevel=2,
+                input_sentence_size=200000,
+                shuffle_input_sentence=True,
+            )
         out[v] = Path(f"{prefix}.model")
     return out
 
@@ -109,8 +116,12 @@ def bench_default(args) -> str:
             out.append(sums)
         return out
 
-    cli_args = ["stats"] + [x for s in specs for x in ("-d", s)] + [
-        x for v in VOCABS for x in ("-t", f"sp{v // 1000}k={models[v]}")] + ["--no-progress", "--resamples", str(args.resamples)]
+    cli_args = (
+        ["stats"]
+        + [x for s in specs for x in ("-d", s)]
+        + [x for v in VOCABS for x in ("-t", f"sp{v // 1000}k={models[v]}")]
+        + ["--no-progress", "--resamples", str(args.resamples)]
+    )
 
     from tokstudy.analysis import bootstrap
 
@@ -138,7 +149,14 @@ def bench_default(args) -> str:
 
     # interleaved repeats: the machine is shared, so each round measures every variant
     # under similar load, and the best round of each is compared
-    measures = {"floor": floor, "e2e": end_to_end, "e2e0": end_to_end_no_ci, "read": read, "table": build, "stats": stats_cold}
+    measures = {
+        "floor": floor,
+        "e2e": end_to_end,
+        "e2e0": end_to_end_no_ci,
+        "read": read,
+        "table": build,
+        "stats": stats_cold,
+    }
     times = {k: [] for k in measures}
     for _ in range(args.repeat):
         for k, fn in measures.items():
@@ -152,7 +170,11 @@ def bench_default(args) -> str:
     f_min = best["floor"]
     rows = [
         ("floor: `encode(words)` batch call x 3 tokenizers", best["floor"], med["floor"]),
-        (f"`tokstudy stats` end to end (read 3 files, table, stats, {args.resamples} resamples)", best["e2e"], med["e2e"]),
+        (
+            f"`tokstudy stats` end to end (read 3 files, table, stats, {args.resamples} resamples)",
+            best["e2e"],
+            med["e2e"],
+        ),
         ("`tokstudy stats --resamples 0` end to end (same, no confidence intervals)", best["e2e0"], med["e2e0"]),
         ("naive per-word loop (`encode(w)` per word) x 3", n_min, n_med),
     ]
@@ -221,12 +243,19 @@ def bench_intrinsic(args) -> str:
         "| variant | wall best (s) | wall median (s) | CPU best (s) | CPU median (s) |",
         "|---|---:|---:|---:|---:|",
     ]
-    for flag, name in ((False, "without the intrinsic metrics"), (True, "with them (5 fields x NE/non-NE/all x 3 tokenizers)")):
-        lines.append(f"| {name} | {min(wall[flag]):.2f} | {statistics.median(wall[flag]):.2f} | "
-                     f"{min(cpu[flag]):.2f} | {statistics.median(cpu[flag]):.2f} |")
+    for flag, name in (
+        (False, "without the intrinsic metrics"),
+        (True, "with them (5 fields x NE/non-NE/all x 3 tokenizers)"),
+    ):
+        lines.append(
+            f"| {name} | {min(wall[flag]):.2f} | {statistics.median(wall[flag]):.2f} | "
+            f"{min(cpu[flag]):.2f} | {statistics.median(cpu[flag]):.2f} |"
+        )
     for label, d in (("wall", wall), ("CPU", cpu)):
-        lines.append(f"\nAdded ({label}, best vs best): {100 * (min(d[True]) / min(d[False]) - 1):+.1f} %; "
-                     f"(median vs median): {100 * (statistics.median(d[True]) / statistics.median(d[False]) - 1):+.1f} %.")
+        lines.append(
+            f"\nAdded ({label}, best vs best): {100 * (min(d[True]) / min(d[False]) - 1):+.1f} %; "
+            f"(median vs median): {100 * (statistics.median(d[True]) / statistics.median(d[False]) - 1):+.1f} %."
+        )
     return "\n".join(lines)
 
 
@@ -254,22 +283,24 @@ def bench_big(args) -> str:
     s = res.summary("sp32k")["all"]
     rss_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     rss_child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return "\n".join([
-        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py --big --gb {args.gb} "
-        f"--processes {args.processes} --chunk {args.chunk}`",
-        "",
-        f"Streamed {written / 2**30:.2f} GiB ({written:,} bytes; raw_text_large en/fr/de/es/it repeated), "
-        f"{s.fertility.n_words:,} words, {res.n_chunks:,} chunks of {args.chunk} paragraphs, "
-        f"{args.processes} worker processes, tokenizer sp32k, {args.big_resamples} Poisson bootstrap resamples.",
-        "",
-        "| measure | value |",
-        "|---|---:|",
-        f"| wall time | {dt:.1f} s |",
-        f"| throughput | {written / 2**20 / dt:.1f} MiB/s, {s.fertility.n_words / dt / 1e6:.2f} M words/s |",
-        f"| peak RSS, main process | {rss_self:.0f} MiB |",
-        f"| peak RSS, largest worker | {rss_child:.0f} MiB |",
-        f"| fertility (all words) | {s.fertility.value:.4f} [{s.fertility.low:.4f}, {s.fertility.high:.4f}] |",
-    ])
+    return "\n".join(
+        [
+            f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py --big --gb {args.gb} "
+            f"--processes {args.processes} --chunk {args.chunk}`",
+            "",
+            f"Streamed {written / 2**30:.2f} GiB ({written:,} bytes; raw_text_large en/fr/de/es/it repeated), "
+            f"{s.fertility.n_words:,} words, {res.n_chunks:,} chunks of {args.chunk} paragraphs, "
+            f"{args.processes} worker processes, tokenizer sp32k, {args.big_resamples} Poisson bootstrap resamples.",
+            "",
+            "| measure | value |",
+            "|---|---:|",
+            f"| wall time | {dt:.1f} s |",
+            f"| throughput | {written / 2**20 / dt:.1f} MiB/s, {s.fertility.n_words / dt / 1e6:.2f} M words/s |",
+            f"| peak RSS, main process | {rss_self:.0f} MiB |",
+            f"| peak RSS, largest worker | {rss_child:.0f} MiB |",
+            f"| fertility (all words) | {s.fertility.value:.4f} [{s.fertility.low:.4f}, {s.fertility.high:.4f}] |",
+        ]
+    )
 
 
 def main() -> None:
@@ -277,7 +308,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5, help="runs per measurement (best and median reported)")
     ap.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples in `tokstudy stats`")
     ap.add_argument("--big", action="store_true", help="streamed statistics over >= --gb GiB instead")
-    ap.add_argument("--intrinsic", action="store_true", help="cost of the intrinsic metrics in `tokstudy stats` instead")
+    ap.add_argument(
+        "--intrinsic", action="store_true", help="cost of the intrinsic metrics in `tokstudy stats` instead"
+    )
     ap.add_argument("--gb", type=float, default=1.0, help="GiB of text for --big")
     ap.add_argument("--processes", type=int, default=2, help="worker processes for --big")
     ap.add_argument("--chunk", type=int, default=2000, help="paragraphs per chunk for --big")

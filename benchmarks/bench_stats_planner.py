@@ -7,28 +7,46 @@ on raw_text/en. Run it on two trees and ``cmp`` the files.
 
     TOKSTUDY_DATA=../shared/data OMP_NUM_THREADS=1 python benchmarks/bench_stats_planner.py /tmp/out.txt
 """
-import sys, time, pickle, os
+
+import os
+import sys
+import time
 from pathlib import Path
+
 import sentencepiece as spm
+
 import tokstudy as ts
-from tokstudy.analysis.stats import table_statistics, additional_segmentation, segmentation_summary, additional_segmentation_by
+from tokstudy.analysis.stats import (
+    additional_segmentation,
+    additional_segmentation_by,
+    segmentation_summary,
+    table_statistics,
+)
+
 work = Path(os.environ.get("TOKSTUDY_BENCH_WORK", "/tmp/tokstudy_bench_planner"))
 work.mkdir(parents=True, exist_ok=True)
-if not (work/"sp4000.model").exists():
+if not (work / "sp4000.model").exists():
     from tokstudy.data.rawtext import iter_sentences
-    corpus = work/"en.txt"
-    corpus.write_text("\n".join(iter_sentences(ts.corpus_dir("raw_text")/"en.txt.gz"))+"\n")
+
+    corpus = work / "en.txt"
+    corpus.write_text("\n".join(iter_sentences(ts.corpus_dir("raw_text") / "en.txt.gz")) + "\n")
     for v in (2000, 4000):
-        spm.SentencePieceTrainer.train(input=str(corpus), model_prefix=str(work/f"sp{v}"), vocab_size=v, model_type="unigram", minloglevel=2)
-toks = [ts.load_tokenizer(work/f"sp{v}.model", name=f"sp{v}") for v in (2000, 4000)]
+        spm.SentencePieceTrainer.train(
+            input=str(corpus), model_prefix=str(work / f"sp{v}"), vocab_size=v, model_type="unigram", minloglevel=2
+        )
+toks = [ts.load_tokenizer(work / f"sp{v}.model", name=f"sp{v}") for v in (2000, 4000)]
 ds = [ts.load_dataset("conll2003", "test"), ts.load_dataset("wikiann", "test", language="de")]
 table = ts.segmentation_table(ds, toks, progress=False)
-res = [table_statistics(table, n_resamples=300, seed=3),
-       additional_segmentation(table, "sp2000", n_resamples=100),
-       segmentation_summary(table, "sp4000", n_resamples=100),
-       additional_segmentation_by(table, "sp2000", by="language", subset="ne", n_resamples=100)]
+res = [
+    table_statistics(table, n_resamples=300, seed=3),
+    additional_segmentation(table, "sp2000", n_resamples=100),
+    segmentation_summary(table, "sp4000", n_resamples=100),
+    additional_segmentation_by(table, "sp2000", by="language", subset="ne", n_resamples=100),
+]
 open(sys.argv[1], "w").write(repr(res))
 ts_ = []
 for _ in range(7):
-    t0 = time.process_time(); table_statistics(table, n_resamples=1000); ts_.append(time.process_time() - t0)
+    t0 = time.process_time()
+    table_statistics(table, n_resamples=1000)
+    ts_.append(time.process_time() - t0)
 print("table_statistics cpu best %.3f median %.3f" % (min(ts_), sorted(ts_)[3]))

@@ -52,8 +52,14 @@ def bench_training(args) -> dict:
     sample = sample_sentences(iter_sentences(inputs), args.sample_size, seed=0)
     sampling_s = time.perf_counter() - t0
     out = Path(tempfile.mkdtemp(prefix="bench_tok_"))
-    cfg = TokenizerTrainingConfig(inputs=inputs, output_dir=out, algorithm=args.algorithm, vocab_sizes=(args.vocab_size,),
-                                  sample_size=args.sample_size, num_threads=args.threads)
+    cfg = TokenizerTrainingConfig(
+        inputs=inputs,
+        output_dir=out,
+        algorithm=args.algorithm,
+        vocab_sizes=(args.vocab_size,),
+        sample_size=args.sample_size,
+        num_threads=args.threads,
+    )
     opts = sentencepiece_options(cfg, args.vocab_size)
     text_file = out / "sample.txt"
     text_file.write_text("\n".join(sample) + "\n", encoding="utf-8")
@@ -71,13 +77,18 @@ def bench_training(args) -> dict:
     cpu = {k: [] for k in times}
     runs = (("direct", direct), ("tokstudy", ours), ("direct-file", direct_file))
     for r in range(args.repeats):  # interleaved, order reversed every other repeat: load drift hits all alike
-        for name, fn in (runs if r % 2 == 0 else runs[::-1]):
+        for name, fn in runs if r % 2 == 0 else runs[::-1]:
             wall, c = _time(fn)
             times[name].append(wall)
             cpu[name].append(c)
             print(f"  repeat {r + 1}: {name:12s} wall {wall:6.2f} s  cpu {c:6.2f} s", flush=True)
     # the only work tokstudy adds after training: HF conversion + files (timed alone: load-independent)
-    from tokstudy.tokenization.hf_export import ALBERT_SPECIALS, add_albert_post_processor, spm_to_hf_tokenizer, write_hf_files
+    from tokstudy.tokenization.hf_export import (
+        ALBERT_SPECIALS,
+        add_albert_post_processor,
+        spm_to_hf_tokenizer,
+        write_hf_files,
+    )
 
     def export():
         tok = spm_to_hf_tokenizer(out / "direct.model", algorithm=args.algorithm.removeprefix("sp-"))
@@ -87,9 +98,16 @@ def bench_training(args) -> dict:
     export_s = statistics.median(_time(export)[0] for _ in range(5))
     med = {k: statistics.median(v) for k, v in times.items()}
     med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
-    return {"n_sentences": len(sample), "sampling_s": sampling_s, "times": times, "median": med,
-            "median_cpu": med_cpu, "ratio": med["tokstudy"] / med["direct"],
-            "ratio_cpu": med_cpu["tokstudy"] / med_cpu["direct"], "export_s": export_s}
+    return {
+        "n_sentences": len(sample),
+        "sampling_s": sampling_s,
+        "times": times,
+        "median": med,
+        "median_cpu": med_cpu,
+        "ratio": med["tokstudy"] / med["direct"],
+        "ratio_cpu": med_cpu["tokstudy"] / med_cpu["direct"],
+        "export_s": export_s,
+    }
 
 
 _RSS = """
@@ -114,12 +132,19 @@ def bench_memory(args) -> list[tuple]:
     script = _RSS.format(root=str(ROOT), corpus=corpus)
     rows = []
     for scale in (1, args.scale):
-        out = subprocess.run([sys.executable, "-c", script, str(scale), str(args.sample_size)],
-                             capture_output=True, text=True, check=True).stdout.split()
+        out = subprocess.run(
+            [sys.executable, "-c", script, str(scale), str(args.sample_size)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
         rss_kib, n_read, n_kept, secs = int(out[0]), int(out[1]), int(out[2]), float(out[3])
         rows.append((scale, n_read, n_kept, rss_kib / 1024, secs))
-        print(f"  corpus x{scale}: read {n_read:,} sentences, kept {n_kept:,}, peak RSS {rss_kib / 1024:.1f} MiB, "
-              f"{secs:.1f} s", flush=True)
+        print(
+            f"  corpus x{scale}: read {n_read:,} sentences, kept {n_kept:,}, peak RSS {rss_kib / 1024:.1f} MiB, "
+            f"{secs:.1f} s",
+            flush=True,
+        )
     return rows
 
 
@@ -138,13 +163,20 @@ def main(argv=None) -> int:
     tr = bench_training(args)
     m = tr["median"]
     print(f"sampling pass: {tr['sampling_s']:.2f} s for {tr['n_sentences']:,} sentences kept")
-    print(f"median direct (iterator) {m['direct']:.2f} s | direct (file) {m['direct-file']:.2f} s | "
-          f"tokstudy {m['tokstudy']:.2f} s | ratio tokstudy/direct {tr['ratio']:.3f} (target <= 1.05)")
+    print(
+        f"median direct (iterator) {m['direct']:.2f} s | direct (file) {m['direct-file']:.2f} s | "
+        f"tokstudy {m['tokstudy']:.2f} s | ratio tokstudy/direct {tr['ratio']:.3f} (target <= 1.05)"
+    )
     c = tr["median_cpu"]
-    print(f"median CPU  direct {c['direct']:.2f} s | direct (file) {c['direct-file']:.2f} s | tokstudy {c['tokstudy']:.2f} s"
-          f" | ratio {tr['ratio_cpu']:.3f}")
-    print(f"HF export alone (conversion + tokenizer.json + configs): {tr['export_s'] * 1000:.0f} ms = "
-          f"{tr['export_s'] / m['direct']:.2%} of the direct training time")
+    print(
+        f"median CPU  direct {c['direct']:.2f} s | direct (file) {c['direct-file']:.2f} s"
+        f" | tokstudy {c['tokstudy']:.2f} s"
+        f" | ratio {tr['ratio_cpu']:.3f}"
+    )
+    print(
+        f"HF export alone (conversion + tokenizer.json + configs): {tr['export_s'] * 1000:.0f} ms = "
+        f"{tr['export_s'] / m['direct']:.2%} of the direct training time"
+    )
     print(f"sampling memory: {args.memory_corpus} x1 vs x{args.scale}, sample {args.sample_size}")
     rows = bench_memory(args)
     growth = rows[1][3] - rows[0][3]

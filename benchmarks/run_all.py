@@ -1,6 +1,6 @@
 """Run every benchmark script (each writes benchmarks/results/<part>.md), then assemble BENCHMARKS.md.
 
-    make bench          # or: python benchmarks/run_all.py [--only tokenizers stats ...]
+make bench          # or: python benchmarks/run_all.py [--only tokenizers stats ...]
 """
 
 from __future__ import annotations
@@ -11,8 +11,16 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-SCRIPTS = ["bench_readers", "bench_tokenizer_training", "bench_stats", "bench_corpus_stats", "bench_prepare", "bench_pretrain",
-           "bench_finetune", "bench_app"]
+SCRIPTS = [
+    "bench_readers",
+    "bench_tokenizer_training",
+    "bench_stats",
+    "bench_corpus_stats",
+    "bench_prepare",
+    "bench_pretrain",
+    "bench_finetune",
+    "bench_app",
+]
 
 
 def main() -> int:

@@ -81,6 +81,7 @@ def url(source: tuple[str, str], path: str) -> str:
 
 # ---- conversions (pure: bytes in, bytes out; tested in tests/data/test_download.py) ------------
 
+
 def gz(text: str) -> bytes:
     return gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
 
@@ -119,8 +120,9 @@ def xquad_contexts(raw: bytes) -> bytes:
 
 def xquad_articles(raw: bytes) -> bytes:
     articles = json.loads(raw.decode("utf-8"))["data"]
-    rows = ["article_index\ttitle\tn_paragraphs"] + [f"{i}\t{a['title']}\t{len(a['paragraphs'])}"
-                                                     for i, a in enumerate(articles)]
+    rows = ["article_index\ttitle\tn_paragraphs"] + [
+        f"{i}\t{a['title']}\t{len(a['paragraphs'])}" for i, a in enumerate(articles)
+    ]
     return ("\n".join(rows) + "\n").encode("utf-8")
 
 
@@ -132,8 +134,12 @@ def leipzig_sentences(raw: bytes) -> bytes:
 
 def ud_text(*raws: bytes) -> bytes:
     """``# text = ...`` lines of CoNLL-U files, each sentence its own block."""
-    sents = [line.split("=", 1)[1].strip() for raw in raws for line in raw.decode("utf-8").splitlines()
-             if line.startswith("# text =")]
+    sents = [
+        line.split("=", 1)[1].strip()
+        for raw in raws
+        for line in raw.decode("utf-8").splitlines()
+        if line.startswith("# text =")
+    ]
     return gz("\n\n".join(sents) + "\n")
 
 
@@ -152,47 +158,117 @@ def bible_chapters(raw: bytes) -> bytes:
 
 # ---- the plan -----------------------------------------------------------------------------------
 
+
 def jobs() -> list[Job]:
     """Every file to write, with its sources (the single source of truth for --dry-run)."""
     out: list[Job] = []
     for name in ("train", "testa", "testb"):
-        out.append(Job("conll2003", f"conll2003_en/eng.{name}.gz", (url(HSCRF, f"data/eng.{name}"),),
-                       lambda r: conll2003_fix(r[0])))
-        out.append(Job("conll2002_es", f"conll2002_es/esp.{name}.gz", (url(CONLL02, f"conll2002/esp.{name}"),),
-                       lambda r: latin1_to_utf8(r[0])))
+        out.append(
+            Job(
+                "conll2003",
+                f"conll2003_en/eng.{name}.gz",
+                (url(HSCRF, f"data/eng.{name}"),),
+                lambda r: conll2003_fix(r[0]),
+            )
+        )
+        out.append(
+            Job(
+                "conll2002_es",
+                f"conll2002_es/esp.{name}.gz",
+                (url(CONLL02, f"conll2002/esp.{name}"),),
+                lambda r: latin1_to_utf8(r[0]),
+            )
+        )
     for lang in WIKIANN_LANGS:
         for split in ("train", "val", "test"):
-            out.append(Job("wikiann", f"wikiann/{lang}.{split}.tsv.gz",
-                           (url(WIKINEURAL, f"data/wikiann/{lang}/{split}.conllu"),),
-                           lambda r: wikiann_drop_index(r[0])))
-    out.append(Job("ner_ja_wikipedia", "ner_ja_wikipedia/ner.json.gz", (url(STOCKMARK, "ner.json"),),
-                   lambda r: gzip_as_is(r[0])))
+            out.append(
+                Job(
+                    "wikiann",
+                    f"wikiann/{lang}.{split}.tsv.gz",
+                    (url(WIKINEURAL, f"data/wikiann/{lang}/{split}.conllu"),),
+                    lambda r: wikiann_drop_index(r[0]),
+                )
+            )
+    out.append(
+        Job(
+            "ner_ja_wikipedia",
+            "ner_ja_wikipedia/ner.json.gz",
+            (url(STOCKMARK, "ner.json"),),
+            lambda r: gzip_as_is(r[0]),
+        )
+    )
     for corpus in ("snips", "atis"):
         for split in ("train", "valid", "test"):
             for f in ("seq.in", "seq.out", "label"):
-                out.append(Job(corpus, f"{corpus}/{split}/{f}", (url(SLOTGATED, f"data/{corpus}/{split}/{f}"),),
-                               lambda r: r[0]))
-    out.append(Job("sst2", "sst2/train.tsv.gz", (url(AUTOPROMPT, "glue_data/SST-2/train_full.tsv"),),
-                   lambda r: gzip_as_is(r[0])))
+                out.append(
+                    Job(
+                        corpus, f"{corpus}/{split}/{f}", (url(SLOTGATED, f"data/{corpus}/{split}/{f}"),), lambda r: r[0]
+                    )
+                )
+    out.append(
+        Job(
+            "sst2",
+            "sst2/train.tsv.gz",
+            (url(AUTOPROMPT, "glue_data/SST-2/train_full.tsv"),),
+            lambda r: gzip_as_is(r[0]),
+        )
+    )
     out.append(Job("sst2", "sst2/dev.tsv", (url(AUTOPROMPT, "glue_data/SST-2/dev.tsv"),), lambda r: r[0]))
     for lang in XQUAD_LANGS:
-        out.append(Job("xquad_parallel", f"xquad_parallel/{lang}.txt.gz", (url(XQUAD, f"xquad.{lang}.json"),),
-                       lambda r: xquad_contexts(r[0])))
-    out.append(Job("xquad_parallel", "xquad_parallel/articles.tsv", (url(XQUAD, "xquad.en.json"),),
-                   lambda r: xquad_articles(r[0])))
-    leipzig = {"en": "eng_wikipedia_2016_10K", "de": "deu_wikipedia_2016_10K", "fr": "fra_wikipedia_2010_10K",
-               "ru": "rus_wikipedia_2016_10K", "ar": "ara_wikipedia_2016_10K"}
+        out.append(
+            Job(
+                "xquad_parallel",
+                f"xquad_parallel/{lang}.txt.gz",
+                (url(XQUAD, f"xquad.{lang}.json"),),
+                lambda r: xquad_contexts(r[0]),
+            )
+        )
+    out.append(
+        Job(
+            "xquad_parallel",
+            "xquad_parallel/articles.tsv",
+            (url(XQUAD, "xquad.en.json"),),
+            lambda r: xquad_articles(r[0]),
+        )
+    )
+    leipzig = {
+        "en": "eng_wikipedia_2016_10K",
+        "de": "deu_wikipedia_2016_10K",
+        "fr": "fra_wikipedia_2010_10K",
+        "ru": "rus_wikipedia_2016_10K",
+        "ar": "ara_wikipedia_2016_10K",
+    }
     for lang, stem in leipzig.items():
-        out.append(Job("raw_text", f"raw_text/{lang}.txt.gz", (url(LEIPZIG, f"data/{stem}/{stem}-sentences.txt"),),
-                       lambda r: leipzig_sentences(r[0])))
-    for lang, source, prefix in (("es", ANCORA, "ud_pos-2.7/es_ancora-ud"), ("zh", UD_ZH, "zh_gsd-ud"),
-                                 ("ja", UD_JA, "ja_gsd-ud")):
-        out.append(Job("raw_text", f"raw_text/{lang}.txt.gz",
-                       (url(source, f"{prefix}-dev.conllu"), url(source, f"{prefix}-test.conllu")),
-                       lambda r: ud_text(*r)))
+        out.append(
+            Job(
+                "raw_text",
+                f"raw_text/{lang}.txt.gz",
+                (url(LEIPZIG, f"data/{stem}/{stem}-sentences.txt"),),
+                lambda r: leipzig_sentences(r[0]),
+            )
+        )
+    for lang, source, prefix in (
+        ("es", ANCORA, "ud_pos-2.7/es_ancora-ud"),
+        ("zh", UD_ZH, "zh_gsd-ud"),
+        ("ja", UD_JA, "ja_gsd-ud"),
+    ):
+        out.append(
+            Job(
+                "raw_text",
+                f"raw_text/{lang}.txt.gz",
+                (url(source, f"{prefix}-dev.conllu"), url(source, f"{prefix}-test.conllu")),
+                lambda r: ud_text(*r),
+            )
+        )
     for lang, book in (("eu", "Basque-NT"), ("sw", "Swahili-NT")):
-        out.append(Job("raw_text", f"raw_text/{lang}.txt.gz", (url(BIBLES, f"bibles/{book}.xml"),),
-                       lambda r: bible_chapters(r[0])))
+        out.append(
+            Job(
+                "raw_text",
+                f"raw_text/{lang}.txt.gz",
+                (url(BIBLES, f"bibles/{book}.xml"),),
+                lambda r: bible_chapters(r[0]),
+            )
+        )
     return out
 
 
@@ -233,7 +309,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpora", nargs="*", help=f"corpora to fetch (default: all of {corpora()})")
     parser.add_argument("--dest", type=Path, default=DEFAULT_DEST, help="destination folder (default: data/corpora)")
-    parser.add_argument("--dry-run", action="store_true", help="list corpus, target file and source URLs; fetch nothing")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="list corpus, target file and source URLs; fetch nothing"
+    )
     parser.add_argument("--force", action="store_true", help="replace files that already exist")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.corpora) - set(corpora()))

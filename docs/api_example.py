@@ -23,8 +23,9 @@ work = Path(tempfile.mkdtemp())
 corpus = work / "en.txt"
 corpus.write_text("\n".join(iter_sentences(ts.corpus_dir("raw_text") / "en.txt.gz")) + "\n", encoding="utf-8")
 for vocab in (2000, 8000):
-    spm.SentencePieceTrainer.train(input=str(corpus), model_prefix=str(work / f"sp{vocab}"),
-                                   vocab_size=vocab, model_type="unigram", minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        input=str(corpus), model_prefix=str(work / f"sp{vocab}"), vocab_size=vocab, model_type="unigram", minloglevel=2
+    )
 tokenizers = [ts.load_tokenizer(work / f"sp{v}.model", name=f"sp{v // 1000}k") for v in (2000, 8000)]
 
 # 2. One row per word, pieces under each tokenizer (one vectorised call per tokenizer)

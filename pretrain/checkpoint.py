@@ -135,8 +135,9 @@ class CheckpointManager:
         barrier: a callable synchronising all processes (a no-op for one process).
     """
 
-    def __init__(self, root: str | os.PathLike, *, keep_last: int, rank: int = 0,
-                 barrier: Callable[[], None] | None = None):
+    def __init__(
+        self, root: str | os.PathLike, *, keep_last: int, rank: int = 0, barrier: Callable[[], None] | None = None
+    ):
         if keep_last < 1:
             raise ValueError(f"keep_last must be >= 1, got {keep_last}")
         self.root = Path(root)

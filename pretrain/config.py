@@ -21,7 +21,6 @@ Two dataclasses describe everything the trainer needs beside the data and the to
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,19 +78,36 @@ class ModelConfig:
 
     def __post_init__(self) -> None:
         w = f"ModelConfig {self.name!r}"
-        for name in ("embedding_size", "hidden_size", "num_layers", "num_heads", "intermediate_size",
-                     "num_groups", "max_position_embeddings", "type_vocab_size"):
+        for name in (
+            "embedding_size",
+            "hidden_size",
+            "num_layers",
+            "num_heads",
+            "intermediate_size",
+            "num_groups",
+            "max_position_embeddings",
+            "type_vocab_size",
+        ):
             _check(int(getattr(self, name)) >= 1, w, f"{name} must be >= 1, got {getattr(self, name)}")
-        _check(self.hidden_size % self.num_heads == 0, w,
-               f"num_heads ({self.num_heads}) must divide hidden_size ({self.hidden_size})")
+        _check(
+            self.hidden_size % self.num_heads == 0,
+            w,
+            f"num_heads ({self.num_heads}) must divide hidden_size ({self.hidden_size})",
+        )
         _check(self.sharing in SHARING_MODES, w, f"sharing must be one of {SHARING_MODES}, got {self.sharing!r}")
         if self.sharing == "groups":
-            _check(self.num_layers % self.num_groups == 0, w,
-                   f"num_groups ({self.num_groups}) must divide num_layers ({self.num_layers})")
+            _check(
+                self.num_layers % self.num_groups == 0,
+                w,
+                f"num_groups ({self.num_groups}) must divide num_layers ({self.num_layers})",
+            )
         for name in ("dropout", "attention_dropout", "classifier_dropout"):
             _check(0.0 <= getattr(self, name) < 1.0, w, f"{name} must be in [0, 1), got {getattr(self, name)}")
-        _check(self.initializer_range > 0 and self.layer_norm_eps > 0, w,
-               "initializer_range and layer_norm_eps must be > 0")
+        _check(
+            self.initializer_range > 0 and self.layer_norm_eps > 0,
+            w,
+            "initializer_range and layer_norm_eps must be > 0",
+        )
 
     # -- derived values -------------------------------------------------------------------------
     def albert_groups(self) -> tuple[int, int]:
@@ -158,8 +174,9 @@ class ModelConfig:
 
 
 def _paper_preset(name: str, h: int, layers: int, heads: int) -> ModelConfig:
-    return ModelConfig(name=name, embedding_size=128, hidden_size=h, num_layers=layers, num_heads=heads,
-                       intermediate_size=4 * h)
+    return ModelConfig(
+        name=name, embedding_size=128, hidden_size=h, num_layers=layers, num_heads=heads, intermediate_size=4 * h
+    )
 
 
 #: The shipped architectures (ALBERT paper, table 1; ``base`` is mALBERT's). ``configs/model_<name>.yaml`` mirror them.
@@ -224,20 +241,33 @@ class TrainConfig:
         w = "TrainConfig"
         _check(self.batch_size >= 1, w, f"batch_size must be >= 1, got {self.batch_size}")
         if self.micro_batch_size is not None:
-            _check(1 <= self.micro_batch_size <= self.batch_size, w,
-                   f"micro_batch_size must be in [1, batch_size={self.batch_size}], got {self.micro_batch_size}")
-            _check(self.batch_size % self.micro_batch_size == 0, w,
-                   f"micro_batch_size ({self.micro_batch_size}) must divide batch_size ({self.batch_size})")
+            _check(
+                1 <= self.micro_batch_size <= self.batch_size,
+                w,
+                f"micro_batch_size must be in [1, batch_size={self.batch_size}], got {self.micro_batch_size}",
+            )
+            _check(
+                self.batch_size % self.micro_batch_size == 0,
+                w,
+                f"micro_batch_size ({self.micro_batch_size}) must divide batch_size ({self.batch_size})",
+            )
         _check(self.lr > 0, w, f"lr must be > 0, got {self.lr}")
         _check(self.total_steps >= 1, w, f"total_steps must be >= 1, got {self.total_steps}")
-        _check(0 <= self.warmup_steps <= self.total_steps, w,
-               f"warmup_steps must be in [0, total_steps={self.total_steps}], got {self.warmup_steps}")
+        _check(
+            0 <= self.warmup_steps <= self.total_steps,
+            w,
+            f"warmup_steps must be in [0, total_steps={self.total_steps}], got {self.warmup_steps}",
+        )
         if isinstance(self.compile, bool):  # YAML reads a bare on/off as a boolean
             object.__setattr__(self, "compile", "on" if self.compile else "off")
         _check(self.compile in COMPILE_MODES, w, f"compile must be one of {COMPILE_MODES}, got {self.compile!r}")
         _check(self.optimizer in OPTIMIZERS, w, f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
         _check(self.weight_decay >= 0, w, f"weight_decay must be >= 0, got {self.weight_decay}")
-        _check(len(self.betas) == 2 and all(0 <= b < 1 for b in self.betas), w, f"betas must be two values in [0, 1), got {self.betas}")
+        _check(
+            len(self.betas) == 2 and all(0 <= b < 1 for b in self.betas),
+            w,
+            f"betas must be two values in [0, 1), got {self.betas}",
+        )
         _check(self.eps > 0, w, f"eps must be > 0, got {self.eps}")
         for name in ("checkpoint_every", "keep_last", "log_every"):
             _check(getattr(self, name) >= 1, w, f"{name} must be >= 1, got {getattr(self, name)}")
@@ -263,8 +293,10 @@ class TrainConfig:
             path = CONFIG_DIR / given
             if not path.is_file():
                 shipped = sorted(p.name for p in CONFIG_DIR.glob("ds_*.json"))
-                raise FileNotFoundError(f"DeepSpeed config {given!r} is not a shipped config (shipped: {shipped}); "
-                                        f"give a path such as ./{given} for your own file")
+                raise FileNotFoundError(
+                    f"DeepSpeed config {given!r} is not a shipped config (shipped: {shipped}); "
+                    f"give a path such as ./{given} for your own file"
+                )
             return path
         path = Path(given)
         if not path.is_file():

@@ -73,9 +73,13 @@ class StepStats:
         if self._values is None:
             mlm_sum, mlm_correct, sop_sum, sop_correct = (float(x) for x in self._totals.tolist())
             n_mlm, n_sop = max(self.masked_tokens, 1), max(self.sequences, 1)
-            self._values = {"loss": mlm_sum / n_mlm + sop_sum / n_sop, "mlm_loss": mlm_sum / n_mlm,
-                            "mlm_accuracy": mlm_correct / n_mlm, "sop_loss": sop_sum / n_sop,
-                            "sop_accuracy": sop_correct / n_sop}
+            self._values = {
+                "loss": mlm_sum / n_mlm + sop_sum / n_sop,
+                "mlm_loss": mlm_sum / n_mlm,
+                "mlm_accuracy": mlm_correct / n_mlm,
+                "sop_loss": sop_sum / n_sop,
+                "sop_accuracy": sop_correct / n_sop,
+            }
         return self._values
 
     def __getattr__(self, name: str) -> float:
@@ -84,8 +88,10 @@ class StepStats:
         raise AttributeError(name)
 
     def __repr__(self) -> str:
-        return (f"StepStats(loss={self.loss:.4f}, mlm_accuracy={self.mlm_accuracy:.3f}, tokens={self.tokens}, "
-                f"masked_tokens={self.masked_tokens}, sequences={self.sequences}, lr={self.lr:.3g})")
+        return (
+            f"StepStats(loss={self.loss:.4f}, mlm_accuracy={self.mlm_accuracy:.3f}, tokens={self.tokens}, "
+            f"masked_tokens={self.masked_tokens}, sequences={self.sequences}, lr={self.lr:.3g})"
+        )
 
 
 def ensure_distributed_env() -> None:
@@ -119,7 +125,9 @@ def build_ds_config(train: TrainConfig, *, world_size: int, path: Path | None = 
             )
         config[key] = value
     if "scheduler" in config:
-        raise ValueError(f"{path}: remove 'scheduler': the schedule comes from the train config (warmup_steps, total_steps)")
+        raise ValueError(
+            f"{path}: remove 'scheduler': the schedule comes from the train config (warmup_steps, total_steps)"
+        )
     config.setdefault("steps_per_print", 10**9)
     return config
 
@@ -127,13 +135,18 @@ def build_ds_config(train: TrainConfig, *, world_size: int, path: Path | None = 
 def _compile(module: torch.nn.Module) -> bool:
     """``module.compile()`` in place; False (with a warning saying why) where torch.compile is unavailable."""
     if not hasattr(torch, "compile") or not hasattr(module, "compile"):
-        warnings.warn("TrainConfig.compile: this torch has no torch.compile; training eager", RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            "TrainConfig.compile: this torch has no torch.compile; training eager", RuntimeWarning, stacklevel=3
+        )
         return False
     try:
         module.compile()
     except Exception as exc:  # noqa: BLE001 - any failure to set up compile means "run eager"
-        warnings.warn(f"TrainConfig.compile: torch.compile is unavailable ({type(exc).__name__}: {exc}); training eager",
-                      RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"TrainConfig.compile: torch.compile is unavailable ({type(exc).__name__}: {exc}); training eager",
+            RuntimeWarning,
+            stacklevel=3,
+        )
         return False
     return True
 
@@ -165,8 +178,9 @@ class PretrainEngine:
         ds_logger.setLevel(logging.WARNING)
         self.world_size = int(os.environ["WORLD_SIZE"])
         self.rank = int(os.environ["RANK"])
-        config = build_ds_config(train, world_size=self.world_size,
-                                 path=Path(ds_config_path) if ds_config_path else None)
+        config = build_ds_config(
+            train, world_size=self.world_size, path=Path(ds_config_path) if ds_config_path else None
+        )
         self.ds_config = config
         self.micro_batch_size = config["train_micro_batch_size_per_gpu"]
         self.accumulation = config["gradient_accumulation_steps"]
@@ -181,10 +195,16 @@ class PretrainEngine:
                 module.autocast_dtype = torch.bfloat16
         self.compiled = compile_wanted(train, cuda=cuda) and _compile(module)
         self._compile_checked = not self.compiled
-        scheduler = lambda opt: build_lr_scheduler(opt, warmup_steps=train.warmup_steps, total_steps=train.total_steps)
+
+        def scheduler(opt):
+            return build_lr_scheduler(opt, warmup_steps=train.warmup_steps, total_steps=train.total_steps)
+
         self.engine, self.optimizer, _, self.lr_scheduler = deepspeed.initialize(
-            model=module, model_parameters=groups if optimizer is None else None, optimizer=optimizer,
-            lr_scheduler=scheduler, config=config,
+            model=module,
+            model_parameters=groups if optimizer is None else None,
+            optimizer=optimizer,
+            lr_scheduler=scheduler,
+            config=config,
         )
         if self.world_size == 1 and self.engine.zero_optimization_stage() == 0:
             # DeepSpeed would still flatten, "all-reduce" over one process and copy back every gradient
@@ -227,15 +247,19 @@ class PretrainEngine:
         if len(micro_batches) != self.accumulation:
             raise ValueError(f"step needs {self.accumulation} micro-batches per process, got {len(micro_batches)}")
         # Counted on the host before the copy, so no device synchronisation is needed for them.
-        counts = [float(sum(int((np.asarray(b["mlm_positions"]) >= 0).sum()) for b in micro_batches)),
-                  float(sum(len(b["input_ids"]) for b in micro_batches)),
-                  float(sum(int(np.asarray(b["attention_mask"]).sum()) for b in micro_batches))]
+        counts = [
+            float(sum(int((np.asarray(b["mlm_positions"]) >= 0).sum()) for b in micro_batches)),
+            float(sum(len(b["input_ids"]) for b in micro_batches)),
+            float(sum(int(np.asarray(b["attention_mask"]).sum()) for b in micro_batches)),
+        ]
         batches = [self._to_device(b) for b in micro_batches]
         if self.world_size > 1:  # the one collective before the forward pass
             counts = self.all_reduce(torch.tensor(counts, dtype=torch.float64, device=self.device)).tolist()
         share = self.world_size * self.accumulation
         # Tensors, not floats, so a compiled forward never specialises on them; copied like a batch (pinned).
-        dens = self._to_device({"d": np.array([max(counts[0], 1.0) / share, max(counts[1], 1.0) / share], np.float32)})["d"]
+        dens = self._to_device({"d": np.array([max(counts[0], 1.0) / share, max(counts[1], 1.0) / share], np.float32)})[
+            "d"
+        ]
         mlm_den, sop_den = dens[0], dens[1]
         totals = torch.zeros(4, dtype=torch.float64, device=self.device)
         lr = self.current_lr()
@@ -245,7 +269,9 @@ class PretrainEngine:
             if step is not None:
                 self._note_finite(out["loss"], step + 1)
             self.engine.step()
-            totals += torch.stack([out["mlm_loss_sum"], out["mlm_correct"], out["sop_loss_sum"], out["sop_correct"]]).double()
+            totals += torch.stack(
+                [out["mlm_loss_sum"], out["mlm_correct"], out["sop_loss_sum"], out["sop_correct"]]
+            ).double()
         totals = self.all_reduce(totals)
         return StepStats(totals, tokens=int(counts[2]), masked_tokens=int(counts[0]), sequences=int(counts[1]), lr=lr)
 
@@ -259,9 +285,12 @@ class PretrainEngine:
             self.engine.backward(out["loss"])
         except Exception as exc:  # noqa: BLE001 - dynamo/inductor raise many types; all mean "run eager"
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            warnings.warn(f"TrainConfig.compile: torch.compile failed at the first step ({type(exc).__name__}: "
-                          f"{first[:300]}); continuing eager. Set compile: off to skip the attempt.",
-                          RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                f"TrainConfig.compile: torch.compile failed at the first step ({type(exc).__name__}: "
+                f"{first[:300]}); continuing eager. Set compile: off to skip the attempt.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
             _uncompile(self.module)
             self.compiled = False
             for p in self.module.parameters():
@@ -276,8 +305,9 @@ class PretrainEngine:
         bad = ~torch.isfinite(loss.detach())
         if self._first_bad is None:
             self._first_bad = torch.zeros((), dtype=torch.float64, device=self.device)
-        self._first_bad = torch.where(bad & (self._first_bad == 0), torch.full_like(self._first_bad, step),
-                                      self._first_bad)
+        self._first_bad = torch.where(
+            bad & (self._first_bad == 0), torch.full_like(self._first_bad, step), self._first_bad
+        )
 
     def check_finite(self) -> None:
         """Raise :class:`NonFiniteLossError` (on every process) if a loss since the start was not finite.
@@ -309,7 +339,8 @@ class PretrainEngine:
     def load_checkpoint(self, directory: str | Path, *, tag: str = "ds") -> dict:
         """Restore model, optimizer and scheduler from ``directory/tag``; returns DeepSpeed's client state."""
         path, client_state = self.engine.load_checkpoint(
-            str(directory), tag=tag, load_optimizer_states=True, load_lr_scheduler_states=True)
+            str(directory), tag=tag, load_optimizer_states=True, load_lr_scheduler_states=True
+        )
         if path is None:
             raise FileNotFoundError(f"{directory}/{tag}: DeepSpeed found no checkpoint to load")
         return client_state or {}
@@ -319,7 +350,7 @@ class PretrainEngine:
         if self.engine.zero_optimization_stage() == 3:
             state = self.engine._zero3_consolidated_16bit_state_dict()
             prefix = "model."
-            state = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)} if state else {}
+            state = {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)} if state else {}
         else:
             state = self.module.model.state_dict()
         return {k: v.detach().float().cpu() for k, v in state.items()}

@@ -19,22 +19,33 @@ from pretrain.checkpoint import CheckpointManager, CorruptCheckpointError, read_
 from pretrain.tokenizer_info import TOKENIZER_FILES, check_same_vocabulary, tokenizer_info
 
 
-def save_hf_model(hf_config, state_dict: Mapping[str, Any], directory: str | os.PathLike, *,
-                  tokenizer_dir: str | os.PathLike | None = None) -> Path:
+def save_hf_model(
+    hf_config,
+    state_dict: Mapping[str, Any],
+    directory: str | os.PathLike,
+    *,
+    tokenizer_dir: str | os.PathLike | None = None,
+) -> Path:
     """Write an ``AlbertForPreTraining`` with ``state_dict`` (+ tokenizer files) to ``directory`` atomically."""
     import torch
     from transformers import AlbertForPreTraining
 
     directory = Path(directory)
     if tokenizer_dir is not None:
-        check_same_vocabulary({"vocab_size": hf_config.vocab_size}, tokenizer_info(tokenizer_dir),
-                              a_name="the model", b_name=f"tokenizer {tokenizer_dir}")
+        check_same_vocabulary(
+            {"vocab_size": hf_config.vocab_size},
+            tokenizer_info(tokenizer_dir),
+            a_name="the model",
+            b_name=f"tokenizer {tokenizer_dir}",
+        )
     model = AlbertForPreTraining(hf_config)
     missing, unexpected = model.load_state_dict(dict(state_dict), strict=False)
     tied = {"predictions.decoder.weight", "predictions.decoder.bias"}
     if set(missing) - tied or unexpected:
-        raise ValueError(f"checkpoint weights do not fit the model: missing {sorted(set(missing) - tied)}, "
-                         f"unexpected {sorted(unexpected)}")
+        raise ValueError(
+            f"checkpoint weights do not fit the model: missing {sorted(set(missing) - tied)}, "
+            f"unexpected {sorted(unexpected)}"
+        )
     model.tie_weights()
     model.to(torch.float32)
     directory.parent.mkdir(parents=True, exist_ok=True)
@@ -82,11 +93,12 @@ def load_checkpoint_weights(step_dir: Path, state: Mapping[str, Any]) -> dict[st
         # Our own checkpoint (verified against its manifest): DeepSpeed stores non-tensor objects in it.
         module = torch.load(files[0], map_location="cpu", weights_only=False)["module"]
     prefix = "model."
-    return {k[len(prefix):]: v.float() for k, v in module.items() if k.startswith(prefix)}
+    return {k[len(prefix) :]: v.float() for k, v in module.items() if k.startswith(prefix)}
 
 
-def export_checkpoint(checkpoint: str | os.PathLike, output: str | os.PathLike, *,
-                      tokenizer_dir: str | os.PathLike | None = None) -> Path:
+def export_checkpoint(
+    checkpoint: str | os.PathLike, output: str | os.PathLike, *, tokenizer_dir: str | os.PathLike | None = None
+) -> Path:
     """Write the Hugging Face directory ``output`` from a checkpoint (see :func:`resolve_checkpoint`).
 
     ``tokenizer_dir`` defaults to the tokenizer recorded in the checkpoint; a tokenizer whose vocabulary
@@ -98,10 +110,15 @@ def export_checkpoint(checkpoint: str | os.PathLike, output: str | os.PathLike, 
     verify(step_dir)
     state = read_state(step_dir)
     tokenizer_dir = Path(tokenizer_dir or state["tokenizer"]["path"])
-    check_same_vocabulary(state["tokenizer"], tokenizer_info(tokenizer_dir),
-                          a_name=f"checkpoint {step_dir}", b_name=f"tokenizer {tokenizer_dir}")
+    check_same_vocabulary(
+        state["tokenizer"],
+        tokenizer_info(tokenizer_dir),
+        a_name=f"checkpoint {step_dir}",
+        b_name=f"tokenizer {tokenizer_dir}",
+    )
     model_config = ModelConfig.from_dict(state["model_config"], where=f"{step_dir}/trainer_state.json")
-    hf_config = model_config.to_albert_config(vocab_size=state["tokenizer"]["vocab_size"],
-                                              special_ids=state["tokenizer"].get("special_ids"))
+    hf_config = model_config.to_albert_config(
+        vocab_size=state["tokenizer"]["vocab_size"], special_ids=state["tokenizer"].get("special_ids")
+    )
     weights = load_checkpoint_weights(step_dir, state)
     return save_hf_model(hf_config, weights, output, tokenizer_dir=tokenizer_dir)

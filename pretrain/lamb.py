@@ -39,14 +39,28 @@ class Lamb(torch.optim.Optimizer):
         min_trust, max_trust: bounds of the trust ratio (DeepSpeed's ``min_coeff`` / ``max_coeff``).
     """
 
-    def __init__(self, params: Iterable, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-6, weight_decay: float = 0.0, min_trust: float = 0.01, max_trust: float = 10.0):
+    def __init__(
+        self,
+        params: Iterable,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-6,
+        weight_decay: float = 0.0,
+        min_trust: float = 0.01,
+        max_trust: float = 10.0,
+    ):
         if lr <= 0 or eps <= 0 or weight_decay < 0 or not all(0 <= b < 1 for b in betas):
             raise ValueError(f"Lamb: invalid lr={lr}, eps={eps}, weight_decay={weight_decay} or betas={betas}")
         if not 0 < min_trust <= max_trust:
             raise ValueError(f"Lamb: need 0 < min_trust <= max_trust, got {min_trust}, {max_trust}")
-        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
-                    "min_trust": min_trust, "max_trust": max_trust}
+        defaults = {
+            "lr": lr,
+            "betas": tuple(betas),
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "min_trust": min_trust,
+            "max_trust": max_trust,
+        }
         super().__init__(params, defaults)
 
     @torch.no_grad()
@@ -86,10 +100,13 @@ class Lamb(torch.optim.Optimizer):
                 torch._foreach_add_(update, params, alpha=group["weight_decay"])
             w_norm = torch.stack(torch._foreach_norm(params))
             u_norm = torch.stack(torch._foreach_norm(update))
-            ratio = torch.where((w_norm > 0) & (u_norm > 0),
-                                (w_norm / u_norm.clamp(min=torch.finfo(u_norm.dtype).tiny))
-                                .clamp(group["min_trust"], group["max_trust"]),
-                                torch.ones_like(w_norm))
+            ratio = torch.where(
+                (w_norm > 0) & (u_norm > 0),
+                (w_norm / u_norm.clamp(min=torch.finfo(u_norm.dtype).tiny)).clamp(
+                    group["min_trust"], group["max_trust"]
+                ),
+                torch.ones_like(w_norm),
+            )
             torch._foreach_mul_(update, list((ratio * -group["lr"]).unbind()))
             torch._foreach_add_(params, update)
         return loss

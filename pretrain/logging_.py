@@ -22,8 +22,9 @@ COLUMNS = ("step", "loss", "mlm_loss", "mlm_accuracy", "sop_loss", "sop_accuracy
 class MetricsLogger:
     """Appends one row per logged step; ``enabled=False`` (ranks > 0) makes every call a no-op."""
 
-    def __init__(self, output_dir: str | os.PathLike, *, resume_step: int = 0, enabled: bool = True,
-                 tensorboard: bool = True):
+    def __init__(
+        self, output_dir: str | os.PathLike, *, resume_step: int = 0, enabled: bool = True, tensorboard: bool = True
+    ):
         self.enabled = enabled
         self.path = Path(output_dir) / "metrics.csv"
         self._tb = None
@@ -33,7 +34,11 @@ class MetricsLogger:
         kept: list[dict] = []
         if self.path.is_file():
             with open(self.path, newline="", encoding="utf-8") as f:
-                kept = [row for row in csv.DictReader(f) if row.get("step", "").isdigit() and int(row["step"]) <= resume_step]
+                kept = [
+                    row
+                    for row in csv.DictReader(f)
+                    if row.get("step", "").isdigit() and int(row["step"]) <= resume_step
+                ]
         with open(self.path, "w", newline="", encoding="utf-8") as f:
             writer = csv.DictWriter(f, fieldnames=COLUMNS)
             writer.writeheader()

@@ -33,8 +33,14 @@ from pretrain.config import ModelConfig
 BATCH_KEYS = ("input_ids", "attention_mask", "token_type_ids", "sentence_order_label", "mlm_positions", "mlm_labels")
 
 
-def build_model(config: ModelConfig, *, vocab_size: int, special_ids: Mapping[str, int] | None = None,
-                seed: int | None = None, fused_gelu: bool = True):
+def build_model(
+    config: ModelConfig,
+    *,
+    vocab_size: int,
+    special_ids: Mapping[str, int] | None = None,
+    seed: int | None = None,
+    fused_gelu: bool = True,
+):
     """A freshly initialised ``AlbertForPreTraining`` (SDPA attention); ``seed`` makes the weights reproducible.
 
     ``fused_gelu`` swaps Hugging Face's ``gelu_new`` modules for :class:`TanhGELU` (the same function, one kernel).
@@ -116,7 +122,9 @@ class AlbertPretrainingModule(nn.Module):
             # row b * T and are ignored by the loss): fixed shapes and no boolean indexing, so the step needs
             # no device-to-host synchronisation and compiles to one graph.
             valid = mlm_positions >= 0
-            rows = (torch.arange(batch, device=hidden.device)[:, None] * length + mlm_positions.clamp(min=0)).reshape(-1)
+            rows = (torch.arange(batch, device=hidden.device)[:, None] * length + mlm_positions.clamp(min=0)).reshape(
+                -1
+            )
             masked_hidden = hidden.reshape(batch * length, width).index_select(0, rows)
             mlm_logits = self.model.predictions(masked_hidden)
             sop_logits = self.model.sop_classifier(pooled)

@@ -60,18 +60,22 @@ def choose_optimizer(train: TrainConfig, config: dict[str, Any], *, cuda: bool, 
     if "optimizer" in config:
         kind = str((config["optimizer"] or {}).get("type", "")).lower()
         if "lamb" in kind and flattens_parameters(config):
-            raise ValueError(f"{where}: optimizer {kind!r} under ZeRO or DeepSpeed bf16/fp16 sees flattened parameter "
-                             "groups, so its trust ratio is not per tensor; remove 'optimizer' (the trainer then "
-                             "uses its per-tensor LAMB) and use ZeRO stage 0 without DeepSpeed bf16/fp16")
+            raise ValueError(
+                f"{where}: optimizer {kind!r} under ZeRO or DeepSpeed bf16/fp16 sees flattened parameter "
+                "groups, so its trust ratio is not per tensor; remove 'optimizer' (the trainer then "
+                "uses its per-tensor LAMB) and use ZeRO stage 0 without DeepSpeed bf16/fp16"
+            )
         return "deepspeed-json"
     choice = train.optimizer
     if choice == "auto":
         choice = "lamb" if cuda and not flattens_parameters(config) else "adamw"
     if choice == "lamb" and flattens_parameters(config):
-        raise ValueError(f"{where}: optimizer 'lamb' needs the parameter tensors, but this JSON makes DeepSpeed flatten "
-                         "them (ZeRO stage > 0 or DeepSpeed bf16/fp16); use ZeRO stage 0 with bf16/fp16 disabled "
-                         "(mixed precision then comes from TrainConfig.autocast_bf16), e.g. ds_gpu_bf16.json, "
-                         "or optimizer 'adamw'")
+        raise ValueError(
+            f"{where}: optimizer 'lamb' needs the parameter tensors, but this JSON makes DeepSpeed flatten "
+            "them (ZeRO stage > 0 or DeepSpeed bf16/fp16); use ZeRO stage 0 with bf16/fp16 disabled "
+            "(mixed precision then comes from TrainConfig.autocast_bf16), e.g. ds_gpu_bf16.json, "
+            "or optimizer 'adamw'"
+        )
     return choice
 
 

@@ -19,11 +19,22 @@ from typing import Any, Mapping
 from tokstudy.errors import TokenizerLoadError
 
 #: Files that make up a tokenizer directory (copied into exported models; hashed for the fingerprint).
-TOKENIZER_FILES = ("spiece.model", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
-                   "added_tokens.json", "vocab.txt")
+TOKENIZER_FILES = (
+    "spiece.model",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "vocab.txt",
+)
 _FINGERPRINTED = ("spiece.model", "tokenizer.json", "vocab.txt")
-_SPECIAL_ATTRS = {"pad": "pad_token_id", "unk": "unk_token_id", "cls": "cls_token_id", "sep": "sep_token_id",
-                  "mask": "mask_token_id"}
+_SPECIAL_ATTRS = {
+    "pad": "pad_token_id",
+    "unk": "unk_token_id",
+    "cls": "cls_token_id",
+    "sep": "sep_token_id",
+    "mask": "mask_token_id",
+}
 
 
 class VocabularyMismatchError(ValueError):
@@ -58,8 +69,12 @@ def tokenizer_info(directory: str | os.PathLike) -> dict[str, Any]:
     """``{path, sha256, vocab_size, special_ids}`` of a tokenizer directory."""
     tok = load_tokenizer(directory)
     special = {k: getattr(tok, attr) for k, attr in _SPECIAL_ATTRS.items() if getattr(tok, attr, None) is not None}
-    return {"path": str(Path(directory).resolve()), "sha256": fingerprint(directory), "vocab_size": len(tok),
-            "special_ids": special}
+    return {
+        "path": str(Path(directory).resolve()),
+        "sha256": fingerprint(directory),
+        "vocab_size": len(tok),
+        "special_ids": special,
+    }
 
 
 def check_same_vocabulary(a: Mapping[str, Any], b: Mapping[str, Any], *, a_name: str, b_name: str) -> None:

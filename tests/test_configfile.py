@@ -33,8 +33,11 @@ def _config_class(path: Path):
 
 
 SHIPPED = sorted(
-    [*(ROOT / "pretrain" / "configs").glob("*.yaml"), *(ROOT / "tokstudy" / "study" / "configs").glob("*.yaml"),
-     *(ROOT / "tests").rglob("*_study.yaml")]
+    [
+        *(ROOT / "pretrain" / "configs").glob("*.yaml"),
+        *(ROOT / "tokstudy" / "study" / "configs").glob("*.yaml"),
+        *(ROOT / "tests").rglob("*_study.yaml"),
+    ]
 )
 
 

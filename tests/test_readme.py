@@ -31,7 +31,9 @@ def test_readme_flags_exist():
         flags = set(re.findall(r"(--[a-z][a-z-]+)", rest))
         if not flags:
             continue
-        help_text = subprocess.run([sys.executable, "-m", prog, command, "--help"], capture_output=True, text=True).stdout
+        help_text = subprocess.run(
+            [sys.executable, "-m", prog, command, "--help"], capture_output=True, text=True
+        ).stdout
         for flag in flags:
             assert flag in help_text, f"README uses `{prog} {command} {flag}`, which --help does not list"
 

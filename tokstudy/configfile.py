@@ -59,7 +59,9 @@ def read_config(path: str | os.PathLike) -> dict[str, Any]:
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             problem = getattr(exc, "problem", None) or str(exc)
-            raise ConfigError(f"invalid YAML: {problem}", path=path, line=None if mark is None else mark.line + 1) from None
+            raise ConfigError(
+                f"invalid YAML: {problem}", path=path, line=None if mark is None else mark.line + 1
+            ) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -78,14 +80,18 @@ def build_config(cls: type[T], data: Any, *, source: str | os.PathLike | None = 
     """Dataclass ``cls`` from mapping ``data``; ``source`` names the file in errors, ``where`` the section."""
     section = f" in {where}" if where else f" in {cls.__name__}"
     if not isinstance(data, Mapping):
-        raise ConfigError(f"expected a mapping of {cls.__name__} settings{section}, got {type(data).__name__}",
-                          path=source)
+        raise ConfigError(
+            f"expected a mapping of {cls.__name__} settings{section}, got {type(data).__name__}", path=source
+        )
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
     unknown = [k for k in data if k not in fields]
     if unknown:
         keys = ", ".join(repr(f"{where}.{k}" if where else k) for k in unknown)
-        raise ConfigError(f"unknown key{'s' if len(unknown) > 1 else ''} {keys}{'' if where else section}; "
-                          f"expected one of {sorted(fields)}", path=source)
+        raise ConfigError(
+            f"unknown key{'s' if len(unknown) > 1 else ''} {keys}{'' if where else section}; "
+            f"expected one of {sorted(fields)}",
+            path=source,
+        )
     hints = typing.get_type_hints(cls)
     kwargs = {}
     for key, value in data.items():

@@ -69,9 +69,12 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None, errors: Callabl
             return 1
         if os.environ.get("TOKSTUDY_TRACEBACK"):
             raise
-        print(f"{where}: internal error: {type(exc).__name__}: {exc}\n"
-              f"This is a bug in tokstudy, not in your input; please report it with the command line "
-              f"(TOKSTUDY_TRACEBACK=1 shows the traceback).", file=sys.stderr)
+        print(
+            f"{where}: internal error: {type(exc).__name__}: {exc}\n"
+            f"This is a bug in tokstudy, not in your input; please report it with the command line "
+            f"(TOKSTUDY_TRACEBACK=1 shows the traceback).",
+            file=sys.stderr,
+        )
         return 70
 
 

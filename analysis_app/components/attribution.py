@@ -16,9 +16,16 @@ import pandas as pd
 import streamlit as st
 
 COLUMNS = {
-    "model": "model", "tokenizer": "tokenizer", "or_adjusted": "OR per extra piece (adjusted)",
-    "or_adjusted_low": "CI low", "or_adjusted_high": "CI high", "p_adjusted": "p",
-    "or_unadjusted": "OR (unadjusted)", "partial_r": "partial r", "n_words": "words", "note": "note",
+    "model": "model",
+    "tokenizer": "tokenizer",
+    "or_adjusted": "OR per extra piece (adjusted)",
+    "or_adjusted_low": "CI low",
+    "or_adjusted_high": "CI high",
+    "p_adjusted": "p",
+    "or_unadjusted": "OR (unadjusted)",
+    "partial_r": "partial r",
+    "n_words": "words",
+    "note": "note",
 }
 
 
@@ -78,5 +85,9 @@ def render(sel) -> None:
         f"sentence; covariates: {covs}. "
         + (f"Word frequencies from `{label}`." if label else "**No training split: frequency is not controlled.**")
     )
-    st.download_button("Download odds ratios (CSV)", pd.DataFrame(rows).to_csv(index=False).encode("utf-8"),
-                       file_name="attribution.csv", mime="text/csv")
+    st.download_button(
+        "Download odds ratios (CSV)",
+        pd.DataFrame(rows).to_csv(index=False).encode("utf-8"),
+        file_name="attribution.csv",
+        mime="text/csv",
+    )

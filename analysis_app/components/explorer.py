@@ -86,10 +86,15 @@ def _dataset_sentence(sel):
     if query:
         hits = [i for i, s in enumerate(ds) if query in s.words][:200]
         if hits:
-            c2.caption(f"{len(hits)} sentence(s){' (first 200)' if len(hits) == 200 else ''}: " + ", ".join(map(str, hits[:30])))
+            c2.caption(
+                f"{len(hits)} sentence(s){' (first 200)' if len(hits) == 200 else ''}: "
+                + ", ".join(map(str, hits[:30]))
+            )
         else:
             c2.caption("no sentence contains that word")
-    pos = c1.number_input(f"Sentence (0 to {len(ds) - 1})", min_value=0, max_value=max(len(ds) - 1, 0), step=1, key=SENT)
+    pos = c1.number_input(
+        f"Sentence (0 to {len(ds) - 1})", min_value=0, max_value=max(len(ds) - 1, 0), step=1, key=SENT
+    )
     sentence = ds[int(pos)]
     preds = {}
     for p in sel.predictions:
@@ -107,7 +112,9 @@ def _dataset_sentence(sel):
             continue
         preds[p.model] = sp.tags(sentence.sent_id)
         if preds[p.model] is None:
-            st.info(f"predictions {p.model!r} cover the {sp.subset} of {sel.dataset.key}; this sentence is not among them")
+            st.info(
+                f"predictions {p.model!r} cover the {sp.subset} of {sel.dataset.key}; this sentence is not among them"
+            )
     st.query_params["sent"] = str(sentence.sent_id)
     st.session_state[APPLIED] = (sel.dataset.key, str(sentence.sent_id))
     caption = f"{sel.dataset.key}, sentence {sentence.sent_id}" + (f", line {sentence.line}" if sentence.line else "")
@@ -118,7 +125,9 @@ def render(sel) -> None:
     segs = _segmenters(sel)
     if not segs:
         st.info("Select one or more tokenizers in the sidebar (or add one there) to see their pieces.")
-    mode = st.radio("Input", list(MODES), format_func=MODES.get, horizontal=True, key=MODE, label_visibility="collapsed")
+    mode = st.radio(
+        "Input", list(MODES), format_func=MODES.get, horizontal=True, key=MODE, label_visibility="collapsed"
+    )
     if mode == "text":
         if "sent" in st.query_params:
             del st.query_params["sent"]
@@ -140,7 +149,12 @@ def render(sel) -> None:
     st.caption(f"{caption}: {len(words)} words")
     cols = st.columns(len(view.tokenizers))
     for col, name in zip(cols, view.tokenizers):
-        col.metric(name, f"{view.n_pieces(name)} pieces", f"{view.additional_segmentation(name) * 100:+.1f}% extra", delta_color="off")
+        col.metric(
+            name,
+            f"{view.n_pieces(name)} pieces",
+            f"{view.additional_segmentation(name) * 100:+.1f}% extra",
+            delta_color="off",
+        )
     st.html(render_html(view, byte_level=[cache.byte_level(t) for t in sel.tokenizers if t.name in view.tokenizers]))
     st.caption(" · ".join(f"{t}: {p}" for t, p in zip(view.tokenizers, view.boundary_policies)))
     ds_name, sid = (sel.dataset.key, int(st.query_params.get("sent", 0))) if mode == "dataset" else ("typed text", 0)

@@ -16,8 +16,13 @@ from analysis_app.services.sources import DatasetSource, PredictionSource
 from analysis_app.services.uploads import accept_text_upload, accept_tokenizer_upload
 
 TOK_PATH, TOK_UP, DS_PATH, DS_UP, DS_LANG, PRED_PATH, PRED_UP = (
-    "ts_in_tok_path", "ts_in_tok_upload", "ts_in_ds_path", "ts_in_ds_upload", "ts_in_ds_lang",
-    "ts_in_pred_path", "ts_in_pred_upload",
+    "ts_in_tok_path",
+    "ts_in_tok_upload",
+    "ts_in_ds_path",
+    "ts_in_ds_upload",
+    "ts_in_ds_lang",
+    "ts_in_pred_path",
+    "ts_in_pred_upload",
 )
 DS_LENIENT, REN_OLD, REN_NEW = "ts_in_ds_lenient", "ts_in_rename_old", "ts_in_rename_new"
 DONE = "ts_in_done"  # file_id -> (ok, message): each upload is validated once
@@ -68,7 +73,9 @@ def _tokenizer_inputs() -> None:
         done = st.session_state.setdefault(DONE, {})
         if up.file_id not in done:
             try:
-                stored, name = accept_tokenizer_upload(up.name, up.getvalue(), max_bytes=workspace.settings().max_upload_bytes)
+                stored, name = accept_tokenizer_upload(
+                    up.name, up.getvalue(), max_bytes=workspace.settings().max_upload_bytes
+                )
                 ok, msg = _add_tokenizer(str(stored), name, "upload")
                 done[up.file_id] = (ok, _as_users_file(msg, stored, up.name))
             except InputError as exc:
@@ -118,9 +125,12 @@ def _rename_inputs() -> None:
 def _dataset_inputs() -> None:
     st.markdown("**Dataset** (a CoNLL column file, plain or .gz)")
     lang = st.text_input("Language of the file (ISO code)", value="en", key=DS_LANG, max_chars=8)
-    lenient = st.checkbox("Repair invalid tag sequences (lenient)", key=DS_LENIENT,
-                          help="An I-X that cannot continue an entity starts one (as the registry reads CoNLL-2002); "
-                               "the number repaired is shown. Off: such a file is refused at the line.")
+    lenient = st.checkbox(
+        "Repair invalid tag sequences (lenient)",
+        key=DS_LENIENT,
+        help="An I-X that cannot continue an entity starts one (as the registry reads CoNLL-2002); "
+        "the number repaired is shown. Off: such a file is refused at the line.",
+    )
     path = st.text_input("CoNLL file path", key=DS_PATH, placeholder="e.g. conll2002_es/esp.testb.gz")
     if path and st.button("Add dataset", key=DS_PATH + "_btn"):
         p = _confined(path)
@@ -132,7 +142,9 @@ def _dataset_inputs() -> None:
         key = (up.file_id, lenient)
         if key not in done:
             try:
-                stored, name = accept_text_upload(up.name, up.getvalue(), kind="conll", max_bytes=workspace.settings().max_upload_bytes)
+                stored, name = accept_text_upload(
+                    up.name, up.getvalue(), kind="conll", max_bytes=workspace.settings().max_upload_bytes
+                )
                 ok, msg = _add_dataset(str(stored), name, lang, lenient)
                 done[key] = (ok, _as_users_file(msg, stored, up.name))
             except InputError as exc:
@@ -146,12 +158,19 @@ def _add_dataset(path: str, name: str, lang: str, lenient: bool = False) -> tupl
     try:
         ds = cache.dataset(src)
     except InputError as exc:
-        hint = "" if lenient or "lenient" not in str(exc) else " (tick 'Repair invalid tag sequences' to read it leniently)"
+        hint = (
+            ""
+            if lenient or "lenient" not in str(exc)
+            else " (tick 'Repair invalid tag sequences' to read it leniently)"
+        )
         return False, str(exc) + hint
     workspace.set_sources(srcs)
     workspace.select_dataset(src.key)
     repaired = f"; {ds.repaired} invalid tag(s) repaired" if getattr(ds, "repaired", 0) else ""
-    return True, f"dataset {src.key!r} loaded: {len(ds)} sentences, {ds.n_words} words, {ds.n_entities} entities{repaired}"
+    return (
+        True,
+        f"dataset {src.key!r} loaded: {len(ds)} sentences, {ds.n_words} words, {ds.n_entities} entities{repaired}",
+    )
 
 
 def _prediction_inputs() -> None:
@@ -166,7 +185,9 @@ def _prediction_inputs() -> None:
         done = st.session_state.setdefault(DONE, {})
         if up.file_id not in done:
             try:
-                stored, name = accept_text_upload(up.name, up.getvalue(), kind="predictions", max_bytes=workspace.settings().max_upload_bytes)
+                stored, name = accept_text_upload(
+                    up.name, up.getvalue(), kind="predictions", max_bytes=workspace.settings().max_upload_bytes
+                )
                 ok, msg = _add_predictions(str(stored), name)
                 done[up.file_id] = (ok, _as_users_file(msg, stored, up.name))
             except InputError as exc:
@@ -207,7 +228,9 @@ def sized_name(base: str, vocab_size: int) -> str:
     import re
 
     size = f"{vocab_size // 1000}k" if vocab_size % 1000 == 0 else str(vocab_size)  # the study's spelling
-    if re.search(rf"(?<![0-9]){re.escape(size)}(?![0-9])", base) or re.search(rf"(?<![0-9]){vocab_size}(?![0-9])", base):
+    if re.search(rf"(?<![0-9]){re.escape(size)}(?![0-9])", base) or re.search(
+        rf"(?<![0-9]){vocab_size}(?![0-9])", base
+    ):
         return base
     return f"{base}-{size}"
 

@@ -46,7 +46,9 @@ def render(sel) -> None:
     default = [lang for lang in ("en", "de", "es", "ru", "ar", "zh") if lang in langs_all] or langs_all[:4]
     langs = st.multiselect("Languages", langs_all, default=default, key=LANGS)
     ref_opts = [lang for lang in langs] or langs_all
-    ref = st.selectbox("Reference language (parity 1.0)", ref_opts, index=ref_opts.index("en") if "en" in ref_opts else 0, key=REF)
+    ref = st.selectbox(
+        "Reference language (parity 1.0)", ref_opts, index=ref_opts.index("en") if "en" in ref_opts else 0, key=REF
+    )
     if not langs:
         st.info("Pick languages to compare.")
         return
@@ -54,15 +56,49 @@ def render(sel) -> None:
     key = (directory, tuple(langs), tuple(sel.tokenizers))
     par = cache.parity(*key, ref, n, seed)
     cont = cache.continued(*key, n, seed)
-    st.caption(f"{par.paragraphs.iloc[0]} parallel paragraphs per language; words are whitespace-separated, "
-               "so fertility and continued words of zh / ja / th (no spaces) are not comparable, parity is.")
+    st.caption(
+        f"{par.paragraphs.iloc[0]} parallel paragraphs per language; words are whitespace-separated, "
+        "so fertility and continued words of zh / ja / th (no spaces) are not comparable, parity is."
+    )
     c1, c2 = st.columns(2)
-    charts.draw(c1, "bars_with_ci", par, x="language", colour="tokenizer", value="parity", low="parity_low",
-                high="parity_high", title=f"Parity (pieces relative to {ref})", y_title="parity")
-    charts.draw(c2, "bars_with_ci", par, x="language", colour="tokenizer", value="fertility", low="fertility_low",
-                high="fertility_high", title="Fertility (pieces per word)", y_title="pieces per word")
-    charts.draw(st, "bars_with_ci", cont, x="language", colour="tokenizer", value="continued", low="continued_low",
-                high="continued_high", title="Continued words (% split into 2+ pieces)", y_title="%")
+    charts.draw(
+        c1,
+        "bars_with_ci",
+        par,
+        x="language",
+        colour="tokenizer",
+        value="parity",
+        low="parity_low",
+        high="parity_high",
+        title=f"Parity (pieces relative to {ref})",
+        y_title="parity",
+    )
+    charts.draw(
+        c2,
+        "bars_with_ci",
+        par,
+        x="language",
+        colour="tokenizer",
+        value="fertility",
+        low="fertility_low",
+        high="fertility_high",
+        title="Fertility (pieces per word)",
+        y_title="pieces per word",
+    )
+    charts.draw(
+        st,
+        "bars_with_ci",
+        cont,
+        x="language",
+        colour="tokenizer",
+        value="continued",
+        low="continued_low",
+        high="continued_high",
+        title="Continued words (% split into 2+ pieces)",
+        y_title="%",
+    )
     table = par.merge(cont, on=["tokenizer", "language"])
     st.dataframe(table, width="stretch", hide_index=True)
-    st.download_button("Download (CSV)", table.to_csv(index=False).encode("utf-8"), file_name="languages.csv", mime="text/csv")
+    st.download_button(
+        "Download (CSV)", table.to_csv(index=False).encode("utf-8"), file_name="languages.csv", mime="text/csv"
+    )

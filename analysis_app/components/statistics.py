@@ -13,7 +13,12 @@ from analysis_app.services.loading import InputError
 
 DATASETS, BY, SUBSET = "ts_st_datasets", "ts_st_by", "ts_st_subset"
 KEYS = (DATASETS, BY, SUBSET)
-GROUPINGS = {"entity_type": "entity type", "position": "B / I / O position", "language": "language", "dataset": "dataset"}
+GROUPINGS = {
+    "entity_type": "entity type",
+    "position": "B / I / O position",
+    "language": "language",
+    "dataset": "dataset",
+}
 SUBSETS = {"ne": "NE words", "non_ne": "non-NE words", "all": "all words"}
 
 
@@ -30,7 +35,9 @@ def render(sel) -> None:
         st.info("Add a CoNLL file in the sidebar.")
         return
     default = [sel.dataset.key] if sel.dataset else keys[:1]
-    chosen = st.multiselect("Datasets (several give the by-language and by-dataset views)", keys, default=default, key=DATASETS)
+    chosen = st.multiselect(
+        "Datasets (several give the by-language and by-dataset views)", keys, default=default, key=DATASETS
+    )
     if not chosen:
         st.info("Pick at least one dataset.")
         return
@@ -51,7 +58,9 @@ def render(sel) -> None:
         return
 
     st.subheader("Table 4: additional segmentation (%)")
-    st.caption("pieces / words − 1, with a 95% sentence-bootstrap interval" if n else "pieces / words − 1 (no intervals)")
+    st.caption(
+        "pieces / words − 1, with a 95% sentence-bootstrap interval" if n else "pieces / words − 1 (no intervals)"
+    )
     st.dataframe(statistics.table4_wide(long), width="stretch")
     charts.draw(st, "bars_with_ci", long, x="group", colour="tokenizer", y_title="additional segmentation %")
     _download("Download Table 4 (CSV)", long, "table4.csv")
@@ -59,14 +68,27 @@ def render(sel) -> None:
     st.subheader("By group")
     c1, c2 = st.columns(2)
     by = c1.radio("Group by", list(GROUPINGS), format_func=GROUPINGS.get, horizontal=True, key=BY)
-    subset = c2.radio("Words", list(SUBSETS), format_func=SUBSETS.get, horizontal=True, key=SUBSET,
-                      index=0 if by in ("entity_type", "position") else 2)
+    subset = c2.radio(
+        "Words",
+        list(SUBSETS),
+        format_func=SUBSETS.get,
+        horizontal=True,
+        key=SUBSET,
+        index=0 if by in ("entity_type", "position") else 2,
+    )
     grouped = cache.grouped(ds, toks, by, subset, n, seed)
     if grouped.empty:
         st.info("No words in this grouping (e.g. no entities for NE words).")
     else:
-        charts.draw(st, "bars_with_ci", grouped, x="group", colour="tokenizer", y_title="additional segmentation %",
-                    title=f"{SUBSETS[subset]} by {GROUPINGS[by]}")
+        charts.draw(
+            st,
+            "bars_with_ci",
+            grouped,
+            x="group",
+            colour="tokenizer",
+            y_title="additional segmentation %",
+            title=f"{SUBSETS[subset]} by {GROUPINGS[by]}",
+        )
         st.dataframe(grouped, width="stretch", hide_index=True)
         _download("Download this grouping (CSV)", grouped, f"additional_segmentation_by_{by}_{subset}.csv")
 
@@ -75,4 +97,6 @@ def render(sel) -> None:
     wide = summ.pivot_table(index=["tokenizer", "group"], columns="measure", values="value", sort=False).reset_index()
     st.dataframe(wide, width="stretch", hide_index=True)
     _download("Download the summary (CSV)", summ, "segmentation_summary.csv")
-    st.caption("Boundary policy: " + "; ".join(f"{t}: {p}" for t, p in dict(zip(long.tokenizer, long.boundary_policy)).items()))
+    st.caption(
+        "Boundary policy: " + "; ".join(f"{t}: {p}" for t, p in dict(zip(long.tokenizer, long.boundary_policy)).items())
+    )

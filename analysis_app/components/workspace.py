@@ -159,8 +159,14 @@ def sidebar(page: str) -> Selection:
     wk = widget_key(W_TOK, page)
     if st.session_state.get(wk) != chosen:
         st.session_state[wk] = chosen
-    widgets.multiselect("Tokenizers", names, key=wk, on_change=_keep, args=(SEL_TOK, wk),
-                        help="Loaded from the results directory, a path or an upload (below).")
+    widgets.multiselect(
+        "Tokenizers",
+        names,
+        key=wk,
+        on_change=_keep,
+        args=(SEL_TOK, wk),
+        help="Loaded from the results directory, a path or an upload (below).",
+    )
     keys = [d.key for d in srcs.datasets]
     ds = None
     if keys:

@@ -12,8 +12,8 @@ import os
 
 import streamlit as st
 
-from analysis_app.services import loading, mislabels, sentences, statistics
 from analysis_app.services import languages as languages_svc
+from analysis_app.services import loading, mislabels, sentences, statistics
 from analysis_app.services.sources import DatasetSource, PredictionSource, TokenizerSource
 
 
@@ -59,8 +59,9 @@ def _dataset(src: DatasetSource, mtime: float):
     if src.kind == "registry":
         ds = loading.load_named_dataset(src.name, src.split, language=src.language)
     else:
-        ds = loading.load_conll(src.path, name=src.name, language=src.language or "und", split=src.split,
-                                lenient=src.lenient)
+        ds = loading.load_conll(
+            src.path, name=src.name, language=src.language or "und", split=src.split, lenient=src.lenient
+        )
     return ds.with_meta(name=src.table_name, split=src.split)
 
 
@@ -84,8 +85,9 @@ def _sentence_predictions(dataset_src: DatasetSource, ds_mtime: float, path: str
 
 def sentence_predictions(dataset_src: DatasetSource, pred_src: PredictionSource):
     """A model's predicted tags per sentence after strict alignment (``AlignmentError`` on a mismatch)."""
-    return _sentence_predictions(dataset_src, _mtime(dataset_src.path) if dataset_src.path else 0.0,
-                                 pred_src.path, _mtime(pred_src.path))
+    return _sentence_predictions(
+        dataset_src, _mtime(dataset_src.path) if dataset_src.path else 0.0, pred_src.path, _mtime(pred_src.path)
+    )
 
 
 @st.cache_resource(max_entries=8, show_spinner="Segmenting every word ...")
@@ -101,19 +103,28 @@ def table_for(dataset_srcs, tokenizer_srcs):
 
 @st.cache_data(max_entries=32, show_spinner="Bootstrapping confidence intervals ...")
 def table4(dataset_srcs: tuple, tokenizer_srcs: tuple, n_resamples: int, seed: int):
-    return statistics.table4(table_for(dataset_srcs, tokenizer_srcs), [t.name for t in tokenizer_srcs], n_resamples=n_resamples, seed=seed)
+    return statistics.table4(
+        table_for(dataset_srcs, tokenizer_srcs), [t.name for t in tokenizer_srcs], n_resamples=n_resamples, seed=seed
+    )
 
 
 @st.cache_data(max_entries=32, show_spinner="Bootstrapping confidence intervals ...")
 def grouped(dataset_srcs: tuple, tokenizer_srcs: tuple, by: str, subset: str, n_resamples: int, seed: int):
     return statistics.grouped(
-        table_for(dataset_srcs, tokenizer_srcs), [t.name for t in tokenizer_srcs], by, subset, n_resamples=n_resamples, seed=seed
+        table_for(dataset_srcs, tokenizer_srcs),
+        [t.name for t in tokenizer_srcs],
+        by,
+        subset,
+        n_resamples=n_resamples,
+        seed=seed,
     )
 
 
 @st.cache_data(max_entries=32, show_spinner="Bootstrapping confidence intervals ...")
 def summary(dataset_srcs: tuple, tokenizer_srcs: tuple, n_resamples: int, seed: int):
-    return statistics.summary(table_for(dataset_srcs, tokenizer_srcs), [t.name for t in tokenizer_srcs], n_resamples=n_resamples, seed=seed)
+    return statistics.summary(
+        table_for(dataset_srcs, tokenizer_srcs), [t.name for t in tokenizer_srcs], n_resamples=n_resamples, seed=seed
+    )
 
 
 @st.cache_resource(max_entries=16, show_spinner="Aligning the predictions to the dataset ...")
@@ -128,7 +139,9 @@ def aligned(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: Predict
 
 
 @st.cache_data(max_entries=32, show_spinner="Correlating segmentation with errors ...")
-def correlation(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: PredictionSource, n_resamples: int, seed: int):
+def correlation(
+    dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: PredictionSource, n_resamples: int, seed: int
+):
     """``correlate_errors`` for each tokenizer (list, tokenizer order)."""
     t = table_for((dataset_src,), tokenizer_srcs)
     a = aligned(dataset_src, tokenizer_srcs, pred_src)
@@ -136,8 +149,9 @@ def correlation(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: Pre
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def mislabelled(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: PredictionSource, tokenizer: str,
-                limit: int | None):
+def mislabelled(
+    dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_src: PredictionSource, tokenizer: str, limit: int | None
+):
     t = table_for((dataset_src,), tokenizer_srcs)
     return mislabels.mislabelled_words(t, aligned(dataset_src, tokenizer_srcs, pred_src), tokenizer, limit=limit)
 
@@ -150,7 +164,9 @@ def parallel(directory: str, languages: tuple | None = None):
 @st.cache_data(max_entries=16, show_spinner="Segmenting the parallel text ...")
 def parity(directory: str, languages: tuple, tokenizer_srcs: tuple, reference: str, n_resamples: int, seed: int):
     paras = {k: v for k, v in parallel(directory).items() if k in languages}
-    return languages_svc.parity_frame(paras, segmenters(tokenizer_srcs), reference=reference, n_resamples=n_resamples, seed=seed)
+    return languages_svc.parity_frame(
+        paras, segmenters(tokenizer_srcs), reference=reference, n_resamples=n_resamples, seed=seed
+    )
 
 
 @st.cache_data(max_entries=16, show_spinner="Counting continued words ...")

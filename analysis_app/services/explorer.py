@@ -96,8 +96,12 @@ class ExplorerView:
         from tokstudy.report.table3 import ExampleSentence, ExampleWord
 
         words = tuple(
-            ExampleWord(r.word, r.gold or "", {t: list(p) for t, p in zip(self.tokenizers, r.pieces)},
-                        {m: (p or "") for m, p in zip(self.models, r.predicted)})
+            ExampleWord(
+                r.word,
+                r.gold or "",
+                {t: list(p) for t, p in zip(self.tokenizers, r.pieces)},
+                {m: (p or "") for m, p in zip(self.models, r.predicted)},
+            )
             for r in self.rows
         )
         return ExampleSentence(dataset, sent_id, sent_id, words)
@@ -191,7 +195,7 @@ def readable_piece(piece: str, *, byte_level: bool = False) -> tuple[str, bool]:
     if not byte_level or any(c not in _BYTE_DECODER for c in piece):
         return piece, False
     lead = "Ġ" if piece.startswith("Ġ") else ""
-    raw = bytes(_BYTE_DECODER[c] for c in piece[len(lead):])
+    raw = bytes(_BYTE_DECODER[c] for c in piece[len(lead) :])
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -227,7 +231,7 @@ _CSS = """<style>
 .ts-strip .ts-name{display:inline-block;min-width:9em;font-weight:bold;font-size:0.85rem;color:#333}
 .ts-w{display:inline-block;margin-right:10px;padding:0 2px 1px 3px;border-left:2px solid #888;border-bottom:3px solid transparent}
 .ts-w.ts-err{outline:2px dashed #c00;outline-offset:1px}
-</style>"""
+</style>"""  # noqa: E501 (CSS rules, one per line)
 
 
 def _chips(pieces, unk: set, byte_level: bool) -> str:
@@ -242,8 +246,9 @@ def _chips(pieces, unk: set, byte_level: bool) -> str:
     return "".join(out)
 
 
-def render_html(view: ExplorerView, *, unk_pieces: Sequence[str] = ("<unk>", "[UNK]"),
-                byte_level: Sequence[bool] = ()) -> str:
+def render_html(
+    view: ExplorerView, *, unk_pieces: Sequence[str] = ("<unk>", "[UNK]"), byte_level: Sequence[bool] = ()
+) -> str:
     """The sentence strips and the word table, self-contained; every word and piece is escaped.
 
     ``byte_level``: per tokenizer, whether its pieces are byte-level BPE (see :func:`is_byte_level`).
@@ -253,8 +258,11 @@ def render_html(view: ExplorerView, *, unk_pieces: Sequence[str] = ("<unk>", "[U
     byte_level = tuple(byte_level) or (False,) * len(view.tokenizers)
     unk = set(unk_pieces)
     parts = [_CSS]
-    legend = "".join(f'<span style="background:{entity_colour(t)};border-bottom:3px solid '
-                     f'{ENTITY_LINES.get(t, "#b8860b")}">{esc(t)}</span>' for t in types)
+    legend = "".join(
+        f'<span style="background:{entity_colour(t)};border-bottom:3px solid '
+        f'{ENTITY_LINES.get(t, "#b8860b")}">{esc(t)}</span>'
+        for t in types
+    )
     parts.append(
         '<div class="ts-legend">'
         + (f"gold entity types: {legend} (underlined in the strips) &nbsp; " if types else "")
@@ -268,20 +276,35 @@ def render_html(view: ExplorerView, *, unk_pieces: Sequence[str] = ("<unk>", "[U
             cls = "ts-w" + (" ts-err" if any(r.wrong) else "")
             line = ENTITY_LINES.get(r.entity_type or "", "#b8860b")
             style = f' style="border-bottom-color:{line}"' if r.entity_type else ""
-            title = esc(r.word + (f" · gold {r.gold}" if r.gold else "")
-                        + "".join(f" · {m}: {p}" for m, p in zip(view.models, r.predicted) if p))
+            title = esc(
+                r.word
+                + (f" · gold {r.gold}" if r.gold else "")
+                + "".join(f" · {m}: {p}" for m, p in zip(view.models, r.predicted) if p)
+            )
             words.append(f'<span class="{cls}"{style} title="{title}">{_chips(r.pieces[k], unk, byte_level[k])}</span>')
-        parts.append(f'<div class="ts-strip" data-tokenizer="{esc(name)}"><span class="ts-name">{esc(name)}</span>'
-                     + "".join(words) + "</div>")
+        parts.append(
+            f'<div class="ts-strip" data-tokenizer="{esc(name)}"><span class="ts-name">{esc(name)}</span>'
+            + "".join(words)
+            + "</div>"
+        )
     head = ["#", "word", "gold"] + [f"{esc(t)} ({view.n_pieces(t)} pieces)" for t in view.tokenizers]
     head += [f"pred: {esc(m)}" for m in view.models]
-    parts.append('<table class="ts-explorer"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>")
+    parts.append(
+        '<table class="ts-explorer"><thead><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
+    )
     for r in view.rows:
         cls = ' class="ts-differs"' if r.differs else ""
         style = f' style="background:{entity_colour(r.entity_type)}"' if r.entity_type else ""
-        cells = [f"<td>{r.index}</td>", f'<td class="ts-word"{style}>{esc(r.word)}</td>', f"<td>{esc(r.gold or '')}</td>"]
+        cells = [
+            f"<td>{r.index}</td>",
+            f'<td class="ts-word"{style}>{esc(r.word)}</td>',
+            f"<td>{esc(r.gold or '')}</td>",
+        ]
         for k, ps in enumerate(r.pieces):
-            cells.append(f'<td class="ts-pieces" data-tokenizer="{esc(view.tokenizers[k])}">{_chips(ps, unk, byte_level[k])}</td>')
+            cells.append(
+                f'<td class="ts-pieces" data-tokenizer="{esc(view.tokenizers[k])}">'
+                f"{_chips(ps, unk, byte_level[k])}</td>"
+            )
         for p, bad in zip(r.predicted, r.wrong):
             mark = "ts-wrong" if bad else "ts-right"
             cells.append(f'<td class="{mark}">{esc(p) if p is not None else "–"}</td>')

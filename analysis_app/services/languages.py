@@ -19,25 +19,41 @@ def read_parallel(directory: str, languages: Sequence[str] | None = None) -> dic
     return read_parallel_text(directory, languages)
 
 
-def parity_frame(paragraphs: Mapping[str, Sequence[str]], segmenters: Sequence, *, reference: str = "en",
-                 n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
+def parity_frame(
+    paragraphs: Mapping[str, Sequence[str]],
+    segmenters: Sequence,
+    *,
+    reference: str = "en",
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
     """One row per tokenizer x language: parity and fertility with CIs."""
     from tokstudy.analysis.parity import parity
 
     rows = []
     for res in parity(paragraphs, list(segmenters), reference=reference, n_resamples=n_resamples, seed=seed):
         for lang, lp in res.languages.items():
-            rows.append({
-                "tokenizer": res.tokenizer, "language": lang,
-                "parity": lp.parity.value, "parity_low": lp.parity.low, "parity_high": lp.parity.high,
-                "fertility": lp.fertility.value, "fertility_low": lp.fertility.low, "fertility_high": lp.fertility.high,
-                "pieces": lp.n_pieces, "words": lp.n_words, "paragraphs": lp.n_paragraphs,
-            })
+            rows.append(
+                {
+                    "tokenizer": res.tokenizer,
+                    "language": lang,
+                    "parity": lp.parity.value,
+                    "parity_low": lp.parity.low,
+                    "parity_high": lp.parity.high,
+                    "fertility": lp.fertility.value,
+                    "fertility_low": lp.fertility.low,
+                    "fertility_high": lp.fertility.high,
+                    "pieces": lp.n_pieces,
+                    "words": lp.n_words,
+                    "paragraphs": lp.n_paragraphs,
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def continued_frame(paragraphs: Mapping[str, Sequence[str]], segmenters: Sequence, *, n_resamples: int = 1000,
-                    seed: int = 0) -> pd.DataFrame:
+def continued_frame(
+    paragraphs: Mapping[str, Sequence[str]], segmenters: Sequence, *, n_resamples: int = 1000, seed: int = 0
+) -> pd.DataFrame:
     """One row per tokenizer x language: % of whitespace words split into >= 2 pieces, with CI."""
     from tokstudy.analysis.stats import segmentation_summary
     from tokstudy.analysis.table import segmentation_table
@@ -46,9 +62,18 @@ def continued_frame(paragraphs: Mapping[str, Sequence[str]], segmenters: Sequenc
     rows = []
     for lang, paras in paragraphs.items():
         sents = tuple(Sentence(tuple(p.split()), None, sent_id=i) for i, p in enumerate(paras) if p.split())
-        table = segmentation_table([Dataset(sents, name=f"parallel-{lang}", language=lang, split="all")], list(segmenters), progress=False)
+        table = segmentation_table(
+            [Dataset(sents, name=f"parallel-{lang}", language=lang, split="all")], list(segmenters), progress=False
+        )
         for seg in segmenters:
             s = segmentation_summary(table, seg.name, n_resamples=n_resamples, seed=seed).all
-            rows.append({"tokenizer": seg.name, "language": lang, "continued": s.continued.value,
-                         "continued_low": s.continued.low, "continued_high": s.continued.high})
+            rows.append(
+                {
+                    "tokenizer": seg.name,
+                    "language": lang,
+                    "continued": s.continued.value,
+                    "continued_low": s.continued.low,
+                    "continued_high": s.continued.high,
+                }
+            )
     return pd.DataFrame(rows)

@@ -53,8 +53,14 @@ def _load_sentencepiece_only(path: str, *, name=None, count_lone_boundary=True):
     return SentencePieceSegmenter(p, name=name, count_lone_boundary=count_lone_boundary)
 
 
-def load_conll(path: str | os.PathLike, *, name: str | None = None, language: str = "und", split: str = "all",
-               lenient: bool = False):
+def load_conll(
+    path: str | os.PathLike,
+    *,
+    name: str | None = None,
+    language: str = "und",
+    split: str = "all",
+    lenient: bool = False,
+):
     """A CoNLL column file as a :class:`~tokstudy.data.types.Dataset` (IOB2 tags); ``lenient`` repairs
     invalid tag sequences (counted in ``Dataset.repaired``) instead of refusing the file."""
     from tokstudy.data.conll import read_conll

@@ -51,8 +51,17 @@ def bins_frame(bins: Sequence, words: str, confidence: float = 0.95) -> pd.DataF
     rows = []
     for b in bins:
         low, high = wilson_interval(b.n_errors, b.n, confidence)
-        rows.append({"pieces": b.pieces, "words": words, "n": b.n, "errors": b.n_errors, "error_rate": b.error_rate,
-                     "ci_low": low, "ci_high": high})
+        rows.append(
+            {
+                "pieces": b.pieces,
+                "words": words,
+                "n": b.n,
+                "errors": b.n_errors,
+                "error_rate": b.error_rate,
+                "ci_low": low,
+                "ci_high": high,
+            }
+        )
     return pd.DataFrame(rows, columns=["pieces", "words", "n", "errors", "error_rate", "ci_low", "ci_high"])
 
 
@@ -75,11 +84,20 @@ def correlation_rows(results: Sequence) -> pd.DataFrame:
     rows = []
     for res in results:
         for subset, c in (("all words", res.all), ("NE words", res.ne)):
-            rows.append({
-                "tokenizer": res.tokenizer, "model": res.model, "words": subset, "pearson_r": c.r,
-                "ci_low": c.low, "ci_high": c.high, "p_value": c.p_value, "spearman": c.spearman,
-                "spearman_p": c.spearman_p, "n": c.n,
-            })
+            rows.append(
+                {
+                    "tokenizer": res.tokenizer,
+                    "model": res.model,
+                    "words": subset,
+                    "pearson_r": c.r,
+                    "ci_low": c.low,
+                    "ci_high": c.high,
+                    "p_value": c.p_value,
+                    "spearman": c.spearman,
+                    "spearman_p": c.spearman_p,
+                    "n": c.n,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -92,7 +110,10 @@ def correlation_display(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def mislabelled_words(table, aligned, tokenizer: str, *, limit: int | None = 50) -> pd.DataFrame:
-    """The most segmented words the model got wrong (ties: inside entities first, then order); all with ``limit=None``."""
+    """The most segmented words the model got wrong (ties: inside entities first, then order).
+
+    All of them with ``limit=None``.
+    """
     from tokstudy.report.table3 import SEPARATOR
 
     wrong = np.flatnonzero(aligned.error)
@@ -104,13 +125,15 @@ def mislabelled_words(table, aligned, tokenizer: str, *, limit: int | None = 50)
     out = []
     for k in order:
         r, a = int(rows[k]), int(wrong[k])
-        out.append({
-            "word": table.word(r),
-            "pieces": SEPARATOR.join(table.pieces_of(tokenizer, r)),
-            "n_pieces": int(n[k]),
-            "gold": aligned.gold[a],
-            "predicted": aligned.pred[a],
-            "sent_id": int(table.sent_id[r]),
-            "word_index": int(table.word_index[r]),
-        })
+        out.append(
+            {
+                "word": table.word(r),
+                "pieces": SEPARATOR.join(table.pieces_of(tokenizer, r)),
+                "n_pieces": int(n[k]),
+                "gold": aligned.gold[a],
+                "predicted": aligned.pred[a],
+                "sent_id": int(table.sent_id[r]),
+                "word_index": int(table.word_index[r]),
+            }
+        )
     return pd.DataFrame(out)

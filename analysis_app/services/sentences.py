@@ -8,7 +8,9 @@ declared subset of the split has no tags for the other sentences (``None``), and
 which part it covers.
 
 >>> from tokstudy.data.types import Dataset, Sentence
->>> ds = Dataset((Sentence(("a",), ("O",), sent_id=0), Sentence(("EU",), ("B-ORG",), sent_id=1)), name="d", split="test")
+>>> ds = Dataset(
+...     (Sentence(("a",), ("O",), sent_id=0), Sentence(("EU",), ("B-ORG",), sent_id=1)), name="d", split="test"
+... )
 >>> find_sentence(ds, 1)
 1
 >>> from tokstudy.analysis.predictions import Predictions, PredictedSentence

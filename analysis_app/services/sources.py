@@ -57,8 +57,9 @@ class DatasetSource:
         return cls(key, "registry", name, split, language)
 
     @classmethod
-    def conll(cls, path: str, name: str, split: str = "all", language: str = "und", *,
-              lenient: bool = False) -> DatasetSource:
+    def conll(
+        cls, path: str, name: str, split: str = "all", language: str = "und", *, lenient: bool = False
+    ) -> DatasetSource:
         return cls(f"{name}:{split}", "conll", name, split, language, str(path), lenient)
 
 
@@ -167,7 +168,9 @@ def initial_sources(results: Path | None) -> Sources:
         for f in index.tokenizers:
             sources, _ = sources.add_tokenizer(str(f.path), f.name, "results")
         for f in index.datasets:
-            sources, _ = sources.add_dataset(DatasetSource.conll(str(f.path), _stem(f.path.name), language=guess_language(f.path)))
+            sources, _ = sources.add_dataset(
+                DatasetSource.conll(str(f.path), _stem(f.path.name), language=guess_language(f.path))
+            )
         for f in index.predictions:
             sources = sources.add_predictions(PredictionSource(f.model, str(f.path), f.dataset))
     for d in registry_datasets():
@@ -208,7 +211,13 @@ def _stem(name: str) -> str:
 
 def predictions_for(ds: DatasetSource, preds: tuple[PredictionSource, ...]) -> list[PredictionSource]:
     """The prediction files whose dataset hint names ``ds`` (file stem ``conll2003_test``, ``conll2003-test``, ...)."""
-    names = {ds.key, ds.table_name, f"{ds.table_name}_{ds.split}", f"{ds.table_name}-{ds.split}", f"{ds.table_name}.{ds.split}"}
+    names = {
+        ds.key,
+        ds.table_name,
+        f"{ds.table_name}_{ds.split}",
+        f"{ds.table_name}-{ds.split}",
+        f"{ds.table_name}.{ds.split}",
+    }
     if ds.kind == "registry":
         names |= {f"{ds.name}_{ds.split}", f"{ds.name}-{ds.split}", f"{ds.name}.{ds.split}"}
     names = {n.replace(":", "_") for n in names} | names

@@ -66,7 +66,9 @@ def grouped(
     for name in tokenizers:
         res = additional_segmentation_by(table, name, by, subset=subset, n_resamples=n_resamples, seed=seed)
         rows.extend(_row(name, g, e, by=by, subset=subset) for g, e in res.groups.items())
-    return pd.DataFrame(rows, columns=["tokenizer", "group", "value", "ci_low", "ci_high", "words", "sentences", "by", "subset"])
+    return pd.DataFrame(
+        rows, columns=["tokenizer", "group", "value", "ci_low", "ci_high", "words", "sentences", "by", "subset"]
+    )
 
 
 def summary(table, tokenizers: Sequence[str], *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:

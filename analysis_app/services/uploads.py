@@ -93,7 +93,8 @@ def _check_tokenizer_json(data: bytes, filename: str) -> None:
         raise InputError(f"{filename}: not valid JSON ({_short(exc)})") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("model"), dict) or "type" not in obj["model"]:
         raise InputError(
-            f"{filename}: JSON, but not a Hugging Face tokenizer.json (expected an object with a 'model' entry that has a 'type')"
+            f"{filename}: JSON, but not a Hugging Face tokenizer.json "
+            "(expected an object with a 'model' entry that has a 'type')"
         )
     try:
         from tokenizers import Tokenizer

@@ -11,7 +11,10 @@ def register(sub) -> None:
         help="tables of several models' fine-tuning runs: mean ± std over seeds, * for p < 0.05 (Welch)",
         description="Read the run.json of each finished `pretrain finetune` run and write results.md, "
         "results.csv and results.json: one table per metric (F1, accuracy), datasets as rows, models as columns.",
-        epilog="example: pretrain compare runs/32k/conll2003 runs/64k/conll2003 runs/32k/snips runs/64k/snips --out tables/",
+        epilog=(
+            "example: pretrain compare runs/32k/conll2003 runs/64k/conll2003 runs/32k/snips runs/64k/snips "
+            "--out tables/"
+        ),
     )
     p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="output directories of `pretrain finetune`")
     p.add_argument("--out", required=True, help="directory for results.md/.csv/.json")

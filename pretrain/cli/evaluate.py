@@ -9,7 +9,9 @@ import json
 def register(sub) -> None:
     p = sub.add_parser(
         "evaluate",
-        help="score a fine-tuned model (OUT/seed-K/model) on a dataset split; write predictions for `tokstudy correlate`",
+        help=(
+            "score a fine-tuned model (OUT/seed-K/model) on a dataset split; write predictions for `tokstudy correlate`"
+        ),
         description="Load a model saved by `pretrain finetune`, predict a dataset split, print seqeval F1 "
         "(default and strict IOB2 mode) or accuracy as JSON, and optionally write per-word predictions.",
         epilog="example: pretrain evaluate --model runs/c03/seed-1/model --dataset conll2003 --split test "
@@ -29,13 +31,18 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pretrain.finetune.evaluation import atomic_write_text, evaluate_finetuned
     from tokstudy.data.registry import load_dataset
 
-    from pretrain.finetune.evaluation import atomic_write_text, evaluate_finetuned
-
     ds = load_dataset(args.dataset, args.split, language=args.language, data_dir=args.data_dir)
-    metrics = evaluate_finetuned(args.model, ds, predictions=args.predictions, unseen_labels=args.unseen_labels,
-                                 batch_size=args.batch_size, device=args.device)
+    metrics = evaluate_finetuned(
+        args.model,
+        ds,
+        predictions=args.predictions,
+        unseen_labels=args.unseen_labels,
+        batch_size=args.batch_size,
+        device=args.device,
+    )
     text = json.dumps(metrics, indent=2)
     if args.metrics:
         atomic_write_text(args.metrics, text + "\n")

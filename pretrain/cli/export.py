@@ -1,4 +1,7 @@
-"""``pretrain export``: a checkpoint as a Hugging Face ALBERT directory (thin wrapper over :func:`pretrain.export.export_checkpoint`)."""
+"""``pretrain export``: a checkpoint as a Hugging Face ALBERT directory.
+
+A thin wrapper over :func:`pretrain.export.export_checkpoint`.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +18,9 @@ def register(subparsers) -> None:
     )
     p.add_argument("--checkpoint", required=True, help="run directory, checkpoints/ directory or step_* directory")
     p.add_argument("--output", required=True, help="directory to write")
-    p.add_argument("--tokenizer", default=None, help="tokenizer directory (default: the one recorded in the checkpoint)")
+    p.add_argument(
+        "--tokenizer", default=None, help="tokenizer directory (default: the one recorded in the checkpoint)"
+    )
     p.set_defaults(func=run)
 
 

@@ -1,4 +1,7 @@
-"""``pretrain finetune``: fine-tune a model on a dataset over N seeds (thin over :func:`pretrain.finetune.run.finetune`)."""
+"""``pretrain finetune``: fine-tune a model on a dataset over N seeds.
+
+Thin over :func:`pretrain.finetune.run.finetune`.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +9,25 @@ import argparse
 
 # command-line flag -> FinetuneConfig field (None values keep the config file's / default value)
 _FLAGS = {
-    "model": "model", "task": "task", "dataset": "dataset", "language": "language", "data_dir": "data_dir",
-    "model_name": "model_name", "seeds": "n_seeds", "first_seed": "first_seed", "epochs": "epochs",
-    "batch_size": "batch_size", "lr": "learning_rate", "patience": "patience", "max_length": "max_length",
-    "stride": "stride", "max_train_sentences": "max_train_sentences", "max_eval_sentences": "max_eval_sentences",
-    "unseen_labels": "unseen_labels", "device": "device", "evals_per_epoch": "evals_per_epoch",
+    "model": "model",
+    "task": "task",
+    "dataset": "dataset",
+    "language": "language",
+    "data_dir": "data_dir",
+    "model_name": "model_name",
+    "seeds": "n_seeds",
+    "first_seed": "first_seed",
+    "epochs": "epochs",
+    "batch_size": "batch_size",
+    "lr": "learning_rate",
+    "patience": "patience",
+    "max_length": "max_length",
+    "stride": "stride",
+    "max_train_sentences": "max_train_sentences",
+    "max_eval_sentences": "max_eval_sentences",
+    "unseen_labels": "unseen_labels",
+    "device": "device",
+    "evals_per_epoch": "evals_per_epoch",
 }
 
 
@@ -24,9 +41,16 @@ def register(sub) -> None:
         epilog="example: pretrain finetune --model models/albert-32k --task ner --dataset conll2003 --seeds 3 "
         "--output runs/albert-32k/conll2003",
     )
-    p.add_argument("--config", help="YAML file of FinetuneConfig fields (e.g. pretrain/configs/finetune_ner.yaml); flags override it")
+    p.add_argument(
+        "--config",
+        help="YAML file of FinetuneConfig fields (e.g. pretrain/configs/finetune_ner.yaml); flags override it",
+    )
     p.add_argument("--model", help="model directory (config.json, weights, tokenizer files)")
-    p.add_argument("--task", choices=["ner", "classification"], help="ner: token labels (NER, slots); classification: one label per sentence")
+    p.add_argument(
+        "--task",
+        choices=["ner", "classification"],
+        help="ner: token labels (NER, slots); classification: one label per sentence",
+    )
     p.add_argument("--dataset", help="registry name: conll2003, conll2002_es, wikiann, snips, atis, sst2, ...")
     p.add_argument("--language", help="language for multilingual corpora (wikiann)")
     p.add_argument("--data-dir", help="folder holding the corpora (default: $TOKSTUDY_DATA)")
@@ -42,12 +66,22 @@ def register(sub) -> None:
     p.add_argument("--stride", type=int, help="left-context pieces carried into the next window")
     p.add_argument("--max-train-sentences", type=int, help="train on the first N sentences only (quick runs)")
     p.add_argument("--max-eval-sentences", type=int, help="evaluate on the first N dev/test sentences only")
-    p.add_argument("--unseen-labels", choices=["error", "keep", "map_o"],
-                   help="dev/test labels never seen in train: error (default), keep as misses, or map gold to O")
-    p.add_argument("--label-all-pieces", action="store_true", default=None, help="train on every piece, not only the first")
+    p.add_argument(
+        "--unseen-labels",
+        choices=["error", "keep", "map_o"],
+        help="dev/test labels never seen in train: error (default), keep as misses, or map gold to O",
+    )
+    p.add_argument(
+        "--label-all-pieces", action="store_true", default=None, help="train on every piece, not only the first"
+    )
     p.add_argument("--device", help="auto (default), cpu, cuda, cuda:N")
-    p.add_argument("--no-save-models", dest="save_models", action="store_false", default=None,
-                   help="do not keep the fine-tuned models (saves disk; `pretrain evaluate` then cannot be used)")
+    p.add_argument(
+        "--no-save-models",
+        dest="save_models",
+        action="store_false",
+        default=None,
+        help="do not keep the fine-tuned models (saves disk; `pretrain evaluate` then cannot be used)",
+    )
     p.add_argument("--no-resume", dest="resume", action="store_false", help="retrain seeds even if finished")
     p.add_argument("--no-progress", dest="progress", action="store_false", default=None)
     p.add_argument("--output", required=True, help="run directory (seed-K/ folders and run.json)")

@@ -17,9 +17,16 @@ def register(sub) -> None:
         epilog="example: pretrain prepare --config pretrain/configs/prepare_tiny.yaml "
         "--tokenizer runs/tokenizers/sp-unigram-8000 --output runs/examples/tiny",
     )
-    p.add_argument("--config", help="YAML file of PrepareConfig fields (pretrain/configs/prepare_*.yaml); flags override it")
-    p.add_argument("--input", action="append", dest="inputs", metavar="PATH_OR_CORPUS",
-                   help="raw-text file, folder, or corpus name such as raw_text_large or raw_text_large/en (repeatable)")
+    p.add_argument(
+        "--config", help="YAML file of PrepareConfig fields (pretrain/configs/prepare_*.yaml); flags override it"
+    )
+    p.add_argument(
+        "--input",
+        action="append",
+        dest="inputs",
+        metavar="PATH_OR_CORPUS",
+        help="raw-text file, folder, or corpus name such as raw_text_large or raw_text_large/en (repeatable)",
+    )
     p.add_argument("--tokenizer", help="tokenizer directory holding spiece.model (or the .model file)")
     p.add_argument("--output", help="store directory to write")
     p.add_argument("--seed", type=int)
@@ -36,8 +43,13 @@ def config_from_args(args: argparse.Namespace):
     from pretrain.data.config import PrepareConfig
 
     overrides = {
-        "inputs": args.inputs, "tokenizer": args.tokenizer, "output": args.output, "seed": args.seed,
-        "task": args.task, "max_seq_length": args.max_seq_length, "max_predictions": args.max_predictions,
+        "inputs": args.inputs,
+        "tokenizer": args.tokenizer,
+        "output": args.output,
+        "seed": args.seed,
+        "task": args.task,
+        "max_seq_length": args.max_seq_length,
+        "max_predictions": args.max_predictions,
         "max_examples": args.max_examples,
     }
     if args.config:
@@ -49,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
     from pretrain.data.prepare import prepare
 
     result = prepare(config_from_args(args), progress=args.progress, force=args.force)
-    state = "reused" if result.reused else f"written in {result.seconds:.1f}s ({result.tokens_per_second:,.0f} tokens/s)"
+    state = (
+        "reused" if result.reused else f"written in {result.seconds:.1f}s ({result.tokens_per_second:,.0f} tokens/s)"
+    )
     print(f"{result.path}: {result.num_examples} examples, {result.tokens} tokens, {state}")
     return 0

@@ -1,4 +1,7 @@
-"""``pretrain train``: pre-train an ALBERT model on an example store (thin wrapper over :func:`pretrain.train.train`)."""
+"""``pretrain train``: pre-train an ALBERT model on an example store.
+
+A thin wrapper over :func:`pretrain.train.train`.
+"""
 
 from __future__ import annotations
 
@@ -19,11 +22,18 @@ def register(subparsers) -> None:
     p.add_argument("--data", required=True, help="example store directory (from `pretrain prepare`)")
     p.add_argument("--tokenizer", required=True, help="tokenizer directory the store was made with")
     p.add_argument("--output", default=None, help="run directory (checkpoints, logs, final_model); overrides the YAML")
-    p.add_argument("--deepspeed-config", default=None,
-                   help="DeepSpeed JSON; overrides the train YAML's. A bare name (ds_gpu_bf16.json) is a shipped "
-                        "config from pretrain/configs; give a path (./my_ds.json) for your own")
-    p.add_argument("--compile", choices=["auto", "on", "off"], default=None,
-                   help="torch.compile the model (auto: on CUDA only); overrides the train YAML's")
+    p.add_argument(
+        "--deepspeed-config",
+        default=None,
+        help="DeepSpeed JSON; overrides the train YAML's. A bare name (ds_gpu_bf16.json) is a shipped "
+        "config from pretrain/configs; give a path (./my_ds.json) for your own",
+    )
+    p.add_argument(
+        "--compile",
+        choices=["auto", "on", "off"],
+        default=None,
+        help="torch.compile the model (auto: on CUDA only); overrides the train YAML's",
+    )
     p.add_argument("--total-steps", type=int, default=None, help="override total_steps (warm-up is shortened to fit)")
     p.add_argument("--resume", action="store_true", help="continue from the newest intact checkpoint in --output")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -41,16 +51,31 @@ def run(args: argparse.Namespace) -> int:
 
     model = ModelConfig.load(args.model)
     cfg = TrainConfig.load(args.train_config or CONFIG_DIR / "train_tiny.yaml")
-    overrides = {k: v for k, v in (("deepspeed_config", args.deepspeed_config), ("total_steps", args.total_steps),
-                                    ("output_dir", args.output), ("compile", args.compile)) if v is not None}
+    overrides = {
+        k: v
+        for k, v in (
+            ("deepspeed_config", args.deepspeed_config),
+            ("total_steps", args.total_steps),
+            ("output_dir", args.output),
+            ("compile", args.compile),
+        )
+        if v is not None
+    }
     if args.total_steps is not None:  # a shorter run keeps a warm-up that fits in it
         overrides["warmup_steps"] = min(cfg.warmup_steps, args.total_steps)
     cfg = cfg.replace(**overrides) if overrides else cfg
     if cfg.output_dir is None:
         raise ValueError("give --output (or output_dir in the train config)")
     try:
-        result = train(model, cfg, data=args.data, tokenizer=args.tokenizer, output=cfg.output_dir,
-                       resume=args.resume, progress=not args.no_progress)
+        result = train(
+            model,
+            cfg,
+            data=args.data,
+            tokenizer=args.tokenizer,
+            output=cfg.output_dir,
+            resume=args.resume,
+            progress=not args.no_progress,
+        )
     except NonFiniteLossError as exc:
         print(f"pretrain train: stopped: {exc}", file=sys.stderr)
         return 3

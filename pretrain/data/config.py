@@ -12,11 +12,8 @@ files) write byte-identical stores, and a second run reuses the first one's outp
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field, fields
-from pathlib import Path
+from dataclasses import asdict, dataclass, field
 from typing import Any
-
-from tokstudy.errors import DataFormatError
 
 TASKS = ("sop", "nsp")
 SINGLE_SEGMENT_POLICIES = ("split", "skip")
@@ -99,14 +96,20 @@ class PrepareConfig:
             self.languages = [str(x) for x in self.languages]
         checks = [
             (16 <= self.max_seq_length <= 32767, "max_seq_length must be in [16, 32767]"),
-            (1 <= self.max_predictions <= self.max_seq_length - 3, "max_predictions must be in [1, max_seq_length - 3]"),
+            (
+                1 <= self.max_predictions <= self.max_seq_length - 3,
+                "max_predictions must be in [1, max_seq_length - 3]",
+            ),
             (0.0 <= self.short_seq_prob <= 1.0, "short_seq_prob must be in [0, 1]"),
             (0.0 < self.masked_lm_prob < 1.0, "masked_lm_prob must be in (0, 1)"),
             (1 <= self.max_ngram <= 10, "max_ngram must be in [1, 10]"),
             (self.mask_token_prob >= 0 and self.random_token_prob >= 0, "replacement probabilities must be >= 0"),
             (self.mask_token_prob + self.random_token_prob <= 1.0, "mask_token_prob + random_token_prob must be <= 1"),
             (self.task in TASKS, f"task must be one of {TASKS}"),
-            (self.single_segment in SINGLE_SEGMENT_POLICIES, f"single_segment must be one of {SINGLE_SEGMENT_POLICIES}"),
+            (
+                self.single_segment in SINGLE_SEGMENT_POLICIES,
+                f"single_segment must be one of {SINGLE_SEGMENT_POLICIES}",
+            ),
             (self.dupe_factor >= 1, "dupe_factor must be >= 1"),
             (0.0 < self.language_alpha <= 1.0, "language_alpha must be in (0, 1]"),
             (self.nsp_buffer_documents >= 1, "nsp_buffer_documents must be >= 1"),

@@ -63,7 +63,14 @@ def _resolve_one(item: str) -> list[Path]:
         if head in CORPORA:
             path = data_root() / CORPORA[head] / rest if rest else data_root() / CORPORA[head]
             if rest and not path.exists():
-                path = next((path.with_name(path.name + s) for s in (".txt.gz", ".txt") if path.with_name(path.name + s).exists()), path)
+                path = next(
+                    (
+                        path.with_name(path.name + s)
+                        for s in (".txt.gz", ".txt")
+                        if path.with_name(path.name + s).exists()
+                    ),
+                    path,
+                )
     if path.is_dir():
         return sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith(_TEXT_SUFFIXES))
     if path.is_file():
@@ -94,6 +101,8 @@ def measure_text(path: Path) -> tuple[int, int]:
             seps += (prev[-1:] + chunk).count(b"\n\n")
             prev = chunk
     return total, seps + 1
+
+
 def language_probabilities(sizes: Mapping[str, float], *, alpha: float) -> dict[str, float]:
     """``p_l`` proportional to ``(size_l / total)^alpha`` (pure function; sizes in any unit)."""
     total = float(sum(sizes.values()))
@@ -128,8 +137,14 @@ def plan_languages(files: Mapping[str, Sequence[Path]], *, alpha: float) -> list
     probs = language_probabilities(sizes, alpha=alpha)
     total = sum(sizes.values())
     return [
-        LanguagePlan(lang, tuple(Path(f) for f in files[lang]), sizes[lang], docs[lang], probs[lang],
-                     probs[lang] * total / sizes[lang] if sizes[lang] else 0.0)
+        LanguagePlan(
+            lang,
+            tuple(Path(f) for f in files[lang]),
+            sizes[lang],
+            docs[lang],
+            probs[lang],
+            probs[lang] * total / sizes[lang] if sizes[lang] else 0.0,
+        )
         for lang in sorted(files)
     ]
 
@@ -157,7 +172,9 @@ def sample_documents(plans: Sequence[LanguagePlan], *, seed: int) -> Iterator[Do
     passes are done.
     """
     rng = np.random.default_rng([seed, 0x5EED])
-    streams = {p.language: _language_stream(p, np.random.default_rng([seed, i])) for i, p in enumerate(plans) if p.rate > 0}
+    streams = {
+        p.language: _language_stream(p, np.random.default_rng([seed, i])) for i, p in enumerate(plans) if p.rate > 0
+    }
     remaining = {p.language: p.rate * p.documents for p in plans if p.rate > 0}
     while streams:
         langs = list(streams)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-_PUNCT = set('!"#$%&\'()*+,-./:;?@[\\]^_`{|}~')
+_PUNCT = set("!\"#$%&'()*+,-./:;?@[\\]^_`{|}~")
 
 
 def is_word_start_piece(piece: str) -> bool:
@@ -154,7 +154,9 @@ class NgramMasker:
         positions = np.flatnonzero(covered)
         labels = tokens[positions].copy()
         u = rng.random(len(positions))
-        replaced = np.where(u < self.mask_token_prob, 0, np.where(u < self.mask_token_prob + self.random_token_prob, 1, 2))
+        replaced = np.where(
+            u < self.mask_token_prob, 0, np.where(u < self.mask_token_prob + self.random_token_prob, 1, 2)
+        )
         out = tokens.copy()
         out[positions[replaced == 0]] = self.mask_id
         n_random = int((replaced == 1).sum())

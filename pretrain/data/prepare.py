@@ -33,8 +33,8 @@ from pretrain.data.documents import (
     sample_documents,
     split_sentences,
 )
-from pretrain.data.pairs import PairBuilder
 from pretrain.data.masking import NgramMasker, is_word_start_piece
+from pretrain.data.pairs import PairBuilder
 from pretrain.data.store import PAD_LABEL, PAD_POSITION, ExampleStore, ExampleStoreWriter, read_meta
 from tokstudy.data.rawtext import Document
 from tokstudy.errors import DataFormatError, TokenizerLoadError
@@ -173,8 +173,11 @@ def prepare(config: PrepareConfig, *, progress: bool = True, force: bool = False
         writer.close(stats=stats)
     seconds = time.perf_counter() - start
     result = PrepareResult(output, False, writer.num_examples, tokens, seconds)
-    _log(progress, f"prepare: {result.num_examples} examples, {tokens} tokens in {seconds:.1f}s "
-                   f"({result.tokens_per_second:,.0f} tokens/s) -> {output}")
+    _log(
+        progress,
+        f"prepare: {result.num_examples} examples, {tokens} tokens in {seconds:.1f}s "
+        f"({result.tokens_per_second:,.0f} tokens/s) -> {output}",
+    )
     return result
 
 
@@ -183,12 +186,17 @@ def _log(enabled: bool, message: str) -> None:
         print(message, file=sys.stderr)
 
 
-def _encoded_documents(docs: Iterable[Document], sp, config: PrepareConfig) -> Iterator[tuple[Document, list[np.ndarray]]]:
+def _encoded_documents(
+    docs: Iterable[Document], sp, config: PrepareConfig
+) -> Iterator[tuple[Document, list[np.ndarray]]]:
     """Documents with their segments as piece-id arrays; one sentencepiece call per batch of documents."""
     batch: list[Document] = []
 
     def flush():
-        segs = [[s for line in d.lines for s in (split_sentences(line) if config.split_sentences else [line])] for d in batch]
+        segs = [
+            [s for line in d.lines for s in (split_sentences(line) if config.split_sentences else [line])]
+            for d in batch
+        ]
         flat = [s for doc_segs in segs for s in doc_segs]
         ids = sp.encode(flat, out_type=int) if flat else []
         k = 0
@@ -233,8 +241,11 @@ class _Block:
         if self.n:
             order = rng.permutation(self.n)
             writer.append_batch(
-                input_ids=self.ids[order], lengths=self.lengths[order], segment_b_start=self.b_start[order],
-                sentence_order_label=self.labels[order], mlm_positions=self.positions[order],
+                input_ids=self.ids[order],
+                lengths=self.lengths[order],
+                segment_b_start=self.b_start[order],
+                sentence_order_label=self.labels[order],
+                mlm_positions=self.positions[order],
                 mlm_labels=self.mlm_labels[order],
             )
         self.ids.fill(self.pad)
@@ -243,20 +254,34 @@ class _Block:
         self.n = 0
 
 
-def _write_examples(config: PrepareConfig, sp, tables: TokenizerTables, plans: list[LanguagePlan],
-                    writer: ExampleStoreWriter, progress: bool) -> tuple[dict[str, Any], int]:
+def _write_examples(
+    config: PrepareConfig,
+    sp,
+    tables: TokenizerTables,
+    plans: list[LanguagePlan],
+    writer: ExampleStoreWriter,
+    progress: bool,
+) -> tuple[dict[str, Any], int]:
     from tqdm import tqdm
 
     sid = tables.special_ids
     rng = np.random.default_rng([config.seed, 1])
     builder = PairBuilder(
-        max_num_tokens=config.max_num_tokens, word_start=tables.word_start, short_seq_prob=config.short_seq_prob,
-        task=config.task, single_segment=config.single_segment,
+        max_num_tokens=config.max_num_tokens,
+        word_start=tables.word_start,
+        short_seq_prob=config.short_seq_prob,
+        task=config.task,
+        single_segment=config.single_segment,
     )
     masker = NgramMasker(
-        word_start=tables.word_start, mask_id=sid["mask"], random_ids=tables.random_ids,
-        max_predictions=config.max_predictions, masked_lm_prob=config.masked_lm_prob, max_ngram=config.max_ngram,
-        mask_token_prob=config.mask_token_prob, random_token_prob=config.random_token_prob,
+        word_start=tables.word_start,
+        mask_id=sid["mask"],
+        random_ids=tables.random_ids,
+        max_predictions=config.max_predictions,
+        masked_lm_prob=config.masked_lm_prob,
+        max_ngram=config.max_ngram,
+        mask_token_prob=config.mask_token_prob,
+        random_token_prob=config.random_token_prob,
     )
     block = _Block(config.shuffle_buffer, config.max_seq_length, config.max_predictions, sid["pad"])
     buffers: dict[str, deque] = {p.language: deque(maxlen=config.nsp_buffer_documents) for p in plans}
@@ -267,8 +292,15 @@ def _write_examples(config: PrepareConfig, sp, tables: TokenizerTables, plans: l
     tokens = masked = examples = 0
     cls_, sep = np.array([sid["cls"]], np.int32), np.array([sid["sep"]], np.int32)
 
-    bar = tqdm(total=int(sum(p.expected_bytes for p in plans)), unit="B", unit_scale=True, disable=not progress,
-               desc="prepare", file=sys.stderr, mininterval=1.0)
+    bar = tqdm(
+        total=int(sum(p.expected_bytes for p in plans)),
+        unit="B",
+        unit_scale=True,
+        disable=not progress,
+        desc="prepare",
+        file=sys.stderr,
+        mininterval=1.0,
+    )
     t0 = time.perf_counter()
     docs = sample_documents(plans, seed=config.seed)
     for doc, segments in _encoded_documents(docs, sp, config):
@@ -299,8 +331,9 @@ def _write_examples(config: PrepareConfig, sp, tables: TokenizerTables, plans: l
                 break
         if config.task == "nsp":
             buf.append(builder.prepare_segments(segments))
-        bar.set_postfix_str(f"{examples} examples, {tokens / max(time.perf_counter() - t0, 1e-9):,.0f} tok/s",
-                            refresh=False)
+        bar.set_postfix_str(
+            f"{examples} examples, {tokens / max(time.perf_counter() - t0, 1e-9):,.0f} tok/s", refresh=False
+        )
         if config.max_examples is not None and examples >= config.max_examples:
             break
     block.flush(writer, rng)
@@ -315,8 +348,12 @@ def _write_examples(config: PrepareConfig, sp, tables: TokenizerTables, plans: l
         "ngram_lengths_drawn": {str(k): int(v) for k, v in sorted(ngram_drawn.items())},
         "pairs": dict(sorted(builder.stats.items())),
         "languages": {
-            p.language: {"text_bytes": p.bytes, "probability": round(p.probability, 6), "rate": round(p.rate, 6),
-                         **dict(per_lang[p.language])}
+            p.language: {
+                "text_bytes": p.bytes,
+                "probability": round(p.probability, 6),
+                "rate": round(p.rate, 6),
+                **dict(per_lang[p.language]),
+            }
             for p in plans
         },
     }

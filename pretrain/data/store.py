@@ -226,7 +226,9 @@ def read_meta(path: str | os.PathLike) -> dict[str, Any]:
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise DataFormatError(f"meta.json: format is not {FORMAT!r}", path=meta_path)
     if meta.get("version") != VERSION:
-        raise DataFormatError(f"meta.json: store version {meta.get('version')!r}, this code reads {VERSION}", path=meta_path)
+        raise DataFormatError(
+            f"meta.json: store version {meta.get('version')!r}, this code reads {VERSION}", path=meta_path
+        )
     if meta.get("complete") is not True:
         raise DataFormatError("meta.json: store is not marked complete (interrupted write?)", path=meta_path)
     for key in ("num_examples", "max_seq_length", "max_predictions", *REQUIRED_META):

@@ -56,15 +56,19 @@ class SpmSegmenter(Segmenter):
 TYPES = ["PER", "LOC", "ORG", "MISC"]
 
 
-def random_dataset(seed: int, n_sentences: int, name="rand", language="en", split="test", unlabelled_every=0) -> Dataset:
+def random_dataset(
+    seed: int, n_sentences: int, name="rand", language="en", split="test", unlabelled_every=0
+) -> Dataset:
     """Random words (some with digits) and random valid-or-IOB1-ish tags (I- may start entities)."""
     rng = random.Random(seed)
     sents = []
     for i in range(n_sentences):
         n = rng.randint(1, 12)
         words = tuple(
-            "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789" if rng.random() < 0.2 else "abcdefghij")
-                    for _ in range(rng.randint(1, 11)))
+            "".join(
+                rng.choice("abcdefghijklmnopqrstuvwxyz0123456789" if rng.random() < 0.2 else "abcdefghij")
+                for _ in range(rng.randint(1, 11))
+            )
             for _ in range(n)
         )
         tags = []
@@ -91,8 +95,8 @@ def spm_model(tmp_path_factory) -> Path:
     """A tiny SentencePiece unigram model (vocab 400) trained on raw English text or a synthetic corpus."""
     import sentencepiece as spm
 
-    from tokstudy.datalocation import corpus_dir, has_corpus
     from tokstudy.data.rawtext import iter_sentences
+    from tokstudy.datalocation import corpus_dir, has_corpus
 
     d = tmp_path_factory.mktemp("spm")
     corpus = d / "corpus.txt"
@@ -104,12 +108,20 @@ def spm_model(tmp_path_factory) -> Path:
                 break
     else:
         rng = random.Random(0)
-        lines = [" ".join("".join(rng.choice("abcdefgh") for _ in range(rng.randint(2, 8))) for _ in range(10)) for _ in range(3000)]
+        lines = [
+            " ".join("".join(rng.choice("abcdefgh") for _ in range(rng.randint(2, 8))) for _ in range(10))
+            for _ in range(3000)
+        ]
     corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
     prefix = d / "tiny"
     spm.SentencePieceTrainer.train(
-        input=str(corpus), model_prefix=str(prefix), vocab_size=400, model_type="unigram",
-        character_coverage=0.9995, num_threads=1, minloglevel=2,
+        input=str(corpus),
+        model_prefix=str(prefix),
+        vocab_size=400,
+        model_type="unigram",
+        character_coverage=0.9995,
+        num_threads=1,
+        minloglevel=2,
     )
     return Path(f"{prefix}.model")
 

@@ -101,7 +101,8 @@ def test_equals_a_direct_statsmodels_fit_and_numpy_partial_correlation(synthetic
     y, x, g = _independent_design(ds, preds, seg, counts)
     cov = x[:, 1:]  # entity (only PER here), position I, log freq, seen, length
     fit = sm.Logit(y, sm.add_constant(np.column_stack([x[:, 0] - 1, cov]))).fit(
-        disp=0, cov_type="cluster", cov_kwds={"groups": g})
+        disp=0, cov_type="cluster", cov_kwds={"groups": g}
+    )
     lo, hi = np.exp(fit.conf_int(alpha=0.05)[1])
     assert res.adjusted.value == pytest.approx(math.exp(fit.params[1]), rel=1e-7)
     assert (res.adjusted.low, res.adjusted.high) == (pytest.approx(lo, rel=1e-6), pytest.approx(hi, rel=1e-6))
@@ -112,7 +113,9 @@ def test_equals_a_direct_statsmodels_fit_and_numpy_partial_correlation(synthetic
     # categorical contrast: 2, 3, 4+ pieces against 1
     lv = np.clip(x[:, 0], 1, 4)
     dummies = np.column_stack([(lv == k).astype(float) for k in (2, 3, 4)])
-    cat = sm.Logit(y, sm.add_constant(np.column_stack([dummies, cov]))).fit(disp=0, cov_type="cluster", cov_kwds={"groups": g})
+    cat = sm.Logit(y, sm.add_constant(np.column_stack([dummies, cov]))).fit(
+        disp=0, cov_type="cluster", cov_kwds={"groups": g}
+    )
     for j, level in enumerate(("2", "3", "4+")):
         assert res.by_pieces[level].value == pytest.approx(math.exp(cat.params[1 + j]), rel=1e-6)
     # partial correlation: residual-on-residual Pearson
@@ -128,8 +131,14 @@ def test_frequency_bins_count_by_hand():
     err = np.array([1, 0, 1, 0, 1, 1])
     count = np.array([0, 0, 5, 12, 150, 150])
     cells = {(c.frequency, c.pieces): (c.n, c.n_errors) for c in frequency_bins(pieces, err, count) if c.n}
-    assert cells == {("unseen", "1"): (1, 1), ("unseen", "2"): (1, 0), ("1-9", "4+"): (1, 1),
-                     ("10-99", "1"): (1, 0), ("100+", "3"): (1, 1), ("100+", "4+"): (1, 1)}
+    assert cells == {
+        ("unseen", "1"): (1, 1),
+        ("unseen", "2"): (1, 0),
+        ("1-9", "4+"): (1, 1),
+        ("10-99", "1"): (1, 0),
+        ("100+", "3"): (1, 1),
+        ("100+", "4+"): (1, 1),
+    }
 
 
 def test_without_training_split_frequency_is_left_out(synthetic):
@@ -170,8 +179,14 @@ def test_real_conll2003_runs_and_every_figure_is_finite(tmp_path):
     text.write_text("\n".join(" ".join(s.words) for s in train.sentences), encoding="utf-8")
     specs = []
     for v in (1000,):
-        spm.SentencePieceTrainer.train(input=str(text), model_prefix=str(tmp_path / f"sp{v}"), vocab_size=v,
-                                       model_type="unigram", minloglevel=2, num_threads=1)
+        spm.SentencePieceTrainer.train(
+            input=str(text),
+            model_prefix=str(tmp_path / f"sp{v}"),
+            vocab_size=v,
+            model_type="unigram",
+            minloglevel=2,
+            num_threads=1,
+        )
         specs += ["-t", f"sp{v}={tmp_path / f'sp{v}.model'}"]
     out, ids = [], []
     for s in test.sentences:
@@ -182,9 +197,28 @@ def test_real_conll2003_runs_and_every_figure_is_finite(tmp_path):
         ids.append(s.sent_id)
     preds = write_predictions(tmp_path / "preds.tsv", out, metadata={"model": "rule"}, sent_ids=ids)
     js = tmp_path / "a.json"
-    assert main(["attribute", "-d", "conll2003:test", "--train-dataset", "conll2003:train", *specs, "-p", str(preds),
-                 "--json", str(js), "--csv", str(tmp_path / "a.csv"), "--figure", str(tmp_path / "fig"),
-                 "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "attribute",
+                "-d",
+                "conll2003:test",
+                "--train-dataset",
+                "conll2003:train",
+                *specs,
+                "-p",
+                str(preds),
+                "--json",
+                str(js),
+                "--csv",
+                str(tmp_path / "a.csv"),
+                "--figure",
+                str(tmp_path / "fig"),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     data = json.loads(js.read_text())
     assert len(data["attribution"]) == 1 and (tmp_path / "fig.png").stat().st_size > 0
     for row in data["attribution"]:
@@ -201,7 +235,21 @@ def test_help_documents_the_model_and_its_covariates(capsys):
     with pytest.raises(SystemExit):
         main(["attribute", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    for key in ("logistic regression", "clustered by sentence", "extra pieces", "log_train_freq", "seen_in_train",
-                "length_chars", "position_I", "entity type", "lang_<L>", "--train-dataset", "--json", "--csv",
-                "--figure", "partial correlation", "frequency bins"):
+    for key in (
+        "logistic regression",
+        "clustered by sentence",
+        "extra pieces",
+        "log_train_freq",
+        "seen_in_train",
+        "length_chars",
+        "position_I",
+        "entity type",
+        "lang_<L>",
+        "--train-dataset",
+        "--json",
+        "--csv",
+        "--figure",
+        "partial correlation",
+        "frequency bins",
+    ):
         assert key in text, key

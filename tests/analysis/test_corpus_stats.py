@@ -93,10 +93,16 @@ def test_bucket_bootstrap_close_to_a_line_bootstrap(corpus, spm_model):
     """The bucket intervals are as wide as a plain multinomial bootstrap over lines (independent reference)."""
     import sentencepiece as spm
 
-    res = corpus_stats(corpus / "en.txt", [f"tiny={spm_model}"], CorpusStatsSettings(n_resamples=400, seed=1),
-                       engine=EngineSettings(processes=1))
+    res = corpus_stats(
+        corpus / "en.txt",
+        [f"tiny={spm_model}"],
+        CorpusStatsSettings(n_resamples=400, seed=1),
+        engine=EngineSettings(processes=1),
+    )
     sp = spm.SentencePieceProcessor(model_file=str(spm_model))
-    per_line = np.array([(len(line.split()), sum(map(len, sp.encode(line.split())))) for line in iter_sentences(corpus / "en.txt")])
+    per_line = np.array(
+        [(len(line.split()), sum(map(len, sp.encode(line.split())))) for line in iter_sentences(corpus / "en.txt")]
+    )
     rng = np.random.default_rng(0)
     w = rng.multinomial(len(per_line), np.full(len(per_line), 1 / len(per_line)), size=2000)
     boot = w @ per_line
@@ -131,8 +137,10 @@ def test_undecodable_file_is_named_with_its_line_on_the_client(tmp_path, spm_mod
     lines = [f"line number {i} is fine" for i in range(1, 40)]
     lines[30] = "caf\xe9 in Latin-1"
     bad.write_bytes("\n".join(lines).encode("latin-1") + b"\n")
-    for engine in (EngineSettings("dask", scheduler=cluster.scheduler_address, partitions=3),
-                   EngineSettings("local", processes=2, partitions=3)):
+    for engine in (
+        EngineSettings("dask", scheduler=cluster.scheduler_address, partitions=3),
+        EngineSettings("local", processes=2, partitions=3),
+    ):
         with pytest.raises(DataFormatError, match=r"xx\.txt:31: invalid UTF-8") as err:
             _run(bad, spm_model, engine)
         assert err.value.line == 31 and err.value.path == str(bad)
@@ -160,6 +168,7 @@ def test_worker_killed_mid_run_gives_the_same_numbers(corpus, spm_model, cluster
     done = []
     killed = []
     with Client(cluster.scheduler_address) as client:
+
         def kill_a_busy_worker():
             deadline = time.monotonic() + 60
             while not killed and not done and time.monotonic() < deadline:
@@ -173,8 +182,12 @@ def test_worker_killed_mid_run_gives_the_same_numbers(corpus, spm_model, cluster
         killer = threading.Thread(target=kill_a_busy_worker)
         killer.start()
         try:
-            res = _run(corpus, spm_model, EngineSettings("dask", scheduler=cluster.scheduler_address, partitions=12),
-                       callback=lambda n, total: done.append(n) if n == total else None)
+            res = _run(
+                corpus,
+                spm_model,
+                EngineSettings("dask", scheduler=cluster.scheduler_address, partitions=12),
+                callback=lambda n, total: done.append(n) if n == total else None,
+            )
         finally:
             done.append(-1)
             killer.join()

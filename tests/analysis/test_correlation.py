@@ -21,7 +21,10 @@ def fake_predictions(ds, seed=0):
     rng = random.Random(seed)
     out = []
     for s in ds:
-        pred = [t if rng.random() > min(0.9, len(w) / 14) else rng.choice(["O", "B-PER", "I-LOC"]) for w, t in zip(s.words, s.tags)]
+        pred = [
+            t if rng.random() > min(0.9, len(w) / 14) else rng.choice(["O", "B-PER", "I-LOC"])
+            for w, t in zip(s.words, s.tags)
+        ]
         out.append((s.words, s.tags, pred))
     return out
 
@@ -108,10 +111,17 @@ def test_alignment_errors_name_sentence_and_words(setup, tmp_path):
     words = list(bad[7][0])
     words[1] = words[1] + "x"
     bad[7] = (tuple(words), bad[7][1], bad[7][2])
-    with pytest.raises(AlignmentError, match=rf"sentence 7, word 1: predictions have '{words[1]}' where the dataset has '{words[1][:-1]}'"):
+    with pytest.raises(
+        AlignmentError,
+        match=rf"sentence 7, word 1: predictions have '{words[1]}' where the dataset has '{words[1][:-1]}'",
+    ):
         align_predictions(t, _write(tmp_path, bad))
     short = list(sents)
-    short[3] = (short[3][0][:-1], short[3][1][:-1], short[3][2][:-1]) if len(short[3][0]) > 1 else (("a", "b") + short[3][0], ("O", "O") + short[3][1], ("O", "O") + short[3][2])
+    short[3] = (
+        (short[3][0][:-1], short[3][1][:-1], short[3][2][:-1])
+        if len(short[3][0]) > 1
+        else (("a", "b") + short[3][0], ("O", "O") + short[3][1], ("O", "O") + short[3][2])
+    )
     with pytest.raises(AlignmentError, match="sentence 3: .* predicted words but the dataset sentence has"):
         align_predictions(t, _write(tmp_path, short, "short.tsv"))
     with pytest.raises(AlignmentError, match="499 predicted sentences but dataset 'rand:test' has 500"):

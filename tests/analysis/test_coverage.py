@@ -46,8 +46,9 @@ def english_only(tmp_path_factory):
         lines = [l.strip() for l in itertools.islice(fh, 2000)]
     lines = ["".join(ch for ch in l if ord(ch) < 0x250) for l in lines]  # Latin script only
     prefix = tmp_path_factory.mktemp("spm") / "en"
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=600,
-                                   character_coverage=1.0, minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=600, character_coverage=1.0, minloglevel=2
+    )
     return load_tokenizer(f"{prefix}.model", name="en-only")
 
 
@@ -55,8 +56,10 @@ def english_only(tmp_path_factory):
 def datasets():
     ru = _column_sentences(corpus_path("wikiann") / "ru.test.tsv.gz", 200, "\t")
     en = _column_sentences(corpus_path("conll2003") / "eng.testb.gz", 200, " ")
-    return [Dataset(tuple(ru), name="wikiann", language="ru", split="test"),
-            Dataset(tuple(en), name="conll2003", language="en", split="test")]
+    return [
+        Dataset(tuple(ru), name="wikiann", language="ru", split="test"),
+        Dataset(tuple(en), name="conll2003", language="en", split="test"),
+    ]
 
 
 def test_uncovered_script_warns_and_names_it(english_only, datasets):
@@ -105,8 +108,20 @@ def test_wordpiece_unk_names_the_words_characters():
 def test_cli_prints_the_warning_as_one_line(english_only, capsys):
     from tokstudy.cli import main
 
-    rc = main(["stats", "-d", "wikiann:ru:test", "-t", f"en-only={english_only.model_file}", "--resamples", "0",
-               "--no-progress", "--data-dir", str(corpus_path("wikiann").parent)])
+    rc = main(
+        [
+            "stats",
+            "-d",
+            "wikiann:ru:test",
+            "-t",
+            f"en-only={english_only.model_file}",
+            "--resamples",
+            "0",
+            "--no-progress",
+            "--data-dir",
+            str(corpus_path("wikiann").parent),
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 0
     lines = [l for l in err.splitlines() if "unknown pieces" in l]

@@ -37,12 +37,15 @@ def brute(ds, seg, keep):
     return counts, chars, nbytes
 
 
-@pytest.mark.parametrize("group,keep", [
-    ("ne", lambda d, tag: tag is not None and tag != "O"),
-    ("non_ne", lambda d, tag: tag == "O"),
-    ("all", lambda d, tag: True),
-    ("language:de", lambda d, tag: d.language == "de"),
-])
+@pytest.mark.parametrize(
+    "group,keep",
+    [
+        ("ne", lambda d, tag: tag is not None and tag != "O"),
+        ("non_ne", lambda d, tag: tag == "O"),
+        ("all", lambda d, tag: True),
+        ("language:de", lambda d, tag: d.language == "de"),
+    ],
+)
 def test_every_figure_equals_a_brute_force_recount(setup, group, keep):
     ds, seg, t = setup
     (res,) = table_statistics(t, n_resamples=0, renyi_alpha=2.0).intrinsic
@@ -116,8 +119,25 @@ def test_stats_json_carries_the_five_fields_per_tokenizer_and_group(spm_model, t
     conll = tmp_path / "tiny.conll"
     conll.write_text("EU B-ORG\nrejects O\nGerman B-MISC\ncall O\n\nPeter B-PER\nBlackburn I-PER\n\n", encoding="utf-8")
     out = tmp_path / "s.json"
-    assert main(["stats", "-d", str(conll), "-t", f"tiny={spm_model}", "--renyi-alpha", "3", "--resamples", "30",
-                 "--json", str(out), "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "stats",
+                "-d",
+                str(conll),
+                "-t",
+                f"tiny={spm_model}",
+                "--renyi-alpha",
+                "3",
+                "--resamples",
+                "30",
+                "--json",
+                str(out),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     assert "Rényi efficiency (α=3)" in capsys.readouterr().out
     (res,) = json.loads(out.read_text())["intrinsic"]
     assert res["tokenizer"] == "tiny" and res["renyi_alpha"] == 3 and set(res["groups"]) == {"ne", "non_ne", "all"}

@@ -93,8 +93,9 @@ def test_parity_cli_json_has_gini(tmp_path):
 
     text = tmp_path / "t.txt"
     text.write_text("\n".join(p for ps in PARAS.values() for p in ps) * 20, encoding="utf-8")
-    spm.SentencePieceTrainer.train(input=str(text), model_prefix=str(sp), vocab_size=40, minloglevel=2,
-                                   hard_vocab_limit=False)
+    spm.SentencePieceTrainer.train(
+        input=str(text), model_prefix=str(sp), vocab_size=40, minloglevel=2, hard_vocab_limit=False
+    )
     out = tmp_path / "p.json"
     assert main(["parity", "-t", f"{sp}.model", "--parallel-dir", str(d), "--resamples", "50", "--json", str(out)]) == 0
     (res,) = json.loads(out.read_text())

@@ -72,7 +72,10 @@ def test_additional_segmentation_matches_naive_recount(table, size):
     assert "word-boundary" in res.boundary_policy
 
 
-@pytest.mark.parametrize("by,key", [("entity_type", "etype"), ("position", "pos"), ("language", "lang"), ("dataset", "d"), ("split", "split")])
+@pytest.mark.parametrize(
+    "by,key",
+    [("entity_type", "etype"), ("position", "pos"), ("language", "lang"), ("dataset", "d"), ("split", "split")],
+)
 def test_grouped_matches_naive_recount(table, by, key):
     ds, t = table
     rows = naive_words(ds, ChunkSegmenter(2))

@@ -23,7 +23,9 @@ def assert_same_points(streamed, in_memory):
         a, b = streamed[subset], getattr(in_memory, subset)
         for f in FIELDS:
             x, y = getattr(a, f), getattr(b, f)
-            assert x.value == pytest.approx(y.value, rel=1e-12, abs=1e-12) or (np.isnan(x.value) and np.isnan(y.value)), (subset, f)
+            assert x.value == pytest.approx(y.value, rel=1e-12, abs=1e-12) or (
+                np.isnan(x.value) and np.isnan(y.value)
+            ), (subset, f)
             assert x.n_words == y.n_words
         assert a.n_pieces == b.n_pieces
 
@@ -43,7 +45,9 @@ def test_streamed_equals_in_memory_on_conll(spm_model):
     e = s["ne"].additional_segmentation
     assert e.low < e.value < e.high
     # the same seed gives the same intervals with one process and another chunk order of completion
-    one = stream_stats(ds.sentences, [f"tiny={spm_model}"], StreamSettings(chunk_sentences=700, processes=1, n_resamples=100, seed=4))
+    one = stream_stats(
+        ds.sentences, [f"tiny={spm_model}"], StreamSettings(chunk_sentences=700, processes=1, n_resamples=100, seed=4)
+    )
     assert np.array_equal(one.aggregates["tiny"].boot, res.aggregates["tiny"].boot)
     assert "word-boundary" in res.boundary_policies["tiny"]
 

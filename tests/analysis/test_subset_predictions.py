@@ -58,15 +58,23 @@ def test_subset_as_large_as_the_split_is_the_whole_split(split, tmp_path):
 def test_undeclared_or_wrong_subsets_are_refused(split, tmp_path):
     ds, sents = split
     table = segmentation_table([ds], [ChunkSegmenter(3)], progress=False)
-    with pytest.raises(AlignmentError, match=f"{N_EVAL} predicted sentences but dataset 'rand:test' has {N_SPLIT}.*subset=first:N"):
+    with pytest.raises(
+        AlignmentError, match=f"{N_EVAL} predicted sentences but dataset 'rand:test' has {N_SPLIT}.*subset=first:N"
+    ):
         align_predictions(table, _write(tmp_path, sents[:N_EVAL], None))
     with pytest.raises(AlignmentError, match="declares subset=first:10 but holds 40 sentences"):
         align_predictions(table, _write(tmp_path, sents[:N_EVAL], "first:10"))
     with pytest.raises(AlignmentError, match=f"39 predicted sentences but the first {N_EVAL} sentences"):
         align_predictions(table, _write(tmp_path, sents[: N_EVAL - 1], f"first:{N_EVAL}"))
     # not the first N: sentence 40 is outside the declared subset
-    shifted = read_predictions(write_predictions(tmp_path / "s.tsv", sents[1 : N_EVAL + 1], sent_ids=range(1, N_EVAL + 1),
-                                                 metadata={"subset": f"first:{N_EVAL}"}))
+    shifted = read_predictions(
+        write_predictions(
+            tmp_path / "s.tsv",
+            sents[1 : N_EVAL + 1],
+            sent_ids=range(1, N_EVAL + 1),
+            metadata={"subset": f"first:{N_EVAL}"},
+        )
+    )
     with pytest.raises(AlignmentError, match=f"sentence {N_EVAL}: dataset 'rand:test' has no sentence with this id"):
         align_predictions(table, shifted)
     for bad in ("last:5", "first:0", "first:x", "1000"):

@@ -23,7 +23,16 @@ def test_toy_table_columns(toy):
     assert t.pieces_of("chunk3", 5) == ["Bla", "ckb", "urn"]
     assert t.position.tolist() == [1, 0, 1, 0, 1, 2, 1, 0]
     assert t.entity_id.tolist() == [0, -1, 1, -1, 2, 2, 3, -1]
-    assert [t.entity_types[c] if c >= 0 else "" for c in t.entity_type_code] == ["ORG", "", "MISC", "", "PER", "PER", "LOC", ""]
+    assert [t.entity_types[c] if c >= 0 else "" for c in t.entity_type_code] == [
+        "ORG",
+        "",
+        "MISC",
+        "",
+        "PER",
+        "PER",
+        "LOC",
+        "",
+    ]
     assert t.word_index.tolist() == [0, 1, 2, 3, 0, 1, 0, 1]
     assert t.datasets == ("toy:test",) and t.languages == ("en",)
     assert "lone word-boundary" in t.boundary_policy("chunk3")
@@ -83,8 +92,13 @@ def test_sentence_ids_and_find_sentence():
 
 def test_unknown_tag_scheme_names_the_place():
     ds = Dataset(
-        (Sentence(("a", "b"), ("O", "O"), sent_id=0, line=1), Sentence(("Paris", "x"), ("S-LOC", "O"), sent_id=1, line=4)),
-        name="bio", split="test", source="/data/bio.conll",
+        (
+            Sentence(("a", "b"), ("O", "O"), sent_id=0, line=1),
+            Sentence(("Paris", "x"), ("S-LOC", "O"), sent_id=1, line=4),
+        ),
+        name="bio",
+        split="test",
+        source="/data/bio.conll",
     )
     with pytest.raises(TagSchemeError) as err:
         segmentation_table([ds], [ChunkSegmenter(2)], progress=False)

@@ -22,8 +22,12 @@ from tests.app.conftest import APP_DIR
 
 CHROMIUM = Path("/usr/bin/chromium")
 PAGES = {"explorer": "", "statistics": "statistics", "errors": "errors", "languages": "languages"}
-NAV_LABELS = {"explorer": "Segmentation explorer", "statistics": "Statistics (Table 4)", "errors": "Errors",
-              "languages": "Languages"}
+NAV_LABELS = {
+    "explorer": "Segmentation explorer",
+    "statistics": "Statistics (Table 4)",
+    "errors": "Errors",
+    "languages": "Languages",
+}
 
 
 def free_port() -> int:
@@ -52,10 +56,24 @@ def running_app(results: Path | str, log_dir: Path, *, env: dict | None = None):
     port = free_port()
     env = {**os.environ, "TOKSTUDY_APP_UPLOAD_DIR": str(log_dir / "uploads"), "OMP_NUM_THREADS": "1", **(env or {})}
     cmd = [
-        sys.executable, "-m", "streamlit", "run", str(APP_DIR / "app.py"),
-        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-        "--", "--results", str(results),
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(APP_DIR / "app.py"),
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        "--",
+        "--results",
+        str(results),
     ]
     with open(log_dir / f"streamlit-{port}.log", "w") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
@@ -80,9 +98,17 @@ def chromium_page(width: int = 1400, height: int = 1000):
 
     with sync_playwright() as p:
         browser = p.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
         )
         try:
             page = browser.new_page(viewport={"width": width, "height": height})
@@ -99,7 +125,7 @@ def wait_idle(page, *, started_within: float = 1.5, timeout: float = 90) -> None
         page.wait_for_selector(f'{app}:not([data-test-script-state="notRunning"])', timeout=started_within * 1000)
     page.wait_for_selector(f'{app}[data-test-script-state="notRunning"]', timeout=timeout * 1000)
     # widgets are drawn by lazily loaded code: a placeholder ("skeleton") stands in until then
-    page.wait_for_function('() => !document.querySelector(\'[data-testid="stSkeleton"]\')', timeout=timeout * 1000)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=timeout * 1000)
     page.wait_for_timeout(100)  # the last deltas are painted
 
 
@@ -110,8 +136,12 @@ def exceptions(page) -> list[str]:
 
 def alerts(page, kind: str) -> list[str]:
     """Texts of the ``kind`` alerts shown: error, warning, info, success."""
-    sel = {"error": "stAlertContentError", "warning": "stAlertContentWarning", "info": "stAlertContentInfo",
-           "success": "stAlertContentSuccess"}[kind]
+    sel = {
+        "error": "stAlertContentError",
+        "warning": "stAlertContentWarning",
+        "info": "stAlertContentInfo",
+        "success": "stAlertContentSuccess",
+    }[kind]
     return [e.inner_text() for e in page.query_selector_all(f'[data-testid="{sel}"]')]
 
 

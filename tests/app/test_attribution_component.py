@@ -25,14 +25,25 @@ def selection(tmp_path_factory):
     d = tmp_path_factory.mktemp("attr_app")
     ds, preds, _, _ = confounded_corpus(seed=7, n_sentences=600)
     conll = d / "synth.conll"
-    conll.write_text("\n\n".join("\n".join(f"{w} {t}" for w, t in zip(s.words, s.tags)) for s in ds) + "\n\n",
-                     encoding="utf-8")
+    conll.write_text(
+        "\n\n".join("\n".join(f"{w} {t}" for w, t in zip(s.words, s.tags)) for s in ds) + "\n\n", encoding="utf-8"
+    )
     (d / "text.txt").write_text("\n".join(" ".join(s.words) for s in ds) + "\n", encoding="utf-8")
-    spm.SentencePieceTrainer.train(input=str(d / "text.txt"), model_prefix=str(d / "sp"), vocab_size=300,
-                                   model_type="unigram", minloglevel=2, num_threads=1, hard_vocab_limit=False)
+    spm.SentencePieceTrainer.train(
+        input=str(d / "text.txt"),
+        model_prefix=str(d / "sp"),
+        vocab_size=300,
+        model_type="unigram",
+        minloglevel=2,
+        num_threads=1,
+        hard_vocab_limit=False,
+    )
     write_predictions(d / "p.tsv", [(p.words, p.gold, p.pred) for p in preds], sent_ids=[p.sent_id for p in preds])
-    return (DatasetSource.conll(str(conll), "synth", "test", "en"), (TokenizerSource("sp", str(d / "sp.model")),),
-            (PredictionSource("synthetic", str(d / "p.tsv"), "synth_test"),))
+    return (
+        DatasetSource.conll(str(conll), "synth", "test", "en"),
+        (TokenizerSource("sp", str(d / "sp.model")),),
+        (PredictionSource("synthetic", str(d / "p.tsv"), "synth_test"),),
+    )
 
 
 def test_component_shows_the_api_odds_ratios(selection):
@@ -48,8 +59,11 @@ def test_component_shows_the_api_odds_ratios(selection):
     at = AppTest.from_function(_component_script, args=selection, default_timeout=120).run()
     assert not at.exception, [e.value for e in at.exception]
     frame = at.dataframe[0].value
-    table = segmentation_table([read_conll(dataset.path, name="synth", language="en", split="test")],
-                               [load_tokenizer(toks[0].path, name="sp")], progress=False)
+    table = segmentation_table(
+        [read_conll(dataset.path, name="synth", language="en", split="test")],
+        [load_tokenizer(toks[0].path, name="sp")],
+        progress=False,
+    )
     direct = attribute_errors(table, read_predictions(preds[0].path), "sp")
     row = frame.iloc[0]
     assert row["tokenizer"] == "sp" and row["model"] == preds[0].key

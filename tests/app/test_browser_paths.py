@@ -26,7 +26,9 @@ from tests.app.browser import (
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.slow,  # a study run (~1 min), a streamlit server and a browser
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"
+    ),
 ]
 
 PAGE_ORDER = ["explorer", "statistics", "errors", "languages"]
@@ -82,7 +84,9 @@ def test_demo_results_every_page_opens(page, demo_app, demo_results):
             assert alerts(page, "error") == [], (name, alerts(page, "error"))
     goto_page(page, "errors")
     # the demo's model was evaluated on its max_eval subset: usable, and said so
-    assert any("cover the first 80 of" in t and "sentences only" in t for t in alerts(page, "info")), alerts(page, "info")
+    assert any("cover the first 80 of" in t and "sentences only" in t for t in alerts(page, "info")), alerts(
+        page, "info"
+    )
     assert page.get_by_test_id("stDataFrame").count() >= 3
     assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 1
     assert page.get_by_test_id("stAppDeployButton").count() == 0
@@ -110,7 +114,10 @@ def test_upload_tokenizer_pick_sentence_and_switch_every_page(page, demo_app, de
         assert sidebar_dataset(page) == "conll2003:test", name
     # back on the explorer: still the dataset sentence, with each selected tokenizer's strip
     assert page.locator(".ts-strip").count() == 3
-    assert "tok=sp-unigram-500%2Csp-unigram-1k%2Cspiece-500" in page.url or "tok=sp-unigram-500,sp-unigram-1k,spiece-500" in page.url
+    assert (
+        "tok=sp-unigram-500%2Csp-unigram-1k%2Cspiece-500" in page.url
+        or "tok=sp-unigram-500,sp-unigram-1k,spiece-500" in page.url
+    )
 
 
 def test_bad_conll_upload_names_the_users_file(page, demo_app, tmp_path):

@@ -51,7 +51,9 @@ def test_dataset_sentence_has_gold_colours_and_predictions(app_env, conll_test):
 
 def test_bad_tokenizer_upload_shows_a_clear_error(app_env):
     at = new_app().run()
-    at.file_uploader(key="ts_in_tok_upload").set_value(("spm.model", b"\x00\x01 definitely not a model", "application/octet-stream"))
+    at.file_uploader(key="ts_in_tok_upload").set_value(
+        ("spm.model", b"\x00\x01 definitely not a model", "application/octet-stream")
+    )
     at.run()
     no_exceptions(at)
     assert any("not a SentencePiece model" in e.value for e in at.error), [e.value for e in at.error]
@@ -74,15 +76,21 @@ def test_predictions_that_do_not_fit_are_an_error_and_a_subset_is_stated(app_env
     bad[5] = (("XXX",) + tuple(bad[5][0][1:]), bad[5][1], bad[5][2])
     pred_dir = app_env / "predictions"
     write_predictions(pred_dir / "shifted-model" / "conll2003_test.tsv", bad, sent_ids=[s.sent_id for s in conll_test])
-    write_predictions(pred_dir / "subset-model" / "conll2003_test.tsv", sents[:10], sent_ids=[s.sent_id for s in conll_test[:10]],
-                      metadata={"model": "subset-model", "subset": "first:10"})
+    write_predictions(
+        pred_dir / "subset-model" / "conll2003_test.tsv",
+        sents[:10],
+        sent_ids=[s.sent_id for s in conll_test[:10]],
+        metadata={"model": "subset-model", "subset": "first:10"},
+    )
     try:
         at = new_app().run()
         at.radio(key="ts_ex_mode").set_value("dataset").run()
         at.number_input(key="ts_ex_sent").set_value(20).run()
         no_exceptions(at)
         errors = [e.value for e in at.error]
-        assert any("'shifted-model' do not fit conll2003:test" in e and "sentence 5, word 0" in e for e in errors), errors
+        assert any("'shifted-model' do not fit conll2003:test" in e and "sentence 5, word 0" in e for e in errors), (
+            errors
+        )
         assert any("cover the first 10 of 3453 sentences" in i.value for i in at.info), [i.value for i in at.info]
         html = _html(at)
         assert "pred: subset-model" in html and "pred: shifted-model" not in html

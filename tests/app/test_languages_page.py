@@ -49,6 +49,8 @@ def test_folder_outside_allowed_dirs_and_bad_upload(app_env):
     at.text_input(key="ts_la_dir").set_value("/etc").run()
     no_exceptions(at)
     assert any("outside the directories" in e.value for e in at.error)
-    at.file_uploader(key="ts_in_tok_upload").set_value(("tok.json", b'{"model": {"vocab": []}}', "application/json")).run()
+    at.file_uploader(key="ts_in_tok_upload").set_value(
+        ("tok.json", b'{"model": {"vocab": []}}', "application/json")
+    ).run()
     no_exceptions(at)
     assert any("not a Hugging Face tokenizer.json" in e.value for e in at.error), [e.value for e in at.error]

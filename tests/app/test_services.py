@@ -81,7 +81,9 @@ def test_missing_empty_and_no_allowed_dirs(tree):
 
 def test_settings_from_argv_and_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("TOKSTUDY_DATA", str(tmp_path))
-    s = parse_settings(["--results", "res", "--allow-dir", "/a", "--allow-dir", "/b", "-x"], environ={"TOKSTUDY_APP_ALLOW_DIRS": "/c"})
+    s = parse_settings(
+        ["--results", "res", "--allow-dir", "/a", "--allow-dir", "/b", "-x"], environ={"TOKSTUDY_APP_ALLOW_DIRS": "/c"}
+    )
     # a relative path means what it means in the directory the app was started from
     assert [str(p) for p in s.allow_dirs] == ["/a", "/b", "/c", str(Path.cwd() / "res"), str(tmp_path)]
     assert s.results == Path.cwd() / "res"
@@ -155,7 +157,19 @@ def test_discovery_is_tolerant_of_the_layout(results_dir, tmp_path):
 
 # ---- text and explorer view ----------------------------------------------------------------
 def test_split_words_keeps_inner_punctuation_and_separates_the_rest():
-    assert split_words("Washington, D.C. isn't far (2 km).") == ["Washington", ",", "D.C", ".", "isn't", "far", "(", "2", "km", ")", "."]
+    assert split_words("Washington, D.C. isn't far (2 km).") == [
+        "Washington",
+        ",",
+        "D.C",
+        ".",
+        "isn't",
+        "far",
+        "(",
+        "2",
+        "km",
+        ")",
+        ".",
+    ]
     assert split_words("  ") == []
 
 
@@ -169,7 +183,9 @@ def test_explorer_view_against_the_tokenizers_and_escaping(results_dir):
         assert [list(r.pieces[k]) for r in view.rows] == seg.segment(words).as_lists()
         assert view.n_pieces(seg.name) == int(seg.segment(words).counts.sum())
     assert view.rows[1].wrong == (True,) and view.rows[0].wrong == (False,)
-    assert view.rows[1].differs == (segs[0].segment(["Blackburn"]).as_lists() != segs[1].segment(["Blackburn"]).as_lists())
+    assert view.rows[1].differs == (
+        segs[0].segment(["Blackburn"]).as_lists() != segs[1].segment(["Blackburn"]).as_lists()
+    )
     html = render_html(view)
     assert "<script>" not in html and "&lt;script&gt;" in html
     with pytest.raises(ValueError):
@@ -192,8 +208,9 @@ def test_byte_pieces_are_shown_as_text_or_hex_never_replacement_characters(tmp_p
     from tokstudy.tokenization.loading import load_tokenizer
 
     tok = ByteLevelBPETokenizer()
-    tok.train_from_iterator(["Zürich und Köln", "naïve café", "東京 大阪"] * 20, vocab_size=300, min_frequency=1,
-                            show_progress=False)
+    tok.train_from_iterator(
+        ["Zürich und Köln", "naïve café", "東京 大阪"] * 20, vocab_size=300, min_frequency=1, show_progress=False
+    )
     tok.save(str(tmp_path / "tokenizer.json"))
     seg = load_tokenizer(tmp_path / "tokenizer.json")
     assert is_byte_level(seg)
@@ -204,8 +221,9 @@ def test_byte_pieces_are_shown_as_text_or_hex_never_replacement_characters(tmp_p
     for row in view.rows:
         shown = [readable_piece(p, byte_level=True) for p in row.pieces[0]]
         # the bytes of the pieces, read back from what is shown, are the word's UTF-8 bytes
-        raw = b"".join(bytes.fromhex(t.strip("⟨⟩")) if is_bytes else t.removeprefix("Ġ").encode("utf-8")
-                       for t, is_bytes in shown)
+        raw = b"".join(
+            bytes.fromhex(t.strip("⟨⟩")) if is_bytes else t.removeprefix("Ġ").encode("utf-8") for t, is_bytes in shown
+        )
         assert raw == row.word.encode("utf-8"), (row.word, shown)
     assert not is_byte_level(object())  # a segmenter without a Hugging Face tokenizer (e.g. SentencePiece)
     assert readable_piece("<0xE2>") == ("<0xE2>", True)

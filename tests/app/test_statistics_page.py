@@ -37,7 +37,9 @@ def test_table4_matches_a_direct_recount(app_env, conll_test):
 
 def test_bad_conll_upload_shows_a_clear_error(app_env):
     at = run_page("pages/statistics.py")
-    at.file_uploader(key="ts_in_ds_upload").set_value(("broken.conll", b"EU B-ORG\nrejects\tO extra\n", "text/plain")).run()
+    at.file_uploader(key="ts_in_ds_upload").set_value(
+        ("broken.conll", b"EU B-ORG\nrejects\tO extra\n", "text/plain")
+    ).run()
     no_exceptions(at)
     msgs = [e.value for e in at.error]
     assert any("not a CoNLL file" in m and "line" in m for m in msgs), msgs

@@ -24,8 +24,12 @@ def en_models(tmp_path_factory) -> dict[int, Path]:
     for vocab in (2000, 8000):
         prefix = d / f"sp{vocab}"
         spm.SentencePieceTrainer.train(
-            input=str(corpus), model_prefix=str(prefix), vocab_size=vocab, model_type="unigram",
-            num_threads=2, minloglevel=2,
+            input=str(corpus),
+            model_prefix=str(prefix),
+            vocab_size=vocab,
+            model_type="unigram",
+            num_threads=2,
+            minloglevel=2,
         )
         out[vocab] = Path(f"{prefix}.model")
     return out

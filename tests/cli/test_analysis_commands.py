@@ -57,8 +57,24 @@ def test_stats_equals_direct_sentencepiece_recount(en_models, tmp_path, capsys):
     import sentencepiece as spm
 
     out = tmp_path / "stats.json"
-    rc = main(["stats", "-d", "conll2003:test", "-t", f"sp8k={en_models[8000]}", "-t", f"sp2k={en_models[2000]}",
-               "--resamples", "0", "--no-progress", "--json", str(out), "--csv", str(tmp_path / "t4.csv")])
+    rc = main(
+        [
+            "stats",
+            "-d",
+            "conll2003:test",
+            "-t",
+            f"sp8k={en_models[8000]}",
+            "-t",
+            f"sp2k={en_models[2000]}",
+            "--resamples",
+            "0",
+            "--no-progress",
+            "--json",
+            str(out),
+            "--csv",
+            str(tmp_path / "t4.csv"),
+        ]
+    )
     assert rc == 0
     printed = capsys.readouterr().out
     assert "| sp8k |" in printed and "Boundary policy" in printed
@@ -89,11 +105,18 @@ def predictions_file(tmp_path_factory):
     rng = random.Random(0)
     sents = []
     for s in ds:
-        pred = [t if rng.random() > min(0.8, len(w) / 25) else ("O" if t != "O" else "B-MISC") for w, t in zip(s.words, s.tags)]
+        pred = [
+            t if rng.random() > min(0.8, len(w) / 25) else ("O" if t != "O" else "B-MISC")
+            for w, t in zip(s.words, s.tags)
+        ]
         sents.append((s.words, s.tags, pred))
     path = tmp_path_factory.mktemp("preds") / "preds.tsv"
-    write_predictions(path, sents, metadata={"model": "fake", "dataset": "conll2003", "split": "test"},
-                      sent_ids=[s.sent_id for s in ds])
+    write_predictions(
+        path,
+        sents,
+        metadata={"model": "fake", "dataset": "conll2003", "split": "test"},
+        sent_ids=[s.sent_id for s in ds],
+    )
     return path, sents
 
 
@@ -102,8 +125,22 @@ def test_correlate_gives_scipy_r_and_p(en_models, predictions_file, tmp_path, ca
 
     path, sents = predictions_file
     out = tmp_path / "corr.json"
-    rc = main(["correlate", "-d", "conll2003:test", "-t", f"sp8k={en_models[8000]}", "-p", str(path),
-               "--resamples", "100", "--no-progress", "--json", str(out)])
+    rc = main(
+        [
+            "correlate",
+            "-d",
+            "conll2003:test",
+            "-t",
+            f"sp8k={en_models[8000]}",
+            "-p",
+            str(path),
+            "--resamples",
+            "100",
+            "--no-progress",
+            "--json",
+            str(out),
+        ]
+    )
     assert rc == 0
     text = capsys.readouterr().out
     assert "Pearson r" in text and "5+" in text
@@ -140,8 +177,22 @@ def test_correlate_reads_a_declared_subset_and_says_so(en_models, predictions_fi
     path, sents = predictions_file
     sub = write_predictions(tmp_path / "sub.tsv", sents[:100], metadata={"model": "fake", "subset": "first:100"})
     out = tmp_path / "sub.json"
-    rc = main(["correlate", "-d", "conll2003:test", "-t", f"sp8k={en_models[8000]}", "-p", str(sub),
-               "--resamples", "0", "--no-progress", "--json", str(out)])
+    rc = main(
+        [
+            "correlate",
+            "-d",
+            "conll2003:test",
+            "-t",
+            f"sp8k={en_models[8000]}",
+            "-p",
+            str(sub),
+            "--resamples",
+            "0",
+            "--no-progress",
+            "--json",
+            str(out),
+        ]
+    )
     assert rc == 0
     assert "covers the first 100 of 3453 sentences of conll2003:test" in capsys.readouterr().out
     (res,) = json.loads(out.read_text())
@@ -152,8 +203,26 @@ def test_correlate_reads_a_declared_subset_and_says_so(en_models, predictions_fi
 def test_report_several_tokenizers_in_one_call(en_models, predictions_file, tmp_path, capsys):
     path, _ = predictions_file
     out = tmp_path / "rep"
-    rc = main(["report", "-d", "conll2003:test", "-t", f"sp2k={en_models[2000]}", "-t", f"sp8k={en_models[8000]}",
-               "-p", str(path), "--out", str(out), "--resamples", "100", "--no-progress", "--sentence", "3"])
+    rc = main(
+        [
+            "report",
+            "-d",
+            "conll2003:test",
+            "-t",
+            f"sp2k={en_models[2000]}",
+            "-t",
+            f"sp8k={en_models[8000]}",
+            "-p",
+            str(path),
+            "--out",
+            str(out),
+            "--resamples",
+            "100",
+            "--no-progress",
+            "--sentence",
+            "3",
+        ]
+    )
     assert rc == 0
     assert "index.md" in capsys.readouterr().out
     t4 = (out / "table4.md").read_text()
@@ -170,7 +239,10 @@ def test_report_several_tokenizers_in_one_call(en_models, predictions_file, tmp_
 
 def test_segment_examples_and_parity_commands(en_models, tmp_path, capsys):
     seg_out = tmp_path / "seg.parquet"
-    assert main(["segment", "-d", "conll2003:dev", "-t", str(en_models[2000]), "--out", str(seg_out), "--no-progress"]) == 0
+    assert (
+        main(["segment", "-d", "conll2003:dev", "-t", str(en_models[2000]), "--out", str(seg_out), "--no-progress"])
+        == 0
+    )
     from tokstudy.analysis.table import SegmentationTable
 
     t = SegmentationTable.from_parquet(seg_out)
@@ -179,7 +251,9 @@ def test_segment_examples_and_parity_commands(en_models, tmp_path, capsys):
     assert main(["examples", "-d", "conll2003:test", "-t", str(en_models[2000]), "--auto", "2", "--no-progress"]) == 0
     assert capsys.readouterr().out.count("**conll2003:test, sentence") == 2
     corpus_path("xquad_parallel")
-    assert main(["parity", "-t", str(en_models[8000]), "--languages", "de,es", "--resamples", "50", "--no-progress"]) == 0
+    assert (
+        main(["parity", "-t", str(en_models[8000]), "--languages", "de,es", "--resamples", "50", "--no-progress"]) == 0
+    )
     text = capsys.readouterr().out
     assert "| de |" in text and "| en | 1.000" in text
 

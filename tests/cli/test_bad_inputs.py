@@ -40,18 +40,22 @@ def stats(capsys, vocab, *argv):
 
 # ---- item 5: tracebacks -> errors -------------------------------------------------
 
+
 def test_four_part_dataset_spec_is_a_usage_error(capsys, vocab):
     code, _, err = stats(capsys, vocab, "-d", "conll2003:en:test:x")
     assert code == 2 and "dataset spec 'conll2003:en:test:x' has 4 parts; expected NAME" in err
 
 
-@pytest.mark.parametrize("option, value, message", [
-    ("--resamples", "-5", "argument --resamples: -5 is negative"),
-    ("--confidence", "1.5", "argument --confidence: 1.5 is not between 0 and 1"),
-    ("--confidence", "0", "argument --confidence: 0 is not between 0 and 1"),
-    ("--confidence", "-0.2", "argument --confidence: -0.2 is not between 0 and 1"),
-    ("--seed", "-1", "argument --seed: -1 is negative"),
-])
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--resamples", "-5", "argument --resamples: -5 is negative"),
+        ("--confidence", "1.5", "argument --confidence: 1.5 is not between 0 and 1"),
+        ("--confidence", "0", "argument --confidence: 0 is not between 0 and 1"),
+        ("--confidence", "-0.2", "argument --confidence: -0.2 is not between 0 and 1"),
+        ("--seed", "-1", "argument --seed: -1 is negative"),
+    ],
+)
 def test_bootstrap_options_are_checked_before_any_work(capsys, option, value, message):
     # the dataset does not exist: had any work started, the error would be about it
     with pytest.raises(SystemExit) as exc:
@@ -64,8 +68,9 @@ def test_same_stem_and_split_in_two_folders_get_distinct_names(tmp_path, capsys,
     for lang, word in (("amh", "Addis"), ("swa", "Nairobi")):
         (tmp_path / lang).mkdir()
         (tmp_path / lang / "test.txt").write_text(f"{word} B-LOC\nni O\n", encoding="utf-8")
-    code, out, err = stats(capsys, vocab, "-d", tmp_path / "amh" / "test.txt", "-d", tmp_path / "swa" / "test.txt",
-                           "--by", "dataset")
+    code, out, err = stats(
+        capsys, vocab, "-d", tmp_path / "amh" / "test.txt", "-d", tmp_path / "swa" / "test.txt", "--by", "dataset"
+    )
     assert code == 0, err
     assert "amh/test:test" in out and "swa/test:test" in out
 
@@ -127,12 +132,17 @@ def test_an_unwritable_output_is_a_message_naming_it(tmp_path, capsys, vocab):
 
 
 def test_console_script_prints_no_traceback_for_a_bad_spec():
-    res = subprocess.run([sys.executable, "-m", "tokstudy", "stats", "-d", "conll2003:en:test:x", "-t", "x"],
-                         capture_output=True, text=True, cwd=PROJECT_ROOT)
+    res = subprocess.run(
+        [sys.executable, "-m", "tokstudy", "stats", "-d", "conll2003:en:test:x", "-t", "x"],
+        capture_output=True,
+        text=True,
+        cwd=PROJECT_ROOT,
+    )
     assert res.returncode == 2 and "Traceback" not in res.stderr and "has 4 parts" in res.stderr
 
 
 # ---- item 6: misleading messages ---------------------------------------------------
+
 
 def test_folder_given_as_dataset_is_named_a_folder(tmp_path, capsys, vocab):
     (tmp_path / "a.txt").write_text("x O\n", encoding="utf-8")
@@ -154,7 +164,10 @@ def test_gzip_without_gz_suffix_is_read(tmp_path, capsys, vocab):
     code, out, err = stats(capsys, vocab, "-d", path)
     assert code == 0, err
     plain_code, plain_out, _ = stats(capsys, vocab, "-d", FIXTURES / "conll_iob1.txt")
-    first = lambda text: text.splitlines()[0].split(" in ")[0]
+
+    def first(text):
+        return text.splitlines()[0].split(" in ")[0]
+
     assert first(out) == first(plain_out)
 
 
@@ -166,6 +179,7 @@ def test_ragged_first_line_is_the_one_blamed(tmp_path, capsys, vocab):
 
 
 # ---- item 7: reader options -----------------------------------------------------------
+
 
 def test_encoding_option_reads_latin1(tmp_path, capsys, vocab):
     path = tmp_path / "esp.testb"
@@ -206,6 +220,7 @@ def test_scheme_label_column_and_lenient(tmp_path, capsys, vocab):
 
 
 # ---- item 8 (the CLI's part) -----------------------------------------------------------
+
 
 def test_correlate_prints_underflowing_p_as_below_1e_300():
     from tokstudy.report.tables import correlation_markdown

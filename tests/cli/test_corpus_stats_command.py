@@ -18,7 +18,9 @@ from tokstudy.data.rawtext import iter_sentences
 def small_corpus(tmp_path_factory):
     raw = corpus_path("raw_text")
     d = tmp_path_factory.mktemp("cs_corpus")
-    (d / "en.txt").write_text("\n".join(itertools.islice(iter_sentences(raw / "en.txt.gz"), 800)) + "\n", encoding="utf-8")
+    (d / "en.txt").write_text(
+        "\n".join(itertools.islice(iter_sentences(raw / "en.txt.gz"), 800)) + "\n", encoding="utf-8"
+    )
     with gzip.open(d / "ru.txt.gz", "wt", encoding="utf-8") as fh:
         fh.write("\n".join(itertools.islice(iter_sentences(raw / "ru.txt.gz"), 300)) + "\n")
     return d
@@ -34,12 +36,25 @@ def test_help_names_engines_and_outputs(capsys):
 
 def test_local_and_dask_write_the_same_csv(en_models, small_corpus, tmp_path, capsys):
     pytest.importorskip("dask.distributed")
-    common = ["corpus-stats", "-t", f"sp2k={en_models[2000]}", "--corpus", str(small_corpus), "--n-resamples", "50",
-              "--no-progress"]
-    assert main([*common, "--processes", "1", "--json", str(tmp_path / "a.json"), "--csv", str(tmp_path / "a.csv")]) == 0
+    common = [
+        "corpus-stats",
+        "-t",
+        f"sp2k={en_models[2000]}",
+        "--corpus",
+        str(small_corpus),
+        "--n-resamples",
+        "50",
+        "--no-progress",
+    ]
+    assert (
+        main([*common, "--processes", "1", "--json", str(tmp_path / "a.json"), "--csv", str(tmp_path / "a.csv")]) == 0
+    )
     out = capsys.readouterr().out
     assert "| sp2k | en |" in out and "| sp2k | ru |" in out and "| sp2k | all |" in out
-    assert main([*common, "--engine", "dask", "--processes", "2", "--partitions", "4", "--csv", str(tmp_path / "b.csv")]) == 0
+    assert (
+        main([*common, "--engine", "dask", "--processes", "2", "--partitions", "4", "--csv", str(tmp_path / "b.csv")])
+        == 0
+    )
     assert "4 partitions, engine dask" in capsys.readouterr().out
     assert (tmp_path / "a.csv").read_text() == (tmp_path / "b.csv").read_text()
     with open(tmp_path / "a.csv", encoding="utf-8") as fh:
@@ -53,8 +68,25 @@ def test_local_and_dask_write_the_same_csv(en_models, small_corpus, tmp_path, ca
 
 def test_registry_name_and_language_filter(en_models, capsys):
     corpus_path("raw_text")
-    assert main(["corpus-stats", "-t", str(en_models[2000]), "--corpus", "raw_text", "--language", "zh",
-                 "--processes", "1", "--n-resamples", "0", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "corpus-stats",
+                "-t",
+                str(en_models[2000]),
+                "--corpus",
+                "raw_text",
+                "--language",
+                "zh",
+                "--processes",
+                "1",
+                "--n-resamples",
+                "0",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "| zh |" in out and "| en |" not in out
 

@@ -30,12 +30,18 @@ def test_pretrain_help():
 
 def test_closed_pipe_is_not_an_error(tmp_path):
     # `tokstudy --help | head -1`: the command must not print a traceback when the reader leaves early
-    proc = subprocess.Popen([sys.executable, "-c",
-                             "import sys\nfrom tokstudy import dispatch\nimport argparse\n"
-                             "p = argparse.ArgumentParser(prog='x')\n"
-                             "p.set_defaults(func=lambda a: [print('line ' * 50) for _ in range(20000)] and 0, command='c')\n"
-                             "sys.exit(dispatch.run(p, [], lambda: (ValueError,)))"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys\nfrom tokstudy import dispatch\nimport argparse\n"
+            "p = argparse.ArgumentParser(prog='x')\n"
+            "p.set_defaults(func=lambda a: [print('line ' * 50) for _ in range(20000)] and 0, command='c')\n"
+            "sys.exit(dispatch.run(p, [], lambda: (ValueError,)))",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     proc.stdout.read(10)
     proc.stdout.close()
     err = proc.stderr.read().decode()

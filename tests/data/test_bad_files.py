@@ -13,7 +13,10 @@ from tokstudy.data.textio import iter_lines
 from tokstudy.data.tsv import read_tsv
 from tokstudy.errors import DataFormatError, DataNotFoundError, TagSchemeError
 
-CONLL = "-DOCSTART- -X- O\n\nEU NNP B-ORG\nrejects VBZ O\nGerman JJ B-MISC\ncall NN O\n\nPeter NNP B-PER\nBlackburn NNP I-PER\n"
+CONLL = (
+    "-DOCSTART- -X- O\n\nEU NNP B-ORG\nrejects VBZ O\nGerman JJ B-MISC\ncall NN O\n\n"
+    "Peter NNP B-PER\nBlackburn NNP I-PER\n"
+)
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
@@ -44,7 +47,9 @@ def test_lines_without_a_tag_are_blamed_even_when_most_lines_lack_it(tmp_path):
     path.write_text("EU B-ORG\nrejects\nGerman\ncall\n", encoding="utf-8")
     with pytest.raises(DataFormatError) as err:
         read_conll(path)
-    assert (err.value.line, err.value.total) == (2, 3) and "line has 1 column, expected 2 as on line 1" in str(err.value)
+    assert (err.value.line, err.value.total) == (2, 3) and "line has 1 column, expected 2 as on line 1" in str(
+        err.value
+    )
 
 
 def test_up_to_20_ragged_lines_listed_with_the_total(tmp_path):

@@ -25,9 +25,14 @@ def entity_counts(ds):
 
 # ---- format ------------------------------------------------------------------------------------
 
+
 def test_docstart_blank_lines_columns_and_lines(tmp_path):
-    p = write(tmp_path, "a.txt", "-DOCSTART- -X- -X- O\n\nEU NNP I-NP I-ORG\nrejects VBZ I-VP O\n\n"
-                                 "Peter NNP I-NP I-PER\n\n-DOCSTART- -X- -X- O\n\nBonn NNP I-NP I-LOC\n")
+    p = write(
+        tmp_path,
+        "a.txt",
+        "-DOCSTART- -X- -X- O\n\nEU NNP I-NP I-ORG\nrejects VBZ I-VP O\n\n"
+        "Peter NNP I-NP I-PER\n\n-DOCSTART- -X- -X- O\n\nBonn NNP I-NP I-LOC\n",
+    )
     ds = read_conll(p, name="t", language="en", split="train")
     assert [s.words for s in ds] == [("EU", "rejects"), ("Peter",), ("Bonn",)]
     assert [s.tags for s in ds] == [("B-ORG", "O"), ("B-PER",), ("B-LOC",)]
@@ -66,6 +71,7 @@ def test_crlf_and_trailing_whitespace(tmp_path):
 
 
 # ---- bad input: each names file and line -------------------------------------------------------
+
 
 def test_ragged_columns(tmp_path):
     p = write(tmp_path, "r.txt", "a NN B-PER\nb NN O\n\nc O\n")

@@ -62,7 +62,9 @@ def test_ci_runs_make_test_with_no_tokstudy_variable():
     script = (PROJECT_ROOT / ".ci" / "run").read_text()
     commands = [ln.strip() for ln in script.splitlines() if ln.strip() and not ln.strip().startswith("#")]
     assert commands[-1] == "make test"
-    assert not re.search(r"(export\s+|^\s*)TOKSTUDY_\w*=", script, re.MULTILINE), "CI must not set what the README does not"
+    assert not re.search(r"(export\s+|^\s*)TOKSTUDY_\w*=", script, re.MULTILINE), (
+        "CI must not set what the README does not"
+    )
     assert "apt-get install" in script and "chromium" in script  # the browser tests keep their browser
 
 
@@ -71,8 +73,13 @@ def test_makefile_default_data_path_is_the_relative_one():
     assert re.search(r"^DATA\s*\?=.*\$\(wildcard \.\./shared/data\)", makefile, re.MULTILINE)
     if shutil.which("make") is None:
         pytest.skip("no make on this machine")
-    out = subprocess.run(["make", "-n", "-o", ".venv/.installed", "test"], cwd=PROJECT_ROOT, capture_output=True,
-                         text=True, env={"PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        ["make", "-n", "-o", ".venv/.installed", "test"],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin"},
+    )
     if out.returncode != 0:
         pytest.skip(f"make -n failed: {out.stderr[:200]}")
     expected = "../shared/data" if (PROJECT_ROOT.parent / "shared" / "data").is_dir() else ""

@@ -7,7 +7,19 @@ import importlib
 
 import pytest
 
-MODULES = ["schemes", "conll", "slu", "tsv", "jsonl", "pretokenize", "parallel", "registry", "textio", "problems", "atomicwrite"]
+MODULES = [
+    "schemes",
+    "conll",
+    "slu",
+    "tsv",
+    "jsonl",
+    "pretokenize",
+    "parallel",
+    "registry",
+    "textio",
+    "problems",
+    "atomicwrite",
+]
 
 
 @pytest.mark.parametrize("module", MODULES)

@@ -33,5 +33,7 @@ def test_slu_tsv_json_fixtures():
     ja = read_char_span_json(FIX / "ner_spans.json", type_map=JA_TYPES_EN)
     assert [e for s in ja for e in s.entities()] == [(0, 1, "person"), (2, 4, "corporation"), (0, 2, "facility")]
     assert [s.doc_id for s in ja] == [0, 1, 1]
-    assert read_parallel(FIX / "parallel") == {"de": ["Die Katze schläft.", "Es ist warm.", "Regen fällt."],
-                                               "en": ["The cat sleeps.", "It is warm.", "Rain falls."]}
+    assert read_parallel(FIX / "parallel") == {
+        "de": ["Die Katze schläft.", "Es ist warm.", "Regen fällt."],
+        "en": ["The cat sleeps.", "It is warm.", "Rain falls."],
+    }

@@ -14,10 +14,16 @@ NAMES = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
 
 @pytest.fixture
 def local_hf_dataset(tmp_path):
-    feats = datasets.Features({"tokens": datasets.Sequence(datasets.Value("string")),
-                               "ner_tags": datasets.Sequence(datasets.ClassLabel(names=NAMES))})
-    rows = {"tokens": [["Anna", "Karenina", "lives", "in", "Moscow"], [], ["Hi"]],
-            "ner_tags": [[1, 2, 0, 0, 3], [], [0]]}
+    feats = datasets.Features(
+        {
+            "tokens": datasets.Sequence(datasets.Value("string")),
+            "ner_tags": datasets.Sequence(datasets.ClassLabel(names=NAMES)),
+        }
+    )
+    rows = {
+        "tokens": [["Anna", "Karenina", "lives", "in", "Moscow"], [], ["Hi"]],
+        "ner_tags": [[1, 2, 0, 0, 3], [], [0]],
+    }
     folder = tmp_path / "my_ner"
     folder.mkdir()
     datasets.Dataset.from_dict(rows, features=feats).to_parquet(str(folder / "test.parquet"))
@@ -60,8 +66,8 @@ def test_missing_columns_are_named(tmp_path):
 
 
 def test_study_sources_accept_hf_names(local_hf_dataset, tmp_path):
+    from tokstudy.study.config import AnalysisSection, StudyConfig
     from tokstudy.study.pipeline import _needed_corpora
-    from tokstudy.study.config import StudyConfig, AnalysisSection
     from tokstudy.study.sources import resolve_sources
 
     cfg = StudyConfig(analysis=AnalysisSection(datasets=(f"hf:{local_hf_dataset}:test",), parity_corpus=None))

@@ -28,9 +28,14 @@ def spans_json(tmp_path, records, name="r.json"):
 
 # ---- JSON lines --------------------------------------------------------------------------------
 
+
 def test_jsonl_reads_and_normalises(tmp_path):
-    p = jl(tmp_path, {"tokens": ["EU", "rejects"], "tags": ["S-ORG", "O"], "y": 1}, "",
-           {"tokens": ["New", "York"], "tags": ["B-LOC", "E-LOC"], "y": 0})
+    p = jl(
+        tmp_path,
+        {"tokens": ["EU", "rejects"], "tags": ["S-ORG", "O"], "y": 1},
+        "",
+        {"tokens": ["New", "York"], "tags": ["B-LOC", "E-LOC"], "y": 0},
+    )
     ds = read_jsonl(p, label_key="y", name="j", split="dev")
     assert [s.tags for s in ds] == [("B-ORG", "O"), ("B-LOC", "I-LOC")]
     assert [s.line for s in ds] == [1, 3] and [s.label for s in ds] == ["1", "0"]
@@ -42,14 +47,17 @@ def test_jsonl_custom_keys(tmp_path):
     assert read_jsonl(p, tokens_key="words", tags_key="ner")[0].tags == ("B-X",)
 
 
-@pytest.mark.parametrize("line,match", [
-    ('{"tokens": ["a"], "tags": ["O"]', r"b\.jsonl:2: invalid JSON"),
-    ('["a"]', r"b\.jsonl:2: expected a JSON object"),
-    ('{"tokens": ["a"]}', r"b\.jsonl:2: missing key 'tags'"),
-    ('{"tokens": ["a", "b"], "tags": ["O"]}', r"b\.jsonl:2: 2 tokens but 1 tags"),
-    ('{"tokens": "a", "tags": ["O"]}', r"b\.jsonl:2: 'tokens' must be a list of strings"),
-    ('{"tokens": ["a"], "tags": ["X-PER"]}', r"b\.jsonl:2: tag 'X-PER' is outside"),
-])
+@pytest.mark.parametrize(
+    "line,match",
+    [
+        ('{"tokens": ["a"], "tags": ["O"]', r"b\.jsonl:2: invalid JSON"),
+        ('["a"]', r"b\.jsonl:2: expected a JSON object"),
+        ('{"tokens": ["a"]}', r"b\.jsonl:2: missing key 'tags'"),
+        ('{"tokens": ["a", "b"], "tags": ["O"]}', r"b\.jsonl:2: 2 tokens but 1 tags"),
+        ('{"tokens": "a", "tags": ["O"]}', r"b\.jsonl:2: 'tokens' must be a list of strings"),
+        ('{"tokens": ["a"], "tags": ["X-PER"]}', r"b\.jsonl:2: tag 'X-PER' is outside"),
+    ],
+)
 def test_jsonl_errors_name_line(tmp_path, line, match):
     p = jl(tmp_path, {"tokens": ["x"], "tags": ["B-PER"]}, line, name="b.jsonl")
     with pytest.raises(DataFormatError, match=match):
@@ -72,14 +80,27 @@ def test_jsonl_empty(tmp_path):
 
 # ---- character spans ---------------------------------------------------------------------------
 
+
 def test_char_spans_to_words_and_tags(tmp_path):
-    p = spans_json(tmp_path, [
-        {"curid": "9", "text": "レッドフォックス株式会社は、東京都千代田区に本社",
-         "entities": [{"name": "レッドフォックス株式会社", "span": [0, 12], "type": "法人名"},
-                      {"name": "東京都", "span": [14, 17], "type": "地名"}]},
-        {"curid": "9", "text": "Red Fox Inc. です", "entities": [{"name": "Red Fox", "span": [0, 7], "type": "法人名"}]},
-        {"curid": "3", "text": "なし", "entities": []},
-    ])
+    p = spans_json(
+        tmp_path,
+        [
+            {
+                "curid": "9",
+                "text": "レッドフォックス株式会社は、東京都千代田区に本社",
+                "entities": [
+                    {"name": "レッドフォックス株式会社", "span": [0, 12], "type": "法人名"},
+                    {"name": "東京都", "span": [14, 17], "type": "地名"},
+                ],
+            },
+            {
+                "curid": "9",
+                "text": "Red Fox Inc. です",
+                "entities": [{"name": "Red Fox", "span": [0, 7], "type": "法人名"}],
+            },
+            {"curid": "3", "text": "なし", "entities": []},
+        ],
+    )
     ds = read_char_span_json(p, name="ja", split="all")
     s = ds[0]
     assert s.words == ("レッドフォックス", "株式会社", "は", "、", "東京都", "千代田区", "に", "本社")
@@ -90,33 +111,53 @@ def test_char_spans_to_words_and_tags(tmp_path):
     assert read_char_span_json(p, type_map=JA_TYPES_EN)[0].tags[0] == "B-corporation"
 
 
-@pytest.mark.parametrize("entity,match", [
-    ({"name": "東京", "span": [0, 3], "type": "地名"}, r"record 1 \(curid 7\): entity 0 name '東京' != text"),
-    ({"name": "x", "span": [5, 99], "type": "地名"}, r"record 1 \(curid 7\): entity 0 span \[5, 99\) is outside"),
-    ({"span": [0, 3]}, r"record 1 \(curid 7\): entity 0 needs"),
-])
+@pytest.mark.parametrize(
+    "entity,match",
+    [
+        ({"name": "東京", "span": [0, 3], "type": "地名"}, r"record 1 \(curid 7\): entity 0 name '東京' != text"),
+        ({"name": "x", "span": [5, 99], "type": "地名"}, r"record 1 \(curid 7\): entity 0 span \[5, 99\) is outside"),
+        ({"span": [0, 3]}, r"record 1 \(curid 7\): entity 0 needs"),
+    ],
+)
 def test_char_span_errors_name_record(tmp_path, entity, match):
-    p = spans_json(tmp_path, [{"curid": "1", "text": "a", "entities": []},
-                              {"curid": "7", "text": "東京都に本社", "entities": [entity]}])
+    p = spans_json(
+        tmp_path,
+        [{"curid": "1", "text": "a", "entities": []}, {"curid": "7", "text": "東京都に本社", "entities": [entity]}],
+    )
     with pytest.raises(DataFormatError, match=match) as exc:
         read_char_span_json(p)
     assert exc.value.path.endswith("r.json")
 
 
 def test_char_span_overlap_and_unknown_type(tmp_path):
-    p = spans_json(tmp_path, [{"curid": "5", "text": "東京都に", "entities": [
-        {"name": "東京都", "span": [0, 3], "type": "地名"}, {"name": "京都", "span": [1, 3], "type": "地名"}]}])
+    p = spans_json(
+        tmp_path,
+        [
+            {
+                "curid": "5",
+                "text": "東京都に",
+                "entities": [
+                    {"name": "東京都", "span": [0, 3], "type": "地名"},
+                    {"name": "京都", "span": [1, 3], "type": "地名"},
+                ],
+            }
+        ],
+    )
     with pytest.raises(DataFormatError, match=r"record 0 \(curid 5\): entities \[0, 3\) and \[1, 3\) overlap"):
         read_char_span_json(p)
-    q = spans_json(tmp_path, [{"curid": "5", "text": "東京都", "entities": [
-        {"name": "東京都", "span": [0, 3], "type": "謎"}]}], name="q.json")
+    q = spans_json(
+        tmp_path,
+        [{"curid": "5", "text": "東京都", "entities": [{"name": "東京都", "span": [0, 3], "type": "謎"}]}],
+        name="q.json",
+    )
     with pytest.raises(DataFormatError, match=r"type '謎' is not in type_map"):
         read_char_span_json(q, type_map=JA_TYPES_EN)
 
 
 def test_char_span_bad_pretokenizer_is_caught(tmp_path):
-    p = spans_json(tmp_path, [{"curid": "5", "text": "東京都に", "entities": [
-        {"name": "東京", "span": [0, 2], "type": "地名"}]}])
+    p = spans_json(
+        tmp_path, [{"curid": "5", "text": "東京都に", "entities": [{"name": "東京", "span": [0, 2], "type": "地名"}]}]
+    )
     with pytest.raises(DataFormatError, match=r"does not start and end on word boundaries"):
         read_char_span_json(p, pretokenizer=lambda text, cuts: [(0, len(text))])
 
@@ -132,8 +173,16 @@ def test_char_span_invalid_json_and_utf8(tmp_path):
         read_char_span_json(q)
 
 
-JA_TYPES = {"人名": 2980, "法人名": 2485, "地名": 2157, "製品名": 1215, "政治的組織名": 1180, "施設名": 1108,
-            "その他の組織名": 1051, "イベント名": 1009}
+JA_TYPES = {
+    "人名": 2980,
+    "法人名": 2485,
+    "地名": 2157,
+    "製品名": 1215,
+    "政治的組織名": 1180,
+    "施設名": 1108,
+    "その他の組織名": 1051,
+    "イベント名": 1009,
+}
 
 
 def test_ner_ja_wikipedia_counts_and_round_trip():
@@ -145,8 +194,9 @@ def test_ner_ja_wikipedia_counts_and_round_trip():
     # independent check: every entity's words, joined, give its name in the original JSON
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         records = json.load(fh)
-    assert sum(len(r["text"].replace(" ", "").replace("\u3000", "")) for r in records) == \
-        sum(len("".join(s.words)) for s in ds)
+    assert sum(len(r["text"].replace(" ", "").replace("\u3000", "")) for r in records) == sum(
+        len("".join(s.words)) for s in ds
+    )
     for s, rec in zip(ds, records):
         names = sorted(e["name"].replace(" ", "") for e in rec["entities"])
         assert sorted("".join(s.words[a:b]) for a, b, _ in s.entities()) == names

@@ -29,7 +29,9 @@ def test_xquad_48_articles_240_paragraphs_each():
 def test_layout_mismatch_is_named(tmp_path):
     (tmp_path / "en.txt").write_text("a\nb\n\nc\n")
     (tmp_path / "de.txt").write_text("a\n\nb\nc\n")
-    with pytest.raises(AlignmentError, match=r"en\.txt:1: article 0 has 2 paragraphs but in .*de\.txt \(line 1\) it has 1"):
+    with pytest.raises(
+        AlignmentError, match=r"en\.txt:1: article 0 has 2 paragraphs but in .*de\.txt \(line 1\) it has 1"
+    ):
         read_parallel(tmp_path)
     (tmp_path / "en.txt").write_text("a\n\nb\nc\n\nd\n")
     with pytest.raises(AlignmentError, match=r"en\.txt: 3 articles but .*de\.txt has 2"):

@@ -30,9 +30,12 @@ from tokstudy.data.tsv import read_tsv
 from tokstudy.errors import TokstudyError
 
 # more examples for a deeper local search: TOKSTUDY_PROPERTY_EXAMPLES=5000 pytest tests/data/test_properties.py
-SETTINGS = settings(max_examples=int(os.environ.get("TOKSTUDY_PROPERTY_EXAMPLES", "60")), deadline=None,
-                    derandomize=not os.environ.get("TOKSTUDY_PROPERTY_EXAMPLES"),
-                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=int(os.environ.get("TOKSTUDY_PROPERTY_EXAMPLES", "60")),
+    deadline=None,
+    derandomize=not os.environ.get("TOKSTUDY_PROPERTY_EXAMPLES"),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 # Characters the sample draws from besides hypothesis' own: '#', backslash, RTL (Hebrew, Arabic),
 # combining marks, non-BMP (emoji, Gothic), a zero-width joiner, a BOM in the middle of text.
@@ -49,7 +52,8 @@ def _no_space(c: str) -> bool:
 # a CoNLL word: no whitespace (columns are whitespace-separated), never -DOCSTART-, and not starting
 # with U+FEFF (at the start of a file that is a byte-order mark, dropped by design)
 CONLL_WORD = st.text(ANY_CHAR.filter(_no_space), min_size=1, max_size=8).filter(
-    lambda w: w != "-DOCSTART-" and not w.startswith("\ufeff"))
+    lambda w: w != "-DOCSTART-" and not w.startswith("\ufeff")
+)
 # a predictions word: anything non-empty
 ANY_WORD = st.text(ANY_CHAR, min_size=1, max_size=8)
 
@@ -104,9 +108,15 @@ def check_mutation(path, raw: bytes, pos: int, value: int, read, count) -> None:
 
 # ---- textio ------------------------------------------------------------------------
 
+
 @SETTINGS
-@given(lines=st.lists(st.text(ANY_CHAR.filter(lambda c: c not in "\n\r"), max_size=12), min_size=1, max_size=12),
-       newline=NEWLINES, bom=st.booleans(), gz=st.booleans(), final=st.booleans())
+@given(
+    lines=st.lists(st.text(ANY_CHAR.filter(lambda c: c not in "\n\r"), max_size=12), min_size=1, max_size=12),
+    newline=NEWLINES,
+    bom=st.booleans(),
+    gz=st.booleans(),
+    final=st.booleans(),
+)
 def test_iter_lines_gives_back_the_lines(tmp_path, lines, newline, bom, gz, final):
     if lines[0].startswith("\ufeff"):
         lines[0] = "x" + lines[0]  # a leading BOM is dropped by design
@@ -118,9 +128,15 @@ def test_iter_lines_gives_back_the_lines(tmp_path, lines, newline, bom, gz, fina
 
 # ---- CoNLL ---------------------------------------------------------------------------
 
+
 @SETTINGS
-@given(sentences=tagged_sentences(), newline=NEWLINES, bom=st.booleans(), gz=st.booleans(),
-       sep=st.sampled_from([" ", "\t", "  ", " \t"]))
+@given(
+    sentences=tagged_sentences(),
+    newline=NEWLINES,
+    bom=st.booleans(),
+    gz=st.booleans(),
+    sep=st.sampled_from([" ", "\t", "  ", " \t"]),
+)
 def test_conll_write_read_is_identity(tmp_path, sentences, newline, bom, gz, sep):
     path = tmp_path / "f.conll"
     path.write_bytes(encode(conll_text(sentences, sep), newline=newline, bom=bom, gz=gz))
@@ -129,20 +145,33 @@ def test_conll_write_read_is_identity(tmp_path, sentences, newline, bom, gz, sep
 
 
 @SETTINGS
-@given(sentences=tagged_sentences().filter(lambda ss: sum(len(w) for w, _ in ss) >= 3), newline=NEWLINES,
-       gz=st.booleans(), pos=st.integers(0, 10**6), value=st.integers(0, 255))
+@given(
+    sentences=tagged_sentences().filter(lambda ss: sum(len(w) for w, _ in ss) >= 3),
+    newline=NEWLINES,
+    gz=st.booleans(),
+    pos=st.integers(0, 10**6),
+    value=st.integers(0, 255),
+)
 def test_conll_one_changed_byte_reads_the_same_count_or_names_the_line(tmp_path, sentences, newline, gz, pos, value):
     raw = encode(conll_text(sentences, " "), newline=newline, bom=False, gz=gz)
     (tmp_path / "valid").write_bytes(raw)
-    check_mutation(tmp_path / "f.conll", raw, pos, value, lambda p: read_conll(p, scheme="IOB2"),
-                   lambda ds: ds.n_words)
+    check_mutation(tmp_path / "f.conll", raw, pos, value, lambda p: read_conll(p, scheme="IOB2"), lambda ds: ds.n_words)
 
 
 # ---- TSV and JSON lines ------------------------------------------------------------------
 
+
 @SETTINGS
-@given(rows=st.lists(st.tuples(st.lists(CONLL_WORD, min_size=1, max_size=5), st.sampled_from(["0", "1", "pos"])),
-                     min_size=1, max_size=6), newline=NEWLINES, bom=st.booleans(), gz=st.booleans())
+@given(
+    rows=st.lists(
+        st.tuples(st.lists(CONLL_WORD, min_size=1, max_size=5), st.sampled_from(["0", "1", "pos"])),
+        min_size=1,
+        max_size=6,
+    ),
+    newline=NEWLINES,
+    bom=st.booleans(),
+    gz=st.booleans(),
+)
 def test_tsv_write_read_is_identity(tmp_path, rows, newline, bom, gz):
     text = "sentence\tlabel\n" + "".join(f"{' '.join(w)}\t{label}\n" for w, label in rows)
     path = tmp_path / "s.tsv"
@@ -151,8 +180,13 @@ def test_tsv_write_read_is_identity(tmp_path, rows, newline, bom, gz):
 
 
 @SETTINGS
-@given(sentences=tagged_sentences(word=ANY_WORD), newline=NEWLINES, bom=st.booleans(), gz=st.booleans(),
-       ascii_only=st.booleans())
+@given(
+    sentences=tagged_sentences(word=ANY_WORD),
+    newline=NEWLINES,
+    bom=st.booleans(),
+    gz=st.booleans(),
+    ascii_only=st.booleans(),
+)
 def test_jsonl_write_read_is_identity(tmp_path, sentences, newline, bom, gz, ascii_only):
     text = "".join(json.dumps({"tokens": w, "tags": t}, ensure_ascii=ascii_only) + "\n" for w, t in sentences)
     if not ascii_only and any(c in text for c in "\r\u2028\u2029\x85"):
@@ -163,6 +197,7 @@ def test_jsonl_write_read_is_identity(tmp_path, sentences, newline, bom, gz, asc
 
 
 # ---- predictions ----------------------------------------------------------------------
+
 
 def _triples(sentences, preds):
     return [(w, t, p) for (w, t), p in zip(sentences, preds)]
@@ -176,9 +211,16 @@ def predicted(draw):
 
 
 @SETTINGS
-@given(triples=predicted(), newline=NEWLINES, bom=st.booleans(), gz=st.booleans(),
-       meta=st.dictionaries(st.sampled_from(["dataset", "model", "seed"]),
-                            st.text(ANY_CHAR.filter(lambda c: c not in "\t\n\r"), max_size=6).map(str.strip)))
+@given(
+    triples=predicted(),
+    newline=NEWLINES,
+    bom=st.booleans(),
+    gz=st.booleans(),
+    meta=st.dictionaries(
+        st.sampled_from(["dataset", "model", "seed"]),
+        st.text(ANY_CHAR.filter(lambda c: c not in "\t\n\r"), max_size=6).map(str.strip),
+    ),
+)
 def test_predictions_write_read_is_identity(tmp_path, triples, newline, bom, gz, meta):
     path = write_predictions(tmp_path / "p.tsv", triples, metadata=meta)
     text = path.read_bytes().decode("utf-8")
@@ -198,11 +240,11 @@ def test_predictions_one_changed_byte_reads_the_same_count_or_names_the_line(tmp
 
 
 @SETTINGS
-@given(sentences=tagged_sentences(word=ANY_WORD), gz=st.booleans(), pos=st.integers(0, 10**6),
-       value=st.integers(0, 255))
+@given(
+    sentences=tagged_sentences(word=ANY_WORD), gz=st.booleans(), pos=st.integers(0, 10**6), value=st.integers(0, 255)
+)
 def test_jsonl_one_changed_byte_reads_the_same_count_or_names_the_line(tmp_path, sentences, gz, pos, value):
     text = "".join(json.dumps({"tokens": w, "tags": t}) + "\n" for w, t in sentences)
     raw = encode(text, newline="\n", bom=False, gz=gz)
     (tmp_path / "valid").write_bytes(raw)
-    check_mutation(tmp_path / "t.jsonl", raw, pos, value, lambda p: read_jsonl(p, scheme="IOB2"),
-                   lambda ds: ds.n_words)
+    check_mutation(tmp_path / "t.jsonl", raw, pos, value, lambda p: read_jsonl(p, scheme="IOB2"), lambda ds: ds.n_words)

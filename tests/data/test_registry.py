@@ -117,9 +117,15 @@ def test_slu_counts(corpus):
         intents.update(s.label for s in ds)
     if corpus == "snips":
         assert len(tags) == 72
-        assert intents == {"PlayMusic": 2100, "GetWeather": 2100, "BookRestaurant": 2073,
-                           "SearchScreeningEvent": 2059, "RateBook": 2056, "SearchCreativeWork": 2054,
-                           "AddToPlaylist": 2042}
+        assert intents == {
+            "PlayMusic": 2100,
+            "GetWeather": 2100,
+            "BookRestaurant": 2073,
+            "SearchScreeningEvent": 2059,
+            "RateBook": 2056,
+            "SearchCreativeWork": 2054,
+            "AddToPlaylist": 2042,
+        }
     else:
         assert len(tags) == 127 and len({t[2:] for t in tags if t != "O"}) == 83
         assert len(intents) == 26

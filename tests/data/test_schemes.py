@@ -42,6 +42,7 @@ def iobes_spans(tags):
 
 # ---- conversions -------------------------------------------------------------------------------
 
+
 def test_iob1_to_iob2_starts_entities_with_b():
     tags = ["I-ORG", "O", "I-MISC", "O", "I-PER", "I-PER", "B-PER", "I-LOC"]
     out, n = to_iob2(tags, "IOB1")
@@ -54,11 +55,14 @@ def test_iob2_passes_through():
     assert to_iob2(tags, "IOB2") == (tags, 0)
 
 
-@pytest.mark.parametrize("scheme,tags", [
-    ("IOBES", ["S-PER", "B-LOC", "I-LOC", "E-LOC", "O", "B-ORG", "E-ORG"]),
-    ("BIOES", ["S-PER", "B-LOC", "I-LOC", "E-LOC", "O", "B-ORG", "E-ORG"]),
-    ("BILOU", ["U-PER", "B-LOC", "I-LOC", "L-LOC", "O", "B-ORG", "L-ORG"]),
-])
+@pytest.mark.parametrize(
+    "scheme,tags",
+    [
+        ("IOBES", ["S-PER", "B-LOC", "I-LOC", "E-LOC", "O", "B-ORG", "E-ORG"]),
+        ("BIOES", ["S-PER", "B-LOC", "I-LOC", "E-LOC", "O", "B-ORG", "E-ORG"]),
+        ("BILOU", ["U-PER", "B-LOC", "I-LOC", "L-LOC", "O", "B-ORG", "L-ORG"]),
+    ],
+)
 def test_iobes_bilou_to_iob2(scheme, tags):
     out, n = to_iob2(tags, scheme)
     assert out == ("B-PER", "B-LOC", "I-LOC", "I-LOC", "O", "B-ORG", "I-ORG")
@@ -81,6 +85,7 @@ def test_normalize_scheme_aliases_and_unknown():
 
 # ---- strict errors name the line ---------------------------------------------------------------
 
+
 @pytest.mark.parametrize("bad", ["X-PER", "B-", "PER", "S-PER", "b-PER"])
 def test_tag_outside_scheme_is_an_error_even_lenient(bad):
     for lenient in (False, True):
@@ -90,11 +95,14 @@ def test_tag_outside_scheme_is_an_error_even_lenient(bad):
         assert str(exc.value).startswith("f.txt:11: ")
 
 
-@pytest.mark.parametrize("tags,bad_at", [
-    (["O", "I-PER"], 1),            # I after O
-    (["I-PER"], 0),                 # I at sentence start
-    (["B-LOC", "I-PER"], 1),        # I after another type
-])
+@pytest.mark.parametrize(
+    "tags,bad_at",
+    [
+        (["O", "I-PER"], 1),  # I after O
+        (["I-PER"], 0),  # I at sentence start
+        (["B-LOC", "I-PER"], 1),  # I after another type
+    ],
+)
 def test_iob2_forbidden_i(tags, bad_at):
     lines = [100 + i for i in range(len(tags))]
     with pytest.raises(TagSchemeError, match="allows it only inside an entity") as exc:
@@ -111,15 +119,18 @@ def test_iob1_b_after_o_is_forbidden():
     assert to_iob2(["O", "B-PER"], "IOB1", lenient=True) == (("O", "B-PER"), 1)
 
 
-@pytest.mark.parametrize("scheme,tags,bad_line,match", [
-    ("IOBES", ["O", "I-PER", "E-PER"], 2, "allows it only inside"),   # I without B
-    ("IOBES", ["O", "E-PER"], 2, "allows it only inside"),            # E without start
-    ("IOBES", ["B-PER", "O"], 2, "is not closed"),                    # B left open
-    ("IOBES", ["B-PER", "I-PER"], 2, "sentence ends"),                # open at sentence end
-    ("IOBES", ["B-PER", "E-LOC"], 2, "is not closed"),                # E of another type
-    ("BILOU", ["O", "L-LOC"], 2, "allows it only inside"),
-    ("BILOU", ["B-LOC", "U-LOC"], 2, "is not closed"),
-])
+@pytest.mark.parametrize(
+    "scheme,tags,bad_line,match",
+    [
+        ("IOBES", ["O", "I-PER", "E-PER"], 2, "allows it only inside"),  # I without B
+        ("IOBES", ["O", "E-PER"], 2, "allows it only inside"),  # E without start
+        ("IOBES", ["B-PER", "O"], 2, "is not closed"),  # B left open
+        ("IOBES", ["B-PER", "I-PER"], 2, "sentence ends"),  # open at sentence end
+        ("IOBES", ["B-PER", "E-LOC"], 2, "is not closed"),  # E of another type
+        ("BILOU", ["O", "L-LOC"], 2, "allows it only inside"),
+        ("BILOU", ["B-LOC", "U-LOC"], 2, "is not closed"),
+    ],
+)
 def test_iobes_bilou_forbidden(scheme, tags, bad_line, match):
     with pytest.raises(TagSchemeError, match=match) as exc:
         to_iob2(tags, scheme, path="s.txt", lines=list(range(1, len(tags) + 1)))
@@ -135,6 +146,7 @@ def test_lenient_counts_each_bad_tag_once():
 
 
 # ---- detection ---------------------------------------------------------------------------------
+
 
 def test_detect_iob1_when_b_only_separates_same_type():
     assert detect_scheme([["I-PER", "I-PER", "B-PER", "O"], ["O", "I-LOC"]]) == "IOB1"
@@ -154,6 +166,7 @@ def test_detect_iobes_bilou_and_mixed():
 
 
 # ---- property-style tests on random sequences --------------------------------------------------
+
 
 @pytest.mark.parametrize("scheme", ["IOB1", "IOB2", "IOBES", "BILOU"])
 def test_random_round_trip(scheme):
@@ -176,8 +189,10 @@ def test_random_garbage_lenient_gives_valid_iob2_and_strict_agrees(scheme):
     rng = random.Random(99)
     prefixes = sorted(normalize_and_prefixes(scheme))
     for _ in range(3000):
-        tags = [rng.choice(prefixes) + "-" + rng.choice(TYPES[:2]) if rng.random() < 0.7 else "O"
-                for _ in range(rng.randrange(1, 8))]
+        tags = [
+            rng.choice(prefixes) + "-" + rng.choice(TYPES[:2]) if rng.random() < 0.7 else "O"
+            for _ in range(rng.randrange(1, 8))
+        ]
         out, n = to_iob2(tags, scheme, lenient=True)
         assert len(out) == len(tags) and is_valid(out, "IOB2")
         assert n <= len(tags)

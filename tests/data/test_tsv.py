@@ -26,13 +26,16 @@ def test_other_column_order(tmp_path):
     assert read_tsv(tmp_path / "b.tsv")[0].words == ("good", "film")
 
 
-@pytest.mark.parametrize("text,match", [
-    ("text\tlabel\na\t1\n", r"c\.tsv:1: header .* lacks column 'sentence'"),
-    ("sentence\tlabel\na\t1\nb\n", r"c\.tsv:3: row has 1 tab-separated fields, expected 2"),
-    ("sentence\tlabel\n \t1\n", r"c\.tsv:2: empty sentence or label"),
-    ("sentence\tlabel\n", r"c\.tsv: no rows after the header"),
-    ("", r"c\.tsv: file is empty"),
-])
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ("text\tlabel\na\t1\n", r"c\.tsv:1: header .* lacks column 'sentence'"),
+        ("sentence\tlabel\na\t1\nb\n", r"c\.tsv:3: row has 1 tab-separated fields, expected 2"),
+        ("sentence\tlabel\n \t1\n", r"c\.tsv:2: empty sentence or label"),
+        ("sentence\tlabel\n", r"c\.tsv: no rows after the header"),
+        ("", r"c\.tsv: file is empty"),
+    ],
+)
 def test_errors(tmp_path, text, match):
     (tmp_path / "c.tsv").write_text(text)
     with pytest.raises(DataFormatError, match=match):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from tests.conftest import corpus_path
@@ -33,8 +32,14 @@ def train_tokenizer(directory: Path, vocab_size: int = VOCAB_SIZE, sample_size: 
     """An ALBERT-style sentencepiece unigram tokenizer trained by tokstudy on real English text."""
     from tokstudy.tokenization.training import TokenizerTrainingConfig, train_tokenizers
 
-    cfg = TokenizerTrainingConfig(inputs=(str(raw_english()),), output_dir=str(directory), vocab_sizes=(vocab_size,),
-                                  sample_size=sample_size, num_threads=1, character_coverage=1.0)
+    cfg = TokenizerTrainingConfig(
+        inputs=(str(raw_english()),),
+        output_dir=str(directory),
+        vocab_sizes=(vocab_size,),
+        sample_size=sample_size,
+        num_threads=1,
+        character_coverage=1.0,
+    )
     (trained,) = train_tokenizers(cfg, progress=False)
     return trained.path
 
@@ -44,8 +49,15 @@ def build_store(tokenizer_dir: Path, path: Path, *, max_examples: int = N_EXAMPL
     from pretrain.data.config import PrepareConfig
     from pretrain.data.prepare import prepare
 
-    cfg = PrepareConfig(inputs=[str(raw_english())], tokenizer=str(tokenizer_dir), output=str(path),
-                        max_seq_length=MAX_SEQ, max_predictions=MAX_PRED, max_examples=max_examples, seed=0)
+    cfg = PrepareConfig(
+        inputs=[str(raw_english())],
+        tokenizer=str(tokenizer_dir),
+        output=str(path),
+        max_seq_length=MAX_SEQ,
+        max_predictions=MAX_PRED,
+        max_examples=max_examples,
+        seed=0,
+    )
     return prepare(cfg, progress=False).path
 
 

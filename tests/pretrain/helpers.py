@@ -31,8 +31,9 @@ def mlm_accuracy(model, store, indices: np.ndarray, batch: int = 64) -> float:
         for start in range(0, len(indices), batch):
             b = {k: torch.from_numpy(v) for k, v in store.get_batch(indices[start : start + batch]).items()}
             labels = hf_labels(b["mlm_positions"], b["mlm_labels"], b["input_ids"].shape[1])
-            logits = model(input_ids=b["input_ids"], attention_mask=b["attention_mask"],
-                           token_type_ids=b["token_type_ids"]).prediction_logits
+            logits = model(
+                input_ids=b["input_ids"], attention_mask=b["attention_mask"], token_type_ids=b["token_type_ids"]
+            ).prediction_logits
             mask = labels != -100
             correct += int((logits.argmax(-1)[mask] == labels[mask]).sum())
             total += int(mask.sum())

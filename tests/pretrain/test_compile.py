@@ -27,8 +27,14 @@ def eager_and_compiled(tmp_path_factory, store_dir, tokenizer_dir):
     for mode in ("off", "on"):
         out = tmp_path_factory.mktemp(f"compile-{mode}") / "run"
         with _no_fallback():
-            runs[mode] = train(ModelConfig(), CFG.replace(compile=mode), data=store_dir, tokenizer=tokenizer_dir,
-                               output=out, progress=False)
+            runs[mode] = train(
+                ModelConfig(),
+                CFG.replace(compile=mode),
+                data=store_dir,
+                tokenizer=tokenizer_dir,
+                output=out,
+                progress=False,
+            )
     return runs
 
 
@@ -56,8 +62,12 @@ def test_compiled_losses_and_weights_equal_eager(eager_and_compiled):
     for a, b in zip(eager, compiled):
         for key in ("loss", "mlm_loss", "sop_loss"):
             assert b[key] == pytest.approx(a[key], rel=1e-4), (a["step"], key)
-    assert_same_weights(final_weights(eager_and_compiled["on"].output_dir),
-                        final_weights(eager_and_compiled["off"].output_dir), rtol=1e-3, atol=1e-5)
+    assert_same_weights(
+        final_weights(eager_and_compiled["on"].output_dir),
+        final_weights(eager_and_compiled["off"].output_dir),
+        rtol=1e-3,
+        atol=1e-5,
+    )
 
 
 def test_compiled_export_is_the_live_model(eager_and_compiled):
@@ -73,7 +83,9 @@ def test_compiled_export_is_the_live_model(eager_and_compiled):
 def test_compiled_resume_equals_uninterrupted(eager_and_compiled, tmp_path, store_dir, tokenizer_dir):
     cfg = CFG.replace(compile="on")
     out = tmp_path / "run"
-    first = train(ModelConfig(), cfg, data=store_dir, tokenizer=tokenizer_dir, output=out, progress=False, stop_at_step=5)
+    first = train(
+        ModelConfig(), cfg, data=store_dir, tokenizer=tokenizer_dir, output=out, progress=False, stop_at_step=5
+    )
     assert first.step == 5
     second = train(ModelConfig(), cfg, data=store_dir, tokenizer=tokenizer_dir, output=out, progress=False, resume=True)
     assert second.resumed_from == 5 and second.step == 8
@@ -84,9 +96,11 @@ def test_compiled_resume_equals_uninterrupted(eager_and_compiled, tmp_path, stor
 def test_compiled_two_processes_match_one(eager_and_compiled, tmp_path, store_dir, tokenizer_dir):
     from tests.pretrain.test_distributed import _torchrun
 
-    proc = _torchrun(2, CFG.replace(compile="on", micro_batch_size=8), tmp_path, store_dir, tokenizer_dir,
-                     tmp_path / "two")
+    proc = _torchrun(
+        2, CFG.replace(compile="on", micro_batch_size=8), tmp_path, store_dir, tokenizer_dir, tmp_path / "two"
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert "TrainConfig.compile" not in proc.stderr, proc.stderr[-2000:]
-    assert_same_weights(final_weights(tmp_path / "two"), final_weights(eager_and_compiled["on"].output_dir),
-                        rtol=1e-3, atol=1e-5)
+    assert_same_weights(
+        final_weights(tmp_path / "two"), final_weights(eager_and_compiled["on"].output_dir), rtol=1e-3, atol=1e-5
+    )

@@ -46,7 +46,12 @@ def test_every_shipped_config_loads(path):
 def test_paper_sizes():
     base = ModelConfig.preset("base")
     assert (base.embedding_size, base.hidden_size, base.num_layers, base.num_heads, base.intermediate_size) == (
-        128, 768, 12, 12, 3072)
+        128,
+        768,
+        12,
+        12,
+        3072,
+    )
     assert [MODEL_PRESETS[n].hidden_size for n in ("large", "xlarge", "xxlarge")] == [1024, 2048, 4096]
     assert all(c.sharing == "all" and c.dropout == 0.0 for c in MODEL_PRESETS.values())
     assert TrainConfig().lr == 3.125e-4 and TrainConfig().batch_size == 128
@@ -60,19 +65,31 @@ def test_base_parameter_count_matches_albert_paper():
     assert 11.5e6 < n < 12.5e6, n
 
 
-@pytest.mark.parametrize("changes,field", [
-    ({"num_heads": 5}, "num_heads"), ({"sharing": "some"}, "sharing"), ({"sharing": "groups", "num_layers": 4,
-     "num_groups": 3}, "num_groups"), ({"dropout": 1.0}, "dropout"), ({"hidden_size": 0}, "hidden_size"),
-])
+@pytest.mark.parametrize(
+    "changes,field",
+    [
+        ({"num_heads": 5}, "num_heads"),
+        ({"sharing": "some"}, "sharing"),
+        ({"sharing": "groups", "num_layers": 4, "num_groups": 3}, "num_groups"),
+        ({"dropout": 1.0}, "dropout"),
+        ({"hidden_size": 0}, "hidden_size"),
+    ],
+)
 def test_model_validation_names_the_field(changes, field):
     with pytest.raises(ValueError, match=field):
         ModelConfig(**changes)
 
 
-@pytest.mark.parametrize("changes,field", [
-    ({"batch_size": 10, "micro_batch_size": 3}, "micro_batch_size"), ({"warmup_steps": 200}, "warmup_steps"),
-    ({"optimizer": "sgd"}, "optimizer"), ({"lr": 0}, "lr"), ({"keep_last": 0}, "keep_last"),
-])
+@pytest.mark.parametrize(
+    "changes,field",
+    [
+        ({"batch_size": 10, "micro_batch_size": 3}, "micro_batch_size"),
+        ({"warmup_steps": 200}, "warmup_steps"),
+        ({"optimizer": "sgd"}, "optimizer"),
+        ({"lr": 0}, "lr"),
+        ({"keep_last": 0}, "keep_last"),
+    ],
+)
 def test_train_validation_names_the_field(changes, field):
     with pytest.raises(ValueError, match=field):
         TrainConfig(**changes)

@@ -1,4 +1,5 @@
-"""Data parallelism: 2 processes (gloo, launched by torchrun) with the same global batch reach the parameters of 1 process.
+"""Data parallelism: 2 processes (gloo, launched by torchrun) with the same global batch reach the
+parameters of 1 process.
 
 Each process reads its half of every global batch (see pretrain.sampler) and the loss is
 normalised by the global counts (see pretrain.engine), so the two runs take the same steps up
@@ -36,10 +37,31 @@ def _torchrun(nproc: int, cfg: TrainConfig, tmp_path, store_dir, tokenizer_dir, 
     cfg_file.write_text(yaml.safe_dump(cfg.to_dict()))
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_PORT")}
     env.update(OMP_NUM_THREADS="1", PYTHONPATH=str(PROJECT_ROOT))
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(nproc), "--master_addr", "127.0.0.1",
-           "--master_port", str(_free_port()), "-m", "pretrain", "train", "--model", "tiny", "--train-config",
-           str(cfg_file), "--data", str(store_dir), "--tokenizer", str(tokenizer_dir), "--output", str(out),
-           "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc_per_node",
+        str(nproc),
+        "--master_addr",
+        "127.0.0.1",
+        "--master_port",
+        str(_free_port()),
+        "-m",
+        "pretrain",
+        "train",
+        "--model",
+        "tiny",
+        "--train-config",
+        str(cfg_file),
+        "--data",
+        str(store_dir),
+        "--tokenizer",
+        str(tokenizer_dir),
+        "--output",
+        str(out),
+        "--no-progress",
+    ]
     return subprocess.run(cmd, env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
 
 
@@ -55,4 +77,7 @@ def test_two_processes_match_one(micro, tmp_path, store_dir, tokenizer_dir):
     state = (double / "checkpoints" / "step_00000010" / "trainer_state.json").read_text()
     assert '"world_size": 2' in state
     # Both ranks' RNG states are in the checkpoint.
-    assert sorted(p.name for p in (double / "checkpoints" / "step_00000010" / "rng").iterdir()) == ["rank_0.pt", "rank_1.pt"]
+    assert sorted(p.name for p in (double / "checkpoints" / "step_00000010" / "rng").iterdir()) == [
+        "rank_0.pt",
+        "rank_1.pt",
+    ]

@@ -11,15 +11,15 @@ import pytest
 from pretrain.data.documents import (
     document_bytes,
     language_probabilities,
+    measure_text,
     plan_languages,
     resolve_inputs,
     sample_documents,
     split_sentences,
-    measure_text,
     text_bytes,
 )
-from tokstudy.data.rawtext import read_raw_text
 from tests.conftest import corpus_path
+from tokstudy.data.rawtext import read_raw_text
 from tokstudy.errors import DataNotFoundError
 
 

@@ -1,4 +1,7 @@
-"""Export parity: the reloaded Hugging Face model's logits equal the trained model's; HF classes and pipelines load it."""
+"""Export parity: the reloaded Hugging Face model's logits equal the trained model's.
+
+HF classes and pipelines load it.
+"""
 
 from __future__ import annotations
 
@@ -15,8 +18,14 @@ from pretrain.train import train
 def trained(tmp_path_factory, store_dir, tokenizer_dir):
     out = tmp_path_factory.mktemp("export") / "run"
     cfg = TrainConfig(batch_size=16, lr=1e-3, total_steps=12, checkpoint_every=6, log_every=6)
-    return train(ModelConfig(sharing="groups", num_layers=4, num_groups=2), cfg, data=store_dir,
-                 tokenizer=tokenizer_dir, output=out, progress=False)
+    return train(
+        ModelConfig(sharing="groups", num_layers=4, num_groups=2),
+        cfg,
+        data=store_dir,
+        tokenizer=tokenizer_dir,
+        output=out,
+        progress=False,
+    )
 
 
 def _inputs(store, n=6):
@@ -65,8 +74,20 @@ def test_export_refuses_a_tokenizer_with_another_vocabulary(trained, tmp_path):
     other = train_tokenizer(tmp_path / "tok500", vocab_size=500, sample_size=1500)
     with pytest.raises(VocabularyMismatchError, match="600"):
         export_checkpoint(trained.output_dir, tmp_path / "hf", tokenizer_dir=other)
-    assert main(["export", "--checkpoint", str(trained.output_dir), "--output", str(tmp_path / "hf2"),
-                 "--tokenizer", str(other)]) == 1
+    assert (
+        main(
+            [
+                "export",
+                "--checkpoint",
+                str(trained.output_dir),
+                "--output",
+                str(tmp_path / "hf2"),
+                "--tokenizer",
+                str(other),
+            ]
+        )
+        == 1
+    )
 
 
 @pytest.mark.parametrize("command", ["train", "export"])
@@ -92,8 +113,17 @@ def test_zero1_checkpoint_exports_and_resumes(tmp_path, store_dir, tokenizer_dir
 
     ids = torch.randint(5, 600, (2, 12), generator=torch.Generator().manual_seed(0))
     with torch.no_grad():
-        torch.testing.assert_close(AutoModelForPreTraining.from_pretrained(out).eval()(ids).prediction_logits,
-                                   run.model.eval()(ids).prediction_logits)
-    more = train(ModelConfig(), cfg.replace(total_steps=9), data=store_dir, tokenizer=tokenizer_dir,
-                 output=run.output_dir, progress=False, resume=True)
+        torch.testing.assert_close(
+            AutoModelForPreTraining.from_pretrained(out).eval()(ids).prediction_logits,
+            run.model.eval()(ids).prediction_logits,
+        )
+    more = train(
+        ModelConfig(),
+        cfg.replace(total_steps=9),
+        data=store_dir,
+        tokenizer=tokenizer_dir,
+        output=run.output_dir,
+        progress=False,
+        resume=True,
+    )
     assert more.resumed_from == 6 and more.step == 9

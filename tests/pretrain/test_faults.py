@@ -92,8 +92,9 @@ def test_resume_falls_back_past_a_corrupt_checkpoint(finished, tmp_path, store_d
     target = run / "checkpoints" / "step_00000020" / "rng" / "rank_0.pt"
     target.write_bytes(b"garbage")
     with pytest.warns(RuntimeWarning, match="sha256|bytes"):
-        result = train(ModelConfig(), CFG, data=store_dir, tokenizer=tokenizer_dir, output=run, progress=False,
-                       resume=True)
+        result = train(
+            ModelConfig(), CFG, data=store_dir, tokenizer=tokenizer_dir, output=run, progress=False, resume=True
+        )
     assert result.resumed_from == 15 and result.step == 20
     assert_same_weights(final_weights(run), final_weights(finished), rtol=1e-6, atol=1e-7)
 
@@ -129,8 +130,23 @@ def test_sigkill_mid_run_then_resume_matches_uninterrupted(finished, tmp_path, s
     cfg_file.write_text(yaml.safe_dump(CFG.replace(checkpoint_every=3).to_dict()))
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_PORT")}
     env.update(OMP_NUM_THREADS="1", PYTHONPATH=str(PROJECT_ROOT))
-    cmd = [sys.executable, "-m", "pretrain", "train", "--model", "tiny", "--train-config", str(cfg_file),
-           "--data", str(store_dir), "--tokenizer", str(tokenizer_dir), "--output", str(out), "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pretrain",
+        "train",
+        "--model",
+        "tiny",
+        "--train-config",
+        str(cfg_file),
+        "--data",
+        str(store_dir),
+        "--tokenizer",
+        str(tokenizer_dir),
+        "--output",
+        str(out),
+        "--no-progress",
+    ]
     proc = subprocess.Popen(cmd, env=env, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     ckpts = out / "checkpoints"
     deadline = time.monotonic() + 240
@@ -144,7 +160,14 @@ def test_sigkill_mid_run_then_resume_matches_uninterrupted(finished, tmp_path, s
     assert proc.returncode == -signal.SIGKILL
     found = CheckpointManager(ckpts, keep_last=3).latest_valid()
     assert found is not None and found[1]["step"] < 20
-    result = train(ModelConfig(), CFG.replace(checkpoint_every=3), data=store_dir, tokenizer=tokenizer_dir, output=out,
-                   progress=False, resume=True)
+    result = train(
+        ModelConfig(),
+        CFG.replace(checkpoint_every=3),
+        data=store_dir,
+        tokenizer=tokenizer_dir,
+        output=out,
+        progress=False,
+        resume=True,
+    )
     assert result.resumed_from == found[1]["step"] and result.step == 20
     assert_same_weights(final_weights(out), final_weights(finished), rtol=1e-6, atol=1e-7)

@@ -42,8 +42,9 @@ def test_a_step_never_waits_for_the_device(store):
     from pretrain.model import AlbertPretrainingModule, build_model
 
     cfg = TrainConfig.load(CONFIG_DIR / "train_base.yaml").replace(batch_size=16, total_steps=10, warmup_steps=0)
-    engine = PretrainEngine(AlbertPretrainingModule(build_model(ModelConfig.preset("base"), vocab_size=store.vocab_size,
-                                                                seed=0)), cfg)
+    engine = PretrainEngine(
+        AlbertPretrainingModule(build_model(ModelConfig.preset("base"), vocab_size=store.vocab_size, seed=0)), cfg
+    )
     batches = [store.get_batch(range(16 * i, 16 * (i + 1))) for i in range(4)]
     for i in range(2):
         engine.step([batches[i]], step=i)

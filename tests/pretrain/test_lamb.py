@@ -59,8 +59,12 @@ def test_lamb_matches_reference_on_a_toy_model():
     decay = [model[0].weight, model[2].weight]
     no_decay = [model[0].bias, model[2].bias]
     start = [[p.detach().clone() for p in decay], [p.detach().clone() for p in no_decay]]
-    opt = Lamb([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
-               lr=0.05, betas=(0.9, 0.99), eps=1e-6)
+    opt = Lamb(
+        [{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=0.05,
+        betas=(0.9, 0.99),
+        eps=1e-6,
+    )
     grads = []
     for step in range(3):
         x = torch.randn(16, 6, generator=torch.Generator().manual_seed(step))
@@ -82,7 +86,9 @@ def test_engine_lamb_step_is_per_tensor(ds_config, store):
     from pretrain.model import AlbertPretrainingModule, build_model
     from pretrain.optim import param_groups
 
-    cfg = TrainConfig(batch_size=8, total_steps=10, warmup_steps=0, lr=1e-2, optimizer="lamb", deepspeed_config=ds_config)
+    cfg = TrainConfig(
+        batch_size=8, total_steps=10, warmup_steps=0, lr=1e-2, optimizer="lamb", deepspeed_config=ds_config
+    )
     model = build_model(ModelConfig(), vocab_size=store.vocab_size, seed=0)
     groups = [g["params"] for g in param_groups(model, cfg.weight_decay)]
     names = {id(p): n for n, p in model.named_parameters()}
@@ -102,11 +108,13 @@ def test_engine_lamb_step_is_per_tensor(ds_config, store):
     assert engine.optimizer_name == "lamb"
     lr = engine.current_lr()
     engine.step([batch], step=0)
-    expected = reference_lamb(start, [ref_grads], lr=lr, betas=cfg.betas, eps=cfg.eps,
-                              weight_decays=[cfg.weight_decay, 0.0])
+    expected = reference_lamb(
+        start, [ref_grads], lr=lr, betas=cfg.betas, eps=cfg.eps, weight_decays=[cfg.weight_decay, 0.0]
+    )
     live = dict(engine.module.model.named_parameters())
     for g, want_group in zip(groups, expected):
         for p, want in zip(g, want_group):
             name = names[id(p)]
-            torch.testing.assert_close(live[name].detach().double(), want, rtol=1e-5, atol=1e-6,
-                                       msg=lambda m, n=name: f"{n}: {m}")
+            torch.testing.assert_close(
+                live[name].detach().double(), want, rtol=1e-5, atol=1e-6, msg=lambda m, n=name: f"{n}: {m}"
+            )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import random
 
 import numpy as np
@@ -10,8 +9,8 @@ import pytest
 from scipy import stats
 
 from pretrain.data.documents import split_sentences
-from pretrain.data.pairs import PairBuilder
 from pretrain.data.masking import NgramMasker, is_word_start_piece
+from pretrain.data.pairs import PairBuilder
 from pretrain.data.prepare import load_tokenizer_tables
 from tests.conftest import corpus_path
 from tests.pretrain.test_prepare import multilingual_tokenizer
@@ -25,7 +24,9 @@ def setup(tmp_path_factory):
     sp, tables = load_tokenizer_tables(multilingual_tokenizer(tmp_path_factory))
     docs = []
     for d in read_raw_text(corpus_path("raw_text_large") / "en.txt.gz"):
-        docs.append([np.asarray(x, np.int32) for x in sp.encode([s for line in d.lines for s in split_sentences(line)])])
+        docs.append(
+            [np.asarray(x, np.int32) for x in sp.encode([s for line in d.lines for s in split_sentences(line)])]
+        )
         if len(docs) == 40:
             break
     builder = PairBuilder(max_num_tokens=125, word_start=tables.word_start)
@@ -34,9 +35,12 @@ def setup(tmp_path_factory):
     sid = tables.special_ids
     for doc in docs:
         for a, b, _ in builder.pairs(doc, rng):
-            examples.append((np.concatenate([[sid["cls"]], a, [sid["sep"]], b, [sid["sep"]]]).astype(np.int32), len(a) + 2))
-    masker = NgramMasker(word_start=tables.word_start, mask_id=sid["mask"], random_ids=tables.random_ids,
-                         max_predictions=MAX_PRED)
+            examples.append(
+                (np.concatenate([[sid["cls"]], a, [sid["sep"]], b, [sid["sep"]]]).astype(np.int32), len(a) + 2)
+            )
+    masker = NgramMasker(
+        word_start=tables.word_start, mask_id=sid["mask"], random_ids=tables.random_ids, max_predictions=MAX_PRED
+    )
     results = [masker.mask(t, b_start=b, rng=rng) for t, b in examples]
     return sp, tables, masker, examples, results
 

@@ -23,8 +23,11 @@ def test_loss_equals_huggingface_loss(store):
     ours = module(**batch)
     labels = hf_labels(batch["mlm_positions"], batch["mlm_labels"], batch["input_ids"].shape[1])
     ref = model(
-        input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], token_type_ids=batch["token_type_ids"],
-        labels=labels, sentence_order_label=batch["sentence_order_label"],
+        input_ids=batch["input_ids"],
+        attention_mask=batch["attention_mask"],
+        token_type_ids=batch["token_type_ids"],
+        labels=labels,
+        sentence_order_label=batch["sentence_order_label"],
     )
     torch.testing.assert_close(ours["loss"], ref.loss, rtol=1e-5, atol=1e-5)
     # The statistics are the masked-token counts and accuracies Hugging Face's logits imply.
@@ -41,8 +44,13 @@ def test_gradients_equal_huggingface_gradients(store):
     ours = {n: p.grad.clone() for n, p in model.named_parameters()}
     model.zero_grad()
     labels = hf_labels(batch["mlm_positions"], batch["mlm_labels"], batch["input_ids"].shape[1])
-    model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], token_type_ids=batch["token_type_ids"],
-          labels=labels, sentence_order_label=batch["sentence_order_label"]).loss.backward()
+    model(
+        input_ids=batch["input_ids"],
+        attention_mask=batch["attention_mask"],
+        token_type_ids=batch["token_type_ids"],
+        labels=labels,
+        sentence_order_label=batch["sentence_order_label"],
+    ).loss.backward()
     for name, p in model.named_parameters():
         torch.testing.assert_close(ours[name], p.grad, rtol=1e-4, atol=1e-6, msg=f"gradient of {name}")
 
@@ -54,7 +62,9 @@ def test_denominators_split_a_global_mean(store):
     whole = _batch(store, n=8)
     full = module(**whole)
     halves = [_batch(store, n=4, start=0), _batch(store, n=4, start=4)]
-    total = sum(module(**h, mlm_denominator=full["mlm_count"], sop_denominator=full["sop_count"])["loss"] for h in halves)
+    total = sum(
+        module(**h, mlm_denominator=full["mlm_count"], sop_denominator=full["sop_count"])["loss"] for h in halves
+    )
     torch.testing.assert_close(total, full["loss"], rtol=1e-5, atol=1e-6)
 
 
@@ -95,5 +105,6 @@ def test_fused_gelu_is_hugging_faces_gelu_new():
     assert model.config.hidden_act == "gelu_new"
     ids = torch.randint(5, 100, (2, 9), generator=torch.Generator().manual_seed(0))
     with torch.no_grad():
-        torch.testing.assert_close(model.eval()(ids).prediction_logits, plain.eval()(ids).prediction_logits,
-                                   rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(
+            model.eval()(ids).prediction_logits, plain.eval()(ids).prediction_logits, rtol=1e-5, atol=1e-6
+        )

@@ -39,17 +39,41 @@ def test_docs_show_the_command_this_test_runs():
     ours = multinode_command(NODE_ARGS, "127.0.0.1:29500", [])
 
     def launcher_options(cmd):
-        return cmd[cmd.index("--nnodes"):cmd.index("pretrain") - 1]
+        return cmd[cmd.index("--nnodes") : cmd.index("pretrain") - 1]
 
     assert launcher_options(documented) == launcher_options(ours)
-    assert documented[documented.index("pretrain") - 1:documented.index("pretrain") + 2] == ["-m", "pretrain", "train"]
+    assert documented[documented.index("pretrain") - 1 : documented.index("pretrain") + 2] == [
+        "-m",
+        "pretrain",
+        "train",
+    ]
 
 
 def multinode_command(node_args: list[str], endpoint: str, train_args: list[str]) -> list[str]:
-    """``torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint HOST:PORT -m pretrain train ...``."""
-    return [sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc_per_node", "1",
-            "--rdzv_backend", "c10d", "--rdzv_endpoint", endpoint, "--rdzv_id", "tokstudy-multinode-test",
-            *node_args, "-m", "pretrain", "train", *train_args]
+    """The command line of one node:
+
+    ``torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d --rdzv_endpoint HOST:PORT -m pretrain train ...``.
+    """
+    return [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nnodes",
+        "2",
+        "--nproc_per_node",
+        "1",
+        "--rdzv_backend",
+        "c10d",
+        "--rdzv_endpoint",
+        endpoint,
+        "--rdzv_id",
+        "tokstudy-multinode-test",
+        *node_args,
+        "-m",
+        "pretrain",
+        "train",
+        *train_args,
+    ]
 
 
 @pytest.mark.slow
@@ -60,10 +84,24 @@ def test_two_nodes_match_one_process(tmp_path, store_dir, tokenizer_dir):
     cfg_file = tmp_path / "train.yaml"
     cfg_file.write_text(yaml.safe_dump(CFG.replace(micro_batch_size=8).to_dict()))
     out = tmp_path / "two_nodes"
-    train_args = ["--model", "tiny", "--train-config", str(cfg_file), "--data", str(store_dir),
-                  "--tokenizer", str(tokenizer_dir), "--output", str(out), "--no-progress"]
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "GROUP_RANK")}
+    train_args = [
+        "--model",
+        "tiny",
+        "--train-config",
+        str(cfg_file),
+        "--data",
+        str(store_dir),
+        "--tokenizer",
+        str(tokenizer_dir),
+        "--output",
+        str(out),
+        "--no-progress",
+    ]
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "GROUP_RANK")
+    }
     env.update(OMP_NUM_THREADS="1", PYTHONPATH=str(PROJECT_ROOT))
     endpoint = f"127.0.0.1:{_free_port()}"
     # --local-addr: the address the other node reaches this one at (on a cluster the node's own
@@ -73,8 +111,15 @@ def test_two_nodes_match_one_process(tmp_path, store_dir, tokenizer_dir):
     procs = []
     for log in logs:
         with open(log, "w") as fh:
-            procs.append(subprocess.Popen(multinode_command(node_args, endpoint, train_args), env=env,
-                                          cwd=PROJECT_ROOT, stdout=fh, stderr=subprocess.STDOUT))
+            procs.append(
+                subprocess.Popen(
+                    multinode_command(node_args, endpoint, train_args),
+                    env=env,
+                    cwd=PROJECT_ROOT,
+                    stdout=fh,
+                    stderr=subprocess.STDOUT,
+                )
+            )
     try:
         codes = [p.wait(timeout=400) for p in procs]
     finally:

@@ -90,7 +90,7 @@ def test_single_segment_skip_policy_and_one_piece_segments():
     assert split.stats["single_segment_skipped"] == 1
     # a word with no boundary inside: cut between pieces, and counted
     inside = np.array([1, 4, 7, 10], np.int32)  # all continuation pieces
-    (a, bb, _y), = split.pairs([inside], rng)
+    ((a, bb, _y),) = split.pairs([inside], rng)
     assert sorted(np.concatenate([a, bb]).tolist()) == inside.tolist()
     assert split.stats["single_segment_split_inside_word"] == 1
 

@@ -33,9 +33,18 @@ def multilingual_tokenizer(tmp_path_factory) -> Path:
         out = tmp_path_factory.mktemp("prepare_tok")
         (out / "train.txt").write_text("\n".join(lines), encoding="utf-8")
         spm.SentencePieceTrainer.train(
-            input=str(out / "train.txt"), model_prefix=str(out / "spiece"), vocab_size=3000, model_type="unigram",
-            pad_id=0, unk_id=1, bos_id=-1, eos_id=-1, control_symbols="[CLS],[SEP],[MASK]",
-            character_coverage=0.9995, minloglevel=2, num_threads=1,
+            input=str(out / "train.txt"),
+            model_prefix=str(out / "spiece"),
+            vocab_size=3000,
+            model_type="unigram",
+            pad_id=0,
+            unk_id=1,
+            bos_id=-1,
+            eos_id=-1,
+            control_symbols="[CLS],[SEP],[MASK]",
+            character_coverage=0.9995,
+            minloglevel=2,
+            num_threads=1,
         )
         _TOKENIZER["dir"] = out
     return _TOKENIZER["dir"]
@@ -47,8 +56,13 @@ def tok(tmp_path_factory) -> Path:
 
 
 def config(tok, out, **kw) -> PrepareConfig:
-    base = dict(inputs=[str(corpus_path("raw_text_large") / "en.txt.gz")], tokenizer=str(tok), output=str(out),
-                max_examples=1500, shuffle_buffer=500)
+    base = dict(
+        inputs=[str(corpus_path("raw_text_large") / "en.txt.gz")],
+        tokenizer=str(tok),
+        output=str(out),
+        max_examples=1500,
+        shuffle_buffer=500,
+    )
     return PrepareConfig(**{**base, **kw})
 
 
@@ -76,13 +90,18 @@ def test_examples_are_real_text_in_sop_order(en_store, tok):
     assert len(store) == 1500
     meta = store.meta
     assert meta["task"] == "sop" and meta["vocab_size"] == sp.get_piece_size()
-    assert meta["special_ids"] == {"pad": 0, "unk": 1, "cls": sp.piece_to_id("[CLS]"),
-                                   "sep": sp.piece_to_id("[SEP]"), "mask": sp.piece_to_id("[MASK]")}
+    assert meta["special_ids"] == {
+        "pad": 0,
+        "unk": 1,
+        "cls": sp.piece_to_id("[CLS]"),
+        "sep": sp.piece_to_id("[SEP]"),
+        "mask": sp.piece_to_id("[MASK]"),
+    }
     assert meta["tokenizer"]["sha256"] == tables.sha256
     assert meta["config"]["seed"] == 12345 and "output" not in meta["config"]
     # the whole corpus decoded the way pieces decode, to look the examples up in
-    from tokstudy.data.rawtext import read_raw_text
     from pretrain.data.documents import split_sentences
+    from tokstudy.data.rawtext import read_raw_text
 
     docs = []
     for d in read_raw_text(corpus_path("raw_text_large") / "en.txt.gz"):
@@ -161,8 +180,15 @@ def test_failure_leaves_no_partial_store(tok, tmp_path, monkeypatch):
 def test_multilingual_single_sentence_corpus(tok, tmp_path):
     """raw_text: one sentence per document; temperature sampling across en/zh/sw."""
     langs = ["en", "sw", "zh"]
-    cfg = config(tok, tmp_path / "m", inputs=["raw_text"], languages=langs, max_examples=3000,
-                 language_alpha=0.3, split_sentences=False)
+    cfg = config(
+        tok,
+        tmp_path / "m",
+        inputs=["raw_text"],
+        languages=langs,
+        max_examples=3000,
+        language_alpha=0.3,
+        split_sentences=False,
+    )
     prepare(cfg, progress=False)
     store = ExampleStore(tmp_path / "m")
     store.verify()
@@ -184,15 +210,22 @@ def test_edge_cases_corpus(tok, tmp_path):
         "First document. It has two sentences.\n   \n\n\n"
         "Word\n\n"
         "x\n\n"
-        + " ".join(["supercalifragilistic expialidocious"] * 400) + "\n\n"
+        + " ".join(["supercalifragilistic expialidocious"] * 400)
+        + "\n\n"
         + "\u200b\u200b\n"  # only characters the normaliser removes
         + "\t\t\n"
         + "Ein letzter Satz. Und noch einer!\nZweite Zeile.\n"
     )
     path = tmp_path / "xx.txt"
     path.write_text(text, encoding="utf-8")
-    cfg = PrepareConfig(inputs=[str(path)], tokenizer=str(tok), output=str(tmp_path / "e"), max_seq_length=32,
-                        max_predictions=5, short_seq_prob=0.0)
+    cfg = PrepareConfig(
+        inputs=[str(path)],
+        tokenizer=str(tok),
+        output=str(tmp_path / "e"),
+        max_seq_length=32,
+        max_predictions=5,
+        short_seq_prob=0.0,
+    )
     prepare(cfg, progress=False)
     store = ExampleStore(tmp_path / "e")
     store.verify()
@@ -221,8 +254,9 @@ def test_bad_tokenizer_and_config(tmp_path):
         load_tokenizer_tables(tmp_path)
     lines = [x.strip() for x in itertools.islice(gzip.open(corpus_path("raw_text") / "en.txt.gz", "rt"), 500)]
     (tmp_path / "t.txt").write_text("\n".join(lines))
-    spm.SentencePieceTrainer.train(input=str(tmp_path / "t.txt"), model_prefix=str(tmp_path / "spiece"),
-                                   vocab_size=300, minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        input=str(tmp_path / "t.txt"), model_prefix=str(tmp_path / "spiece"), vocab_size=300, minloglevel=2
+    )
     with pytest.raises(TokenizerLoadError, match=r"lacks ALBERT special pieces \['pad', 'cls', 'sep', 'mask'\]"):
         load_tokenizer_tables(tmp_path)
     with pytest.raises(ValueError, match="task must be one of"):
@@ -250,9 +284,20 @@ def test_cli(tok, tmp_path, capsys):
         main(["prepare", "--help"])
     assert "--tokenizer" in capsys.readouterr().out
     out = tmp_path / "cli"
-    args = ["prepare", "--config", str(PROJECT_ROOT / "pretrain/configs/prepare_tiny.yaml"),
-            "--input", str(corpus_path("raw_text_large") / "en.txt.gz"), "--tokenizer", str(tok),
-            "--output", str(out), "--max-examples", "100", "--no-progress"]
+    args = [
+        "prepare",
+        "--config",
+        str(PROJECT_ROOT / "pretrain/configs/prepare_tiny.yaml"),
+        "--input",
+        str(corpus_path("raw_text_large") / "en.txt.gz"),
+        "--tokenizer",
+        str(tok),
+        "--output",
+        str(out),
+        "--max-examples",
+        "100",
+        "--no-progress",
+    ]
     assert main(args) == 0
     assert "100 examples" in capsys.readouterr().out and len(ExampleStore(out)) == 100
     assert main(args) == 0

@@ -19,8 +19,9 @@ from pretrain.train import train
 from tests.pretrain.helpers import assert_same_weights, final_weights
 
 MODEL = ModelConfig(dropout=0.1, attention_dropout=0.1)
-CFG = TrainConfig(batch_size=16, micro_batch_size=8, lr=1e-3, warmup_steps=5, total_steps=30, checkpoint_every=10,
-                  log_every=5)
+CFG = TrainConfig(
+    batch_size=16, micro_batch_size=8, lr=1e-3, warmup_steps=5, total_steps=30, checkpoint_every=10, log_every=5
+)
 
 
 @pytest.fixture(scope="module")
@@ -40,22 +41,31 @@ def test_interrupted_and_resumed_equals_uninterrupted(uninterrupted, tmp_path, s
     # The log reads as one run: the same steps and (to float precision) the same losses.
     a, b = read_metrics(out), read_metrics(uninterrupted)
     assert [r["step"] for r in a] == [r["step"] for r in b]
-    torch.testing.assert_close(torch.tensor([r["loss"] for r in a]), torch.tensor([r["loss"] for r in b]),
-                               rtol=1e-6, atol=1e-7)
+    torch.testing.assert_close(
+        torch.tensor([r["loss"] for r in a]), torch.tensor([r["loss"] for r in b]), rtol=1e-6, atol=1e-7
+    )
 
 
 def test_resume_after_the_end_is_a_no_op(uninterrupted, store_dir, tokenizer_dir):
     before = final_weights(uninterrupted)
-    result = train(MODEL, CFG, data=store_dir, tokenizer=tokenizer_dir, output=uninterrupted, progress=False,
-                   resume=True)
+    result = train(
+        MODEL, CFG, data=store_dir, tokenizer=tokenizer_dir, output=uninterrupted, progress=False, resume=True
+    )
     assert result.resumed_from == 30
     assert_same_weights(final_weights(uninterrupted), before, rtol=0, atol=0)
 
 
 def test_resume_with_another_model_is_refused(uninterrupted, store_dir, tokenizer_dir):
     with pytest.raises(ValueError, match="model config"):
-        train(ModelConfig(hidden_size=32), CFG, data=store_dir, tokenizer=tokenizer_dir, output=uninterrupted,
-              progress=False, resume=True)
+        train(
+            ModelConfig(hidden_size=32),
+            CFG,
+            data=store_dir,
+            tokenizer=tokenizer_dir,
+            output=uninterrupted,
+            progress=False,
+            resume=True,
+        )
 
 
 def test_checkpoint_describes_itself(uninterrupted):

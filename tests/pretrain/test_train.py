@@ -14,8 +14,9 @@ from tests.pretrain.helpers import mlm_accuracy
 @pytest.fixture(scope="module")
 def short_run(tmp_path_factory, store_dir, tokenizer_dir):
     out = tmp_path_factory.mktemp("run") / "tiny"
-    cfg = TrainConfig(batch_size=32, lr=5e-3, warmup_steps=10, total_steps=300, checkpoint_every=100, keep_last=2,
-                      log_every=10)
+    cfg = TrainConfig(
+        batch_size=32, lr=5e-3, warmup_steps=10, total_steps=300, checkpoint_every=100, keep_last=2, log_every=10
+    )
     result = train(ModelConfig(), cfg, data=store_dir, tokenizer=tokenizer_dir, output=out, progress=False)
     return result
 
@@ -58,8 +59,14 @@ def test_run_writes_logs_checkpoints_and_model(short_run):
 
 def test_refuses_to_overwrite_a_run_without_resume(short_run, store_dir, tokenizer_dir):
     with pytest.raises(FileExistsError, match="--resume"):
-        train(ModelConfig(), TrainConfig(batch_size=32, total_steps=1), data=store_dir, tokenizer=tokenizer_dir,
-              output=short_run.output_dir, progress=False)
+        train(
+            ModelConfig(),
+            TrainConfig(batch_size=32, total_steps=1),
+            data=store_dir,
+            tokenizer=tokenizer_dir,
+            output=short_run.output_dir,
+            progress=False,
+        )
 
 
 def test_tokenizer_and_store_vocabulary_must_agree(tmp_path, store_dir):
@@ -68,5 +75,11 @@ def test_tokenizer_and_store_vocabulary_must_agree(tmp_path, store_dir):
 
     other = train_tokenizer(tmp_path / "tok500", vocab_size=500, sample_size=1500)
     with pytest.raises(VocabularyMismatchError, match="600.*500|500.*600"):
-        train(ModelConfig(), TrainConfig(batch_size=32, total_steps=1), data=store_dir, tokenizer=other,
-              output=tmp_path / "run", progress=False)
+        train(
+            ModelConfig(),
+            TrainConfig(batch_size=32, total_steps=1),
+            data=store_dir,
+            tokenizer=other,
+            output=tmp_path / "run",
+            progress=False,
+        )

@@ -65,10 +65,23 @@ def test_markdown_table_escapes_pipes():
 
 def test_write_report_writes_every_output(setup, tmp_path):
     ds, t, aligned = setup
-    par = parity({"en": ["a bb ccc", "dddd"], "de": ["aaaaa b", "cc dd"]}, [ChunkSegmenter(2), ChunkSegmenter(5)], n_resamples=50)
+    par = parity(
+        {"en": ["a bb ccc", "dddd"], "de": ["aaaaa b", "cc dd"]}, [ChunkSegmenter(2), ChunkSegmenter(5)], n_resamples=50
+    )
     files = write_report(t, tmp_path / "rep", predictions=[aligned], parity_results=par, n_resamples=50)
     names = {p.relative_to(tmp_path / "rep").as_posix() for p in files.files}
-    for stem in ("table4", "summary", "intrinsic", "by_entity_type", "by_position", "by_language", "by_dataset", "examples", "correlation", "parity"):
+    for stem in (
+        "table4",
+        "summary",
+        "intrinsic",
+        "by_entity_type",
+        "by_position",
+        "by_language",
+        "by_dataset",
+        "examples",
+        "correlation",
+        "parity",
+    ):
         for ext in ("md", "csv", "json"):
             assert f"{stem}.{ext}" in names, f"{stem}.{ext}"
     for fig in ("additional_segmentation", "error_by_pieces", "by_language", "parity"):
@@ -96,8 +109,9 @@ def test_report_has_the_attribution_section_with_the_same_numbers(tmp_path):
     ds, preds, seg, counts = confounded_corpus(seed=3, n_sentences=800)
     t = segmentation_table([ds], [seg], progress=False)
     aligned = align_predictions(t, preds)
-    files = write_report(t, tmp_path / "rep", predictions=[aligned], train=counts, train_label="synth:train",
-                         n_resamples=20)
+    files = write_report(
+        t, tmp_path / "rep", predictions=[aligned], train=counts, train_label="synth:train", n_resamples=20
+    )
     index = files.index.read_text()
     assert CLAIM in index and "synth:train" in index and "figures/odds_ratios.png" in index
     assert (tmp_path / "rep" / "figures" / "odds_ratios.png").stat().st_size > 1000

@@ -64,8 +64,13 @@ def test_sentencepiece_unknown_text_is_marked(tmp_path):
 
     with gzip.open(corpus_path("raw_text") / "en.txt.gz", "rt", encoding="utf-8") as fh:
         lines = ["".join(c for c in l.strip() if ord(c) < 0x250) for l in itertools.islice(fh, 1500)]
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_prefix=str(tmp_path / "en"), vocab_size=500,
-                                   character_coverage=1.0, minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines),
+        model_prefix=str(tmp_path / "en"),
+        vocab_size=500,
+        character_coverage=1.0,
+        minloglevel=2,
+    )
     seg = load_tokenizer(tmp_path / "en.model", name="en")
     ds = Dataset((Sentence(("Tbilisi", "ქართული"), ("B-LOC", "O")),), name="ka", language="ka", split="test")
     with pytest.warns(UserWarning):

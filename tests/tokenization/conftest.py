@@ -36,8 +36,13 @@ def trained(tmp_path_factory):
         if algorithm not in cache:
             sizes, sample = SETTINGS[algorithm]
             cfg = TokenizerTrainingConfig(
-                inputs=(corpus_path("raw_text"),), output_dir=out, algorithm=algorithm, vocab_sizes=sizes,
-                sample_size=sample, seed=1, num_threads=2,
+                inputs=(corpus_path("raw_text"),),
+                output_dir=out,
+                algorithm=algorithm,
+                vocab_sizes=sizes,
+                sample_size=sample,
+                seed=1,
+                num_threads=2,
             )
             cache[algorithm] = train_tokenizers(cfg, progress=False)
         return cache[algorithm]

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import corpus_path
-from tokstudy.cli import main
+from tokstudy.cli import main, train_tokenizer
 from tokstudy.tokenization import training
-from tokstudy.cli import train_tokenizer
 
 
 def test_help_is_understandable(capsys):
@@ -25,8 +24,27 @@ def test_algorithms_match_library():
 
 def test_train_by_corpus_name(tmp_path, capsys, monkeypatch):
     data_root = corpus_path("raw_text").parent
-    rc = main(["train-tokenizer", "--input", "raw_text", "--data-dir", str(data_root), "--vocab-size", "1500", "2000",
-               "--algorithm", "sp-bpe", "--sample-size", "1500", "--seed", "2", "--output", str(tmp_path), "-q"])
+    rc = main(
+        [
+            "train-tokenizer",
+            "--input",
+            "raw_text",
+            "--data-dir",
+            str(data_root),
+            "--vocab-size",
+            "1500",
+            "2000",
+            "--algorithm",
+            "sp-bpe",
+            "--sample-size",
+            "1500",
+            "--seed",
+            "2",
+            "--output",
+            str(tmp_path),
+            "-q",
+        ]
+    )
     assert rc == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert [l.split("\t")[0] for l in lines] == [str(tmp_path / "sp-bpe-1500"), str(tmp_path / "sp-bpe-2000")]
@@ -34,8 +52,19 @@ def test_train_by_corpus_name(tmp_path, capsys, monkeypatch):
 
 
 def test_unknown_corpus_is_a_clear_error(tmp_path, capsys):
-    rc = main(["train-tokenizer", "--input", "no_such_corpus", "--data-dir", str(tmp_path), "--vocab-size", "100",
-               "--output", str(tmp_path / "o")])
+    rc = main(
+        [
+            "train-tokenizer",
+            "--input",
+            "no_such_corpus",
+            "--data-dir",
+            str(tmp_path),
+            "--vocab-size",
+            "100",
+            "--output",
+            str(tmp_path / "o"),
+        ]
+    )
     assert rc == 1
     assert "no_such_corpus" in capsys.readouterr().err
 
@@ -49,8 +78,17 @@ def test_help_shows_no_empty_defaults(capsys):
 
 
 def test_missing_input_file_is_reported_as_a_missing_file(tmp_path, capsys):
-    rc = main(["train-tokenizer", "--input", str(tmp_path / "absent.txt.gz"), "--vocab-size", "100",
-               "--output", str(tmp_path / "o")])
+    rc = main(
+        [
+            "train-tokenizer",
+            "--input",
+            str(tmp_path / "absent.txt.gz"),
+            "--vocab-size",
+            "100",
+            "--output",
+            str(tmp_path / "o"),
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 1 and "absent.txt.gz: no such raw-text file" in err and "corpus" not in err
     assert not (tmp_path / "o").exists()

@@ -23,8 +23,10 @@ from tests.conftest import corpus_path
 from tests.tokenization.conftest import conll_sentences, tsv_sentences
 from tokstudy.tokenization.loading import load_tokenizer
 
-LLAMA3_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-                  r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+LLAMA3_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
 
 
 @pytest.fixture(scope="module")
@@ -63,26 +65,36 @@ def _train(kind: str, lines, tmp_path):
         tok = bl._tokenizer
     elif kind == "byte-level-llama3":
         tok = Tokenizer(BPE())
-        tok.pre_tokenizer = pre_tokenizers.Sequence([
-            pre_tokenizers.Split(Regex(LLAMA3_PATTERN), behavior="isolated"),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-        ])
-        tok.train_from_iterator(lines, trainers.BpeTrainer(
-            vocab_size=2000, special_tokens=specials, show_progress=False,
-            initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+        tok.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(LLAMA3_PATTERN), behavior="isolated"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        )
+        tok.train_from_iterator(
+            lines,
+            trainers.BpeTrainer(
+                vocab_size=2000,
+                special_tokens=specials,
+                show_progress=False,
+                initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            ),
+        )
     elif kind == "wordpiece":
         tok = Tokenizer(WordPiece(unk_token="[UNK]"))
         tok.normalizer = normalizers.BertNormalizer(lowercase=False)
         tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-        tok.train_from_iterator(lines, trainers.WordPieceTrainer(vocab_size=2000, special_tokens=["[UNK]"],
-                                                                 show_progress=False))
+        tok.train_from_iterator(
+            lines, trainers.WordPieceTrainer(vocab_size=2000, special_tokens=["[UNK]"], show_progress=False)
+        )
     elif kind in ("llama2-normalizer", "gemma-normalizer"):
         # trained with a Metaspace split so no piece spans a "▁"; served, as those models ship it, with the
         # normaliser doing the work and no pre-tokenizer
         tok = Tokenizer(BPE(unk_token="<unk>", fuse_unk=True))
         tok.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="always")
-        tok.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=2000, special_tokens=specials,
-                                                           show_progress=False))
+        tok.train_from_iterator(
+            lines, trainers.BpeTrainer(vocab_size=2000, special_tokens=specials, show_progress=False)
+        )
         tok.pre_tokenizer = None
         steps = [normalizers.Replace(" ", "\u2581")]
         if kind == "llama2-normalizer":
@@ -93,9 +105,11 @@ def _train(kind: str, lines, tmp_path):
         tok = Tokenizer(Unigram() if scheme == "first" else BPE(unk_token="<unk>"))
         tok.normalizer = normalizers.NFKC()
         tok.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme=scheme)
-        trainer = (trainers.UnigramTrainer(vocab_size=2000, special_tokens=specials, unk_token="<unk>",
-                                           show_progress=False) if scheme == "first"
-                   else trainers.BpeTrainer(vocab_size=2000, special_tokens=specials, show_progress=False))
+        trainer = (
+            trainers.UnigramTrainer(vocab_size=2000, special_tokens=specials, unk_token="<unk>", show_progress=False)
+            if scheme == "first"
+            else trainers.BpeTrainer(vocab_size=2000, special_tokens=specials, show_progress=False)
+        )
         tok.train_from_iterator(lines, trainer)
     else:  # pragma: no cover
         raise ValueError(kind)
@@ -230,13 +244,18 @@ def test_sentencepiece_model_equals_the_sentence_encoding(trained, sentences):
             for i, w in enumerate(s):
                 owner += [i] * ((1 if i else 0) + len(w.encode("utf-8")))
             proto = sp.encode(" ".join(s), out_type="proto")
-            want.append(_group([p.piece for p in proto.pieces],
-                               [owner[min(p.begin, len(owner) - 1)] for p in proto.pieces], len(s)))
+            want.append(
+                _group(
+                    [p.piece for p in proto.pieces], [owner[min(p.begin, len(owner) - 1)] for p in proto.pieces], len(s)
+                )
+            )
         got = _fast_path(seg, sents)
         # unknown pieces are shown as the text they cover in the fast path, as '<unk>' in the proto
         unk = sp.id_to_piece(sp.unk_id())
-        got = [[[p if q != unk else q for p, q in zip(g, w)] if len(g) == len(w) else g for g, w in zip(gs, ws)]
-               for gs, ws in zip(got, want)]
+        got = [
+            [[p if q != unk else q for p, q in zip(g, w)] if len(g) == len(w) else g for g, w in zip(gs, ws)]
+            for gs, ws in zip(got, want)
+        ]
         _compare(got, want, sents, f"sp-unigram on {label}")
 
 
@@ -254,8 +273,13 @@ def test_sentencepiece_without_dummy_prefix(text_slice, sentences, tmp_path):
     """``add_dummy_prefix=false``: alone a word has no ``▁``, inside a sentence it has; we give the sentence's."""
     import sentencepiece as spm
 
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(text_slice), model_prefix=str(tmp_path / "nd"),
-                                   vocab_size=1500, add_dummy_prefix=False, minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(text_slice),
+        model_prefix=str(tmp_path / "nd"),
+        vocab_size=1500,
+        add_dummy_prefix=False,
+        minloglevel=2,
+    )
     sp = spm.SentencePieceProcessor(model_file=str(tmp_path / "nd.model"))
     assert not sp.encode("Japan", out_type=str)[0].startswith("▁")
     seg = load_tokenizer(tmp_path / "nd.model")

@@ -40,7 +40,9 @@ def test_directory_without_tokenizer(tmp_path):
 def test_unknown_file_type(tmp_path):
     odd = tmp_path / "weights.bin"
     odd.write_bytes(b"\x00")
-    with pytest.raises(TokenizerLoadError, match="weights.bin.*expected .model, tokenizer.json, vocab.txt or .tiktoken"):
+    with pytest.raises(
+        TokenizerLoadError, match="weights.bin.*expected .model, tokenizer.json, vocab.txt or .tiktoken"
+    ):
         load_tokenizer(odd)
 
 

@@ -33,8 +33,9 @@ def test_lone_boundary_switch(trained, algorithm):
     with_b, without_b = on.segment(words), off.segment(words)
     assert with_b.pieces_of(0) == [BOUNDARY, ","]
     assert without_b.pieces_of(0) == [","]
-    assert without_b.counts.tolist() == [c - (p[0] == BOUNDARY and c > 1) for c, p in
-                                         zip(with_b.counts.tolist(), with_b.as_lists())]
+    assert without_b.counts.tolist() == [
+        c - (p[0] == BOUNDARY and c > 1) for c, p in zip(with_b.counts.tolist(), with_b.as_lists())
+    ]
     assert "not counted" in off.describe_boundary_policy() and "counts as one piece" in on.describe_boundary_policy()
     # a word whose only piece is the boundary keeps it: no non-empty word is left with zero pieces
     if on.segment([BOUNDARY]).counts[0] == 1:

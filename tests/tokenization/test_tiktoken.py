@@ -16,13 +16,13 @@ import itertools
 
 import pytest
 
-tiktoken = pytest.importorskip("tiktoken")
-
 from tests.conftest import corpus_path
 from tests.tokenization.conftest import conll_sentences, tsv_sentences
 from tokstudy.errors import DataFormatError, TokenizerLoadError, TokstudyError
 from tokstudy.tokenization.loading import load_tokenizer
 from tokstudy.tokenization.tiktoken_ import PATTERNS, byte_to_unicode
+
+tiktoken = pytest.importorskip("tiktoken")
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,9 @@ def ranks():
 @pytest.fixture(scope="module")
 def rank_file(ranks, tmp_path_factory):
     path = tmp_path_factory.mktemp("tiktoken") / "tiny.tiktoken"
-    path.write_text("".join(f"{base64.b64encode(t).decode()} {r}\n" for t, r in sorted(ranks.items(), key=lambda x: x[1])))
+    path.write_text(
+        "".join(f"{base64.b64encode(t).decode()} {r}\n" for t, r in sorted(ranks.items(), key=lambda x: x[1]))
+    )
     return path
 
 
@@ -61,8 +63,11 @@ def test_byte_map_is_the_byte_level_bpe_one():
 def test_pieces_equal_the_running_text_encoding(ranks, rank_file, source):
     from tokenizers import pre_tokenizers
 
-    sents = (conll_sentences(corpus_path("conll2003") / "eng.testb.gz", 300) if source == "conll2003"
-             else tsv_sentences(corpus_path("wikiann") / "ru.test.tsv.gz", 300))
+    sents = (
+        conll_sentences(corpus_path("conll2003") / "eng.testb.gz", 300)
+        if source == "conll2003"
+        else tsv_sentences(corpus_path("wikiann") / "ru.test.tsv.gz", 300)
+    )
     enc = tiktoken.Encoding("tiny", pat_str=PATTERNS["cl100k"], mergeable_ranks=ranks, special_tokens={})
     seg = load_tokenizer(rank_file)
     assert seg.kind == "tiktoken" and seg.context.family == "byte-level" and "'Ġ'" in seg.describe_boundary_policy()
@@ -139,10 +144,12 @@ def test_core_imports_without_tiktoken():
     import subprocess
     import sys
 
-    code = ("import sys; sys.modules['tiktoken'] = None\n"
-            "import tokstudy, tokstudy.tokenization.loading, tokstudy.analysis.table\n"
-            "from tokstudy.tokenization.loading import load_tokenizer\n"
-            "try:\n    load_tokenizer('tiktoken:cl100k_base')\n"
-            "except Exception as e:\n    print(type(e).__name__, e)\n")
+    code = (
+        "import sys; sys.modules['tiktoken'] = None\n"
+        "import tokstudy, tokstudy.tokenization.loading, tokstudy.analysis.table\n"
+        "from tokstudy.tokenization.loading import load_tokenizer\n"
+        "try:\n    load_tokenizer('tiktoken:cl100k_base')\n"
+        "except Exception as e:\n    print(type(e).__name__, e)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.startswith("TokenizerLoadError") and "pip install" in out

@@ -24,15 +24,27 @@ def _small_corpus(tmp_path, n=60):
 @pytest.mark.parametrize("algorithm", ["sp-unigram", "sp-bpe"])
 def test_vocabulary_too_large_says_what_is_possible(tmp_path, algorithm):
     corpus = _small_corpus(tmp_path)
-    cfg = TokenizerTrainingConfig(inputs=(corpus,), output_dir=tmp_path / "out", algorithm=algorithm,
-                                  vocab_sizes=(50000,), sample_size=0, num_threads=1)
+    cfg = TokenizerTrainingConfig(
+        inputs=(corpus,),
+        output_dir=tmp_path / "out",
+        algorithm=algorithm,
+        vocab_sizes=(50000,),
+        sample_size=0,
+        num_threads=1,
+    )
     with pytest.raises(TokenizerTrainingError) as info:
         train_tokenizers(cfg, progress=False)
     msg = str(info.value)
     assert "50000 is too large" in msg and "at most" in msg and str(corpus) in msg and "<= " in msg
     largest = int(msg.split("<= ")[1].split(",")[0])
-    ok = TokenizerTrainingConfig(inputs=(corpus,), output_dir=tmp_path / "out", algorithm=algorithm,
-                                 vocab_sizes=(largest,), sample_size=0, num_threads=1)
+    ok = TokenizerTrainingConfig(
+        inputs=(corpus,),
+        output_dir=tmp_path / "out",
+        algorithm=algorithm,
+        vocab_sizes=(largest,),
+        sample_size=0,
+        num_threads=1,
+    )
     (res,) = train_tokenizers(ok, progress=False)
     assert res.vocab_size == largest
     assert not list((tmp_path / "out").glob(".*tmp*"))  # the failed attempt left nothing behind
@@ -40,16 +52,18 @@ def test_vocabulary_too_large_says_what_is_possible(tmp_path, algorithm):
 
 def test_vocabulary_too_small_for_the_alphabet(tmp_path):
     corpus = _small_corpus(tmp_path)
-    cfg = TokenizerTrainingConfig(inputs=(corpus,), output_dir=tmp_path / "out", vocab_sizes=(10,), sample_size=0,
-                                  num_threads=1)
+    cfg = TokenizerTrainingConfig(
+        inputs=(corpus,), output_dir=tmp_path / "out", vocab_sizes=(10,), sample_size=0, num_threads=1
+    )
     with pytest.raises(TokenizerTrainingError, match=r"too small .* at least \d+ pieces"):
         train_tokenizers(cfg, progress=False)
 
 
 def test_hf_vocabulary_too_large(tmp_path):
     corpus = _small_corpus(tmp_path, n=20)
-    cfg = TokenizerTrainingConfig(inputs=(corpus,), output_dir=tmp_path / "out", algorithm="hf-bpe",
-                                  vocab_sizes=(50000,), sample_size=0)
+    cfg = TokenizerTrainingConfig(
+        inputs=(corpus,), output_dir=tmp_path / "out", algorithm="hf-bpe", vocab_sizes=(50000,), sample_size=0
+    )
     with pytest.raises(TokenizerTrainingError, match=r"50000 is too large .* could build only \d+ pieces"):
         train_tokenizers(cfg, progress=False)
 
@@ -86,8 +100,15 @@ def test_config_accepts_single_values():
 
 def test_without_albert_specials(tmp_path):
     corpus = _small_corpus(tmp_path, n=600)
-    cfg = TokenizerTrainingConfig(inputs=(corpus,), output_dir=tmp_path, vocab_sizes=(300,), sample_size=200, seed=5,
-                                  albert_specials=False, num_threads=1)
+    cfg = TokenizerTrainingConfig(
+        inputs=(corpus,),
+        output_dir=tmp_path,
+        vocab_sizes=(300,),
+        sample_size=200,
+        seed=5,
+        albert_specials=False,
+        num_threads=1,
+    )
     (res,) = train_tokenizers(cfg, progress=False)
     import sentencepiece as spm
 
@@ -100,9 +121,12 @@ def test_a_failing_size_writes_nothing(tmp_path, algorithm):
     """Issue 15: a later size failing must not leave a finished smaller tokenizer behind."""
     corpus = _small_corpus(tmp_path, n=60)
     out = tmp_path / "out"
-    cfg = TokenizerTrainingConfig(inputs=(corpus,), output_dir=out, algorithm=algorithm,
-                                  vocab_sizes=(300, 60000, 90000), sample_size=0)
-    with pytest.raises(TokenizerTrainingError, match=r"too large.*\(so are 60000\)|too large.*\(so are 90000\)") as info:
+    cfg = TokenizerTrainingConfig(
+        inputs=(corpus,), output_dir=out, algorithm=algorithm, vocab_sizes=(300, 60000, 90000), sample_size=0
+    )
+    with pytest.raises(
+        TokenizerTrainingError, match=r"too large.*\(so are 60000\)|too large.*\(so are 90000\)"
+    ) as info:
         train_tokenizers(cfg, progress=False)
     assert "Nothing was written" in str(info.value)
     assert not out.exists()  # not even the folder we would have created
@@ -110,15 +134,20 @@ def test_a_failing_size_writes_nothing(tmp_path, algorithm):
     kept.mkdir()
     (kept / "notes.txt").write_text("mine")
     with pytest.raises(TokenizerTrainingError):
-        train_tokenizers(TokenizerTrainingConfig(inputs=(corpus,), output_dir=kept, algorithm=algorithm,
-                                                 vocab_sizes=(300, 90000), sample_size=0), progress=False)
+        train_tokenizers(
+            TokenizerTrainingConfig(
+                inputs=(corpus,), output_dir=kept, algorithm=algorithm, vocab_sizes=(300, 90000), sample_size=0
+            ),
+            progress=False,
+        )
     assert sorted(p.name for p in kept.iterdir()) == ["notes.txt"]
 
 
 def test_all_sizes_written_in_the_order_given(tmp_path):
     corpus = _small_corpus(tmp_path, n=200)
-    cfg = TokenizerTrainingConfig(inputs=(corpus,), output_dir=tmp_path / "out", algorithm="sp-bpe",
-                                  vocab_sizes=(400, 300), sample_size=0)
+    cfg = TokenizerTrainingConfig(
+        inputs=(corpus,), output_dir=tmp_path / "out", algorithm="sp-bpe", vocab_sizes=(400, 300), sample_size=0
+    )
     res = train_tokenizers(cfg, progress=False)
     assert [r.path.name for r in res] == ["sp-bpe-400", "sp-bpe-300"]
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["sp-bpe-300", "sp-bpe-400"]  # no staging left

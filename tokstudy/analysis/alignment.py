@@ -124,8 +124,11 @@ def align_predictions(
         subset = f"first {first} of {n_split} sentences"
     by_id = {int(table.sent_id[s]): i for i, s in enumerate(starts.tolist())}
     if len(predictions.sentences) != len(sents):
-        what = f"the first {len(sents)} sentences of dataset {label!r}, as declared" if subset else (
-            f"dataset {label!r} has {len(sents)} (non-empty) sentences")
+        what = (
+            f"the first {len(sents)} sentences of dataset {label!r}, as declared"
+            if subset
+            else (f"dataset {label!r} has {len(sents)} (non-empty) sentences")
+        )
         raise AlignmentError(
             f"{src}: {len(predictions.sentences)} predicted sentences but {what}; predictions must cover the "
             f"whole split, or declare the part they cover with a '# {SUBSET_KEY}=first:N' metadata line"

@@ -38,8 +38,8 @@ from __future__ import annotations
 import math
 import warnings
 from collections import Counter
-from dataclasses import dataclass
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -178,8 +178,9 @@ def word_counts(train: Dataset | Iterable[Dataset] | Mapping[str, int]) -> Count
     return counts
 
 
-def design(table: SegmentationTable, aligned: AlignedPredictions, tokenizer: str | None,
-           train_counts: Mapping[str, int] | None) -> Design:
+def design(
+    table: SegmentationTable, aligned: AlignedPredictions, tokenizer: str | None, train_counts: Mapping[str, int] | None
+) -> Design:
     """The per-word response, pieces and covariates of the regression (see the module docstring)."""
     col = table.column(tokenizer)
     keep = col.n_pieces[aligned.rows] > 0
@@ -214,8 +215,15 @@ def design(table: SegmentationTable, aligned: AlignedPredictions, tokenizer: str
     x = np.column_stack(cols) if cols else np.zeros((len(rows), 0))
     constant = np.ptp(x, axis=0) == 0 if len(rows) else np.ones(x.shape[1], bool)
     dropped = tuple(n for n, c in zip(names, constant) if c)
-    return Design(err, pieces, x[:, ~constant], tuple(n for n, c in zip(names, constant) if not c),
-                  table.sentence[rows], count, dropped)
+    return Design(
+        err,
+        pieces,
+        x[:, ~constant],
+        tuple(n for n, c in zip(names, constant) if not c),
+        table.sentence[rows],
+        count,
+        dropped,
+    )
 
 
 #: a coefficient or CI bound beyond this log-odds (an odds ratio of e^30 = 1e13) means the fit diverged.
@@ -231,8 +239,9 @@ def _logit(y: np.ndarray, x: np.ndarray, groups: np.ndarray, confidence: float):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            fit = Logit(y, exog).fit(disp=0, method="newton", maxiter=100,
-                                     cov_type="cluster", cov_kwds={"groups": groups})
+            fit = Logit(y, exog).fit(
+                disp=0, method="newton", maxiter=100, cov_type="cluster", cov_kwds={"groups": groups}
+            )
         except (PerfectSeparationError, np.linalg.LinAlgError, ValueError, ArithmeticError) as exc:
             return None, f"{type(exc).__name__}: {exc}"
     ci = np.asarray(fit.conf_int(alpha=1 - confidence))
@@ -285,8 +294,11 @@ def frequency_bins(pieces: np.ndarray, error: np.ndarray, train_count: np.ndarra
     key = fb * 4 + lv
     n = np.bincount(key, minlength=4 * len(names))
     e = np.bincount(key, weights=error.astype(np.float64), minlength=4 * len(names))
-    return tuple(FrequencyCell(names[f], PIECE_LEVELS[p], int(n[f * 4 + p]), int(round(e[f * 4 + p])))
-                 for f in range(len(names)) for p in range(4))
+    return tuple(
+        FrequencyCell(names[f], PIECE_LEVELS[p], int(n[f * 4 + p]), int(round(e[f * 4 + p])))
+        for f in range(len(names))
+        for p in range(4)
+    )
 
 
 def attribute_errors(
@@ -310,8 +322,11 @@ def attribute_errors(
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     col = table.column(tokenizer)
-    aligned = (predictions if isinstance(predictions, AlignedPredictions)
-               else align_predictions(table, predictions, dataset=dataset, check_gold=check_gold))
+    aligned = (
+        predictions
+        if isinstance(predictions, AlignedPredictions)
+        else align_predictions(table, predictions, dataset=dataset, check_gold=check_gold)
+    )
     counts = None if train is None else word_counts(train)
     if train is not None and train_label is None:
         first = train if isinstance(train, Dataset) else None
@@ -328,7 +343,9 @@ def attribute_errors(
     lv = _level(d.pieces)
     levels = [k for k in range(1, 4) if (lv == k).any()]
     dummies = np.column_stack([(lv == k).astype(np.float64) for k in levels]) if levels else np.zeros((len(lv), 0))
-    cat, why = _logit(d.error, np.column_stack([dummies, d.covariates]), d.sentence, confidence) if levels else (None, "")
+    cat, why = (
+        _logit(d.error, np.column_stack([dummies, d.covariates]), d.sentence, confidence) if levels else (None, "")
+    )
     if why:
         notes.append(f"categorical model: {why}")
     by_pieces = {PIECE_LEVELS[k]: _odds(cat, 1 + i) for i, k in enumerate(levels)}

@@ -89,7 +89,10 @@ def resample_weights(n_sentences: int, n_resamples: int, seed: int) -> Iterator[
         yield w
         done += k
     if keep:
-        while _CACHE and sum(c.nbytes for cs in _CACHE.values() for c in cs) + n_sentences * n_resamples * 4 > _CACHE_BYTES:
+        while (
+            _CACHE
+            and sum(c.nbytes for cs in _CACHE.values() for c in cs) + n_sentences * n_resamples * 4 > _CACHE_BYTES
+        ):
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = chunks
 

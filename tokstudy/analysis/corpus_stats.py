@@ -134,6 +134,7 @@ class CorpusAggregate:
 
 # ---- worker side: lines -> sums ----------------------------------------------------------
 
+
 def bucket_of(offsets: np.ndarray, *, file_key: str, seed: int, n_buckets: int) -> np.ndarray:
     """Bucket of each line from its byte offset, file key and seed (SplitMix64 finaliser)."""
     salt = int.from_bytes(hashlib.blake2b(f"{seed}\0{file_key}".encode(), digest_size=8).digest(), "little")
@@ -155,8 +156,10 @@ def aggregate_lines(
     settings: CorpusStatsSettings,
 ) -> CorpusAggregate:
     """Sums of ``(byte offset, line)`` pairs of one file for each segmenter (pure; no I/O)."""
-    sums = {seg.name: {language: LanguageSums(np.zeros((settings.n_buckets, len(QUANTITIES)), np.int64))}
-            for seg in segmenters}
+    sums = {
+        seg.name: {language: LanguageSums(np.zeros((settings.n_buckets, len(QUANTITIES)), np.int64))}
+        for seg in segmenters
+    }
     batch: list[tuple[int, str]] = []
     for item in lines:
         batch.append(item)
@@ -198,7 +201,9 @@ def _add_chunk(batch, segmenters, sums, file_key, language, settings) -> None:
         b[:, PIECES_CONTINUED] += _bucket_sum(word_bucket, p * c, U)
         hist = target.pieces
         # unknown pieces may be shown as their surface text; they are one vocabulary entry
-        pieces = [UNK_KEY if u else piece for piece, u in zip(res.pieces, res.unk.tolist())] if res.unk.any() else res.pieces
+        pieces = (
+            [UNK_KEY if u else piece for piece, u in zip(res.pieces, res.unk.tolist())] if res.unk.any() else res.pieces
+        )
         for piece, n in zip(pieces, np.repeat(freq, counts).tolist()):
             hist[piece] = hist.get(piece, 0) + n
 
@@ -221,11 +226,17 @@ def partition_aggregate(partition, tokenizers: tuple[str, ...], settings: Corpus
     from tokstudy.analysis.partitions import iter_partition_lines
 
     segmenters = worker_segmenters(tuple(tokenizers), settings.count_lone_boundary)
-    return aggregate_lines(iter_partition_lines(partition), segmenters, file_key=partition.key,
-                           language=partition.language, settings=settings)
+    return aggregate_lines(
+        iter_partition_lines(partition),
+        segmenters,
+        file_key=partition.key,
+        language=partition.language,
+        settings=settings,
+    )
 
 
 # ---- client side: sums -> figures --------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class LanguageFigures:
@@ -285,14 +296,38 @@ class CorpusStats:
             for lang, f in langs.items():
                 for name in ESTIMATES:
                     e = getattr(f, name)
-                    out.append({"tokenizer": tok, "language": lang, "figure": name, "value": e.value,
-                                "low": e.low, "high": e.high})
+                    out.append(
+                        {
+                            "tokenizer": tok,
+                            "language": lang,
+                            "figure": name,
+                            "value": e.value,
+                            "low": e.low,
+                            "high": e.high,
+                        }
+                    )
                 for name in POINTS:
-                    out.append({"tokenizer": tok, "language": lang, "figure": name, "value": getattr(f, name),
-                                "low": float("nan"), "high": float("nan")})
+                    out.append(
+                        {
+                            "tokenizer": tok,
+                            "language": lang,
+                            "figure": name,
+                            "value": getattr(f, name),
+                            "low": float("nan"),
+                            "high": float("nan"),
+                        }
+                    )
                 for name in ("n_lines", "n_words", "n_pieces"):
-                    out.append({"tokenizer": tok, "language": lang, "figure": name, "value": getattr(f, name),
-                                "low": float("nan"), "high": float("nan")})
+                    out.append(
+                        {
+                            "tokenizer": tok,
+                            "language": lang,
+                            "figure": name,
+                            "value": getattr(f, name),
+                            "low": float("nan"),
+                            "high": float("nan"),
+                        }
+                    )
         return out
 
 
@@ -347,7 +382,8 @@ def _figures(s: LanguageSums, vocab_size: int, weights, settings: CorpusStatsSet
         bytes_per_piece=est(BYTES, PIECES),
         shannon_entropy=shannon_entropy(counts) if has else float("nan"),
         renyi_efficiency=renyi_efficiency(counts, vocab_size=vocab_size, alpha=settings.renyi_alpha)
-        if has and vocab_size >= 2 else float("nan"),
+        if has and vocab_size >= 2
+        else float("nan"),
         vocab_utilization=vocab_utilization(counts, vocab_size=vocab_size) if has else float("nan"),
         n_lines=n_lines,
         n_words=n_words,

@@ -140,7 +140,11 @@ def correlation(x, y, sentence, settings: BootstrapSettings) -> Correlation:
     """Pearson/Spearman of ``x`` and ``y`` with a bootstrap CI over the groups in ``sentence``."""
     r, p, rho, sp = pearson_spearman(np.asarray(x, float), np.asarray(y, float))
     _, dense = np.unique(sentence, return_inverse=True)
-    lo, hi = bootstrap_pearson(x, y, dense, int(dense.max()) + 1 if len(dense) else 0, settings) if np.isfinite(r) else (float("nan"),) * 2
+    lo, hi = (
+        bootstrap_pearson(x, y, dense, int(dense.max()) + 1 if len(dense) else 0, settings)
+        if np.isfinite(r)
+        else (float("nan"),) * 2
+    )
     return Correlation(r, p, rho, sp, lo, hi, int(len(x)))
 
 

@@ -60,10 +60,12 @@ class UnknownShare:
         script = ""
         if self.scripts:
             script = f" ({', '.join(self.scripts)} script{'s' if len(self.scripts) > 1 else ''})"
-        return (f"tokenizer {self.tokenizer!r} on dataset {self.dataset!r}: {self.share:.1%} of the pieces "
-                f"({self.n_unk:,} of {self.n_pieces:,}) are unknown pieces; most frequent unknown characters: "
-                f"{chars}{script}. The tokenizer does not cover this text, so its piece counts describe unknown "
-                f"pieces, not segmentation.")
+        return (
+            f"tokenizer {self.tokenizer!r} on dataset {self.dataset!r}: {self.share:.1%} of the pieces "
+            f"({self.n_unk:,} of {self.n_pieces:,}) are unknown pieces; most frequent unknown characters: "
+            f"{chars}{script}. The tokenizer does not cover this text, so its piece counts describe unknown "
+            f"pieces, not segmentation."
+        )
 
 
 def char_script(ch: str) -> str:
@@ -122,5 +124,6 @@ def unknown_share(table, tokenizer: str, *, top: int = 8, detail_above: float = 
 
 def coverage_warnings(table, *, threshold: float = THRESHOLD) -> list[UnknownShare]:
     """Every (dataset, tokenizer) of ``table`` whose unknown-piece share exceeds ``threshold``."""
-    return [s for t in table.tokenizer_names for s in unknown_share(table, t, detail_above=threshold)
-            if s.share > threshold]
+    return [
+        s for t in table.tokenizer_names for s in unknown_share(table, t, detail_above=threshold) if s.share > threshold
+    ]

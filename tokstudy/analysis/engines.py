@@ -95,8 +95,12 @@ def corpus_stats(
     from tokstudy.analysis.corpus_stats import worker_segmenters
 
     worker_segmenters(tuple(tokenizers), settings.count_lone_boundary)
-    parts = plan_partitions(corpus_files(corpus, data_dir=data_dir), n_partitions=engine.partitions,
-                            partition_bytes=engine.partition_bytes, languages=languages)
+    parts = plan_partitions(
+        corpus_files(corpus, data_dir=data_dir),
+        n_partitions=engine.partitions,
+        partition_bytes=engine.partition_bytes,
+        languages=languages,
+    )
     run = run_dask if engine.engine == "dask" else run_local
     total = run(parts, tuple(tokenizers), settings, engine, progress=progress, callback=callback)
     if not total.sums or all(s.buckets[:, 0].sum() == 0 for langs in total.sums.values() for s in langs.values()):
@@ -115,8 +119,13 @@ class _Progress:
         if progress:
             from tqdm.auto import tqdm
 
-            self.bar = tqdm(total=sum(self.sizes.values()), desc=f"corpus-stats ({label})", unit="B",
-                            unit_scale=True, unit_divisor=1024)
+            self.bar = tqdm(
+                total=sum(self.sizes.values()),
+                desc=f"corpus-stats ({label})",
+                unit="B",
+                unit_scale=True,
+                unit_divisor=1024,
+            )
 
     def add(self, index: int, part: CorpusAggregate) -> None:
         self.aggregate.merge(part)
@@ -174,10 +183,15 @@ def run_dask(parts, tokenizers, settings, engine: EngineSettings, *, progress=Fa
         # Two dask defaults cost this task CPU (benchmarks/results/corpus.md): the statistical profiler
         # samples every task's stack every 10 ms, and MALLOC_TRIM_THRESHOLD_=65536 turns off glibc's
         # dynamic mmap threshold, so every large numpy array of a chunk is mmap'ed and page-faulted anew.
-        with dask.config.set({"distributed.worker.profile.enabled": False,
-                              "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
-            cluster = LocalCluster(n_workers=engine.workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
+        with dask.config.set(
+            {
+                "distributed.worker.profile.enabled": False,
+                "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+            }
+        ):
+            cluster = LocalCluster(
+                n_workers=engine.workers, threads_per_worker=1, processes=True, dashboard_address=None
+            )
         client = Client(cluster)
         label = f"dask LocalCluster, {engine.workers} workers"
     state = _Progress(parts, progress, callback, label)

@@ -77,8 +77,9 @@ class FileOptions:
         try:
             return int(self.label_column)
         except ValueError:
-            raise UsageError(f"--label-column {self.label_column!r}: CoNLL files need a column index "
-                             "(0 the first, -1 the last)") from None
+            raise UsageError(
+                f"--label-column {self.label_column!r}: CoNLL files need a column index (0 the first, -1 the last)"
+            ) from None
 
     def format_of(self, path: Path) -> str:
         """The format a path is read with (``auto`` resolved by its name)."""
@@ -123,7 +124,16 @@ def load_dataset_spec(
     p = Path(file_spec).expanduser()
     if p.is_file() or p.is_dir():
         return read_dataset_file(p, options, language=file_lang or language or "und")
-    if any(c in spec for c in "/\\") or p.suffix in (".conll", ".txt", ".gz", ".tsv", ".iob", ".bio", ".json", ".jsonl"):
+    if any(c in spec for c in "/\\") or p.suffix in (
+        ".conll",
+        ".txt",
+        ".gz",
+        ".tsv",
+        ".iob",
+        ".bio",
+        ".json",
+        ".jsonl",
+    ):
         raise DataNotFoundError(f"{p}: dataset file not found")
     from tokstudy.data.registry import list_datasets, load_dataset
 
@@ -141,8 +151,10 @@ def load_dataset_spec(
     elif len(parts) == 3:
         lang, split = parts[1], parts[2]
     else:
-        raise UsageError(f"dataset spec {spec!r} has {len(parts)} parts; expected NAME, NAME:SPLIT or "
-                         "NAME:LANGUAGE:SPLIT (e.g. conll2003:test, wikiann:ru:test)")
+        raise UsageError(
+            f"dataset spec {spec!r} has {len(parts)} parts; expected NAME, NAME:SPLIT or "
+            "NAME:LANGUAGE:SPLIT (e.g. conll2003:test, wikiann:ru:test)"
+        )
     try:
         return load_dataset(name, split, language=lang, data_dir=data_dir, lenient=options.lenient)
     except ValueError as exc:
@@ -163,14 +175,25 @@ def read_dataset_file(path: Path, options: FileOptions, *, language: str = "und"
             raise DataNotFoundError(_folder_message(path, fmt))
         from tokstudy.data.slu import read_slu
 
-        return read_slu(path, lenient=bool(options.lenient), encoding=options.encoding,
-                        scheme=options.scheme if options.scheme != "auto" else "IOB2", **common)
+        return read_slu(
+            path,
+            lenient=bool(options.lenient),
+            encoding=options.encoding,
+            scheme=options.scheme if options.scheme != "auto" else "IOB2",
+            **common,
+        )
     lenient = bool(options.lenient)
     if fmt == "conll":
         from tokstudy.data.conll import read_conll
 
-        return read_conll(path, label_column=options.conll_label_column(), scheme=options.scheme, lenient=lenient,
-                          encoding=options.encoding, **common)
+        return read_conll(
+            path,
+            label_column=options.conll_label_column(),
+            scheme=options.scheme,
+            lenient=lenient,
+            encoding=options.encoding,
+            **common,
+        )
     if fmt == "tsv":
         from tokstudy.data.tsv import read_tsv
 
@@ -178,8 +201,14 @@ def read_dataset_file(path: Path, options: FileOptions, *, language: str = "und"
     if fmt == "jsonl":
         from tokstudy.data.jsonl import read_jsonl
 
-        return read_jsonl(path, tags_key=options.label_column or "tags", scheme=options.scheme, lenient=lenient,
-                          encoding=options.encoding, **common)
+        return read_jsonl(
+            path,
+            tags_key=options.label_column or "tags",
+            scheme=options.scheme,
+            lenient=lenient,
+            encoding=options.encoding,
+            **common,
+        )
     from tokstudy.data.jsonl import read_char_span_json
 
     return read_char_span_json(path, **common)
@@ -189,14 +218,23 @@ def _folder_message(path: Path, fmt: str) -> str:
     files = sorted(f.name for f in path.iterdir() if f.is_file())[:8]
     listing = ", ".join(files) if files else "no files"
     if fmt == "slu":
-        return (f"{path}: is a folder without {', '.join(_SLU_FILES)} (it holds {listing}); "
-                "give one dataset file, or a SNIPS/ATIS-style folder")
+        return (
+            f"{path}: is a folder without {', '.join(_SLU_FILES)} (it holds {listing}); "
+            "give one dataset file, or a SNIPS/ATIS-style folder"
+        )
     return f"{path}: is a folder, not a {fmt} file (it holds {listing}); give one of its files"
 
 
 def _split_from_name(name: str) -> str:
     low = name.lower()
-    for key, split in (("train", "train"), ("testa", "dev"), ("dev", "dev"), ("valid", "dev"), ("testb", "test"), ("test", "test")):
+    for key, split in (
+        ("train", "train"),
+        ("testa", "dev"),
+        ("dev", "dev"),
+        ("valid", "dev"),
+        ("testb", "test"),
+        ("test", "test"),
+    ):
         if key in low:
             return split
     return "all"
@@ -231,7 +269,7 @@ def distinct_names(datasets: Sequence[Dataset]) -> list[Dataset]:
             same = next(s for s in sources if sources.count(s) > 1) if None not in sources else key[0]
             raise UsageError(f"dataset {same} is given twice; give each dataset once")
         for depth in range(1, max(len(s.parts) for s in sources)):
-            names = ["/".join(s.parts[-depth - 1:-1] + (key[0],)) for s in sources]
+            names = ["/".join(s.parts[-depth - 1 : -1] + (key[0],)) for s in sources]
             if len(set(names)) == len(names):
                 break
         for i, name in zip(idx, names):
@@ -249,7 +287,9 @@ def load_tokenizers(specs: Sequence[str], *, count_lone_boundary: bool = True) -
     for spec in specs:
         name, path = parse_tokenizer_spec(spec)
         if not Path(path).expanduser().exists():
-            raise TokenizerLoadError(f"{path}: tokenizer not found (expected a .model, tokenizer.json, vocab.txt or a directory)")
+            raise TokenizerLoadError(
+                f"{path}: tokenizer not found (expected a .model, tokenizer.json, vocab.txt or a directory)"
+            )
         out.append(load_tokenizer(path, name=name, count_lone_boundary=count_lone_boundary))
     names = [s.name for s in out]
     if len(set(names)) != len(names):
@@ -262,4 +302,6 @@ def check_files(paths: Sequence[str], option: str) -> None:
     for path in paths:
         p = Path(path).expanduser()
         if not p.is_file():
-            raise DataNotFoundError(f"{option} {path}: " + ("is a folder; expected a file" if p.is_dir() else "file not found"))
+            raise DataNotFoundError(
+                f"{option} {path}: " + ("is a folder; expected a file" if p.is_dir() else "file not found")
+            )

@@ -33,8 +33,8 @@ from statistics import NormalDist
 import numpy as np
 
 from tokstudy.analysis import intrinsic
-from tokstudy.analysis.factorize import factorize
 from tokstudy.analysis.estimates import BootstrapSettings, Estimate
+from tokstudy.analysis.factorize import factorize
 from tokstudy.analysis.ratio_batch import Figure, Quantity, RatioBatch
 from tokstudy.analysis.stats import SUBSETS, subset_grouping
 from tokstudy.analysis.table import SegmentationTable, TokenizerColumns
@@ -113,8 +113,9 @@ class IntrinsicPlan:
     table: SegmentationTable
 
     @classmethod
-    def register(cls, batch: RatioBatch, table: SegmentationTable, tokenizers,
-                 *, alpha: float = intrinsic.DEFAULT_RENYI_ALPHA) -> "IntrinsicPlan":
+    def register(
+        cls, batch: RatioBatch, table: SegmentationTable, tokenizers, *, alpha: float = intrinsic.DEFAULT_RENYI_ALPHA
+    ) -> "IntrinsicPlan":
         types = table.types
         chars_t = np.fromiter(map(len, types), np.float64, len(types))
         chars = Quantity("characters", chars_t[table.word_type])
@@ -160,7 +161,9 @@ def _counts_matrix(table: SegmentationTable, mask: np.ndarray | None):
     from scipy import sparse
 
     data = np.ones(len(table)) if mask is None else mask.astype(np.float64)
-    return sparse.csr_matrix((data, table.word_type, table.sentence_offsets), shape=(table.n_sentences, len(table.types)))
+    return sparse.csr_matrix(
+        (data, table.word_type, table.sentence_offsets), shape=(table.n_sentences, len(table.types))
+    )
 
 
 def _piece_ids(col) -> tuple[np.ndarray, int]:
@@ -178,8 +181,10 @@ def _finish(est: dict[Figure, Estimate], settings: BootstrapSettings, plan: Intr
     table, masks, alpha = plan.table, plan.masks, plan.alpha
     n_types = len(table.types)
     occ = {name: _counts_matrix(table, m) for name, m in masks.items()}
-    freq = {name: np.bincount(table.word_type, weights=None if m is None else m.astype(np.float64), minlength=n_types)
-            for name, m in masks.items()}
+    freq = {
+        name: np.bincount(table.word_type, weights=None if m is None else m.astype(np.float64), minlength=n_types)
+        for name, m in masks.items()
+    }
     cols, points = [], []
     for col, groups in zip(plan.columns, plan.figures):
         piece_id, n_ids = _piece_ids(col)
@@ -214,8 +219,12 @@ def _finish(est: dict[Figure, Estimate], settings: BootstrapSettings, plan: Intr
         util = intrinsic.vocab_utilization(counts, vocab_size=vocab) if vocab else nan
         summary = out.setdefault(col.name, IntrinsicSummary(col.name, vocab, alpha, {}))
         summary.groups[name] = IntrinsicEstimates(
-            chars_per_piece=first, bytes_per_piece=est[handles[1]],
-            shannon_entropy=ests[0], renyi_efficiency=ests[1],
+            chars_per_piece=first,
+            bytes_per_piece=est[handles[1]],
+            shannon_entropy=ests[0],
+            renyi_efficiency=ests[1],
             vocab_utilization=Estimate(util, nan, nan, first.n_words, first.n_sentences),
-            n_pieces=int(round(counts.sum())), n_distinct=int(np.count_nonzero(counts)))
+            n_pieces=int(round(counts.sum())),
+            n_distinct=int(np.count_nonzero(counts)),
+        )
     return [out[col.name] for col in plan.columns if col.name in out]

@@ -107,7 +107,9 @@ def parity(
     n_par = len(paragraphs[reference])
     for lang in langs:
         if len(paragraphs[lang]) != n_par:
-            raise AlignmentError(f"{lang} has {len(paragraphs[lang])} paragraphs but {reference} has {n_par}; not parallel")
+            raise AlignmentError(
+                f"{lang} has {len(paragraphs[lang])} paragraphs but {reference} has {n_par}; not parallel"
+            )
     if n_par == 0:
         raise AlignmentError("no paragraphs to compare")
     words: list[str] = []
@@ -127,7 +129,13 @@ def parity(
     for seg in segmenters:
         counts = seg.segment(types).counts[wtype]
         pieces = np.bincount(key, weights=counts, minlength=n_par * len(langs)).reshape(n_par, len(langs))
-        par = bootstrap_ratios(pieces, np.repeat(pieces[:, [ref]], len(langs), axis=1), n_resamples=n_resamples, seed=seed, confidence=confidence)
+        par = bootstrap_ratios(
+            pieces,
+            np.repeat(pieces[:, [ref]], len(langs), axis=1),
+            n_resamples=n_resamples,
+            seed=seed,
+            confidence=confidence,
+        )
         fert = bootstrap_ratios(pieces, n_words, n_resamples=n_resamples, seed=seed, confidence=confidence)
         g = gini_coefficient(par.point)
         g_low = g_high = float("nan")
@@ -140,8 +148,12 @@ def parity(
         res = {}
         for li, lang in enumerate(langs):
             res[lang] = LanguageParity(
-                parity=Estimate(float(par.point[li]), float(par.low[li]), float(par.high[li]), int(n_words[:, li].sum()), n_par),
-                fertility=Estimate(float(fert.point[li]), float(fert.low[li]), float(fert.high[li]), int(n_words[:, li].sum()), n_par),
+                parity=Estimate(
+                    float(par.point[li]), float(par.low[li]), float(par.high[li]), int(n_words[:, li].sum()), n_par
+                ),
+                fertility=Estimate(
+                    float(fert.point[li]), float(fert.low[li]), float(fert.high[li]), int(n_words[:, li].sum()), n_par
+                ),
                 n_pieces=int(pieces[:, li].sum()),
                 n_words=int(n_words[:, li].sum()),
                 n_paragraphs=n_par,

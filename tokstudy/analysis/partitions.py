@@ -72,11 +72,15 @@ def corpus_files(spec: str | os.PathLike, *, data_dir: str | os.PathLike | None 
     if path.is_file():
         return [(path.resolve(), path.name)]
     if path.is_dir():
-        files = sorted(q for q in path.iterdir() if q.is_file() and not q.name.endswith(".md") and not q.name.startswith("."))
+        files = sorted(
+            q for q in path.iterdir() if q.is_file() and not q.name.endswith(".md") and not q.name.startswith(".")
+        )
         if not files:
             raise DataNotFoundError(f"{path}: folder holds no corpus files")
         return [(q.resolve(), q.name) for q in files]
-    raise DataNotFoundError(f"{spec}: no such file or folder, and not a corpus name (known: {', '.join(sorted(CORPORA))})")
+    raise DataNotFoundError(
+        f"{spec}: no such file or folder, and not a corpus name (known: {', '.join(sorted(CORPORA))})"
+    )
 
 
 def plan_partitions(

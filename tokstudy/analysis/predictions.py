@@ -72,7 +72,7 @@ def unescape_word(text: str) -> str:
         c = text[i]
         if c == "\\":
             if i + 1 >= len(text) or text[i + 1] not in _UNESCAPES:
-                raise ValueError(f"unknown escape {text[i:i + 2]!r} in word {text!r}; expected \\\\, \\t, \\n or \\r")
+                raise ValueError(f"unknown escape {text[i : i + 2]!r} in word {text!r}; expected \\\\, \\t, \\n or \\r")
             out.append(_UNESCAPES[text[i + 1]])
             i += 2
         else:
@@ -112,7 +112,8 @@ class PredictedSentence:
     def __post_init__(self) -> None:
         if not (len(self.words) == len(self.gold) == len(self.pred)):
             raise ValueError(
-                f"sentence {self.sent_id}: {len(self.words)} words, {len(self.gold)} gold tags, {len(self.pred)} predicted tags"
+                f"sentence {self.sent_id}: {len(self.words)} words, {len(self.gold)} gold tags, "
+                f"{len(self.pred)} predicted tags"
             )
 
     def __len__(self) -> int:
@@ -170,7 +171,9 @@ def write_predictions(
     for key, value in metadata.items():
         key, value = str(key), str(value)
         if not key or any(c in key for c in " \t\n=#") or any(c in value for c in "\t\n"):
-            raise ValueError(f"metadata {key!r}={value!r}: keys must be single words, values must not hold tabs/newlines")
+            raise ValueError(
+                f"metadata {key!r}={value!r}: keys must be single words, values must not hold tabs/newlines"
+            )
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -183,7 +186,9 @@ def write_predictions(
                 fh.write("\n")
             for i, (words, gold, pred) in enumerate(sentences):
                 if not (len(words) == len(gold) == len(pred)):
-                    raise ValueError(f"sentence {i}: {len(words)} words, {len(gold)} gold tags, {len(pred)} predicted tags")
+                    raise ValueError(
+                        f"sentence {i}: {len(words)} words, {len(gold)} gold tags, {len(pred)} predicted tags"
+                    )
                 sid = i if sent_ids is None else int(sent_ids[i])
                 fh.write(f"# sent_id = {sid}\n")
                 for w, g, p in zip(words, gold, pred):

@@ -140,8 +140,13 @@ class RatioBatch:
         out = {}
         for i, r in enumerate(reqs):
             f = r.transform
-            out[Figure(i)] = Estimate(float(f(point[i])), float(f(low[i])), float(f(high[i])),
-                                      int(total[r.words]), int((m[:, r.words] > 0).sum()))
+            out[Figure(i)] = Estimate(
+                float(f(point[i])),
+                float(f(low[i])),
+                float(f(high[i])),
+                int(total[r.words]),
+                int((m[:, r.words] > 0).sum()),
+            )
         return out
 
     # ---- per-sentence sums as matrix columns ----

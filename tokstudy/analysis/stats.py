@@ -94,14 +94,17 @@ class _Table4Plan:
             return codes
 
         pieces = Quantity(("pieces", col.name), col.n_pieces)
-        ne, non_ne = batch.ratio(pieces, batch.words, batch.grouping("ne/non_ne", ne_or_not, ("ne", "non_ne")),
-                                 _pct_extra)
+        ne, non_ne = batch.ratio(
+            pieces, batch.words, batch.grouping("ne/non_ne", ne_or_not, ("ne", "non_ne")), _pct_extra
+        )
         (every,) = batch.ratio(pieces, batch.words, ALL_ROWS, _pct_extra)
         return cls(col, ne, non_ne, every)
 
     def result(self, est: dict[Figure, Estimate], settings: BootstrapSettings) -> AdditionalSegmentation:
         c = self.column
-        return AdditionalSegmentation(c.name, est[self.ne], est[self.non_ne], est[self.all], c.boundary_policy, settings)
+        return AdditionalSegmentation(
+            c.name, est[self.ne], est[self.non_ne], est[self.all], c.boundary_policy, settings
+        )
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,9 @@ class _SummaryPlan:
     def result(self, est: dict[Figure, Estimate], settings: BootstrapSettings) -> SegmentationSummary:
         subsets = {s: SubsetSummary(*(est[f] for f in figs), self.n_pieces[s]) for s, figs in self.figures.items()}
         c = self.column
-        return SegmentationSummary(c.name, subsets["ne"], subsets["non_ne"], subsets["all"], c.boundary_policy, settings)
+        return SegmentationSummary(
+            c.name, subsets["ne"], subsets["non_ne"], subsets["all"], c.boundary_policy, settings
+        )
 
 
 def additional_segmentation(
@@ -236,8 +241,11 @@ def segmentation_summary(
 
 def default_groupings(table: SegmentationTable) -> list[str]:
     """Entity type and position, plus language and dataset when the table has several."""
-    return ["entity_type", "position"] + (["language"] if len(table.languages) > 1 else []) + (
-        ["dataset"] if len(table.datasets) > 1 else [])
+    return (
+        ["entity_type", "position"]
+        + (["language"] if len(table.languages) > 1 else [])
+        + (["dataset"] if len(table.datasets) > 1 else [])
+    )
 
 
 def table_statistics(

@@ -137,11 +137,11 @@ class StreamedStats:
 
 # ---- worker side -------------------------------------------------------------------
 
+
 def _init_worker(specs: Sequence[str], count_lone_boundary: bool) -> None:
     global _WORKER_SEGMENTERS
-    from tokstudy.tokenization.loading import load_tokenizer
-
     from tokstudy.analysis.inputs import parse_tokenizer_spec
+    from tokstudy.tokenization.loading import load_tokenizer
 
     _WORKER_SEGMENTERS = []
     for spec in specs:
@@ -215,6 +215,7 @@ def _work(task):
 
 # ---- driver ------------------------------------------------------------------------
 
+
 def _chunks(sentences: Iterable, size: int) -> Iterator[list]:
     it = iter(sentences)
     while True:
@@ -263,8 +264,9 @@ def stream_stats(
     else:
         ctx = mp.get_context("spawn")  # no fork of a process holding tokenizer threads
         window = 2 * settings.processes
-        with ctx.Pool(settings.processes, initializer=_init_worker,
-                      initargs=(list(tokenizers), settings.count_lone_boundary)) as pool:
+        with ctx.Pool(
+            settings.processes, initializer=_init_worker, initargs=(list(tokenizers), settings.count_lone_boundary)
+        ) as pool:
             pending = []
             for i, chunk in enumerate(_chunks(sentences, settings.chunk_sentences)):
                 pending.append((pool.apply_async(_work, ((i, chunk, settings),)), len(chunk)))

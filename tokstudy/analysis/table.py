@@ -22,7 +22,9 @@ Why numpy columns (and not pandas or pyarrow in the core):
 >>> class Halves(Segmenter):
 ...     name, kind, vocab_size = "halves", "demo", 0
 ...     def segment(self, words):
-...         return Segmentation.from_lists([[w[: (len(w) + 1) // 2], w[(len(w) + 1) // 2 :]] if len(w) > 1 else [w] for w in words])
+...         return Segmentation.from_lists(
+...             [[w[: (len(w) + 1) // 2], w[(len(w) + 1) // 2 :]] if len(w) > 1 else [w] for w in words]
+...         )
 >>> ds = Dataset((Sentence(("EU", "rejects", "a"), ("B-ORG", "O", "O")),), name="demo", language="en", split="test")
 >>> t = segmentation_table([ds], [Halves()], progress=False)
 >>> t.n_pieces("halves").tolist(), t.pieces_of("halves", 1)
@@ -185,7 +187,9 @@ class SegmentationTable:
         """Global sentence index of ``sent_id`` in ``dataset``; ``KeyError`` if absent."""
         d = self.datasets.index(dataset)
         starts = self.sentence_offsets[:-1]
-        hits = np.flatnonzero((self.sentence_dataset == d) & (self.sent_id[np.minimum(starts, len(self) - 1)] == sent_id))
+        hits = np.flatnonzero(
+            (self.sentence_dataset == d) & (self.sent_id[np.minimum(starts, len(self) - 1)] == sent_id)
+        )
         if not len(hits):
             raise KeyError(f"no sentence {sent_id} in dataset {dataset!r}")
         return int(hits[0])

@@ -74,8 +74,10 @@ def to_arrow(t: SegmentationTable, *, joined_pieces: bool = False):
     for name, c in t.tokenizers.items():
         # pieces: a list array over the distinct words, taken per row (no Python per-row loop)
         o = c.type_offsets
-        type_list = pa.ListArray.from_arrays(pa.array(o, pa.int64()).cast(pa.int32()) if o[-1] < 2**31 else pa.array(o),
-                                             pa.array(c.type_pieces, pa.string()))
+        type_list = pa.ListArray.from_arrays(
+            pa.array(o, pa.int64()).cast(pa.int32()) if o[-1] < 2**31 else pa.array(o),
+            pa.array(c.type_pieces, pa.string()),
+        )
         per_row = type_list.take(pa.array(t.word_type))
         if joined_pieces:
             import pyarrow.compute as pc
@@ -113,7 +115,9 @@ def from_parquet(path: str | os.PathLike) -> SegmentationTable:
     pt = pq.read_table(path)
     raw = (pt.schema.metadata or {}).get(_META_KEY)
     if raw is None:
-        raise DataFormatError("not a tokstudy segmentation table (no tokstudy metadata in the Parquet schema)", path=path)
+        raise DataFormatError(
+            "not a tokstudy segmentation table (no tokstudy metadata in the Parquet schema)", path=path
+        )
     meta = json.loads(raw)
     d = {k: pt.column(k).to_pylist() for k in ("dataset", "split", "language", "sentence", "sent_id", "word", "tag")}
     # rebuild the datasets sentence by sentence, then the word columns exactly as segmentation_table does
@@ -128,9 +132,7 @@ def from_parquet(path: str | os.PathLike) -> SegmentationTable:
         by_ds.setdefault(key, []).append(
             Sentence(tuple(d["word"][a:b]), None if tags[0] == "-" else tuple(tags), sent_id=d["sent_id"][a])
         )
-    datasets = [
-        Dataset(tuple(by_ds[tuple(k)]), name=k[0], split=k[1], language=k[2]) for k in meta["dataset_keys"]
-    ]
+    datasets = [Dataset(tuple(by_ds[tuple(k)]), name=k[0], split=k[1], language=k[2]) for k in meta["dataset_keys"]]
     table = build_word_columns(datasets)
     cols = {}
     for tk in meta["tokenizers"]:

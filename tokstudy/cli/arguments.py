@@ -14,38 +14,70 @@ from tokstudy.errors import DataFormatError, UsageError
 
 
 def add_input_arguments(parser: argparse.ArgumentParser, *, datasets: bool = True) -> None:
-    """``--tokenizer``, ``--dataset`` and its reader options, ``--data-dir``, ``--drop-lone-boundary``, ``--no-progress``."""
+    """``--tokenizer``, ``--dataset`` and its reader options, ``--data-dir``, ``--drop-lone-boundary``,
+    ``--no-progress``."""
     parser.add_argument(
-        "--tokenizer", "-t", action="append", default=[], metavar="[NAME=]PATH",
+        "--tokenizer",
+        "-t",
+        action="append",
+        default=[],
+        metavar="[NAME=]PATH",
         help="tokenizer to study (repeat for several): a SentencePiece .model, a tokenizer.json, a vocab.txt, "
         "or a directory holding one; NAME= sets its display name",
     )
     if datasets:
         parser.add_argument(
-            "--dataset", "-d", action="append", default=[], metavar="SPEC",
+            "--dataset",
+            "-d",
+            action="append",
+            default=[],
+            metavar="SPEC",
             help="dataset (repeat for several): NAME:SPLIT from the registry (conll2003:test, wikiann:ru:test), "
             "a file path (path.conll, path.conll@de for its language) or a SNIPS/ATIS-style folder",
         )
         files = parser.add_argument_group("dataset files given as paths")
-        files.add_argument("--format", default="auto", choices=FORMATS,
-                           help="how to read them: conll (one word per line, tag in a column), tsv (headed "
-                           "sentence<TAB>label rows, SST-2 style), jsonl (one {\"tokens\": [...], \"tags\": [...]} "
-                           "object per line), span-json (character-span records), slu (a folder of seq.in/seq.out/label); "
-                           "auto (the default): .jsonl -> jsonl, .json -> span-json, a folder -> slu, else conll")
-        files.add_argument("--encoding", default="utf-8", type=encoding_arg,
-                           help="their text encoding, e.g. latin-1 for many CoNLL-2002 copies (default utf-8)")
-        files.add_argument("--scheme", default="auto", type=scheme_arg,
-                           help="their tag scheme: IOB1, IOB2, IOBES (BIOES), BILOU, or auto to detect it (default auto)")
-        files.add_argument("--label-column", default=None, metavar="COLUMN",
-                           help="where the tag is: a column index for conll (default -1, the last), the header "
-                           "name for tsv (default label), the key for jsonl (default tags)")
-        files.add_argument("--lenient", action="store_true", default=None,
-                           help="repair forbidden tag transitions (an I-X after O starts an entity) and count them, "
-                           "instead of refusing the file; also applies to registry datasets")
+        files.add_argument(
+            "--format",
+            default="auto",
+            choices=FORMATS,
+            help="how to read them: conll (one word per line, tag in a column), tsv (headed "
+            'sentence<TAB>label rows, SST-2 style), jsonl (one {"tokens": [...], "tags": [...]} '
+            "object per line), span-json (character-span records), slu (a folder of seq.in/seq.out/label); "
+            "auto (the default): .jsonl -> jsonl, .json -> span-json, a folder -> slu, else conll",
+        )
+        files.add_argument(
+            "--encoding",
+            default="utf-8",
+            type=encoding_arg,
+            help="their text encoding, e.g. latin-1 for many CoNLL-2002 copies (default utf-8)",
+        )
+        files.add_argument(
+            "--scheme",
+            default="auto",
+            type=scheme_arg,
+            help="their tag scheme: IOB1, IOB2, IOBES (BIOES), BILOU, or auto to detect it (default auto)",
+        )
+        files.add_argument(
+            "--label-column",
+            default=None,
+            metavar="COLUMN",
+            help="where the tag is: a column index for conll (default -1, the last), the header "
+            "name for tsv (default label), the key for jsonl (default tags)",
+        )
+        files.add_argument(
+            "--lenient",
+            action="store_true",
+            default=None,
+            help="repair forbidden tag transitions (an I-X after O starts an entity) and count them, "
+            "instead of refusing the file; also applies to registry datasets",
+        )
         files.add_argument("--language", default=None, help="their language code (default und)")
-    parser.add_argument("--data-dir", default=None, help="folder holding the corpora (default: $TOKSTUDY_DATA, else data/corpora)")
     parser.add_argument(
-        "--drop-lone-boundary", action="store_true",
+        "--data-dir", default=None, help="folder holding the corpora (default: $TOKSTUDY_DATA, else data/corpora)"
+    )
+    parser.add_argument(
+        "--drop-lone-boundary",
+        action="store_true",
         help="do not count a lone word-boundary piece ('\u2581' alone before ',', or byte-level BPE's '\u0120' "
         "alone before digits) as a piece "
         "(default: count it, as the mALBERT paper does)",
@@ -55,9 +87,21 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, datasets: bool = Tru
 
 def add_bootstrap_arguments(parser: argparse.ArgumentParser) -> None:
     """``--resamples``, ``--confidence``, ``--seed``, checked as they are parsed (before any work)."""
-    parser.add_argument("--resamples", type=non_negative_int, default=1000, help="bootstrap resamples of sentences for the confidence intervals; 0: none (default 1000)")
-    parser.add_argument("--confidence", type=confidence_arg, default=0.95, help="confidence level of the intervals, between 0 and 1 (default 0.95)")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="random seed of the bootstrap, 0 or more (default 0)")
+    parser.add_argument(
+        "--resamples",
+        type=non_negative_int,
+        default=1000,
+        help="bootstrap resamples of sentences for the confidence intervals; 0: none (default 1000)",
+    )
+    parser.add_argument(
+        "--confidence",
+        type=confidence_arg,
+        default=0.95,
+        help="confidence level of the intervals, between 0 and 1 (default 0.95)",
+    )
+    parser.add_argument(
+        "--seed", type=non_negative_int, default=0, help="random seed of the bootstrap, 0 or more (default 0)"
+    )
 
 
 def non_negative_int(text: str) -> int:
@@ -109,8 +153,13 @@ def bootstrap_kwargs(args) -> dict:
 
 def file_options(args) -> FileOptions:
     """The reader options of the command line."""
-    return FileOptions(format=args.format, encoding=args.encoding, scheme=args.scheme, lenient=args.lenient,
-                       label_column=args.label_column)
+    return FileOptions(
+        format=args.format,
+        encoding=args.encoding,
+        scheme=args.scheme,
+        lenient=args.lenient,
+        label_column=args.label_column,
+    )
 
 
 def table_from_args(args):
@@ -131,8 +180,9 @@ def resolve_sentences(table, specs) -> list[int]:
         ds, sep, sid = spec.rpartition("#")
         if not sep:
             if len(table.datasets) > 1:
-                raise UsageError(f"--sentence {spec}: several datasets; write DATASET#ID "
-                                 f"with DATASET one of {list(table.datasets)}")
+                raise UsageError(
+                    f"--sentence {spec}: several datasets; write DATASET#ID with DATASET one of {list(table.datasets)}"
+                )
             ds = table.datasets[0]
         try:
             out.append(table.find_sentence(ds, int(sid)))
@@ -162,4 +212,3 @@ def parity_from_args(args) -> list:
     paragraphs = read_parallel_text(directory, langs)
     segs = load_tokenizers(args.tokenizer, count_lone_boundary=not args.drop_lone_boundary)
     return parity(paragraphs, segs, reference=args.reference, **bootstrap_kwargs(args))
-

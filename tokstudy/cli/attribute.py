@@ -6,7 +6,10 @@ from __future__ import annotations
 def register(sub) -> None:
     p = sub.add_parser(
         "attribute",
-        help="odds ratio of a mislabel per extra piece, adjusted for frequency, entity status, length (logistic regression)",
+        help=(
+            "odds ratio of a mislabel per extra piece, adjusted for frequency, entity status, length "
+            "(logistic regression)"
+        ),
         description=(
             "For each tokenizer and predictions file: a logistic regression (statsmodels Logit, standard errors "
             "clustered by sentence) of 'this word's predicted tag differs from its gold tag' on the word's extra "
@@ -26,15 +29,34 @@ def register(sub) -> None:
     from tokstudy.cli.arguments import add_input_arguments
 
     add_input_arguments(p)
-    p.add_argument("--predictions", "-p", action="append", default=[], required=True, metavar="FILE",
-                   help="predictions file (repeat for several models)")
-    p.add_argument("--predictions-dataset", default=None, metavar="LABEL",
-                   help="which dataset the predictions are for, as the table names it (name:split), when several are given")
-    p.add_argument("--train-dataset", action="append", default=[], metavar="SPEC",
-                   help="the fine-tuning training split the word frequencies are counted on (repeat to pool), "
-                   "as a dataset spec: conll2003:train, or a file path")
-    p.add_argument("--no-check-gold", action="store_true",
-                   help="use the file's gold tags even where they differ from the dataset's")
+    p.add_argument(
+        "--predictions",
+        "-p",
+        action="append",
+        default=[],
+        required=True,
+        metavar="FILE",
+        help="predictions file (repeat for several models)",
+    )
+    p.add_argument(
+        "--predictions-dataset",
+        default=None,
+        metavar="LABEL",
+        help="which dataset the predictions are for, as the table names it (name:split), when several are given",
+    )
+    p.add_argument(
+        "--train-dataset",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="the fine-tuning training split the word frequencies are counted on (repeat to pool), "
+        "as a dataset spec: conll2003:train, or a file path",
+    )
+    p.add_argument(
+        "--no-check-gold",
+        action="store_true",
+        help="use the file's gold tags even where they differ from the dataset's",
+    )
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
     p.add_argument("--json", default=None, metavar="FILE", help="also write every figure as JSON")
     p.add_argument("--csv", default=None, metavar="FILE", help="also write the odds ratios as CSV")
@@ -57,10 +79,13 @@ def compute(table, args) -> list:
         counts, label = word_counts(train), ", ".join(args.train_dataset)
     out = []
     for path in args.predictions:
-        aligned = align_predictions(table, read_predictions(path), dataset=args.predictions_dataset,
-                                    check_gold=not args.no_check_gold)
+        aligned = align_predictions(
+            table, read_predictions(path), dataset=args.predictions_dataset, check_gold=not args.no_check_gold
+        )
         for tok in table.tokenizer_names:
-            out.append(attribute_errors(table, aligned, tok, train=counts, train_label=label, confidence=args.confidence))
+            out.append(
+                attribute_errors(table, aligned, tok, train=counts, train_label=label, confidence=args.confidence)
+            )
     return out
 
 

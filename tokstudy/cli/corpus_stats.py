@@ -1,4 +1,5 @@
-"""``tokstudy corpus-stats``: fertility, continued words, compression and intrinsic metrics of raw text, per language."""
+"""``tokstudy corpus-stats``: fertility, continued words, compression and intrinsic metrics of raw
+text, per language."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from __future__ import annotations
 def register(sub) -> None:
     p = sub.add_parser(
         "corpus-stats",
-        help="fertility, continued words, unknown pieces, compression, entropy of raw text per language (local or dask)",
+        help=(
+            "fertility, continued words, unknown pieces, compression, entropy of raw text per language (local or dask)"
+        ),
         description=(
             "Segment raw text (files, folders, .gz, or a corpus name such as raw_text_large) with each tokenizer and "
             "print, per language and over all: fertility, %% continued words, %% unknown pieces, pieces per continued "
@@ -17,25 +20,54 @@ def register(sub) -> None:
             "--scheduler tcp://head:8786 --json corpus.json"
         ),
     )
-    p.add_argument("-t", "--tokenizer", action="append", required=True, metavar="[NAME=]PATH",
-                   help="tokenizer (.model, tokenizer.json, vocab.txt or directory); repeat for several")
-    p.add_argument("--corpus", required=True, metavar="PATH_OR_NAME",
-                   help="a text file (.txt or .gz, <lang>.txt.gz names the language), a folder of them, or a corpus name")
+    p.add_argument(
+        "-t",
+        "--tokenizer",
+        action="append",
+        required=True,
+        metavar="[NAME=]PATH",
+        help="tokenizer (.model, tokenizer.json, vocab.txt or directory); repeat for several",
+    )
+    p.add_argument(
+        "--corpus",
+        required=True,
+        metavar="PATH_OR_NAME",
+        help="a text file (.txt or .gz, <lang>.txt.gz names the language), a folder of them, or a corpus name",
+    )
     p.add_argument("--data-dir", default=None, help="where corpus names are looked up (default: $TOKSTUDY_DATA)")
-    p.add_argument("--language", action="append", default=None, metavar="CODE",
-                   help="only the files of this language (repeat)")
-    p.add_argument("--engine", choices=("local", "dask"), default="local",
-                   help="local: a process pool on this machine (default); dask: a dask.distributed cluster")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="dask scheduler address (tcp://host:8786); without it --engine dask starts a LocalCluster")
-    p.add_argument("--processes", type=int, default=None,
-                   help="local processes, or LocalCluster workers (default: the number of cores)")
-    p.add_argument("--partitions", type=int, default=None, help="cut the corpus into this many partitions (.gz files stay whole)")
-    p.add_argument("--partition-mb", type=float, default=64.0, help="otherwise, MiB per byte-range partition (default 64)")
+    p.add_argument(
+        "--language", action="append", default=None, metavar="CODE", help="only the files of this language (repeat)"
+    )
+    p.add_argument(
+        "--engine",
+        choices=("local", "dask"),
+        default="local",
+        help="local: a process pool on this machine (default); dask: a dask.distributed cluster",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="dask scheduler address (tcp://host:8786); without it --engine dask starts a LocalCluster",
+    )
+    p.add_argument(
+        "--processes",
+        type=int,
+        default=None,
+        help="local processes, or LocalCluster workers (default: the number of cores)",
+    )
+    p.add_argument(
+        "--partitions", type=int, default=None, help="cut the corpus into this many partitions (.gz files stay whole)"
+    )
+    p.add_argument(
+        "--partition-mb", type=float, default=64.0, help="otherwise, MiB per byte-range partition (default 64)"
+    )
     p.add_argument("--n-resamples", type=int, default=200, help="bootstrap resamples (0: no intervals; default 200)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval coverage (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--buckets", type=int, default=1000, help="bootstrap resampling units lines are hashed into (default 1000)")
+    p.add_argument(
+        "--buckets", type=int, default=1000, help="bootstrap resampling units lines are hashed into (default 1000)"
+    )
     p.add_argument("--no-lone-boundary", action="store_true", help="do not count a lone word-boundary piece")
     p.add_argument("--json", default=None, metavar="FILE", help="also write every figure as JSON")
     p.add_argument("--csv", default=None, metavar="FILE", help="also write one row per tokenizer, language and figure")
@@ -48,18 +80,44 @@ def run(args) -> int:
     from tokstudy.analysis.engines import EngineSettings, corpus_stats
     from tokstudy.report import tables as rt
 
-    settings = CorpusStatsSettings(n_resamples=args.n_resamples, confidence=args.confidence, seed=args.seed,
-                                   n_buckets=args.buckets, count_lone_boundary=not args.no_lone_boundary)
-    engine = EngineSettings(args.engine, processes=args.processes, scheduler=args.scheduler,
-                            partitions=args.partitions, partition_bytes=max(1, int(args.partition_mb * (1 << 20))))
-    res = corpus_stats(args.corpus, args.tokenizer, settings, engine=engine, data_dir=args.data_dir,
-                       languages=args.language, progress=not args.no_progress)
-    print(f"{res.aggregate.partitions} partitions, engine {args.engine}, {settings.n_resamples} resamples "
-          f"over {settings.n_buckets} line buckets (seed {settings.seed})\n")
+    settings = CorpusStatsSettings(
+        n_resamples=args.n_resamples,
+        confidence=args.confidence,
+        seed=args.seed,
+        n_buckets=args.buckets,
+        count_lone_boundary=not args.no_lone_boundary,
+    )
+    engine = EngineSettings(
+        args.engine,
+        processes=args.processes,
+        scheduler=args.scheduler,
+        partitions=args.partitions,
+        partition_bytes=max(1, int(args.partition_mb * (1 << 20))),
+    )
+    res = corpus_stats(
+        args.corpus,
+        args.tokenizer,
+        settings,
+        engine=engine,
+        data_dir=args.data_dir,
+        languages=args.language,
+        progress=not args.no_progress,
+    )
+    print(
+        f"{res.aggregate.partitions} partitions, engine {args.engine}, {settings.n_resamples} resamples "
+        f"over {settings.n_buckets} line buckets (seed {settings.seed})\n"
+    )
     print(rt.markdown_table(_table_rows(res)))
     if args.json:
-        rt.write_json({"corpus": str(args.corpus), "settings": res.settings, "partitions": res.aggregate.partitions,
-                       "figures": res.figures}, args.json)
+        rt.write_json(
+            {
+                "corpus": str(args.corpus),
+                "settings": res.settings,
+                "partitions": res.aggregate.partitions,
+                "figures": res.figures,
+            },
+            args.json,
+        )
         print(f"\nwrote {args.json}")
     if args.csv:
         rt.write_csv(res.rows(), args.csv)
@@ -71,11 +129,19 @@ def _table_rows(res) -> list[dict]:
     rows = []
     for tok, langs in res.figures.items():
         for lang, f in langs.items():
-            rows.append({
-                "tokenizer": tok, "language": lang, "lines": f.n_lines, "words": f.n_words,
-                "fertility": format(f.fertility, ".3f"), "continued %": format(f.continued, ".1f"),
-                "unknown %": format(f.unknown, ".2f"), "chars/piece": format(f.chars_per_piece, ".3f"),
-                "entropy (bits)": f"{f.shannon_entropy:.2f}", "Rényi eff.": f"{f.renyi_efficiency:.3f}",
-                "vocab used": f"{f.vocab_utilization:.3f}",
-            })
+            rows.append(
+                {
+                    "tokenizer": tok,
+                    "language": lang,
+                    "lines": f.n_lines,
+                    "words": f.n_words,
+                    "fertility": format(f.fertility, ".3f"),
+                    "continued %": format(f.continued, ".1f"),
+                    "unknown %": format(f.unknown, ".2f"),
+                    "chars/piece": format(f.chars_per_piece, ".3f"),
+                    "entropy (bits)": f"{f.shannon_entropy:.2f}",
+                    "Rényi eff.": f"{f.renyi_efficiency:.3f}",
+                    "vocab used": f"{f.vocab_utilization:.3f}",
+                }
+            )
     return rows

@@ -19,14 +19,32 @@ def register(sub) -> None:
     from tokstudy.cli.arguments import add_bootstrap_arguments, add_input_arguments
 
     add_input_arguments(p)
-    p.add_argument("--predictions", "-p", action="append", default=[], required=True, metavar="FILE",
-                   help="predictions file (repeat for several models)")
-    p.add_argument("--predictions-dataset", default=None, metavar="LABEL",
-                   help="which dataset the predictions are for, as the table names it (name:split), when several are given")
-    p.add_argument("--measure", default="n_pieces", choices=("n_pieces", "extra_pieces", "continued"),
-                   help="segmentation measure correlated with errors: pieces, pieces - 1, or 2+ pieces (default n_pieces)")
-    p.add_argument("--no-check-gold", action="store_true",
-                   help="use the file's gold tags even where they differ from the dataset's")
+    p.add_argument(
+        "--predictions",
+        "-p",
+        action="append",
+        default=[],
+        required=True,
+        metavar="FILE",
+        help="predictions file (repeat for several models)",
+    )
+    p.add_argument(
+        "--predictions-dataset",
+        default=None,
+        metavar="LABEL",
+        help="which dataset the predictions are for, as the table names it (name:split), when several are given",
+    )
+    p.add_argument(
+        "--measure",
+        default="n_pieces",
+        choices=("n_pieces", "extra_pieces", "continued"),
+        help="segmentation measure correlated with errors: pieces, pieces - 1, or 2+ pieces (default n_pieces)",
+    )
+    p.add_argument(
+        "--no-check-gold",
+        action="store_true",
+        help="use the file's gold tags even where they differ from the dataset's",
+    )
     add_bootstrap_arguments(p)
     p.add_argument("--json", default=None, metavar="FILE", help="also write every figure as JSON")
     p.add_argument("--csv", default=None, metavar="FILE", help="also write the correlations as CSV")
@@ -42,11 +60,14 @@ def compute(table, args) -> tuple[list, list[str]]:
 
     out, notes = [], []
     for path in args.predictions:
-        aligned = align_predictions(table, read_predictions(path), dataset=args.predictions_dataset,
-                                    check_gold=not args.no_check_gold)
+        aligned = align_predictions(
+            table, read_predictions(path), dataset=args.predictions_dataset, check_gold=not args.no_check_gold
+        )
         if aligned.subset:
-            notes.append(f"{path} ({aligned.model}) covers the {aligned.subset} of {aligned.dataset}: "
-                         "every figure for this model is over those sentences only")
+            notes.append(
+                f"{path} ({aligned.model}) covers the {aligned.subset} of {aligned.dataset}: "
+                "every figure for this model is over those sentences only"
+            )
         for tok in table.tokenizer_names:
             out.append(correlate_errors(table, aligned, tok, measure=args.measure, **bootstrap_kwargs(args)))
     return out, notes

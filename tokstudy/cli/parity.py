@@ -18,8 +18,12 @@ def register(sub) -> None:
     from tokstudy.cli.arguments import add_bootstrap_arguments, add_input_arguments
 
     add_input_arguments(p, datasets=False)
-    p.add_argument("--parallel-dir", default=None, metavar="DIR",
-                   help="folder of <lang>.txt[.gz] parallel files (default: xquad_parallel at the data location)")
+    p.add_argument(
+        "--parallel-dir",
+        default=None,
+        metavar="DIR",
+        help="folder of <lang>.txt[.gz] parallel files (default: xquad_parallel at the data location)",
+    )
     p.add_argument("--languages", default=None, help="comma-separated languages (default: every file)")
     p.add_argument("--reference", default="en", help="reference language (default en)")
     add_bootstrap_arguments(p)

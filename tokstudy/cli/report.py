@@ -18,14 +18,39 @@ def register(sub) -> None:
 
     add_input_arguments(p)
     p.add_argument("--out", "-o", required=True, metavar="DIR", help="output folder (created)")
-    p.add_argument("--predictions", "-p", action="append", default=[], metavar="FILE",
-                   help="predictions file of a model (repeat): adds correlations, the error figure, predicted labels")
-    p.add_argument("--predictions-dataset", default=None, metavar="LABEL", help="dataset the predictions are for (name:split)")
-    p.add_argument("--train-dataset", action="append", default=[], metavar="SPEC",
-                   help="fine-tuning training split for the attribution's word frequencies (see `tokstudy attribute`)")
-    p.add_argument("--sentence", "-s", action="append", default=[], metavar="[DATASET#]ID",
-                   help="sentences for Table 3 (default: picked automatically)")
-    p.add_argument("--examples", type=int, default=3, metavar="N", help="sentences to pick for Table 3 when --sentence is not given (default 3)")
+    p.add_argument(
+        "--predictions",
+        "-p",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="predictions file of a model (repeat): adds correlations, the error figure, predicted labels",
+    )
+    p.add_argument(
+        "--predictions-dataset", default=None, metavar="LABEL", help="dataset the predictions are for (name:split)"
+    )
+    p.add_argument(
+        "--train-dataset",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="fine-tuning training split for the attribution's word frequencies (see `tokstudy attribute`)",
+    )
+    p.add_argument(
+        "--sentence",
+        "-s",
+        action="append",
+        default=[],
+        metavar="[DATASET#]ID",
+        help="sentences for Table 3 (default: picked automatically)",
+    )
+    p.add_argument(
+        "--examples",
+        type=int,
+        default=3,
+        metavar="N",
+        help="sentences to pick for Table 3 when --sentence is not given (default 3)",
+    )
     p.add_argument("--parity", action="store_true", help="add parity on parallel text (xquad_parallel)")
     p.add_argument("--parallel-dir", default=None, metavar="DIR", help="parallel text folder for --parity")
     p.add_argument("--no-figures", action="store_true", help="skip the PNG/SVG figures")
@@ -55,13 +80,23 @@ def run(args) -> int:
         from tokstudy.analysis.inputs import load_datasets
         from tokstudy.datalocation import data_root
 
-        train = load_datasets(args.train_dataset, data_dir=data_root(args.data_dir) if args.data_dir else None,
-                              format=args.format, language=args.language)
+        train = load_datasets(
+            args.train_dataset,
+            data_dir=data_root(args.data_dir) if args.data_dir else None,
+            format=args.format,
+            language=args.language,
+        )
     files = write_report(
-        table, args.out, predictions=preds, parity_results=par,
-        train=train, train_label=", ".join(args.train_dataset) or None,
+        table,
+        args.out,
+        predictions=preds,
+        parity_results=par,
+        train=train,
+        train_label=", ".join(args.train_dataset) or None,
         sentences=resolve_sentences(table, args.sentence) if args.sentence else None,
-        n_examples=args.examples, figures=not args.no_figures, **bootstrap_kwargs(args),
+        n_examples=args.examples,
+        figures=not args.no_figures,
+        **bootstrap_kwargs(args),
     )
     print(f"wrote {len(files.files)} files; start with {files.index}")
     return 0

@@ -23,10 +23,23 @@ def register(sub) -> None:
 
     add_input_arguments(p)
     add_bootstrap_arguments(p)
-    p.add_argument("--by", action="append", choices=GROUPINGS, default=None,
-                   help="breakdowns to print (repeat; default: entity_type and position, plus language/dataset when there are several)")
-    p.add_argument("--renyi-alpha", type=float, default=2.5, metavar="ALPHA",
-                   help="order of the Rényi entropy behind renyi_efficiency (default 2.5, as Zouhar et al. 2023)")
+    p.add_argument(
+        "--by",
+        action="append",
+        choices=GROUPINGS,
+        default=None,
+        help=(
+            "breakdowns to print (repeat; default: entity_type and position, "
+            "plus language/dataset when there are several)"
+        ),
+    )
+    p.add_argument(
+        "--renyi-alpha",
+        type=float,
+        default=2.5,
+        metavar="ALPHA",
+        help="order of the Rényi entropy behind renyi_efficiency (default 2.5, as Zouhar et al. 2023)",
+    )
     p.add_argument("--json", default=None, metavar="FILE", help="also write every figure as JSON")
     p.add_argument("--csv", default=None, metavar="FILE", help="also write Table 4 as CSV")
     p.set_defaults(func=run)
@@ -37,8 +50,9 @@ def compute(table, args):
     from tokstudy.analysis.stats import table_statistics
     from tokstudy.cli.arguments import bootstrap_kwargs
 
-    return table_statistics(table, groupings=args.by, renyi_alpha=getattr(args, "renyi_alpha", 2.5),
-                            **bootstrap_kwargs(args))
+    return table_statistics(
+        table, groupings=args.by, renyi_alpha=getattr(args, "renyi_alpha", 2.5), **bootstrap_kwargs(args)
+    )
 
 
 def run(args) -> int:
@@ -47,7 +61,10 @@ def run(args) -> int:
 
     table = table_from_args(args)
     res = compute(table, args)
-    print(f"{len(table)} words, {table.n_sentences} sentences, {table.n_entities} entities in {', '.join(table.datasets)}\n")
+    print(
+        f"{len(table)} words, {table.n_sentences} sentences, {table.n_entities} entities "
+        f"in {', '.join(table.datasets)}\n"
+    )
     print(rt.table4_markdown(res.table4))
     print("\n" + rt.summary_markdown(res.summary))
     for b, grouped in res.by.items():
@@ -56,8 +73,16 @@ def run(args) -> int:
     print("\nIntrinsic metrics (compression, unigram entropy of the pieces, vocabulary use)\n")
     print(rt.intrinsic_markdown(res.intrinsic))
     if args.json:
-        rt.write_json({"datasets": list(table.datasets), "table4": res.table4, "summary": res.summary, "by": res.by,
-                       "intrinsic": res.intrinsic}, args.json)
+        rt.write_json(
+            {
+                "datasets": list(table.datasets),
+                "table4": res.table4,
+                "summary": res.summary,
+                "by": res.by,
+                "intrinsic": res.intrinsic,
+            },
+            args.json,
+        )
         print(f"\nwrote {args.json}")
     if args.csv:
         rt.write_csv(rt.table4_rows(res.table4), args.csv)

@@ -17,12 +17,19 @@ def register(sub: argparse._SubParsersAction) -> None:
             "skips finished work, and an interrupted run continues where it stopped."
         ),
     )
-    p.add_argument("config", nargs="?", default="demo",
-                   help="a shipped configuration (demo, cpu, gpu) or a YAML file (default: demo)")
+    p.add_argument(
+        "config",
+        nargs="?",
+        default="demo",
+        help="a shipped configuration (demo, cpu, gpu) or a YAML file (default: demo)",
+    )
     p.add_argument("--output", "-o", help="results directory (default: results/<config name>)")
     p.add_argument("--data-dir", help="folder holding the corpora (default: $TOKSTUDY_DATA, then data/corpora)")
-    p.add_argument("--no-sample", action="store_true",
-                   help="fail instead of using the generated synthetic sample when a corpus is missing")
+    p.add_argument(
+        "--no-sample",
+        action="store_true",
+        help="fail instead of using the generated synthetic sample when a corpus is missing",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     p.set_defaults(func=run)
 

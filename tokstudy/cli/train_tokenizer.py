@@ -32,28 +32,69 @@ def register(sub) -> None:
         ),
         formatter_class=_DefaultsFormatter,
     )
-    p.add_argument("--input", "-i", nargs="+", required=True, metavar="PATH",
-                   help="raw-text files or directories, or corpus names under the data location (e.g. raw_text)")
-    p.add_argument("--vocab-size", "-v", nargs="+", type=int, required=True, metavar="N",
-                   help="one or more vocabulary sizes, special symbols included (e.g. 32000 64000 128000)")
-    p.add_argument("--output", "-o", required=True, metavar="DIR",
-                   help="folder that receives one sub-folder per tokenizer (created if absent; nothing is written "
-                        "unless every vocabulary size succeeds)")
-    p.add_argument("--algorithm", "-a", choices=ALGORITHMS, default="sp-unigram",
-                   help="sp-* = SentencePiece, hf-* = Hugging Face tokenizers")
-    p.add_argument("--sample-size", type=int, default=1_000_000, metavar="N",
-                   help="sentences drawn at random from all inputs (0 = use every sentence)")
+    p.add_argument(
+        "--input",
+        "-i",
+        nargs="+",
+        required=True,
+        metavar="PATH",
+        help="raw-text files or directories, or corpus names under the data location (e.g. raw_text)",
+    )
+    p.add_argument(
+        "--vocab-size",
+        "-v",
+        nargs="+",
+        type=int,
+        required=True,
+        metavar="N",
+        help="one or more vocabulary sizes, special symbols included (e.g. 32000 64000 128000)",
+    )
+    p.add_argument(
+        "--output",
+        "-o",
+        required=True,
+        metavar="DIR",
+        help="folder that receives one sub-folder per tokenizer (created if absent; nothing is written "
+        "unless every vocabulary size succeeds)",
+    )
+    p.add_argument(
+        "--algorithm",
+        "-a",
+        choices=ALGORITHMS,
+        default="sp-unigram",
+        help="sp-* = SentencePiece, hf-* = Hugging Face tokenizers",
+    )
+    p.add_argument(
+        "--sample-size",
+        type=int,
+        default=1_000_000,
+        metavar="N",
+        help="sentences drawn at random from all inputs (0 = use every sentence)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the random sample")
-    p.add_argument("--character-coverage", type=float, default=0.9995,
-                   help="share of characters the vocabulary covers (SentencePiece; rarer ones become <unk>)")
-    p.add_argument("--max-sentence-length", type=int, default=4192, metavar="BYTES",
-                   help="SentencePiece skips longer sentences")
+    p.add_argument(
+        "--character-coverage",
+        type=float,
+        default=0.9995,
+        help="share of characters the vocabulary covers (SentencePiece; rarer ones become <unk>)",
+    )
+    p.add_argument(
+        "--max-sentence-length", type=int, default=4192, metavar="BYTES", help="SentencePiece skips longer sentences"
+    )
     p.add_argument("--lowercase", action="store_true", help="lower-case the text before training and tokenizing")
-    p.add_argument("--no-albert-specials", dest="albert_specials", action="store_false",
-                   help="use the library's default special symbols instead of ALBERT's")
+    p.add_argument(
+        "--no-albert-specials",
+        dest="albert_specials",
+        action="store_false",
+        help="use the library's default special symbols instead of ALBERT's",
+    )
     p.add_argument("--threads", type=int, default=None, help="trainer threads (default: all cores)")
-    p.add_argument("--data-dir", default=None, metavar="DIR",
-                   help="where corpus names are looked up (default: $TOKSTUDY_DATA, then data/corpora)")
+    p.add_argument(
+        "--data-dir",
+        default=None,
+        metavar="DIR",
+        help="where corpus names are looked up (default: $TOKSTUDY_DATA, then data/corpora)",
+    )
     p.add_argument("--verbose", action="store_true", help="show the trainers' own logs")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress output")
     p.set_defaults(func=run)

@@ -162,8 +162,9 @@ def _read_columns(path: Path, label_column: int, docstart: bool, encoding: str, 
     return words_list, tags_list, firsts, docs, _check_columns(path, seen, tally, label_column, max_columns)
 
 
-def _check_columns(path: Path, seen: dict[int, list[int]], tally: dict[int, int], label_column: int,
-                   max_columns: int) -> int:
+def _check_columns(
+    path: Path, seen: dict[int, list[int]], tally: dict[int, int], label_column: int, max_columns: int
+) -> int:
     """The file's column count (the most common one); raises listing the lines that differ."""
     if not tally:
         return 0
@@ -172,11 +173,16 @@ def _check_columns(path: Path, seen: dict[int, list[int]], tally: dict[int, int]
     expected = max(usable, key=lambda n: (tally[n], -seen[n][0]))
     problems = Problems(path)
     others = tally[expected] - 1
-    where = f"as on line {seen[expected][0]}" + (f" and {others} other word line{'s' if others != 1 else ''}" if others else "")
+    where = f"as on line {seen[expected][0]}" + (
+        f" and {others} other word line{'s' if others != 1 else ''}" if others else ""
+    )
     bad = sorted((line, n) for n, lines in seen.items() if n != expected for line in lines)
     for line, n in bad[:20]:
-        problems.add(line, f"line has {n} column{'s' if n != 1 else ''}, expected {expected} {where} (ragged column "
-                           "count; columns are separated by whitespace, so a word cannot contain a space)")
+        problems.add(
+            line,
+            f"line has {n} column{'s' if n != 1 else ''}, expected {expected} {where} (ragged column "
+            "count; columns are separated by whitespace, so a word cannot contain a space)",
+        )
     problems.count(sum(tally[n] for n in tally if n != expected) - min(len(bad), 20))
     problems.raise_if_any()
     first = seen[expected][0]
@@ -185,8 +191,12 @@ def _check_columns(path: Path, seen: dict[int, list[int]], tally: dict[int, int]
     if expected > max_columns:
         raise DataFormatError(
             f"line has {expected} columns; expected at most {max_columns} (a word, its tag and a few more); "
-            "is this a CoNLL column file?", path=path, line=first)
+            "is this a CoNLL column file?",
+            path=path,
+            line=first,
+        )
     if not -expected <= label_column < expected:
-        raise DataFormatError(f"label_column={label_column} but the line has only {expected} columns",
-                              path=path, line=first)
+        raise DataFormatError(
+            f"label_column={label_column} but the line has only {expected} columns", path=path, line=first
+        )
     return expected

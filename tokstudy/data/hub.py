@@ -34,7 +34,7 @@ def parse_hf_spec(spec: str) -> tuple[str, str | None, str]:
     """``(name, config, split)`` from ``hf:NAME[@CONFIG]:SPLIT`` (split defaults to ``test``)."""
     if not is_hf_spec(spec):
         raise ValueError(f"{spec!r} is not a Hugging Face dataset spec (hf:NAME[@CONFIG]:SPLIT)")
-    body = spec[len(PREFIX):]
+    body = spec[len(PREFIX) :]
     name_part, sep, split = body.rpartition(":")
     if not sep:
         name_part, split = body, "test"
@@ -89,8 +89,14 @@ def load_hf_dataset(
         iob2, _ = to_iob2(tags, used, path=where)
         sentences.append(Sentence(words=words, tags=iob2, sent_id=k))
     lang = language or (config if config and len(config) in (2, 3) and config.isalpha() else "und")
-    return Dataset(tuple(sentences), name=f"hf:{name}" + (f"@{config}" if config else ""), language=lang,
-                   split=split, source=where, metadata={"scheme": used})
+    return Dataset(
+        tuple(sentences),
+        name=f"hf:{name}" + (f"@{config}" if config else ""),
+        language=lang,
+        split=split,
+        source=where,
+        metadata={"scheme": used},
+    )
 
 
 def _pick(columns: list[str], candidates: tuple[str, ...], where: str, what: str) -> str:

@@ -95,25 +95,35 @@ def read_jsonl(
         iob2, fixed = to_iob2(tags, used, lenient=lenient, path=str(path), lines=[number] * len(tags))
         repaired += fixed
         sentences.append(Sentence(tuple(tokens), iob2, doc_id=0, sent_id=k, label=label, line=number))
-    return Dataset(tuple(sentences), name=name or path.name, language=language, split=split, source=str(path),
-                   repaired=repaired, metadata={"scheme": used, "lenient": lenient})
+    return Dataset(
+        tuple(sentences),
+        name=name or path.name,
+        language=language,
+        split=split,
+        source=str(path),
+        repaired=repaired,
+        metadata={"scheme": used, "lenient": lenient},
+    )
 
 
-def _jsonl_row(text: str, path: Path, number: int, tokens_key: str, tags_key: str,
-               label_key: str | None) -> tuple[int, list[str], list[str], str | None]:
+def _jsonl_row(
+    text: str, path: Path, number: int, tokens_key: str, tags_key: str, label_key: str | None
+) -> tuple[int, list[str], list[str], str | None]:
     """One JSON line as ``(line, tokens, tags, label)``; raises :class:`DataFormatError` at the line."""
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DataFormatError(f"invalid JSON ({exc.msg} at column {exc.colno}); expected one object per line",
-                              path=path, line=number) from None
+        raise DataFormatError(
+            f"invalid JSON ({exc.msg} at column {exc.colno}); expected one object per line", path=path, line=number
+        ) from None
     if not isinstance(obj, dict):
         raise DataFormatError(f"expected a JSON object, found {type(obj).__name__}", path=path, line=number)
     tokens = _string_list(obj, tokens_key, path, number)
     tags = _string_list(obj, tags_key, path, number)
     if len(tokens) != len(tags):
-        raise DataFormatError(f"{len(tokens)} {tokens_key} but {len(tags)} {tags_key}; expected one tag per token",
-                              path=path, line=number)
+        raise DataFormatError(
+            f"{len(tokens)} {tokens_key} but {len(tags)} {tags_key}; expected one tag per token", path=path, line=number
+        )
     if not tokens:
         raise DataFormatError(f"empty {tokens_key!r} list; expected at least one token", path=path, line=number)
     label = None
@@ -175,16 +185,21 @@ def read_char_span_json(
         for s, e, etype in entities:
             first, last = starts.get(_skip_space(text, s, e)), ends.get(_skip_space_back(text, s, e))
             if first is None or last is None or first > last:
-                raise DataFormatError(f"{where}: entity {text[s:e]!r} at [{s}, {e}) does not start and end on word "
-                                      "boundaries; the pretokenizer must cut at every boundary it is given", path=path)
-            covered = "".join(text[a:b] for a, b in spans[first:last + 1])
+                raise DataFormatError(
+                    f"{where}: entity {text[s:e]!r} at [{s}, {e}) does not start and end on word "
+                    "boundaries; the pretokenizer must cut at every boundary it is given",
+                    path=path,
+                )
+            covered = "".join(text[a:b] for a, b in spans[first : last + 1])
             if covered != "".join(text[s:e].split()):
-                raise DataFormatError(f"{where}: entity {text[s:e]!r} does not round-trip: its words give "
-                                      f"{covered!r}", path=path)
+                raise DataFormatError(
+                    f"{where}: entity {text[s:e]!r} does not round-trip: its words give {covered!r}", path=path
+                )
             if type_map is not None:
                 if etype not in type_map:
-                    raise DataFormatError(f"{where}: entity type {etype!r} is not in type_map "
-                                          f"(keys: {sorted(type_map)})", path=path)
+                    raise DataFormatError(
+                        f"{where}: entity type {etype!r} is not in type_map (keys: {sorted(type_map)})", path=path
+                    )
                 etype = type_map[etype]
             tags[first] = "B-" + etype
             for i in range(first + 1, last + 1):
@@ -196,10 +211,19 @@ def read_char_span_json(
         indices.append(index)
     if not sentences:
         raise DataFormatError("empty JSON list; expected at least one record", path=path)
-    return Dataset(tuple(sentences), name=name or path.name, language=language, split=split, source=str(path),
-                   metadata={"curids": tuple(curids), "records": tuple(indices), "pretokenizer":
-                             getattr(pretokenizer, "__name__", repr(pretokenizer)),
-                             "type_map": dict(type_map) if type_map else None})
+    return Dataset(
+        tuple(sentences),
+        name=name or path.name,
+        language=language,
+        split=split,
+        source=str(path),
+        metadata={
+            "curids": tuple(curids),
+            "records": tuple(indices),
+            "pretokenizer": getattr(pretokenizer, "__name__", repr(pretokenizer)),
+            "type_map": dict(type_map) if type_map else None,
+        },
+    )
 
 
 def _string_list(obj: dict, key: str, path: Path, line: int) -> list[str]:
@@ -240,8 +264,9 @@ def _entities(raw, text: str, where: str, path: Path) -> list[tuple[int, int, st
         except (KeyError, TypeError, ValueError):
             raise DataFormatError(f"{where}: entity {j} needs 'span': [start, end] and 'type'", path=path) from None
         if not 0 <= s < e <= len(text):
-            raise DataFormatError(f"{where}: entity {j} span [{s}, {e}) is outside the text (length {len(text)})",
-                                  path=path)
+            raise DataFormatError(
+                f"{where}: entity {j} span [{s}, {e}) is outside the text (length {len(text)})", path=path
+            )
         if name is not None and text[s:e] != name:
             raise DataFormatError(f"{where}: entity {j} name {name!r} != text[{s}:{e}] = {text[s:e]!r}", path=path)
         if not text[s:e].strip():
@@ -250,8 +275,9 @@ def _entities(raw, text: str, where: str, path: Path) -> list[tuple[int, int, st
     out.sort()
     for (s1, e1, _), (s2, e2, _) in zip(out, out[1:]):
         if s2 < e1:
-            raise DataFormatError(f"{where}: entities [{s1}, {e1}) and [{s2}, {e2}) overlap; IOB2 cannot nest them",
-                                  path=path)
+            raise DataFormatError(
+                f"{where}: entities [{s1}, {e1}) and [{s2}, {e2}) overlap; IOB2 cannot nest them", path=path
+            )
     return out
 
 

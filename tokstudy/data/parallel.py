@@ -1,4 +1,5 @@
-"""Paragraph-aligned parallel text (``xquad_parallel``): ``<lang>.txt[.gz]``, one paragraph per line, blank line = article.
+"""Paragraph-aligned parallel text (``xquad_parallel``): ``<lang>.txt[.gz]``, one paragraph per
+line, blank line = article.
 
 Paragraph *i* of every language is a translation of paragraph *i* of the others, which
 makes the set the fair ground for comparing tokenizer fertility across scripts. The
@@ -6,7 +7,8 @@ reader checks that alignment: every language must have the same number of articl
 and the same number of paragraphs in each article.
 
 >>> import gzip, tempfile; from pathlib import Path; d = Path(tempfile.mkdtemp())
->>> _ = (d / "en.txt").write_text("One.\\nTwo.\\n\\nThree.\\n"); _ = (d / "de.txt").write_text("Eins.\\nZwei.\\n\\nDrei.\\n")
+>>> _ = (d / "en.txt").write_text("One.\\nTwo.\\n\\nThree.\\n")
+>>> _ = (d / "de.txt").write_text("Eins.\\nZwei.\\n\\nDrei.\\n")
 >>> read_parallel(d)
 {'de': ['Eins.', 'Zwei.', 'Drei.'], 'en': ['One.', 'Two.', 'Three.']}
 >>> read_parallel_articles(d)["en"]
@@ -61,8 +63,10 @@ def read_parallel_articles(
     for lang in wanted[1:]:
         layout = [len(a) for a in articles[lang]]
         if len(layout) != len(ref_layout):
-            raise AlignmentError(f"{files[lang]}: {len(layout)} articles but {files[ref]} has {len(ref_layout)}; "
-                                 "expected the same articles (blank-line separated) in every language")
+            raise AlignmentError(
+                f"{files[lang]}: {len(layout)} articles but {files[ref]} has {len(ref_layout)}; "
+                "expected the same articles (blank-line separated) in every language"
+            )
         for k, (n, m) in enumerate(zip(layout, ref_layout)):
             if n != m:
                 raise AlignmentError(
@@ -77,5 +81,7 @@ def read_parallel(directory: str | os.PathLike, languages: Iterable[str] | None 
 
     ``languages`` defaults to every ``<lang>.txt[.gz]`` file in ``directory``.
     """
-    return {lang: [p for article in arts for p in article]
-            for lang, arts in read_parallel_articles(directory, languages).items()}
+    return {
+        lang: [p for article in arts for p in article]
+        for lang, arts in read_parallel_articles(directory, languages).items()
+    }

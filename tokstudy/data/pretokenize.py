@@ -56,8 +56,13 @@ def char_class(ch: str) -> str:
         return "mark"
     if cat[0] != "L":
         return "other"
-    if ch in _HAN_EXTRA or 0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0xF900 <= cp <= 0xFAFF \
-            or 0x20000 <= cp <= 0x3134F:
+    if (
+        ch in _HAN_EXTRA
+        or 0x4E00 <= cp <= 0x9FFF
+        or 0x3400 <= cp <= 0x4DBF
+        or 0xF900 <= cp <= 0xFAFF
+        or 0x20000 <= cp <= 0x3134F
+    ):
         return "han"
     if 0x3040 <= cp <= 0x309F:
         return "hiragana"

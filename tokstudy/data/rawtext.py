@@ -51,9 +51,7 @@ def iter_sentences(paths: PathLike | Iterable[PathLike]) -> Iterator[str]:
                 yield text
 
 
-def read_raw_text(
-    paths: PathLike | Iterable[PathLike], *, language: str | None = None
-) -> Iterator[Document]:
+def read_raw_text(paths: PathLike | Iterable[PathLike], *, language: str | None = None) -> Iterator[Document]:
     """Documents of every file, in order (streamed).
 
     ``language`` defaults to the code in each file's name.

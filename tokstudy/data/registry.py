@@ -90,11 +90,12 @@ def _conll2002_es(d: Path, split: str, language: str, lenient: bool) -> Dataset:
     from tokstudy.data.conll import read_conll
 
     stem = {"train": "esp.train", "dev": "esp.testa", "test": "esp.testb"}[split]
-    ds = read_conll(_find(d, stem), scheme="IOB2", name="conll2002_es", language=language, split=split,
-                    lenient=lenient)
+    ds = read_conll(_find(d, stem), scheme="IOB2", name="conll2002_es", language=language, split=split, lenient=lenient)
     if ds.repaired:
-        note = (f"{ds.repaired} I- tag(s) after O in the original data were read as B- (lenient mode); "
-                "pass lenient=False to get an error at the place instead")
+        note = (
+            f"{ds.repaired} I- tag(s) after O in the original data were read as B- (lenient mode); "
+            "pass lenient=False to get an error at the place instead"
+        )
         ds = ds.with_meta(metadata={**ds.metadata, "note": note})
     return ds
 
@@ -103,8 +104,14 @@ def _wikiann(d: Path, split: str, language: str, lenient: bool) -> Dataset:
     from tokstudy.data.conll import read_conll
 
     file_split = {"train": "train", "dev": "val", "test": "test"}[split]
-    return read_conll(_find(d, f"{language}.{file_split}.tsv"), scheme="IOB2", name="wikiann",
-                      language=language, split=split, lenient=lenient)
+    return read_conll(
+        _find(d, f"{language}.{file_split}.tsv"),
+        scheme="IOB2",
+        name="wikiann",
+        language=language,
+        split=split,
+        lenient=lenient,
+    )
 
 
 def ja_split_of(curid: str) -> str:
@@ -134,9 +141,12 @@ def _ner_ja(d: Path, split: str, language: str, lenient: bool) -> Dataset:
     curids = ds.metadata["curids"]
     keep = [i for i, c in enumerate(curids) if ja_split_of(c) == split]
     sentences = tuple(replace(ds.sentences[i], sent_id=k) for k, i in enumerate(keep))
-    meta = {**ds.metadata, "curids": tuple(curids[i] for i in keep),
-            "records": tuple(ds.metadata["records"][i] for i in keep),
-            "split_rule": "int(sha1(curid).hexdigest(), 16) % 10: 0-7 train, 8 dev, 9 test"}
+    meta = {
+        **ds.metadata,
+        "curids": tuple(curids[i] for i in keep),
+        "records": tuple(ds.metadata["records"][i] for i in keep),
+        "split_rule": "int(sha1(curid).hexdigest(), 16) % 10: 0-7 train, 8 dev, 9 test",
+    }
     return ds.with_meta(sentences=sentences, split=split, metadata=meta)
 
 
@@ -160,22 +170,85 @@ _TRAIN_DEV_TEST = ("train", "dev", "test")
 _REGISTRY: dict[str, tuple[DatasetInfo, Callable[[Path, str, str, bool], Dataset]]] = {
     info.name: (info, loader)
     for info, loader in [
-        (DatasetInfo("conll2003", "ner", ("en",), _TRAIN_DEV_TEST, "conll2003",
-                     description="CoNLL-2003 English NER (PER/LOC/ORG/MISC), IOB1 files read as IOB2"), _conll2003),
-        (DatasetInfo("conll2002_es", "ner", ("es",), _TRAIN_DEV_TEST, "conll2002_es", default_lenient=True,
-                     description="CoNLL-2002 Spanish NER (PER/LOC/ORG/MISC); 3 I-after-O tags repaired by default"),
-         _conll2002_es),
-        (DatasetInfo("wikiann", "ner", ("de", "en", "es", "nl", "pl", "ru"), _TRAIN_DEV_TEST, "wikiann",
-                     description="WikiANN / PAN-X (PER/LOC/ORG), Rahimi et al. balanced splits"), _wikiann),
-        (DatasetInfo("ner_ja_wikipedia", "ner", ("ja",), _TRAIN_DEV_TEST + ("all",), "ner_ja_wikipedia",
-                     description="Japanese Wikipedia NER (Stockmark, 8 types), pre-tokenised by script; "
-                                 "sha1(curid) 80/10/10 splits"), _ner_ja),
-        (DatasetInfo("snips", "slot", ("en",), _TRAIN_DEV_TEST, "snips",
-                     description="SNIPS slot filling (IOB2 tags) + intent (Sentence.label)"), _slu("snips")),
-        (DatasetInfo("atis", "slot", ("en",), _TRAIN_DEV_TEST, "atis",
-                     description="ATIS slot filling (IOB2 tags) + intent (Sentence.label)"), _slu("atis")),
-        (DatasetInfo("sst2", "classification", ("en",), ("train", "dev"), "sst2",
-                     description="GLUE SST-2 sentiment (label 0/1), whitespace words"), _sst2),
+        (
+            DatasetInfo(
+                "conll2003",
+                "ner",
+                ("en",),
+                _TRAIN_DEV_TEST,
+                "conll2003",
+                description="CoNLL-2003 English NER (PER/LOC/ORG/MISC), IOB1 files read as IOB2",
+            ),
+            _conll2003,
+        ),
+        (
+            DatasetInfo(
+                "conll2002_es",
+                "ner",
+                ("es",),
+                _TRAIN_DEV_TEST,
+                "conll2002_es",
+                default_lenient=True,
+                description="CoNLL-2002 Spanish NER (PER/LOC/ORG/MISC); 3 I-after-O tags repaired by default",
+            ),
+            _conll2002_es,
+        ),
+        (
+            DatasetInfo(
+                "wikiann",
+                "ner",
+                ("de", "en", "es", "nl", "pl", "ru"),
+                _TRAIN_DEV_TEST,
+                "wikiann",
+                description="WikiANN / PAN-X (PER/LOC/ORG), Rahimi et al. balanced splits",
+            ),
+            _wikiann,
+        ),
+        (
+            DatasetInfo(
+                "ner_ja_wikipedia",
+                "ner",
+                ("ja",),
+                _TRAIN_DEV_TEST + ("all",),
+                "ner_ja_wikipedia",
+                description="Japanese Wikipedia NER (Stockmark, 8 types), pre-tokenised by script; "
+                "sha1(curid) 80/10/10 splits",
+            ),
+            _ner_ja,
+        ),
+        (
+            DatasetInfo(
+                "snips",
+                "slot",
+                ("en",),
+                _TRAIN_DEV_TEST,
+                "snips",
+                description="SNIPS slot filling (IOB2 tags) + intent (Sentence.label)",
+            ),
+            _slu("snips"),
+        ),
+        (
+            DatasetInfo(
+                "atis",
+                "slot",
+                ("en",),
+                _TRAIN_DEV_TEST,
+                "atis",
+                description="ATIS slot filling (IOB2 tags) + intent (Sentence.label)",
+            ),
+            _slu("atis"),
+        ),
+        (
+            DatasetInfo(
+                "sst2",
+                "classification",
+                ("en",),
+                ("train", "dev"),
+                "sst2",
+                description="GLUE SST-2 sentiment (label 0/1), whitespace words",
+            ),
+            _sst2,
+        ),
     ]
 }
 

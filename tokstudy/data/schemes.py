@@ -65,7 +65,10 @@ def normalize_scheme(scheme: str) -> str:
         return "auto"
     s = ALIASES.get(s, s)
     if s not in SCHEMES:
-        raise ValueError(f"unknown tag scheme {scheme!r}; expected one of {sorted(SCHEMES)}, their aliases {sorted(ALIASES)} or 'auto'")
+        raise ValueError(
+            f"unknown tag scheme {scheme!r}; expected one of {sorted(SCHEMES)}, "
+            f"their aliases {sorted(ALIASES)} or 'auto'"
+        )
     return s
 
 
@@ -166,8 +169,11 @@ def to_iob2(
         if p == "O":
             continue
         if p not in allowed or not t:
-            fail(i, f"tag {tags[i]!r} is outside the {scheme} scheme; expected 'O' or one of "
-                    f"{'/'.join(sorted(allowed))} followed by '-' and a type")
+            fail(
+                i,
+                f"tag {tags[i]!r} is outside the {scheme} scheme; expected 'O' or one of "
+                f"{'/'.join(sorted(allowed))} followed by '-' and a type",
+            )
 
     out: list[str] = []
     repaired = 0
@@ -190,8 +196,11 @@ def to_iob2(
             else:  # B
                 if scheme == "IOB1" and not inside:
                     if not lenient:
-                        fail(i, f"tag {tags[i]!r} at word {i + 1} follows {_prev(tags, i)}; IOB1 uses B- only "
-                                f"between two adjacent {t} entities (expected I-{t})")
+                        fail(
+                            i,
+                            f"tag {tags[i]!r} at word {i + 1} follows {_prev(tags, i)}; IOB1 uses B- only "
+                            f"between two adjacent {t} entities (expected I-{t})",
+                        )
                     repaired += 1
                 out.append(tags[i])
             prev_p, prev_t = p, t
@@ -212,8 +221,11 @@ def to_iob2(
                 if not lenient:
                     j = i + 1 if i + 1 < n else i
                     found = f"found {tags[i + 1]!r}" if i + 1 < n else "the sentence ends"
-                    fail(j, f"entity {t} opened by {tags[i]!r} at word {i + 1} is not closed: expected "
-                            f"I-{t} or {end}-{t} next, {found} ({scheme})")
+                    fail(
+                        j,
+                        f"entity {t} opened by {tags[i]!r} at word {i + 1} is not closed: expected "
+                        f"I-{t} or {end}-{t} next, {found} ({scheme})",
+                    )
                 bad = True
                 p = "B" if p == "B" else end  # close it here
         repaired += bad
@@ -289,5 +301,7 @@ def _prev(tags: Sequence[str], i: int) -> str:
 
 def _i_message(tags: Sequence[str], i: int, scheme: str) -> str:
     t = split_tag(tags[i])[1]
-    return (f"tag {tags[i]!r} at word {i + 1} follows {_prev(tags, i)}; {scheme} allows it only inside an "
-            f"entity of type {t} (expected B-{t} to start one, or lenient=True to repair)")
+    return (
+        f"tag {tags[i]!r} at word {i + 1} follows {_prev(tags, i)}; {scheme} allows it only inside an "
+        f"entity of type {t} (expected B-{t} to start one, or lenient=True to repair)"
+    )

@@ -57,7 +57,8 @@ def read_slu(
         raise DataFormatError(
             f"the three files must be line-aligned but {described} lines; expected the same count "
             f"(first line missing from {FILES[shortest]}: {counts[shortest] + 1})",
-            path=paths[shortest] if counts[shortest] else directory, line=counts[shortest] + 1,
+            path=paths[shortest] if counts[shortest] else directory,
+            line=counts[shortest] + 1,
         )
     sentences = []
     repaired = 0
@@ -69,7 +70,8 @@ def read_slu(
             raise DataFormatError(
                 f"{len(words)} words in seq.in but {len(tags)} tags in seq.out on this line; expected one "
                 f"tag per word ({paths[0]}:{number})",
-                path=paths[1], line=number,
+                path=paths[1],
+                line=number,
             )
         if not words:
             raise DataFormatError("empty utterance; expected at least one word", path=paths[0], line=number)

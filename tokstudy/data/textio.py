@@ -104,8 +104,9 @@ def iter_lines(
         except (OSError, EOFError, zlib.error) as exc:  # truncated or corrupt gzip
             if isinstance(exc, DataNotFoundError):
                 raise
-            raise DataFormatError(f"could not read file ({exc}); expected plain text or a complete gzip file",
-                                  path=path, line=number + 1) from None
+            raise DataFormatError(
+                f"could not read file ({exc}); expected plain text or a complete gzip file", path=path, line=number + 1
+            ) from None
     if tail:
         lines = _split(_decode(tail, path, number, encoding))
         if lines and lines[-1] == "":
@@ -141,10 +142,13 @@ def _decode(block: bytes, path, first_line: int, encoding: str) -> str:
             raw.decode(encoding)
         except UnicodeDecodeError as exc:
             label = "UTF-8" if encoding == "utf-8" else encoding
-            advice = ("convert Latin-1 files first, e.g. with iconv, or pass --encoding latin-1"
-                      if encoding == "utf-8" else "check the --encoding")
+            advice = (
+                "convert Latin-1 files first, e.g. with iconv, or pass --encoding latin-1"
+                if encoding == "utf-8"
+                else "check the --encoding"
+            )
             raise DataFormatError(
-                f"invalid {label} at byte {exc.start} of the line ({raw[max(0, exc.start - 10):exc.start + 10]!r}); "
+                f"invalid {label} at byte {exc.start} of the line ({raw[max(0, exc.start - 10) : exc.start + 10]!r}); "
                 f"expected {label} text ({advice})",
                 path=path,
                 line=offset,

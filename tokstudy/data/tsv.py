@@ -48,7 +48,8 @@ def read_tsv(
         raise DataFormatError(
             f"header {header!r} lacks column {text_column!r} or {label_column!r}; expected a tab-separated "
             f"header such as 'sentence<TAB>label'",
-            path=path, line=1,
+            path=path,
+            line=1,
         ) from None
     width = len(header)
     sentences = []

@@ -42,19 +42,39 @@ def attribution_rows(results: Sequence) -> list[dict]:
             row[f"or_pieces_{level}"] = _num(o.value)
             row[f"or_pieces_{level}_low"] = _num(o.low)
             row[f"or_pieces_{level}_high"] = _num(o.high)
-        row.update({"partial_r": _num(r.partial_r), "partial_p": None if math.isnan(r.partial_p) else float(r.partial_p),
-                    "n_words": r.n_words, "n_errors": r.n_errors, "n_sentences": r.n_sentences,
-                    "covariates": ", ".join(r.covariates), "frequency_source": r.frequency_source,
-                    "confidence": r.confidence, "boundary_policy": r.boundary_policy, "note": r.note})
+        row.update(
+            {
+                "partial_r": _num(r.partial_r),
+                "partial_p": None if math.isnan(r.partial_p) else float(r.partial_p),
+                "n_words": r.n_words,
+                "n_errors": r.n_errors,
+                "n_sentences": r.n_sentences,
+                "covariates": ", ".join(r.covariates),
+                "frequency_source": r.frequency_source,
+                "confidence": r.confidence,
+                "boundary_policy": r.boundary_policy,
+                "note": r.note,
+            }
+        )
         rows.append(row)
     return rows
 
 
 def frequency_rows(results: Sequence) -> list[dict]:
     """The matched view: error rate by pieces within training-frequency bins, one row per cell."""
-    return [{"tokenizer": r.tokenizer, "model": r.model, "train_frequency": c.frequency, "pieces": c.pieces,
-             "n": c.n, "n_errors": c.n_errors, "error_rate": _num(c.error_rate)}
-            for r in results for c in r.by_frequency]
+    return [
+        {
+            "tokenizer": r.tokenizer,
+            "model": r.model,
+            "train_frequency": c.frequency,
+            "pieces": c.pieces,
+            "n": c.n,
+            "n_errors": c.n_errors,
+            "error_rate": _num(c.error_rate),
+        }
+        for r in results
+        for c in r.by_frequency
+    ]
 
 
 def _ci(row: dict, key: str) -> str:
@@ -72,19 +92,33 @@ def attribution_markdown(rows: Sequence[dict]) -> str:
     """Table: OR per extra piece adjusted and not, partial r, words, per tokenizer and model."""
     out = []
     for r in rows:
-        out.append({"model": r["model"], "tokenizer": r["tokenizer"], "OR per extra piece (adjusted)": _ci(r, "adjusted"),
-                    "p": _p(r["p_adjusted"]), "OR (unadjusted)": _ci(r, "unadjusted"),
-                    "partial r": "–" if r["partial_r"] is None else f"{r['partial_r']:.3f}",
-                    "partial p": _p(r["partial_p"]), "words": r["n_words"], "errors": r["n_errors"]})
+        out.append(
+            {
+                "model": r["model"],
+                "tokenizer": r["tokenizer"],
+                "OR per extra piece (adjusted)": _ci(r, "adjusted"),
+                "p": _p(r["p_adjusted"]),
+                "OR (unadjusted)": _ci(r, "unadjusted"),
+                "partial r": "–" if r["partial_r"] is None else f"{r['partial_r']:.3f}",
+                "partial p": _p(r["partial_p"]),
+                "words": r["n_words"],
+                "errors": r["n_errors"],
+            }
+        )
     return markdown_table(out)
 
 
 def by_pieces_markdown(rows: Sequence[dict]) -> str:
     """Adjusted odds ratios of 2, 3, 4+ pieces against one piece."""
     levels = [lv for lv in ("2", "3", "4+") if any(f"or_pieces_{lv}" in r for r in rows)]
-    out = [{"model": r["model"], "tokenizer": r["tokenizer"],
-            **{f"{lv} pieces vs 1": _ci(r, f"pieces_{lv}") if f"or_pieces_{lv}" in r else "–" for lv in levels}}
-           for r in rows]
+    out = [
+        {
+            "model": r["model"],
+            "tokenizer": r["tokenizer"],
+            **{f"{lv} pieces vs 1": _ci(r, f"pieces_{lv}") if f"or_pieces_{lv}" in r else "–" for lv in levels},
+        }
+        for r in rows
+    ]
     return markdown_table(out)
 
 
@@ -95,8 +129,10 @@ def frequency_markdown(cells: Sequence[dict]) -> str:
         key = (c["model"], c["tokenizer"], c["train_frequency"])
         rate = "–" if c["error_rate"] is None else f"{100 * c['error_rate']:.1f} ({c['n']})"
         table.setdefault(key, {})[c["pieces"]] = rate
-    out = [{"model": m, "tokenizer": t, "seen in training": f, **{f"{p} pieces": v for p, v in by.items()}}
-           for (m, t, f), by in table.items()]
+    out = [
+        {"model": m, "tokenizer": t, "seen in training": f, **{f"{p} pieces": v for p, v in by.items()}}
+        for (m, t, f), by in table.items()
+    ]
     return markdown_table(out)
 
 
@@ -107,8 +143,10 @@ def attribution_finding(rows: Sequence[dict]) -> tuple[bool | None, str]:
         return None, "no model could be fitted."
     holds = all(r["or_adjusted_low"] > 1 for r in fitted)
     level = fitted[0].get("confidence", 0.95)
-    parts = [f"{r['model']} / {r['tokenizer']}: OR per extra piece {_ci(r, 'adjusted')} "
-             f"(unadjusted {_ci(r, 'unadjusted')})" for r in fitted]
+    parts = [
+        f"{r['model']} / {r['tokenizer']}: OR per extra piece {_ci(r, 'adjusted')} (unadjusted {_ci(r, 'unadjusted')})"
+        for r in fitted
+    ]
     return holds, "; ".join(parts) + f" ({level:.0%} CIs, standard errors clustered by sentence)."
 
 
@@ -128,8 +166,11 @@ def attribution_section(rows: Sequence[dict], cells: Sequence[dict] = (), *, fig
         "the unadjusted OR comes from the same regression without covariates, so the gap between the two is what "
         "the covariates explain. The partial r is the Pearson correlation of pieces and error after both are "
         "regressed on the covariates (its p-value treats words as independent; the odds ratios' do not). "
-        + (f"Training frequencies counted on `{freq}`." if freq else
-           "**No training split was given, so frequency is not among the covariates.**"),
+        + (
+            f"Training frequencies counted on `{freq}`."
+            if freq
+            else "**No training split was given, so frequency is not among the covariates.**"
+        ),
         "",
         finding_markdown(rows),
         "",
@@ -143,8 +184,12 @@ def attribution_section(rows: Sequence[dict], cells: Sequence[dict] = (), *, fig
     if notes:
         parts += ["", "Notes: " + "; ".join(notes) + "."]
     if cells:
-        parts += ["", "Error rate % (words) by number of pieces within training-frequency bins (no model needed):",
-                  "", frequency_markdown(cells)]
+        parts += [
+            "",
+            "Error rate % (words) by number of pieces within training-frequency bins (no model needed):",
+            "",
+            frequency_markdown(cells),
+        ]
     if figure:
         parts += ["", f"![odds ratios]({figure})"]
     return "\n".join(parts)

@@ -109,14 +109,18 @@ def examples(
         for r in range(rows.start, rows.stop):
             predicted = {m: (p[pos[r]] if pos[r] >= 0 else "") for m, pos, p in pred_by_row}
             pieces = {t: table.pieces_of(t, r) for t in names}
-            words.append(ExampleWord(
-                word=table.word(r),
-                gold=tags[table.tag_code[r]],
-                pieces=pieces,
-                predicted=predicted,
-                unknown={t: _unknown_flags(table, t, r, pieces[t]) for t in names},
-            ))
-        out.append(ExampleSentence(table.datasets[table.sentence_dataset[s]], int(table.sent_id[rows.start]), s, tuple(words)))
+            words.append(
+                ExampleWord(
+                    word=table.word(r),
+                    gold=tags[table.tag_code[r]],
+                    pieces=pieces,
+                    predicted=predicted,
+                    unknown={t: _unknown_flags(table, t, r, pieces[t]) for t in names},
+                )
+            )
+        out.append(
+            ExampleSentence(table.datasets[table.sentence_dataset[s]], int(table.sent_id[rows.start]), s, tuple(words))
+        )
     return out
 
 

@@ -45,6 +45,7 @@ def _ci(est, digits: int = 2) -> str:
 
 # ---- rows -------------------------------------------------------------------------
 
+
 def table4_rows(results: Sequence) -> list[dict]:
     """Table 4: one row per tokenizer, additional segmentation % for NE, non-NE and all words."""
     rows = []
@@ -62,11 +63,20 @@ def table4_rows(results: Sequence) -> list[dict]:
 
 def table4_markdown(results: Sequence) -> str:
     boot = results[0].bootstrap if results else None
-    ci = (f"{boot.confidence:.0%} bootstrap CI over sentences ({boot.n_resamples} resamples)"
-          if boot and boot.n_resamples else "no confidence intervals (0 resamples)")
+    ci = (
+        f"{boot.confidence:.0%} bootstrap CI over sentences ({boot.n_resamples} resamples)"
+        if boot and boot.n_resamples
+        else "no confidence intervals (0 resamples)"
+    )
     rows = [
-        {"tokenizer": r.tokenizer, "NE": _ci(r.ne), "non-NE": _ci(r.non_ne), "all": _ci(r.all),
-         "NE words": r.ne.n_words, "non-NE words": r.non_ne.n_words}
+        {
+            "tokenizer": r.tokenizer,
+            "NE": _ci(r.ne),
+            "non-NE": _ci(r.non_ne),
+            "all": _ci(r.all),
+            "NE words": r.ne.n_words,
+            "non-NE words": r.non_ne.n_words,
+        }
         for r in results
     ]
     head = f"Additional segmentation % (pieces / words − 1), {ci}"
@@ -87,16 +97,21 @@ def summary_rows(summaries: Sequence) -> list[dict]:
     for s in summaries:
         for subset in ("ne", "non_ne", "all"):
             sub = getattr(s, subset)
-            rows.append({
-                "tokenizer": s.tokenizer, "words": subset,
-                "additional_pct": _num(sub.additional_segmentation.value),
-                "fertility": _num(sub.fertility.value, 4),
-                "fertility_low": _num(sub.fertility.low, 4), "fertility_high": _num(sub.fertility.high, 4),
-                "continued_pct": _num(sub.continued.value),
-                "unknown_pct": _num(sub.unknown.value, 4),
-                "pieces_per_continued": _num(sub.pieces_per_continued.value, 4),
-                "n_words": sub.fertility.n_words, "n_pieces": sub.n_pieces,
-            })
+            rows.append(
+                {
+                    "tokenizer": s.tokenizer,
+                    "words": subset,
+                    "additional_pct": _num(sub.additional_segmentation.value),
+                    "fertility": _num(sub.fertility.value, 4),
+                    "fertility_low": _num(sub.fertility.low, 4),
+                    "fertility_high": _num(sub.fertility.high, 4),
+                    "continued_pct": _num(sub.continued.value),
+                    "unknown_pct": _num(sub.unknown.value, 4),
+                    "pieces_per_continued": _num(sub.pieces_per_continued.value, 4),
+                    "n_words": sub.fertility.n_words,
+                    "n_pieces": sub.n_pieces,
+                }
+            )
     return rows
 
 
@@ -105,18 +120,35 @@ def summary_markdown(summaries: Sequence) -> str:
     for s in summaries:
         for subset, label in (("ne", "NE"), ("non_ne", "non-NE"), ("all", "all")):
             sub = getattr(s, subset)
-            rows.append({"tokenizer": s.tokenizer, "words": label, "fertility": _ci(sub.fertility, 3),
-                         "continued %": _ci(sub.continued), "unknown %": _ci(sub.unknown, 3),
-                         "pieces / continued word": _ci(sub.pieces_per_continued, 3), "n words": sub.fertility.n_words})
+            rows.append(
+                {
+                    "tokenizer": s.tokenizer,
+                    "words": label,
+                    "fertility": _ci(sub.fertility, 3),
+                    "continued %": _ci(sub.continued),
+                    "unknown %": _ci(sub.unknown, 3),
+                    "pieces / continued word": _ci(sub.pieces_per_continued, 3),
+                    "n words": sub.fertility.n_words,
+                }
+            )
     return markdown_table(rows)
 
 
 def grouped_rows(grouped: Sequence) -> list[dict]:
     """Additional segmentation % per group (entity type, position, language, dataset)."""
     return [
-        {"tokenizer": g.tokenizer, "by": g.by, "subset": g.subset, "group": name,
-         "additional_pct": _num(e.value), "low": _num(e.low), "high": _num(e.high), "n_words": e.n_words}
-        for g in grouped for name, e in g.groups.items()
+        {
+            "tokenizer": g.tokenizer,
+            "by": g.by,
+            "subset": g.subset,
+            "group": name,
+            "additional_pct": _num(e.value),
+            "low": _num(e.low),
+            "high": _num(e.high),
+            "n_words": e.n_words,
+        }
+        for g in grouped
+        for name, e in g.groups.items()
     ]
 
 
@@ -143,7 +175,13 @@ def intrinsic_rows(summaries: Sequence) -> list[dict]:
     for s in summaries:
         for group, e in s.groups.items():
             row = {"tokenizer": s.tokenizer, "group": group, "vocab_size": s.vocab_size, "renyi_alpha": s.renyi_alpha}
-            for name in ("chars_per_piece", "bytes_per_piece", "shannon_entropy", "renyi_efficiency", "vocab_utilization"):
+            for name in (
+                "chars_per_piece",
+                "bytes_per_piece",
+                "shannon_entropy",
+                "renyi_efficiency",
+                "vocab_utilization",
+            ):
                 est = getattr(e, name)
                 row[name] = _num(est.value, 4)
                 row[f"{name}_low"] = _num(est.low, 4)
@@ -157,11 +195,18 @@ def intrinsic_markdown(summaries: Sequence) -> str:
     rows = []
     for s in summaries:
         for group, e in s.groups.items():
-            rows.append({"tokenizer": s.tokenizer, "words": _GROUP_LABELS.get(group, group),
-                         "chars / piece": _ci(e.chars_per_piece, 3), "bytes / piece": _ci(e.bytes_per_piece, 3),
-                         "Shannon entropy (bits)": _ci(e.shannon_entropy, 3),
-                         f"Rényi efficiency (α={s.renyi_alpha:g})": _ci(e.renyi_efficiency, 4),
-                         "vocabulary used": _fmt(e.vocab_utilization.value, 4), "distinct pieces": e.n_distinct})
+            rows.append(
+                {
+                    "tokenizer": s.tokenizer,
+                    "words": _GROUP_LABELS.get(group, group),
+                    "chars / piece": _ci(e.chars_per_piece, 3),
+                    "bytes / piece": _ci(e.bytes_per_piece, 3),
+                    "Shannon entropy (bits)": _ci(e.shannon_entropy, 3),
+                    f"Rényi efficiency (α={s.renyi_alpha:g})": _ci(e.renyi_efficiency, 4),
+                    "vocabulary used": _fmt(e.vocab_utilization.value, 4),
+                    "distinct pieces": e.n_distinct,
+                }
+            )
     return markdown_table(rows)
 
 
@@ -169,12 +214,22 @@ def correlation_rows(results: Sequence) -> list[dict]:
     rows = []
     for c in results:
         for subset, corr in (("all", c.all), ("ne", c.ne), ("entities_max", c.entities.max_pieces)):
-            rows.append({
-                "tokenizer": c.tokenizer, "model": c.model, "dataset": c.dataset, "measure": c.measure,
-                "words": subset, "pearson_r": _num(corr.r, 4), "p_value": corr.p_value,
-                "r_low": _num(corr.low, 4), "r_high": _num(corr.high, 4),
-                "spearman": _num(corr.spearman, 4), "spearman_p": corr.spearman_p, "n": corr.n,
-            })
+            rows.append(
+                {
+                    "tokenizer": c.tokenizer,
+                    "model": c.model,
+                    "dataset": c.dataset,
+                    "measure": c.measure,
+                    "words": subset,
+                    "pearson_r": _num(corr.r, 4),
+                    "p_value": corr.p_value,
+                    "r_low": _num(corr.low, 4),
+                    "r_high": _num(corr.high, 4),
+                    "spearman": _num(corr.spearman, 4),
+                    "spearman_p": corr.spearman_p,
+                    "n": corr.n,
+                }
+            )
     return rows
 
 
@@ -190,10 +245,23 @@ def format_p_value(p: float) -> str:
 def correlation_markdown(results: Sequence) -> str:
     rows = []
     for c in results:
-        for label, corr in (("all words", c.all), ("NE words", c.ne), ("entities (max pieces vs missed)", c.entities.max_pieces)):
-            rows.append({"tokenizer": c.tokenizer, "model": c.model, "over": label, "Pearson r": _fmt(corr.r, 4),
-                         "p": format_p_value(corr.p_value), "CI of r": f"[{_fmt(corr.low, 3)}, {_fmt(corr.high, 3)}]",
-                         "Spearman": _fmt(corr.spearman, 4), "n": corr.n})
+        for label, corr in (
+            ("all words", c.all),
+            ("NE words", c.ne),
+            ("entities (max pieces vs missed)", c.entities.max_pieces),
+        ):
+            rows.append(
+                {
+                    "tokenizer": c.tokenizer,
+                    "model": c.model,
+                    "over": label,
+                    "Pearson r": _fmt(corr.r, 4),
+                    "p": format_p_value(corr.p_value),
+                    "CI of r": f"[{_fmt(corr.low, 3)}, {_fmt(corr.high, 3)}]",
+                    "Spearman": _fmt(corr.spearman, 4),
+                    "n": corr.n,
+                }
+            )
     return markdown_table(rows)
 
 
@@ -203,15 +271,28 @@ def pieces_rows(results: Sequence) -> list[dict]:
     for c in results:
         for over, bins in (("all", c.by_pieces), ("ne", c.by_pieces_ne), ("entities", c.entities.by_max_pieces)):
             for b in bins:
-                rows.append({"tokenizer": c.tokenizer, "model": c.model, "over": over, "pieces": b.pieces,
-                             "n": b.n, "n_errors": b.n_errors, "error_rate": _num(b.error_rate, 4)})
+                rows.append(
+                    {
+                        "tokenizer": c.tokenizer,
+                        "model": c.model,
+                        "over": over,
+                        "pieces": b.pieces,
+                        "n": b.n,
+                        "n_errors": b.n_errors,
+                        "error_rate": _num(b.error_rate, 4),
+                    }
+                )
     return rows
 
 
 def pieces_markdown(results: Sequence) -> str:
     rows = []
     for c in results:
-        for label, bins in (("words", c.by_pieces), ("NE words", c.by_pieces_ne), ("entities missed", c.entities.by_max_pieces)):
+        for label, bins in (
+            ("words", c.by_pieces),
+            ("NE words", c.by_pieces_ne),
+            ("entities missed", c.entities.by_max_pieces),
+        ):
             row = {"tokenizer": c.tokenizer, "model": c.model, "over": label}
             for b in bins:
                 row[b.pieces] = f"{_fmt(100 * b.error_rate if b.n else float('nan'), 1)} % (n={b.n})"
@@ -221,12 +302,21 @@ def pieces_markdown(results: Sequence) -> str:
 
 def parity_rows(results: Sequence) -> list[dict]:
     return [
-        {"tokenizer": r.tokenizer, "language": lang, "parity": _num(lp.parity.value, 4),
-         "parity_low": _num(lp.parity.low, 4), "parity_high": _num(lp.parity.high, 4),
-         "fertility": _num(lp.fertility.value, 4), "n_pieces": lp.n_pieces, "n_words": lp.n_words,
-         "n_paragraphs": lp.n_paragraphs, "reference": r.reference,
-         "gini": _num(r.gini.value, 4) if r.gini else None}
-        for r in results for lang, lp in r.languages.items()
+        {
+            "tokenizer": r.tokenizer,
+            "language": lang,
+            "parity": _num(lp.parity.value, 4),
+            "parity_low": _num(lp.parity.low, 4),
+            "parity_high": _num(lp.parity.high, 4),
+            "fertility": _num(lp.fertility.value, 4),
+            "n_pieces": lp.n_pieces,
+            "n_words": lp.n_words,
+            "n_paragraphs": lp.n_paragraphs,
+            "reference": r.reference,
+            "gini": _num(r.gini.value, 4) if r.gini else None,
+        }
+        for r in results
+        for lang, lp in r.languages.items()
     ]
 
 
@@ -241,12 +331,17 @@ def parity_markdown(results: Sequence) -> str:
             row[f"{r.tokenizer} fertility"] = _fmt(r.languages[lang].fertility.value, 3)
         rows.append(row)
     ginis = "; ".join(f"{r.tokenizer} {_ci(r.gini, 4)}" for r in results if r.gini is not None)
-    return (f"Pieces relative to {results[0].reference!r} on the same paragraphs (1.00 = parity)\n\n"
-            + markdown_table(rows) + "\n\n" + (f"Gini coefficient of the parities (0 = equal): {ginis}.\n\n" if ginis else "")
-            + policy_note(results))
+    return (
+        f"Pieces relative to {results[0].reference!r} on the same paragraphs (1.00 = parity)\n\n"
+        + markdown_table(rows)
+        + "\n\n"
+        + (f"Gini coefficient of the parities (0 = equal): {ginis}.\n\n" if ginis else "")
+        + policy_note(results)
+    )
 
 
 # ---- rendering --------------------------------------------------------------------
+
 
 def markdown_table(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
     """A GitHub Markdown table (pipes in cells escaped)."""

@@ -91,17 +91,23 @@ def write_report(
     kw = {"n_resamples": n_resamples, "confidence": confidence, "seed": seed}
     names = table.tokenizer_names
     files: list[Path] = []
-    index = [f"# Segmentation report\n",
-             f"{len(table):,} words, {table.n_sentences:,} sentences, {table.n_entities:,} entities in "
-             f"{', '.join(table.datasets)}; tokenizers: {', '.join(names)}. Intervals: {confidence:.0%} "
-             f"bootstrap over sentences, {n_resamples} resamples, seed {seed}.\n"]
+    index = [
+        "# Segmentation report\n",
+        f"{len(table):,} words, {table.n_sentences:,} sentences, {table.n_entities:,} entities in "
+        f"{', '.join(table.datasets)}; tokenizers: {', '.join(names)}. Intervals: {confidence:.0%} "
+        f"bootstrap over sentences, {n_resamples} resamples, seed {seed}.\n",
+    ]
 
     groupings = list(groupings) if groupings is not None else default_groupings(table)
     stats = table_statistics(table, names, groupings=groupings, **kw)
     t4 = stats.table4
     md = rt.table4_markdown(t4)
     files += _three(out, "table4", md, rt.table4_rows(t4), t4)
-    index += ["## Table 4: additional segmentation\n", md, "\n[table4.md](table4.md) · [csv](table4.csv) · [json](table4.json)\n"]
+    index += [
+        "## Table 4: additional segmentation\n",
+        md,
+        "\n[table4.md](table4.md) · [csv](table4.csv) · [json](table4.json)\n",
+    ]
 
     summ = stats.summary
     md = rt.summary_markdown(summ)
@@ -136,11 +142,19 @@ def write_report(
         files += _three(out, "error_by_pieces", pm, rt.pieces_rows(corrs), None)
         index += ["## Segmentation vs model errors\n", md, "\n### Error rate by number of pieces\n", pm, "\n"]
         attr_rows, attr_cells = _attribution(table, predictions, names, train, train_label, confidence)
-        files += _three(out, "attribution", ra.attribution_section(attr_rows, attr_cells), attr_rows,
-                        {"attribution": attr_rows, "by_frequency": attr_cells})
+        files += _three(
+            out,
+            "attribution",
+            ra.attribution_section(attr_rows, attr_cells),
+            attr_rows,
+            {"attribution": attr_rows, "by_frequency": attr_cells},
+        )
         fig = "figures/odds_ratios.png" if figures else None
-        index += ["## Does segmentation predict errors beyond frequency, entity status and length?\n",
-                  ra.attribution_section(attr_rows, attr_cells, figure=fig), "\n"]
+        index += [
+            "## Does segmentation predict errors beyond frequency, entity status and length?\n",
+            ra.attribution_section(attr_rows, attr_cells, figure=fig),
+            "\n",
+        ]
 
     if parity_results:
         md = rt.parity_markdown(parity_results)
@@ -175,6 +189,16 @@ def _attribution(table, predictions, names, train, train_label, confidence) -> t
     from tokstudy.analysis.attribution import attribute_errors, word_counts
 
     counts = None if train is None else word_counts(train)
-    res = [attribute_errors(table, a, t, train=counts, train_label=train_label or ("training split" if counts else None),
-                            confidence=confidence) for a in predictions for t in names]
+    res = [
+        attribute_errors(
+            table,
+            a,
+            t,
+            train=counts,
+            train_label=train_label or ("training split" if counts else None),
+            confidence=confidence,
+        )
+        for a in predictions
+        for t in names
+    ]
     return ra.attribution_rows(res), ra.frequency_rows(res)

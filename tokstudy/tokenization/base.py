@@ -80,7 +80,9 @@ class Segmentation:
         offsets = np.zeros(len(per_word) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
         flat = [p for ps in per_word for p in ps]
-        unk = np.array([p == unk_piece for p in flat], dtype=bool) if unk_piece is not None else np.zeros(len(flat), bool)
+        unk = (
+            np.array([p == unk_piece for p in flat], dtype=bool) if unk_piece is not None else np.zeros(len(flat), bool)
+        )
         return cls(flat, offsets, unk)
 
 

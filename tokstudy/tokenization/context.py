@@ -95,20 +95,26 @@ class WordContext:
     def describe(self, *, count_lone_boundary: bool) -> str:
         """The boundary-policy sentence printed with the statistics, naming this tokenizer's marker."""
         if self.marker is None:
-            return ("the tokenizer has no word-boundary marker; each word's pieces are counted as it emits them, "
-                    "every piece counts as one")
+            return (
+                "the tokenizer has no word-boundary marker; each word's pieces are counted as it emits them, "
+                "every piece counts as one"
+            )
         if not self.marker_starts_word:
-            return (f"WordPiece marks a word's non-initial pieces with '{self.marker}' and has no word-boundary "
-                    f"piece; every piece counts as one")
+            return (
+                f"WordPiece marks a word's non-initial pieces with '{self.marker}' and has no word-boundary "
+                f"piece; every piece counts as one"
+            )
         m = self.marker
         if count_lone_boundary:
             text = f"a lone word-boundary piece ('{m}' before a word it does not attach to) counts as one piece"
         else:
             text = f"lone word-boundary pieces ('{m}' alone) are not counted"
         if self.prefix:
-            text += (f"; each word is segmented as it stands after a space in running text, the sentence's first "
-                     f"word included (is_split_into_words with add_prefix_space=True), so its first piece carries "
-                     f"'{m}'")
+            text += (
+                f"; each word is segmented as it stands after a space in running text, the sentence's first "
+                f"word included (is_split_into_words with add_prefix_space=True), so its first piece carries "
+                f"'{m}'"
+            )
         return text
 
 

@@ -52,8 +52,15 @@ class HFTokenizerSegmenter(Segmenter):
         source: where it was loaded from (for messages).
     """
 
-    def __init__(self, tokenizer, *, name: str, kind: str = "hf-tokenizers", count_lone_boundary: bool = True,
-                 source: str | None = None):
+    def __init__(
+        self,
+        tokenizer,
+        *,
+        name: str,
+        kind: str = "hf-tokenizers",
+        count_lone_boundary: bool = True,
+        source: str | None = None,
+    ):
         self.tokenizer = tokenizer
         self.name = name
         self.kind = kind
@@ -108,8 +115,9 @@ class HFTokenizerSegmenter(Segmenter):
         counts = lens if len(keep) == n else np.zeros(n, dtype=np.int64)
         if len(keep) != n and len(keep):
             counts[np.asarray(keep, dtype=np.int64)] = lens
-        seg = ids_to_segmentation(flat, counts, self._id_to_piece, self.unk_id,
-                                  drop_id=None if self.count_lone_boundary else self.boundary_id)
+        seg = ids_to_segmentation(
+            flat, counts, self._id_to_piece, self.unk_id, drop_id=None if self.count_lone_boundary else self.boundary_id
+        )
         if seg.unk.any():
             self._surface_unknowns(seg, words)
         return seg
@@ -119,8 +127,9 @@ class HFTokenizerSegmenter(Segmenter):
         unk_pos = np.flatnonzero(seg.unk)
         word_idx = np.unique(np.searchsorted(seg.offsets, unk_pos, side="right") - 1)
         prefix = self.context.prefix
-        encs = self.tokenizer.encode_batch([[prefix + words[i]] for i in word_idx], is_pretokenized=True,
-                                           add_special_tokens=False)
+        encs = self.tokenizer.encode_batch(
+            [[prefix + words[i]] for i in word_idx], is_pretokenized=True, add_special_tokens=False
+        )
         for i, enc in zip(word_idx.tolist(), encs):
             start, stop = int(seg.offsets[i]), int(seg.offsets[i + 1])
             tokens = enc.tokens
@@ -128,8 +137,9 @@ class HFTokenizerSegmenter(Segmenter):
                 lone = self.context.marker
                 tokens = [t for t in tokens if t != lone] or tokens[:1]
             if len(tokens) != stop - start:  # never expected: refuse a silent shift
-                raise AlignmentError(f"{self.name}: word {words[i]!r} gave {len(tokens)} tokens alone "
-                                     f"but {stop - start} in a batch")
+                raise AlignmentError(
+                    f"{self.name}: word {words[i]!r} gave {len(tokens)} tokens alone but {stop - start} in a batch"
+                )
             seg.pieces[start:stop] = tokens
 
 
@@ -171,12 +181,15 @@ def wordpiece_tokenizer(vocab_file: str | os.PathLike, *, lowercase: bool | None
         raise TokenizerLoadError(f"{path}: empty WordPiece vocabulary (expected one piece per line)")
     unk = next((c for c in _UNK_CANDIDATES if c in vocab), None)
     if unk is None:
-        raise TokenizerLoadError(f"{path}: WordPiece vocabulary has no unknown token (expected one of {_UNK_CANDIDATES})")
+        raise TokenizerLoadError(
+            f"{path}: WordPiece vocabulary has no unknown token (expected one of {_UNK_CANDIDATES})"
+        )
     if lowercase is None:
         lowercase = not any(ch.isupper() for p in vocab if not (p.startswith("[") or p.startswith("<")) for ch in p)
     tok = Tokenizer(WordPiece(vocab, unk_token=unk, max_input_chars_per_word=100))
-    tok.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=None,
-                                                lowercase=lowercase)
+    tok.normalizer = normalizers.BertNormalizer(
+        clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=lowercase
+    )
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.decoder = decoders.WordPiece(prefix="##")
     return tok

@@ -61,7 +61,9 @@ def spm_to_hf_tokenizer(model_file: str | os.PathLike, *, algorithm: str | None 
         model = Unigram([(p, sp.get_score(i)) for i, p in enumerate(pieces)], unk_id=unk_id, byte_fallback=False)
     else:
         vocab = {p: i for i, p in enumerate(pieces)}
-        model = BPE(vocab=vocab, merges=_bpe_merges(pieces, sp), unk_token=pieces[unk_id], fuse_unk=True, byte_fallback=False)
+        model = BPE(
+            vocab=vocab, merges=_bpe_merges(pieces, sp), unk_token=pieces[unk_id], fuse_unk=True, byte_fallback=False
+        )
     tok = Tokenizer(model)
     norm = []
     if fields["charsmap"]:
@@ -113,8 +115,12 @@ def write_hf_files(
         **present,
         **(extra_config or {}),
     }
-    (directory / "tokenizer_config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    (directory / "special_tokens_map.json").write_text(json.dumps(present, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (directory / "tokenizer_config.json").write_text(
+        json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    (directory / "special_tokens_map.json").write_text(
+        json.dumps(present, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
 
 
 def _bpe_merges(pieces: list[str], sp) -> list[tuple[str, str]]:

@@ -89,7 +89,11 @@ def load_tokenizer(
             f"{path}: directory holds no tokenizer (expected tokenizer.json, spiece.model or another "
             f"single *.model file, or vocab.txt)"
         )
-    if _HUB_NAME.match(text) and not text.startswith((".", "/", "~")) and not Path(text).suffix in {".model", ".json", ".txt", ".tiktoken"}:
+    if (
+        _HUB_NAME.match(text)
+        and not text.startswith((".", "/", "~"))
+        and Path(text).suffix not in {".model", ".json", ".txt", ".tiktoken"}
+    ):
         return _load_hub(text, name or text.replace("/", "--"), common)
     raise TokenizerLoadError(
         f"{path}: no such file or directory (expected a SentencePiece .model, a tokenizer.json, a vocab.txt, "
@@ -106,8 +110,7 @@ def _load_file(path: Path, name: str, lowercase: bool | None, common: dict) -> S
         tok = wordpiece_tokenizer(path, lowercase=lowercase)
         return HFTokenizerSegmenter(tok, name=name, kind="wordpiece", source=str(path), **common)
     raise TokenizerLoadError(
-        f"{path}: unknown tokenizer file type {path.suffix!r} (expected .model, tokenizer.json, vocab.txt "
-        f"or .tiktoken)"
+        f"{path}: unknown tokenizer file type {path.suffix!r} (expected .model, tokenizer.json, vocab.txt or .tiktoken)"
     )
 
 

@@ -113,7 +113,10 @@ class SentencePieceSegmenter(Segmenter):
             counts = np.zeros(n, dtype=np.int64)
             counts[np.asarray(nonempty, dtype=np.int64)] = lens
         seg = ids_to_segmentation(
-            flat, counts, self._id_to_piece, self.unk_id,
+            flat,
+            counts,
+            self._id_to_piece,
+            self.unk_id,
             drop_id=None if self.count_lone_boundary else self.boundary_id,
         )
         if seg.unk.any():
@@ -133,8 +136,9 @@ class SentencePieceSegmenter(Segmenter):
             if not self.count_lone_boundary and len(pieces) > 1:
                 pieces = [p for p in pieces if p != BOUNDARY] or pieces[:1]
             if len(pieces) != stop - start:  # never expected: refuse a silent shift
-                raise AlignmentError(f"{self.model_file}: word {words[i]!r} gave {len(pieces)} pieces as text "
-                                     f"but {stop - start} as ids")
+                raise AlignmentError(
+                    f"{self.model_file}: word {words[i]!r} gave {len(pieces)} pieces as text but {stop - start} as ids"
+                )
             seg.pieces[start:stop] = pieces
 
 

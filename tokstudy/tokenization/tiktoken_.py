@@ -43,16 +43,21 @@ from tokstudy.tokenization.sentencepiece_ import ids_to_segmentation
 #: pre-tokenizer patterns of OpenAI's encodings (from ``tiktoken_ext.openai_public``).
 PATTERNS = {
     "r50k": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""",
-    "cl100k": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
-    "o200k": "|".join([
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]),
+    "cl100k": (
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+        r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+    ),
+    "o200k": "|".join(
+        [
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""\p{N}{1,3}""",
+            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+            r"""\s*[\r\n]+""",
+            r"""\s+(?!\S)""",
+            r"""\s+""",
+        ]
+    ),
 }
 PATTERNS["gpt2"] = PATTERNS["r50k"]
 PATTERNS["p50k"] = PATTERNS["r50k"]
@@ -82,8 +87,9 @@ def read_tiktoken_ranks(path: str | os.PathLike) -> dict[bytes, int]:
     except OSError as exc:
         raise TokenizerLoadError(f"{path}: cannot read tiktoken file ({exc})") from exc
     except UnicodeDecodeError as exc:
-        raise TokenizerLoadError(f"{path}: not a tiktoken file (expected ASCII lines '<base64 token> <rank>'; "
-                                 f"byte {exc.start} is not ASCII)") from exc
+        raise TokenizerLoadError(
+            f"{path}: not a tiktoken file (expected ASCII lines '<base64 token> <rank>'; byte {exc.start} is not ASCII)"
+        ) from exc
     ranks: dict[bytes, int] = {}
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -95,11 +101,13 @@ def read_tiktoken_ranks(path: str | os.PathLike) -> dict[bytes, int]:
             token = base64.b64decode(parts[0], validate=True)
             rank = int(parts[1])
         except (binascii.Error, ValueError) as exc:
-            raise DataFormatError(f"expected '<base64 token> <rank>', got {line[:60]!r} ({exc})",
-                                  path=path, line=lineno) from exc
+            raise DataFormatError(
+                f"expected '<base64 token> <rank>', got {line[:60]!r} ({exc})", path=path, line=lineno
+            ) from exc
         if token in ranks:
-            raise DataFormatError(f"token {token!r} given twice (ranks {ranks[token]} and {rank})",
-                                  path=path, line=lineno)
+            raise DataFormatError(
+                f"token {token!r} given twice (ranks {ranks[token]} and {rank})", path=path, line=lineno
+            )
         ranks[token] = rank
     if not ranks:
         raise TokenizerLoadError(f"{path}: empty tiktoken file (expected '<base64 token> <rank>' per line)")
@@ -151,15 +159,15 @@ class TiktokenSegmenter(Segmenter):
             self.boundary_id = -1
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike, *, name: str, pattern: str | None = None,
-                  **kwargs) -> TiktokenSegmenter:
+    def from_file(
+        cls, path: str | os.PathLike, *, name: str, pattern: str | None = None, **kwargs
+    ) -> TiktokenSegmenter:
         """Load a ``.tiktoken`` rank file with the pre-tokenizer ``pattern`` (see :func:`pattern_for`)."""
         tiktoken = _import_tiktoken()
         path = Path(path)
         ranks = read_tiktoken_ranks(path)
         try:
-            enc = tiktoken.Encoding(name, pat_str=pattern_for(path, pattern), mergeable_ranks=ranks,
-                                    special_tokens={})
+            enc = tiktoken.Encoding(name, pat_str=pattern_for(path, pattern), mergeable_ranks=ranks, special_tokens={})
         except ValueError as exc:
             raise TokenizerLoadError(f"{path}: not a usable tiktoken encoding ({exc})") from exc
         kwargs.setdefault("source", str(path))
@@ -174,8 +182,10 @@ class TiktokenSegmenter(Segmenter):
         except ValueError as exc:
             raise TokenizerLoadError(f"tiktoken:{encoding_name}: unknown tiktoken encoding ({exc})") from exc
         except Exception as exc:  # pragma: no cover - network errors come in many types
-            raise TokenizerLoadError(f"tiktoken:{encoding_name}: could not load the encoding (it is downloaded "
-                                     f"on first use; are you online?): {exc}") from exc
+            raise TokenizerLoadError(
+                f"tiktoken:{encoding_name}: could not load the encoding (it is downloaded "
+                f"on first use; are you online?): {exc}"
+            ) from exc
         kwargs.setdefault("source", f"tiktoken:{encoding_name}")
         return cls(enc, name=name or encoding_name, **kwargs)
 
@@ -189,13 +199,16 @@ class TiktokenSegmenter(Segmenter):
         counts = np.zeros(n, dtype=np.int64)
         if keep:
             counts[np.asarray(keep, dtype=np.int64)] = lens
-        return ids_to_segmentation(flat, counts, self._id_to_piece, -1,
-                                   drop_id=None if self.count_lone_boundary else self.boundary_id)
+        return ids_to_segmentation(
+            flat, counts, self._id_to_piece, -1, drop_id=None if self.count_lone_boundary else self.boundary_id
+        )
 
 
 def _import_tiktoken():
     try:
         import tiktoken
     except ImportError as exc:
-        raise TokenizerLoadError("tiktoken encodings need the tiktoken package: pip install 'tokstudy[tiktoken]'") from exc
+        raise TokenizerLoadError(
+            "tiktoken encodings need the tiktoken package: pip install 'tokstudy[tiktoken]'"
+        ) from exc
     return tiktoken

@@ -31,15 +31,25 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from tokstudy.errors import DataNotFoundError, TokenizerTrainingError
-from tokstudy.tokenization.hf_export import ALBERT_SPECIALS, add_albert_post_processor, spm_to_hf_tokenizer, write_hf_files
+from tokstudy.tokenization.hf_export import (
+    ALBERT_SPECIALS,
+    add_albert_post_processor,
+    spm_to_hf_tokenizer,
+    write_hf_files,
+)
 from tokstudy.tokenization.sampling import sample_sentences
 
 ALGORITHMS = ("sp-unigram", "sp-bpe", "hf-unigram", "hf-bpe", "hf-wordpiece")
 
 #: special symbols without ``albert_specials``: sentencepiece's defaults, BERT's for WordPiece.
 _PLAIN_SPM_SPECIALS = {"unk_token": "<unk>", "bos_token": "<s>", "eos_token": "</s>"}
-_BERT_SPECIALS = {"pad_token": "[PAD]", "unk_token": "[UNK]", "cls_token": "[CLS]", "sep_token": "[SEP]",
-                  "mask_token": "[MASK]"}
+_BERT_SPECIALS = {
+    "pad_token": "[PAD]",
+    "unk_token": "[UNK]",
+    "cls_token": "[CLS]",
+    "sep_token": "[SEP]",
+    "mask_token": "[MASK]",
+}
 
 
 @dataclass
@@ -160,8 +170,11 @@ def train_tokenizers(config: TokenizerTrainingConfig, *, progress: bool = True) 
     try:
         for vocab_size in sorted(config.vocab_sizes, reverse=True):
             if progress:
-                print(f"training {config.algorithm} with {vocab_size} pieces on {len(sample):,} sentences ...",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"training {config.algorithm} with {vocab_size} pieces on {len(sample):,} sentences ...",
+                    file=sys.stderr,
+                    flush=True,
+                )
             try:
                 staged[vocab_size] = train_one(sample, config, vocab_size, stage=True)
             except TokenizerTrainingError as exc:
@@ -191,12 +204,14 @@ def check_output_dir(output_dir: str | os.PathLike) -> None:
                 what = "is an existing file" if p == path else f"lies under {p}, an existing file"
                 raise TokenizerTrainingError(
                     f"{path}: the output location {what}; expected a folder (new or existing) that receives "
-                    f"one sub-folder per tokenizer")
+                    f"one sub-folder per tokenizer"
+                )
             return
 
 
-def _all_failing_sizes(exc: TokenizerTrainingError, config: TokenizerTrainingConfig,
-                       failed: int) -> TokenizerTrainingError:
+def _all_failing_sizes(
+    exc: TokenizerTrainingError, config: TokenizerTrainingConfig, failed: int
+) -> TokenizerTrainingError:
     """The training error, naming every requested size that fails for the same reason, and that nothing was written."""
     limit = getattr(exc, "max_vocab_size", None)
     low = getattr(exc, "min_vocab_size", None)
@@ -266,7 +281,9 @@ def _train_sentencepiece(sample: list[str], config: TokenizerTrainingConfig, voc
 
     try:
         spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(sample), model_prefix=str(out / "spiece"), **sentencepiece_options(config, vocab_size)
+            sentence_iterator=iter(sample),
+            model_prefix=str(out / "spiece"),
+            **sentencepiece_options(config, vocab_size),
         )
     except RuntimeError as exc:
         raise _explain_spm_error(exc, config, vocab_size, len(sample)) from exc
@@ -307,15 +324,19 @@ def _train_hf(sample: list[str], config: TokenizerTrainingConfig, vocab_size: in
     from tokenizers.models import BPE, Unigram, WordPiece
 
     algo = config.algorithm
-    specials = ALBERT_SPECIALS if config.albert_specials else (
-        _BERT_SPECIALS if algo == "hf-wordpiece" else {"pad_token": "<pad>", "unk_token": "<unk>"})
+    specials = (
+        ALBERT_SPECIALS
+        if config.albert_specials
+        else (_BERT_SPECIALS if algo == "hf-wordpiece" else {"pad_token": "<pad>", "unk_token": "<unk>"})
+    )
     special_list = list(specials.values())
     unk = specials["unk_token"]
     common = dict(vocab_size=vocab_size, special_tokens=special_list, show_progress=config.verbose)
     if algo == "hf-wordpiece":
         tok = Tokenizer(WordPiece(unk_token=unk))
-        tok.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=None,
-                                                    lowercase=config.lowercase)
+        tok.normalizer = normalizers.BertNormalizer(
+            clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=config.lowercase
+        )
         tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
         tok.decoder = decoders.WordPiece(prefix="##")
         trainer = trainers.WordPieceTrainer(**common)
@@ -348,8 +369,9 @@ def _train_hf(sample: list[str], config: TokenizerTrainingConfig, vocab_size: in
     return size
 
 
-def _write_manifest(out: Path, config: TokenizerTrainingConfig, requested: int, size: int, n: int,
-                    seconds: float) -> None:
+def _write_manifest(
+    out: Path, config: TokenizerTrainingConfig, requested: int, size: int, n: int, seconds: float
+) -> None:
     import sentencepiece
     import tokenizers
 
@@ -367,8 +389,12 @@ def _write_manifest(out: Path, config: TokenizerTrainingConfig, requested: int, 
         "seed": config.seed,
         "training_seconds": round(seconds, 3),
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "versions": {"tokstudy": __version__, "sentencepiece": sentencepiece.__version__,
-                     "tokenizers": tokenizers.__version__, "python": sys.version.split()[0]},
+        "versions": {
+            "tokstudy": __version__,
+            "sentencepiece": sentencepiece.__version__,
+            "tokenizers": tokenizers.__version__,
+            "python": sys.version.split()[0],
+        },
         "config": cfg,
     }
     (out / "training.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
