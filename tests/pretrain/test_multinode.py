@@ -118,6 +118,7 @@ def test_two_nodes_match_one_process(tmp_path, store_dir, tokenizer_dir):
                     cwd=PROJECT_ROOT,
                     stdout=fh,
                     stderr=subprocess.STDOUT,
+                    start_new_session=True,  # each "node" its own process tree, as on separate machines
                 )
             )
     try:
