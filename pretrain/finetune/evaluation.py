@@ -12,13 +12,12 @@ Classification: accuracy; predictions as ``sent_id<TAB>gold<TAB>pred<TAB>text`` 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from pretrain.finetune.features import word_pieces
 from pretrain.finetune.metrics import accuracy, entity_scores, token_accuracy
 from pretrain.finetune.predict import predict_labels, predict_tags
-from tokstudy.data.atomicwrite import apply_umask
+from tokstudy.data.atomicwrite import atomic_write_text  # noqa: F401  (run.py imports it from here)
 from tokstudy.data.types import Dataset
 
 
@@ -29,19 +28,36 @@ def score_split(
     words = [list(s.words) for s in ds]
     pieces = word_pieces(tokenizer, words)
     if task == "ner":
-        pred = predict_tags(model, tokenizer, words, id2label, max_length=max_length, stride=stride, batch_size=batch_size, pieces=pieces)
+        pred = predict_tags(
+            model,
+            tokenizer,
+            words,
+            id2label,
+            max_length=max_length,
+            stride=stride,
+            batch_size=batch_size,
+            pieces=pieces,
+        )
         gold = [list(s.tags) for s in ds]
         default, strict = entity_scores(gold, pred), entity_scores(gold, pred, mode="strict")
         metrics = {
-            "f1": default.f1, "precision": default.precision, "recall": default.recall,
-            "f1_strict": strict.f1, "precision_strict": strict.precision, "recall_strict": strict.recall,
-            "token_accuracy": token_accuracy(gold, pred), "n_gold_entities": default.n_gold,
-            "n_pred_entities": default.n_pred, "per_type": {t: vars(v) for t, v in default.per_type.items()},
+            "f1": default.f1,
+            "precision": default.precision,
+            "recall": default.recall,
+            "f1_strict": strict.f1,
+            "precision_strict": strict.precision,
+            "recall_strict": strict.recall,
+            "token_accuracy": token_accuracy(gold, pred),
+            "n_gold_entities": default.n_gold,
+            "n_pred_entities": default.n_pred,
+            "per_type": {t: vars(v) for t, v in default.per_type.items()},
             "per_type_strict": {t: vars(v) for t, v in strict.per_type.items()},
             "n_windowed_sentences": sum(1 for p in pieces if sum(map(len, p)) > max_length - 2),
         }
     else:
-        pred = predict_labels(model, tokenizer, words, id2label, max_length=max_length, batch_size=batch_size, pieces=pieces)
+        pred = predict_labels(
+            model, tokenizer, words, id2label, max_length=max_length, batch_size=batch_size, pieces=pieces
+        )
         metrics = {
             "accuracy": accuracy([s.label for s in ds], pred),
             "n_truncated": sum(1 for p in pieces if sum(map(len, p)) > max_length - 2),
@@ -62,22 +78,6 @@ def write_split_predictions(path: str | os.PathLike, ds: Dataset, pred: list, *,
     lines = [f"# {k}={v}" for k, v in meta.items()] + ["sent_id\tgold\tpred\ttext"]
     lines += [f"{s.sent_id}\t{s.label}\t{p}\t{' '.join(s.words)}" for s, p in zip(ds, pred)]
     return atomic_write_text(path, "\n".join(lines) + "\n")
-
-
-def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` to a temporary file beside ``path`` and rename it into place."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        apply_umask(tmp)  # mkstemp creates 0600; results follow the user's umask
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
 
 
 def evaluate_finetuned(
@@ -101,11 +101,31 @@ def evaluate_finetuned(
     task, labels = meta["task"], tuple(meta["labels"])
     check_split(ds, task)
     ds, note = apply_unseen_policy(ds, labels, task, unseen_labels)
-    metrics, pred = score_split(model, tok, ds, task=task, id2label=dict(enumerate(labels)), max_length=meta["max_length"],
-                                stride=meta["stride"], batch_size=batch_size)
+    metrics, pred = score_split(
+        model,
+        tok,
+        ds,
+        task=task,
+        id2label=dict(enumerate(labels)),
+        max_length=meta["max_length"],
+        stride=meta["stride"],
+        batch_size=batch_size,
+    )
     metrics["notes"] = [note] if note else []
     if predictions is not None:
-        write_split_predictions(predictions, ds, pred, task=task, metadata={
-            "dataset": ds.name, "split": ds.split, "language": ds.language, "model": str(model_dir),
-            "model_name": meta.get("model_name"), "seed": meta.get("seed"), "task": task})
+        write_split_predictions(
+            predictions,
+            ds,
+            pred,
+            task=task,
+            metadata={
+                "dataset": ds.name,
+                "split": ds.split,
+                "language": ds.language,
+                "model": str(model_dir),
+                "model_name": meta.get("model_name"),
+                "seed": meta.get("seed"),
+                "task": task,
+            },
+        )
     return metrics
