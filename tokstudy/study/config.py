@@ -116,6 +116,9 @@ class FinetuneSection:
     max_length: int = 128
     patience: int = 2
     """Early-stopping patience, in epochs without dev improvement."""
+    no_pretraining_control: bool = False
+    """Also fine-tune each vocabulary's architecture from random weights (same tasks, settings and seeds),
+    so the report can say whether pre-training helped."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,8 @@ class StudyConfig:
     """Data location; default ``$TOKSTUDY_DATA`` then ``data/corpora``."""
     allow_sample: bool = True
     """Fall back to the generated synthetic sample when the real corpora are absent."""
+    smoke_test: bool = False
+    """The models are too small or too briefly trained to be analysed; the report says they are a smoke test."""
     tokenizers: TokenizerSection = field(default_factory=TokenizerSection)
     pretrain: PretrainSection = field(default_factory=PretrainSection)
     finetune: FinetuneSection = field(default_factory=FinetuneSection)
