@@ -46,3 +46,15 @@ def test_yaml_syntax_error_names_line(tmp_path):
 def test_missing_config_lists_shipped():
     with pytest.raises(DataFormatError, match="demo"):
         load_study_config("nonexistent")
+
+
+def test_the_small_preset_sits_between_tiny_and_base():
+    from pretrain.config import ModelConfig
+    from tokstudy.study.config import PretrainSection
+
+    small = ModelConfig.load(PretrainSection(model="small").model_spec())
+    tiny, base = ModelConfig.load("tiny"), ModelConfig.load("base")
+    assert small.name == "small"
+    assert tiny.hidden_size < small.hidden_size < base.hidden_size
+    assert tiny.num_layers < small.num_layers < base.num_layers
+    assert PretrainSection(model="base").model_spec() == "base"  # the pre-trainer's presets pass through

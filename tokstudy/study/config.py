@@ -24,6 +24,8 @@ import yaml
 from tokstudy.errors import DataFormatError
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+#: Model presets the study ships beside the pre-trainer's (``pretrain.model: small`` -> ``models/small.yaml``).
+MODEL_DIR = CONFIG_DIR / "models"
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,8 @@ class PretrainSection:
     """Pre-training, identical for every tokenizer."""
 
     model: str = "tiny"
-    """Model preset: tiny, base, large, xlarge, xxlarge."""
+    """Model preset: tiny, base, large, xlarge, xxlarge (the pre-trainer's), small (the study's, in
+    ``configs/models/``), or a model YAML file."""
     corpora: tuple[str, ...] = ("raw_text_large",)
     """Raw-text corpora for pre-training (multi-line documents make sentence-order pairs)."""
     languages: tuple[str, ...] = ()
@@ -75,6 +78,11 @@ class PretrainSection:
     def __post_init__(self) -> None:
         if self.steps < 1 or self.batch_size < 1:
             raise ValueError("pretrain.steps and pretrain.batch_size must be >= 1")
+
+    def model_spec(self) -> str:
+        """What ``pretrain.config.ModelConfig.load`` takes: a preset name, or the path of the study's model file."""
+        shipped = MODEL_DIR / f"{self.model}.yaml"
+        return str(shipped) if shipped.is_file() else self.model
 
 
 @dataclass(frozen=True)

@@ -159,6 +159,7 @@ def _pretrain(work: Path, root: Path, tokenizer_dir: Path, config: StudyConfig, 
     from pretrain.cost import COST_FILE, CostMeter, read_total
 
     meter = CostMeter(track_energy=False)  # the whole stage's wall time; energy is the pre-trainer's own record
+    sec = dataclasses.replace(sec, model=sec.model_spec())  # the stage's key keeps the name the user wrote
     model_dir = backends.pretrain_model(work, tokenizer_dir, files, sec, progress=progress)
     cost = read_total(work / "run" / COST_FILE) or meter.stop().to_dict()
     return {"model": str(model_dir.relative_to(root)), "cost": {**cost, "stage_seconds": meter.stop().wall_seconds}}
