@@ -100,10 +100,23 @@ class TaskSpec:
     """Cap on training sentences (None: all)."""
     max_eval: int | None = None
     """Cap on dev/test sentences (None: all)."""
+    epochs: int | None = None
+    """Maximum epochs for this task (early stopping still applies); None: ``finetune.epochs``."""
+    learning_rate: float | None = None
+    """Peak learning rate for this task; None: ``finetune.learning_rate``."""
 
     def __post_init__(self) -> None:
         if self.task not in ("ner", "classification"):
             raise ValueError(f"task must be 'ner' or 'classification', got {self.task!r}")
+        if self.epochs is not None and self.epochs < 1:
+            raise ValueError(f"epochs must be >= 1, got {self.epochs}")
+        if self.learning_rate is not None and not 0 < self.learning_rate < 1:
+            raise ValueError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
+
+    def settings(self, section: FinetuneSection) -> FinetuneSection:
+        """``section`` with this task's own epochs and learning rate, where it sets them."""
+        overrides = {k: v for k, v in (("epochs", self.epochs), ("learning_rate", self.learning_rate)) if v is not None}
+        return dataclasses.replace(section, **overrides) if overrides else section
 
     @property
     def label(self) -> str:

@@ -185,7 +185,8 @@ def _finetune(work: Path, root: Path, model_dir: Path, task: TaskSpec, seed: int
     from tokstudy.study import backends
 
     train, dev, test = _task_splits(task, sources)
-    result = backends.finetune_run(work, model_dir, task, train, dev, test, seed, config.finetune, progress=progress)
+    result = backends.finetune_run(work, model_dir, task, train, dev, test, seed, task.settings(config.finetune),
+                                   progress=progress)
     if result.get("predictions"):
         result["predictions"] = str(Path(result["predictions"]).relative_to(root))
     metrics = work / f"seed-{seed}" / "metrics.json"  # written by pretrain.finetune.run, with the seed's cost
