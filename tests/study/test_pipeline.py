@@ -54,6 +54,8 @@ def test_report_has_every_table_and_figure(first_run):
     assert (result.root / "tables" / "attribution.json").is_file()
     for t in ("table4.json", "table4.csv", "scores.json", "correlation.json", "by_language.csv", "parity.csv"):
         assert (result.root / "tables" / t).is_file(), t
+    # a smoke-test configuration says so before its findings
+    assert md.index("## These models are a smoke test") < md.index("## Findings")
     # the no-pre-training control sits next to the pre-trained models, with its finding decided from CIs
     assert "| task | sp-unigram-500 | sp-unigram-1k | sp-unigram-2k | sp-unigram-500 (no PT) |" in md
     assert "pre-training helps (F1 of the pre-trained model above the same architecture" in md
