@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-ORDER = ["data", "tokenizers", "analysis", "corpus", "prepare", "pretrain", "finetune", "app"]
+ORDER = ["data", "tokenizers", "analysis", "corpus", "prepare", "pretrain", "finetune", "study", "app"]
 
 HEADER = """# Benchmarks
 

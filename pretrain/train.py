@@ -31,6 +31,7 @@ import torch
 
 from pretrain.checkpoint import CheckpointManager
 from pretrain.config import ModelConfig, TrainConfig
+from pretrain.cost import COST_FILE, CostMeter, record_segment
 from pretrain.engine import PretrainEngine, StepStats
 from pretrain.logging_ import MetricsLogger
 from pretrain.model import AlbertPretrainingModule, build_model
@@ -141,6 +142,7 @@ def train(
     end = train_config.total_steps if stop_at_step is None else min(stop_at_step, train_config.total_steps)
     stats, step, tokens, t_log, t0 = None, start, 0, time.perf_counter(), time.perf_counter()
     bar = _progress(train_config.total_steps, start, enabled=progress and engine.rank == 0)
+    meter = CostMeter(track_energy=engine.rank == 0)  # wall time, kWh, CO2e -> <output>/cost.json
     try:
         for step in range(start + 1, end + 1):
             indices = order.micro_batches(step - 1, rank=engine.rank, world_size=engine.world_size,
@@ -163,6 +165,8 @@ def train(
     finally:
         bar.close()
         log.close()
+        if engine.rank == 0:
+            record_segment(output / COST_FILE, meter.stop(), resumed=resumed_from is not None)
     final_dir = None
     if step >= train_config.total_steps:
         final_dir = output / "final_model"

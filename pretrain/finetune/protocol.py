@@ -60,6 +60,25 @@ def welch_t(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
     return float(res.statistic), float(res.pvalue)
 
 
+def welch_difference(a: Sequence[float], b: Sequence[float], confidence: float = 0.95) -> dict:
+    """Mean of ``a`` minus mean of ``b`` with its Welch confidence interval (Welch-Satterthwaite degrees
+    of freedom) and two-sided p-value; ``low``/``high``/``p`` are ``nan`` where Welch's test is undefined.
+
+    >>> d = welch_difference([0.90, 0.92, 0.91], [0.80, 0.82, 0.81])
+    >>> round(d["diff"], 3), d["low"] > 0
+    (0.1, True)
+    """
+    from scipy import stats
+
+    diff = math.fsum(a) / len(a) - math.fsum(b) / len(b)
+    out = {"diff": diff, "low": math.nan, "high": math.nan, "p": math.nan, "confidence": confidence}
+    if len(a) < 2 or len(b) < 2 or (len(set(a)) == 1 and len(set(b)) == 1):
+        return out
+    res = stats.ttest_ind(list(a), list(b), equal_var=False)
+    ci = res.confidence_interval(confidence)
+    return {**out, "low": float(ci.low), "high": float(ci.high), "p": float(res.pvalue)}
+
+
 def welch_p(a: Sequence[float], b: Sequence[float]) -> float:
     """Two-sided p-value of Welch's t-test (``nan`` when undefined)."""
     return welch_t(a, b)[1]

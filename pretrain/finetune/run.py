@@ -29,8 +29,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from pretrain.cost import CostMeter
 from tokstudy.data.atomicwrite import apply_umask
-
 from pretrain.finetune.config import FinetuneConfig
 from pretrain.finetune.data import TaskData, load_task
 from pretrain.finetune.evaluation import atomic_write_text, score_split, write_split_predictions
@@ -77,6 +77,7 @@ def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: P
     from pretrain.finetune.features import sentence_inputs, special_ids, token_windows, word_pieces
     from pretrain.finetune.trainer import resolve_device, seed_everything, train
 
+    meter = CostMeter()  # wall time, kWh, CO2e of this seed (training + evaluation)
     seed_everything(seed)  # the classifier head is initialised from this seed
     model, tok = load_for_task(config.model, config.task, data.labels)
     device = resolve_device(config.device)
@@ -126,13 +127,14 @@ def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: P
             atomic_write_text(tmp / "model" / FINETUNE_META, _dump(meta))
         record = {**meta, "dev": scores["dev"], "test": scores["test"], "notes": list(data.notes),
                   "train": {**vars(result), "device": str(device), "torch": torch.__version__},
-                  "eval_seconds": eval_seconds,
+                  "eval_seconds": eval_seconds, "cost": meter.stop().to_dict(),
                   "sizes": {"train": len(data.train), "dev": len(data.dev), "test": len(data.test), "train_items": len(items)}}
         atomic_write_text(tmp / SEED_FILE, _dump(record))
         if seed_dir.exists():
             shutil.rmtree(seed_dir)
         tmp.rename(seed_dir)
     except BaseException:
+        meter.stop()
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return record

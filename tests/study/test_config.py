@@ -46,3 +46,28 @@ def test_yaml_syntax_error_names_line(tmp_path):
 def test_missing_config_lists_shipped():
     with pytest.raises(DataFormatError, match="demo"):
         load_study_config("nonexistent")
+
+
+def test_the_small_preset_sits_between_tiny_and_base():
+    from pretrain.config import ModelConfig
+    from tokstudy.study.config import PretrainSection
+
+    small = ModelConfig.load(PretrainSection(model="small").model_spec())
+    tiny, base = ModelConfig.load("tiny"), ModelConfig.load("base")
+    assert small.name == "small"
+    assert tiny.hidden_size < small.hidden_size < base.hidden_size
+    assert tiny.num_layers < small.num_layers < base.num_layers
+    assert PretrainSection(model="base").model_spec() == "base"  # the pre-trainer's presets pass through
+
+
+def test_a_task_may_set_its_own_epochs_and_learning_rate(tmp_path):
+    from tokstudy.study.config import FinetuneSection, TaskSpec
+
+    sec = FinetuneSection(epochs=3, learning_rate=1e-3)
+    own = TaskSpec("conll2003", "ner", epochs=10, learning_rate=3e-3).settings(sec)
+    assert (own.epochs, own.learning_rate, own.batch_size) == (10, 3e-3, sec.batch_size)
+    assert TaskSpec("snips", "classification").settings(sec) is sec
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("finetune:\n  tasks:\n    - {dataset: conll2003, task: ner, epochs: 0}\n")
+    with pytest.raises(DataFormatError, match=r"finetune.tasks\[0\]: epochs must be >= 1"):
+        load_study_config(bad)

@@ -36,6 +36,8 @@ def first_run(tmp_path_factory):
 
 
 def test_report_has_every_table_and_figure(first_run):
+    import json
+
     _, result = first_run
     md = result.report_markdown.read_text()
     for heading in ("## Findings", "## Table 4", "## Segmentation vs label errors", "## Tables 1-2",
@@ -52,6 +54,22 @@ def test_report_has_every_table_and_figure(first_run):
     assert (result.root / "tables" / "attribution.json").is_file()
     for t in ("table4.json", "table4.csv", "scores.json", "correlation.json", "by_language.csv", "parity.csv"):
         assert (result.root / "tables" / t).is_file(), t
+    # a smoke-test configuration says so before its findings
+    assert md.index("## These models are a smoke test") < md.index("## Findings")
+    # the no-pre-training control sits next to the pre-trained models, with its finding decided from CIs
+    assert "| task | sp-unigram-500 | sp-unigram-1k | sp-unigram-2k | sp-unigram-500 (no PT) |" in md
+    assert "pre-training helps (F1 of the pre-trained model above the same architecture" in md
+    assert sorted(p.name for p in (result.root / "control").iterdir()) == ["sp-unigram-1k", "sp-unigram-2k",
+                                                                           "sp-unigram-500"]
+    # what each run cost, next to the scores, from the pre-trainer's and the fine-tuner's own records
+    assert "| pre-training | " in md and "| fine-tuning conll2003-ner | " in md
+    costs = json.loads((result.root / "tables" / "cost.json").read_text())
+    assert set(costs["pretrain"]) == {"sp-unigram-500", "sp-unigram-1k", "sp-unigram-2k"}
+    assert all(c["wall_seconds"] > 0 for c in costs["pretrain"].values())
+    assert "sp-unigram-1k (no PT)" in costs["finetune"]["conll2003-ner"]
+    assert (result.root / "pretrain" / "sp-unigram-1k" / "run" / "cost.json").is_file()
+    if all(c["energy_kwh"] for c in costs["pretrain"].values()):  # codecarbon installed
+        assert (result.root / "figures" / "score_vs_energy.png").stat().st_size > 1000
     # the exported models are ordinary Hugging Face ALBERT directories
     models = sorted((result.root / "pretrain").glob("*/run/final_model/config.json"))
     assert len(models) == 3
@@ -81,8 +99,8 @@ def test_changing_a_finetuning_setting_reruns_only_finetuning_and_analysis(first
                                   finetune=dataclasses.replace(config.finetune, learning_rate=0.003))
     res = run_study(changed, log=lambda m: None, progress=False)
     kinds = {s.split("/")[0] for s in res.executed}
-    assert kinds == {"finetune", "analysis", "report"}
-    assert all(s.startswith(("tokenizers", "pretrain")) for s in res.skipped)
+    assert kinds == {"finetune", "finetune-control", "analysis", "report"}
+    assert all(s.startswith(("tokenizers", "pretrain", "control/")) for s in res.skipped)
 
 
 def test_killed_during_pretraining_completes_when_rerun(first_run, tmp_path):

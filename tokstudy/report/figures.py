@@ -164,3 +164,28 @@ def plot_odds_ratios(rows: Sequence[dict], stem) -> list[Path]:
     ax.legend(frameon=False, fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     return _save(fig, stem)
+
+
+def plot_score_vs_energy(points: Sequence[dict], stem) -> list[Path]:
+    """Mean score (± sd over seeds) against energy (kWh, log scale), one panel per task.
+
+    ``points`` are dicts with ``task``, ``model``, ``pretrained``, ``mean``, ``std``, ``energy_kwh`` and
+    ``metric`` (as :func:`tokstudy.study.compare.energy_points` returns them): filled markers for
+    pre-trained models, hollow ones for the no-pre-training controls.
+    """
+    plt = _plt()
+    tasks = list(dict.fromkeys(p["task"] for p in points))
+    fig, axes = plt.subplots(1, max(1, len(tasks)), figsize=(3.6 * max(1, len(tasks)) + 1, 3.6), squeeze=False)
+    for ax, task in zip(axes[0], tasks):
+        for p in (q for q in points if q["task"] == task):
+            face = None if p["pretrained"] else "none"
+            ax.errorbar([p["energy_kwh"]], [p["mean"]], yerr=[p["std"]], fmt="o" if p["pretrained"] else "s",
+                        mfc=face, capsize=3, label=p["model"])
+        ax.set_xscale("log")
+        ax.set_xlabel("energy, kWh (pre-training + fine-tuning)")
+        ax.set_ylabel(next(p["metric"] for p in points if p["task"] == task))
+        ax.set_title(task, fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(frameon=False, fontsize=7)
+    fig.suptitle("Score against energy (hollow: no pre-training)", fontsize=10)
+    return _save(fig, stem)

@@ -65,8 +65,13 @@ def _load_analysis_datasets(config: StudyConfig, sources: Sources) -> tuple[list
 
 
 def analyse(work: Path, root: Path, tokenizer_dirs: dict[str, Path], runs: list[dict], config: StudyConfig,
-            sources: Sources, *, progress: bool = True) -> dict:
-    """Compute every table and figure of the study; returns their paths (relative to ``root``)."""
+            sources: Sources, *, progress: bool = True, pretrain_cost: dict | None = None) -> dict:
+    """Compute every table and figure of the study; returns their paths (relative to ``root``).
+
+    ``runs`` holds the pre-trained models' fine-tuning runs and, marked ``pretrained: False``, the
+    no-pre-training controls' (scored against their models in ``tables/control.json``, left out of
+    the segmentation-error analysis); ``pretrain_cost`` maps each tokenizer to its pre-training cost.
+    """
     from tokstudy.analysis.stats import additional_segmentation_by, compare_tokenizers, segmentation_summary
     from tokstudy.analysis.table import segmentation_table
     from tokstudy.tokenization.loading import load_tokenizer
@@ -112,13 +117,35 @@ def analyse(work: Path, root: Path, tokenizer_dirs: dict[str, Path], runs: list[
     out["parity"] = _parity(tables, figures, segmenters, config, sources, boot)
     out["by"] = {by: f"tables/by_{by}.csv" for by in grouped}
 
-    errors = _errors_and_scores(root, tables, figures, segmenters, runs, config, sources, boot, progress)
+    pretrained_runs = [r for r in runs if r.get("pretrained", True)]
+    errors = _errors_and_scores(root, tables, figures, segmenters, pretrained_runs, config, sources, boot, progress)
     correlations = errors.pop("results")
     attr_rows = errors.pop("attribution_rows")
     out.update(errors)
     out["figures"] = _figures(root, figures, table4_rows, vocab, correlations, attr_rows)
+    out.update(_control_and_cost(root, tables, figures, runs, pretrain_cost or {}))
     out["table4"] = "tables/table4.json"
     return out
+
+
+def _control_and_cost(root: Path, tables: Path, figures: Path, runs: list[dict], pretrain_cost: dict) -> dict:
+    """Pre-trained vs no-pre-training control, what every run cost, and the score-versus-energy figure."""
+    from tokstudy.report.figures import plot_score_vs_energy
+    from tokstudy.study.compare import control_comparison, cost_table, energy_points
+
+    control = control_comparison(runs)
+    costs = cost_table(runs, pretrain_cost)
+    _write_json(tables / "control.json", control)
+    _write_json(tables / "cost.json", costs)
+    _write_csv(tables / "cost.csv", [{"stage": "pretrain", "task": "", "model": t, **(c or {})}
+                                     for t, c in costs["pretrain"].items()]
+               + [{"stage": "finetune", "task": task, "model": m, **(c or {})}
+                  for task, by in costs["finetune"].items() for m, c in by.items()])
+    scores = json.loads((tables / "scores.json").read_text())
+    points = energy_points(scores, control, costs)
+    written = plot_score_vs_energy(points, figures / "score_vs_energy") if points else []
+    return {"control": "tables/control.json", "cost": "tables/cost.json",
+            "energy_figure": [str(Path(p).relative_to(root)) for p in written]}
 
 
 def _by_group_markdown(rows: list[dict], tokenizers: list[str]) -> str:
@@ -270,6 +297,21 @@ def _figures(root: Path, figures: Path, table4_rows: list, vocab: dict, correlat
 
 # --- report -------------------------------------------------------------------------
 
+SMOKE_TEST_NOTE = (
+    "This configuration checks that every stage of the study runs, end to end, in minutes. Its models are "
+    "tiny and trained for a few hundred steps on a few thousand sentences, so their scores, the correlation "
+    "of segmentation with their errors and the pre-training control say nothing about tokenization: read "
+    "them as a smoke test. The segmentation tables (Table 4, by language, parity) do not depend on the "
+    "models. For models worth analysing run `tokstudy study cpu` (or `gpu`).")
+
+
+def _read_optional(path: Path):
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def _existing(root: Path, relative: str) -> str | None:
+    return relative if (root / relative).is_file() else None
+
 
 def _fmt(e: dict) -> str:
     if e.get("low") is None:
@@ -285,13 +327,17 @@ def write_report(root: Path, analysis: dict, config: StudyConfig, sources: Sourc
     scores = json.loads((root / "tables" / "scores.json").read_text())
     attr_path = root / "tables" / "attribution.json"
     attribution = json.loads(attr_path.read_text()) if attr_path.is_file() else None
+    control = _read_optional(root / "tables" / "control.json") or {}
+    costs = _read_optional(root / "tables" / "cost.json")
     order = sorted(table4, key=lambda t: table4[t]["vocab_size"])
     sections = []
 
     data_note = "\n\n".join(sources.notes) if sources.notes else f"All inputs are the real corpora at `{sources.data_dir}`."
     sections.append(Section("Data", data_note + (f"\n\nSkipped (not available): {analysis['skipped_datasets']}."
                                                   if analysis.get("skipped_datasets") else "")))
-    found = all_findings(table4, correlation, scores, attribution["attribution"] if attribution else None)
+    if config.smoke_test:
+        sections.append(Section("These models are a smoke test", SMOKE_TEST_NOTE))
+    found = all_findings(table4, correlation, scores, attribution["attribution"] if attribution else None, control)
     sections.append(Section("Findings", "\n".join(f.markdown() for f in found)))
 
     policy = next(iter(table4.values()))["boundary_policy"]
@@ -322,25 +368,11 @@ def write_report(root: Path, analysis: dict, config: StudyConfig, sources: Sourc
             "Does segmentation predict errors beyond frequency, entity status and length?",
             attribution_section(attribution["attribution"], attribution["by_frequency"], figure="figures/odds_ratios.png")))
     if scores:
-        lines = []
-        for task, by in scores.items():
-            metric = next(iter(by.values()))["metric"]
-            base = order[0]
-            cells = []
-            for m in order:
-                if m in by:
-                    p = by[m].get(f"p_vs_{base}")
-                    star = "*" if p is not None and p == p and p < 0.05 else ""
-                    cells.append(f"{by[m]['mean']:.2f} ± {by[m]['std']:.2f}{star}")
-                else:
-                    cells.append("")
-            lines.append(f"| {task} ({metric}) | " + " | ".join(cells) + " |")
-        sections.append(Section(
-            "Tables 1-2: fine-tuning scores",
-            f"Mean ± standard deviation over {config.finetune.seeds} seeds; `*` marks p < 0.05 (Welch's t-test) "
-            f"against the smallest vocabulary.\n\n| task | " + " | ".join(order) + " |\n|---|"
-            + "---|" * len(order) + "\n" + "\n".join(lines),
-        ))
+        from tokstudy.study.compare import tables_1_2_markdown
+
+        sections.append(Section("Tables 1-2: fine-tuning scores and what each model cost",
+                                tables_1_2_markdown(scores, control, costs, order, config.finetune.seeds,
+                                                    figure=_existing(root, "figures/score_vs_energy.png"))))
     by_lang = root / "tables" / "by_language.md"
     if by_lang.is_file():
         sections.append(Section("Additional segmentation by language (%)",

@@ -24,6 +24,8 @@ from tokstudy.configfile import build_config, read_config
 from tokstudy.errors import DataFormatError
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+#: Model presets the study ships beside the pre-trainer's (``pretrain.model: small`` -> ``models/small.yaml``).
+MODEL_DIR = CONFIG_DIR / "models"
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,8 @@ class PretrainSection:
     """Pre-training, identical for every tokenizer."""
 
     model: str = "tiny"
-    """Model preset: tiny, base, large, xlarge, xxlarge."""
+    """Model preset: tiny, base, large, xlarge, xxlarge (the pre-trainer's), small (the study's, in
+    ``configs/models/``), or a model YAML file."""
     corpora: tuple[str, ...] = ("raw_text_large",)
     """Raw-text corpora for pre-training (multi-line documents make sentence-order pairs)."""
     languages: tuple[str, ...] = ()
@@ -76,6 +79,11 @@ class PretrainSection:
         if self.steps < 1 or self.batch_size < 1:
             raise ValueError("pretrain.steps and pretrain.batch_size must be >= 1")
 
+    def model_spec(self) -> str:
+        """What ``pretrain.config.ModelConfig.load`` takes: a preset name, or the path of the study's model file."""
+        shipped = MODEL_DIR / f"{self.model}.yaml"
+        return str(shipped) if shipped.is_file() else self.model
+
 
 @dataclass(frozen=True)
 class TaskSpec:
@@ -92,10 +100,23 @@ class TaskSpec:
     """Cap on training sentences (None: all)."""
     max_eval: int | None = None
     """Cap on dev/test sentences (None: all)."""
+    epochs: int | None = None
+    """Maximum epochs for this task (early stopping still applies); None: ``finetune.epochs``."""
+    learning_rate: float | None = None
+    """Peak learning rate for this task; None: ``finetune.learning_rate``."""
 
     def __post_init__(self) -> None:
         if self.task not in ("ner", "classification"):
             raise ValueError(f"task must be 'ner' or 'classification', got {self.task!r}")
+        if self.epochs is not None and self.epochs < 1:
+            raise ValueError(f"epochs must be >= 1, got {self.epochs}")
+        if self.learning_rate is not None and not 0 < self.learning_rate < 1:
+            raise ValueError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
+
+    def settings(self, section: FinetuneSection) -> FinetuneSection:
+        """``section`` with this task's own epochs and learning rate, where it sets them."""
+        overrides = {k: v for k, v in (("epochs", self.epochs), ("learning_rate", self.learning_rate)) if v is not None}
+        return dataclasses.replace(section, **overrides) if overrides else section
 
     @property
     def label(self) -> str:
@@ -116,6 +137,9 @@ class FinetuneSection:
     max_length: int = 128
     patience: int = 2
     """Early-stopping patience, in epochs without dev improvement."""
+    no_pretraining_control: bool = False
+    """Also fine-tune each vocabulary's architecture from random weights (same tasks, settings and seeds),
+    so the report can say whether pre-training helped."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +171,8 @@ class StudyConfig:
     """Data location; default ``$TOKSTUDY_DATA`` then ``data/corpora``."""
     allow_sample: bool = True
     """Fall back to the generated synthetic sample when the real corpora are absent."""
+    smoke_test: bool = False
+    """The models are too small or too briefly trained to be analysed; the report says they are a smoke test."""
     tokenizers: TokenizerSection = field(default_factory=TokenizerSection)
     pretrain: PretrainSection = field(default_factory=PretrainSection)
     finetune: FinetuneSection = field(default_factory=FinetuneSection)

@@ -124,7 +124,41 @@ def beyond_confounders(attribution: list[dict]) -> Finding:
     return Finding(CLAIM, holds, evidence)
 
 
-def all_findings(table4: dict, correlation: dict, scores: dict, attribution: list[dict] | None = None) -> list[Finding]:
+def pretraining_helps(control: dict, order: list[str]) -> list[Finding]:
+    """For each task: does every pre-trained model beat its no-pre-training control?
+
+    ``control`` is ``{task: {model: {"pretrained": {"mean"}, "control": {"mean"}, "diff", "low", "high"}}}``
+    (:func:`tokstudy.study.compare.control_comparison`). Per model, *yes* when the 95 % CI of the
+    difference (pre-trained - control) lies above 0, *no* when it lies below 0, undecided when it holds
+    0 or is undefined (one seed). The task's verdict is yes when every model's is, no when every
+    model's is, otherwise undecided.
+
+    >>> c = {"t": {"a": {"metric": "F1", "pretrained": {"mean": 80}, "control": {"mean": 60},
+    ...                  "diff": 20, "low": 15, "high": 25}}}
+    >>> pretraining_helps(c, ["a"])[0].holds
+    True
+    """
+    out = []
+    for task, by_model in control.items():
+        models = [m for m in order if m in by_model] + [m for m in by_model if m not in order]
+        verdicts, parts = [], []
+        for m in models:
+            c = by_model[m]
+            lo, hi = c["low"], c["high"]
+            verdicts.append(True if lo == lo and lo > 0 else False if hi == hi and hi < 0 else None)
+            ci = f"[{lo:+.2f}, {hi:+.2f}]" if lo == lo else "(no CI: fewer than 2 seeds or no spread)"
+            parts.append(f"{m}: {c['pretrained']['mean']:.2f} vs {c['control']['mean']:.2f} without pre-training, "
+                         f"difference {c['diff']:+.2f} {ci}")
+        holds = True if all(v is True for v in verdicts) else False if all(v is False for v in verdicts) else None
+        metric = next(iter(by_model.values())).get("metric", "score")
+        out.append(Finding(f"{task}: pre-training helps ({metric} of the pre-trained model above the same "
+                           "architecture fine-tuned from random weights, 95 % CI of the difference above 0):",
+                           holds, "; ".join(parts) + "."))
+    return out
+
+
+def all_findings(table4: dict, correlation: dict, scores: dict, attribution: list[dict] | None = None,
+                 control: dict | None = None) -> list[Finding]:
     """Every finding the report states, in reading order."""
     order = _ordered(table4)
     found = [ne_more_segmented(table4), segmentation_falls_with_vocab(table4)]
@@ -133,4 +167,6 @@ def all_findings(table4: dict, correlation: dict, scores: dict, attribution: lis
     if attribution:
         found.append(beyond_confounders(attribution))
     found.extend(scores_follow_vocab(scores, order))
+    if control:
+        found.extend(pretraining_helps(control, order))
     return found

@@ -4,8 +4,11 @@ Reads as the study does::
 
     tokenizers          K vocabularies from one seeded sample (1:2:4 sizes by default)
     pretrain/<tok>      one ALBERT per tokenizer, identical settings (prepare + train + export)
+    control/<tok>       (finetune.no_pretraining_control) the same architecture, random weights
     finetune/<tok>/<task>/seed<N>
                         each model on each task, N seeds, per-word predictions written
+    finetune-control/<tok>/<task>/seed<N>
+                        each control on each task, the same seeds and settings
     analysis            Table 4 (+ by type/language), Table 3 examples, correlation with
                         errors, error rate by pieces, Tables 1-2, figures
     report              report.md / report.html with the findings
@@ -13,7 +16,8 @@ Reads as the study does::
 Every stage is keyed on its own settings and its inputs' keys (:mod:`tokstudy.study.stages`):
 a second run reuses everything, a changed fine-tuning setting reruns fine-tuning and
 analysis only, and a run killed during pre-training resumes from its last checkpoint.
-torch is only imported inside the pre-training and fine-tuning stages.
+torch is only imported inside the pre-training and fine-tuning stages. Every pre-training and
+fine-tuning stage records what it cost (wall time, device-hours, kWh, CO2e; :mod:`pretrain.cost`).
 """
 
 from __future__ import annotations
@@ -80,29 +84,43 @@ def run_study(config: StudyConfig, *, log: Callable[[str], None] = print, progre
                        deps=["tokenizers"])
         models[name] = root / out["model"]
 
+    # 2b. the no-pre-training control: the same architecture with its initial (random) weights ---
+    controls: dict[str, Path] = {}
+    if config.finetune.no_pretraining_control:
+        for name, tok_dir in tokenizer_dirs.items():
+            out = pipe.run(f"control/{name}", {"model": config.pretrain.model, "seed": config.pretrain.seed},
+                           lambda work, d=tok_dir: _control(work, root, d, config), deps=["tokenizers"])
+            controls[name] = root / out["model"]
+
     # 3. fine-tuning: every model x task x seed, each its own resumable stage ------------------
     ft = config.finetune
-    ft_common = {k: v for k, v in dataclasses.asdict(ft).items() if k not in ("tasks", "seeds")}
+    ft_common = {k: v for k, v in dataclasses.asdict(ft).items()
+                 if k not in ("tasks", "seeds", "no_pretraining_control")}
     runs: list[dict] = []
-    for name, model_dir in models.items():
-        for task in ft.tasks:
-            for seed in range(ft.seeds):
-                stage = f"finetune/{name}/{task.label}/seed{seed}"
-                out = pipe.run(stage, {"common": ft_common, "task": dataclasses.asdict(task), "seed": seed,
-                                       "inputs": inputs},
-                               lambda work, m=model_dir, t=task, s=seed: _finetune(work, root, m, t, s, config,
-                                                                                   sources, progress),
-                               deps=[f"pretrain/{name}"])
-                runs.append({"stage": stage, "tokenizer": name, "task": task.label, "seed": seed, **out})
+    for kind, prefix, dep, dirs in (("pretrained", "finetune", "pretrain", models),
+                                    ("control", "finetune-control", "control", controls)):
+        for name, model_dir in dirs.items():
+            for task in ft.tasks:
+                for seed in range(ft.seeds):
+                    stage = f"{prefix}/{name}/{task.label}/seed{seed}"
+                    out = pipe.run(stage, {"common": ft_common, "task": dataclasses.asdict(task), "seed": seed,
+                                           "inputs": inputs},
+                                   lambda work, m=model_dir, t=task, s=seed: _finetune(work, root, m, t, s, config,
+                                                                                       sources, progress),
+                                   deps=[f"{dep}/{name}"])
+                    runs.append({"stage": stage, "tokenizer": name, "task": task.label, "seed": seed,
+                                 "pretrained": kind == "pretrained", **out})
     finetune_stages = [r["stage"] for r in runs]
+    pretrain_cost = {name: pipe.record(f"pretrain/{name}")["outputs"].get("cost") for name in models}
 
     # 4. analysis --------------------------------------------------------------------
     analysis = pipe.run("analysis", {"section": dataclasses.asdict(config.analysis), "inputs": inputs},
-                        lambda work: _analyse(work, root, tokenizer_dirs, runs, config, sources, progress),
+                        lambda work: _analyse(work, root, tokenizer_dirs, runs, pretrain_cost, config, sources,
+                                              progress),
                         deps=["tokenizers", *finetune_stages])
 
     # 5. report ----------------------------------------------------------------------
-    report = pipe.run("report", {"notes": sources.notes, "title": config.name},
+    report = pipe.run("report", {"notes": sources.notes, "title": config.name, "smoke_test": config.smoke_test},
                       lambda work: _report(work, root, analysis, config, sources), deps=["analysis"])
     return StudyResult(root, root / report["markdown"], root / report["html"], pipe.executed, pipe.skipped)
 
@@ -138,8 +156,19 @@ def _pretrain(work: Path, root: Path, tokenizer_dir: Path, config: StudyConfig, 
 
     sec = config.pretrain
     files = sources.raw_files(sec.corpora, sec.languages)
+    from pretrain.cost import COST_FILE, CostMeter, read_total
+
+    meter = CostMeter(track_energy=False)  # the whole stage's wall time; energy is the pre-trainer's own record
+    sec = dataclasses.replace(sec, model=sec.model_spec())  # the stage's key keeps the name the user wrote
     model_dir = backends.pretrain_model(work, tokenizer_dir, files, sec, progress=progress)
-    return {"model": str(model_dir.relative_to(root))}
+    cost = read_total(work / "run" / COST_FILE) or meter.stop().to_dict()
+    return {"model": str(model_dir.relative_to(root)), "cost": {**cost, "stage_seconds": meter.stop().wall_seconds}}
+
+
+def _control(work: Path, root: Path, tokenizer_dir: Path, config: StudyConfig) -> dict:
+    from tokstudy.study.control import random_init_model
+
+    return {"model": str(random_init_model(work, tokenizer_dir, config.pretrain).relative_to(root))}
 
 
 def _task_splits(task: TaskSpec, sources: Sources):
@@ -156,17 +185,25 @@ def _finetune(work: Path, root: Path, model_dir: Path, task: TaskSpec, seed: int
     from tokstudy.study import backends
 
     train, dev, test = _task_splits(task, sources)
-    result = backends.finetune_run(work, model_dir, task, train, dev, test, seed, config.finetune, progress=progress)
+    result = backends.finetune_run(work, model_dir, task, train, dev, test, seed, task.settings(config.finetune),
+                                   progress=progress)
     if result.get("predictions"):
         result["predictions"] = str(Path(result["predictions"]).relative_to(root))
+    metrics = work / f"seed-{seed}" / "metrics.json"  # written by pretrain.finetune.run, with the seed's cost
+    if metrics.is_file():
+        record = json.loads(metrics.read_text(encoding="utf-8"))
+        result["cost"] = record.get("cost")
+        result["dev_score"] = 100.0 * float(record["dev"][{"ner": "f1"}.get(task.task, "accuracy")])
+        result["epochs_run"] = record.get("train", {}).get("epochs_run")
     return result
 
 
-def _analyse(work: Path, root: Path, tokenizer_dirs: dict[str, Path], runs: list[dict], config: StudyConfig,
-             sources: Sources, progress: bool) -> dict:
+def _analyse(work: Path, root: Path, tokenizer_dirs: dict[str, Path], runs: list[dict], pretrain_cost: dict,
+             config: StudyConfig, sources: Sources, progress: bool) -> dict:
     from tokstudy.study import analysis
 
-    return analysis.analyse(work, root, tokenizer_dirs, runs, config, sources, progress=progress)
+    return analysis.analyse(work, root, tokenizer_dirs, runs, config, sources, progress=progress,
+                            pretrain_cost=pretrain_cost)
 
 
 def _report(work: Path, root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> dict:

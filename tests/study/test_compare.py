@@ -1,0 +1,107 @@
+"""Pre-trained models against their no-pre-training controls, and the cost table, from plain run dicts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from pretrain.finetune.protocol import welch_difference
+from tokstudy.study.compare import (
+    control_comparison,
+    cost_table,
+    energy_points,
+    format_cost,
+    sum_costs,
+    tables_1_2_markdown,
+)
+from tokstudy.study.findings import pretraining_helps
+
+
+def _welch_ci_by_hand(a, b, confidence=0.95):
+    """Welch's interval written out (Welch-Satterthwaite degrees of freedom), independent of ttest_ind."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    half = stats.t.ppf(0.5 + confidence / 2, df) * math.sqrt(va + vb)
+    d = a.mean() - b.mean()
+    return d, d - half, d + half
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_welch_difference_matches_the_formula(seed):
+    rng = np.random.default_rng(seed)
+    a, b = rng.normal(80, 2, size=3).tolist(), rng.normal(75, 4, size=4).tolist()
+    got = welch_difference(a, b)
+    d, lo, hi = _welch_ci_by_hand(a, b)
+    assert got["diff"] == pytest.approx(d) and got["low"] == pytest.approx(lo) and got["high"] == pytest.approx(hi)
+    assert got["p"] == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue)
+
+
+def test_welch_difference_undefined_with_one_seed():
+    got = welch_difference([80.0], [70.0])
+    assert got["diff"] == 10.0 and math.isnan(got["low"]) and math.isnan(got["p"])
+
+
+def _runs(pre, ctl, tok="sp-8k", task="conll2003-ner"):
+    out = [{"tokenizer": tok, "task": task, "seed": i, "pretrained": True, "score": s, "metric": "F1",
+            "cost": {"wall_seconds": 60.0, "device_hours": 1 / 60, "energy_kwh": 0.001, "co2e_kg": 5e-5, "method": "m"}}
+           for i, s in enumerate(pre)]
+    out += [{"tokenizer": tok, "task": task, "seed": i, "pretrained": False, "score": s, "metric": "F1",
+             "cost": {"wall_seconds": 30.0, "device_hours": 1 / 120, "energy_kwh": None, "co2e_kg": None,
+                      "method": "not measured: codecarbon is not installed"}}
+            for i, s in enumerate(ctl)]
+    return out
+
+
+def test_control_comparison_pairs_each_model_with_its_control():
+    runs = _runs([70.0, 72.0, 71.0], [50.0, 55.0, 52.0]) + _runs([60.0, 61.0, 62.0], [59.0, 62.0, 60.0], tok="sp-16k")
+    c = control_comparison(runs)["conll2003-ner"]
+    assert c["sp-8k"]["pretrained"]["mean"] == pytest.approx(71.0)
+    assert c["sp-8k"]["control"]["mean"] == pytest.approx(52.333333)
+    d, lo, hi = _welch_ci_by_hand([70, 72, 71], [50, 55, 52])
+    assert (c["sp-8k"]["diff"], c["sp-8k"]["low"], c["sp-8k"]["high"]) == pytest.approx((d, lo, hi))
+    found = pretraining_helps({"conll2003-ner": c}, ["sp-8k", "sp-16k"])[0]
+    assert found.holds is None  # 8k: yes, 16k: its interval holds 0
+    assert "sp-8k: 71.00 vs 52.33 without pre-training" in found.evidence
+    only_8k = pretraining_helps({"t": {"sp-8k": c["sp-8k"]}}, ["sp-8k"])[0]
+    assert only_8k.holds is True and "**yes**" in only_8k.markdown()
+
+
+def test_pretraining_hurts_is_a_no():
+    c = control_comparison(_runs([50.0, 51.0, 52.0], [70.0, 71.0, 73.0]))
+    assert pretraining_helps(c, ["sp-8k"])[0].holds is False
+
+
+def test_no_control_no_comparison():
+    assert control_comparison(_runs([70.0, 71.0], [])) == {}
+
+
+def test_costs_sum_over_seeds_and_stay_unmeasured_when_one_is():
+    runs = _runs([70.0, 72.0], [50.0, 55.0])
+    costs = cost_table(runs, {"sp-8k": {"wall_seconds": 600.0, "device_hours": 1 / 6, "energy_kwh": 0.01,
+                                        "co2e_kg": 5e-4, "method": "m"}})
+    ft = costs["finetune"]["conll2003-ner"]
+    assert ft["sp-8k"]["wall_seconds"] == 120.0 and ft["sp-8k"]["energy_kwh"] == pytest.approx(0.002)
+    assert ft["sp-8k (no PT)"]["wall_seconds"] == 60.0 and ft["sp-8k (no PT)"]["energy_kwh"] is None
+    assert format_cost(ft["sp-8k (no PT)"]) == "1.0 min, energy not measured"
+    assert format_cost(ft["sp-8k"]) == "2.0 min, 0.0020 kWh, 0.10 g CO2e"
+    assert sum_costs([None, None]) is None
+    scores = {"conll2003-ner": {"sp-8k": {"mean": 71.0, "std": 1.4, "metric": "F1"}}}
+    points = energy_points(scores, control_comparison(runs), costs)
+    # the control's energy was not measured: only the pre-trained model is plotted, with pre-training included
+    assert [p["model"] for p in points] == ["sp-8k"] and points[0]["energy_kwh"] == pytest.approx(0.012)
+
+
+def test_tables_1_2_show_controls_and_costs_next_to_the_scores():
+    runs = _runs([70.0, 72.0, 71.0], [50.0, 55.0, 52.0])
+    scores = {"conll2003-ner": {"sp-8k": {"mean": 71.0, "std": 1.0, "metric": "F1"}}}
+    costs = cost_table(runs, {"sp-8k": None})
+    md = tables_1_2_markdown(scores, control_comparison(runs), costs, ["sp-8k"], 3, figure="figures/x.png")
+    assert "| task | sp-8k | sp-8k (no PT) |" in md
+    assert "| conll2003-ner (F1) | 71.00 ± 1.00 | 52.33 ± 2.52 |" in md
+    assert "| pre-training | not measured | — |" in md
+    assert "| fine-tuning conll2003-ner | 3.0 min, 0.0030 kWh, 0.15 g CO2e | 1.5 min, energy not measured |" in md
+    assert "![score against energy](figures/x.png)" in md

@@ -1,0 +1,169 @@
+"""Tables 1-2's companions: each pre-trained model against its no-pre-training control, and what each cost.
+
+Pure functions over the fine-tuning stages' outputs (plain dicts: ``tokenizer``, ``task``, ``seed``,
+``pretrained``, ``score``, ``metric``, ``cost``) and the pre-training stages' costs; the analysis stage
+writes what they return to ``tables/control.json`` and ``tables/cost.json``.
+
+Mean ± sd and Welch's test come from :mod:`pretrain.finetune.protocol` (torch-free; the one place
+the study's protocol statistics live).
+
+>>> runs = [{"tokenizer": "a", "task": "t", "seed": i % 3, "pretrained": i < 3, "score": s, "metric": "F1"}
+...         for i, s in enumerate((80.0, 82.0, 81.0, 60.0, 62.0, 61.0))]
+>>> c = control_comparison(runs)["t"]["a"]
+>>> round(c["diff"], 1), c["low"] > 0
+(20.0, True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+#: Cost fields summed over runs (energy and CO2e stay None as soon as one run's is None).
+_SUMMED = ("wall_seconds", "device_hours", "energy_kwh", "co2e_kg")
+
+
+def _by(runs: list[dict], pretrained: bool) -> dict:
+    out: dict = defaultdict(lambda: defaultdict(list))
+    for r in runs:
+        if bool(r.get("pretrained", True)) == pretrained:
+            out[r["task"]][r["tokenizer"]].append(r)
+    return out
+
+
+def control_comparison(runs: list[dict], confidence: float = 0.95) -> dict:
+    """``{task: {tokenizer: {pretrained, control, metric, diff, low, high, p}}}`` for every tokenizer with both.
+
+    ``diff`` = pre-trained mean - control mean (score points) with its Welch ``confidence`` interval.
+    """
+    from pretrain.finetune.protocol import summarize, welch_difference
+
+    pre, ctl = _by(runs, True), _by(runs, False)
+    out: dict = {}
+    for task, by_tok in ctl.items():
+        for tok, controls in by_tok.items():
+            if tok not in pre.get(task, {}):
+                continue
+            a = [r["score"] for r in sorted(pre[task][tok], key=lambda r: r["seed"])]
+            b = [r["score"] for r in sorted(controls, key=lambda r: r["seed"])]
+            out.setdefault(task, {})[tok] = {
+                "metric": controls[0]["metric"], "pretrained": summarize(a).to_dict(),
+                "control": summarize(b).to_dict(), **welch_difference(a, b, confidence)}
+    return out
+
+
+def sum_costs(costs: list[dict | None]) -> dict | None:
+    """Sum of cost dicts (as :meth:`pretrain.cost.Cost.to_dict` writes them); ``None`` if none was recorded.
+
+    >>> sum_costs([{"wall_seconds": 60, "device_hours": 1/60, "energy_kwh": 0.5, "co2e_kg": 0.1, "method": "m"},
+    ...            {"wall_seconds": 60, "device_hours": 1/60, "energy_kwh": None, "co2e_kg": None, "method": "n"}])["energy_kwh"]
+    """
+    costs = [c for c in costs if c]
+    if not costs:
+        return None
+    out: dict = {}
+    for key in _SUMMED:
+        vals = [c.get(key) for c in costs]
+        out[key] = None if any(v is None for v in vals) else math.fsum(vals)
+    out["runs"] = len(costs)
+    out["method"] = "; ".join(dict.fromkeys(c.get("method", "") for c in costs))
+    return out
+
+
+def cost_table(runs: list[dict], pretrain_cost: dict) -> dict:
+    """``{"pretrain": {tok: cost}, "finetune": {task: {model: cost summed over seeds}}}``.
+
+    Fine-tuning models are named as in Tables 1-2: the tokenizer, with the control's suffix for controls.
+    """
+    from tokstudy.study.control import CONTROL_SUFFIX
+
+    finetune: dict = defaultdict(lambda: defaultdict(list))
+    for r in runs:
+        model = r["tokenizer"] + ("" if r.get("pretrained", True) else CONTROL_SUFFIX)
+        finetune[r["task"]][model].append(r.get("cost"))
+    return {"pretrain": {tok: c for tok, c in pretrain_cost.items()},
+            "finetune": {task: {m: sum_costs(cs) for m, cs in by.items()} for task, by in finetune.items()}}
+
+
+def energy_points(scores: dict, control: dict, costs: dict) -> list[dict]:
+    """One point per (task, model): mean score ± sd against the model's total energy for that task.
+
+    Total energy = pre-training (none for a control) + all fine-tuning seeds of that task; points whose
+    energy was not measured are left out.
+    """
+    from tokstudy.study.control import CONTROL_SUFFIX
+
+    points = []
+    for task, by_tok in scores.items():
+        rows = [(tok, s["mean"], s["std"], True) for tok, s in by_tok.items()]
+        rows += [(tok, c["control"]["mean"], c["control"]["std"], False) for tok, c in control.get(task, {}).items()]
+        for tok, mean, sd, pretrained in rows:
+            model = tok if pretrained else tok + CONTROL_SUFFIX
+            ft = costs["finetune"].get(task, {}).get(model)
+            pre = costs["pretrain"].get(tok) if pretrained else {"energy_kwh": 0.0}
+            if not ft or ft.get("energy_kwh") is None or not pre or pre.get("energy_kwh") is None:
+                continue
+            points.append({"task": task, "model": model, "tokenizer": tok, "pretrained": pretrained,
+                           "mean": mean, "std": sd, "energy_kwh": pre["energy_kwh"] + ft["energy_kwh"],
+                           "metric": next(iter(by_tok.values())).get("metric", "score")})
+    return points
+
+
+def format_cost(cost: dict | None) -> str:
+    """``"12.3 min, 0.0042 kWh, 1.2 g CO2e"``; energy "not measured" when it was not.
+
+    >>> format_cost({"wall_seconds": 90, "energy_kwh": None, "co2e_kg": None})
+    '1.5 min, energy not measured'
+    """
+    if not cost:
+        return "not measured"
+    wall = f"{cost['wall_seconds'] / 60:.1f} min"
+    if cost.get("energy_kwh") is None:
+        return f"{wall}, energy not measured"
+    return f"{wall}, {cost['energy_kwh']:.4f} kWh, {1000 * cost['co2e_kg']:.2f} g CO2e"
+
+
+def tables_1_2_markdown(scores: dict, control: dict, costs: dict | None, order: list[str], seeds: int, *,
+                        figure: str | None = None) -> str:
+    """Scores (pre-trained, then no-pre-training controls) and, below, what each model cost."""
+    from tokstudy.study.control import CONTROL_SUFFIX
+
+    ctl_order = [m for m in order if any(m in by for by in control.values())]
+    cols = order + [m + CONTROL_SUFFIX for m in ctl_order]
+    lines = []
+    for task, by in scores.items():
+        metric = next(iter(by.values()))["metric"]
+        cells = []
+        for m in order:
+            if m in by:
+                p = by[m].get(f"p_vs_{order[0]}")
+                star = "*" if p is not None and p == p and p < 0.05 else ""
+                cells.append(f"{by[m]['mean']:.2f} ± {by[m]['std']:.2f}{star}")
+            else:
+                cells.append("")
+        for m in ctl_order:
+            c = control.get(task, {}).get(m)
+            cells.append(f"{c['control']['mean']:.2f} ± {c['control']['std']:.2f}" if c else "")
+        lines.append(f"| {task} ({metric}) | " + " | ".join(cells) + " |")
+    text = (f"Mean ± standard deviation over {seeds} seeds; `*` marks p < 0.05 (Welch's t-test) "
+            "against the smallest vocabulary."
+            + (f" Columns marked{CONTROL_SUFFIX} are the no-pre-training control: the same architecture and "
+               "vocabulary fine-tuned from random weights with the same settings and seeds." if ctl_order else "")
+            + "\n\n| task | " + " | ".join(cols) + " |\n|---|" + "---|" * len(cols) + "\n" + "\n".join(lines))
+    if costs:
+        rows = ["| pre-training | " + " | ".join(format_cost(costs["pretrain"].get(m)) for m in order)
+                + " |" + " — |" * len(ctl_order)]
+        for task, by in costs["finetune"].items():
+            rows.append(f"| fine-tuning {task} | " + " | ".join(format_cost(by.get(m)) for m in cols) + " |")
+        methods = sorted({c["method"] for c in [*costs["pretrain"].values(), *(c for by in costs["finetune"].values()
+                                                                               for c in by.values())] if c})
+        text += ("\n\nWhat each model cost: wall time, energy and CO2e of its pre-training and of each task's "
+                 f"fine-tuning (all {seeds} seeds together). Energy: "
+                 + "; ".join(f"`{m}`" for m in methods) + ". On a CPU codecarbon estimates the power from the "
+                 "processor's TDP and load: the kWh are an estimate, not a measurement. Device-hours and more "
+                 "in `tables/cost.csv`.\n\n| run | " + " | ".join(cols) + " |\n|---|" + "---|" * len(cols) + "\n"
+                 + "\n".join(rows))
+    if figure:
+        text += f"\n\n![score against energy]({figure})"
+    return text
+
