@@ -60,8 +60,9 @@ class Cost:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Cost":
-        return cls(**{k: data.get(k) for k in ("wall_seconds", "device", "device_count", "energy_kwh", "co2e_kg",
-                                               "method")})
+        return cls(
+            **{k: data.get(k) for k in ("wall_seconds", "device", "device_count", "energy_kwh", "co2e_kg", "method")}
+        )
 
 
 def add_costs(costs: list[Cost]) -> Cost | None:
@@ -114,7 +115,8 @@ class CostMeter:
         logging.getLogger("codecarbon").setLevel(logging.ERROR)
         try:
             self._tracker = OfflineEmissionsTracker(
-                country_iso_code=self.country, save_to_file=False, log_level="error", allow_multiple_runs=True)
+                country_iso_code=self.country, save_to_file=False, log_level="error", allow_multiple_runs=True
+            )
             self._tracker.start()
             self._version = codecarbon.__version__
         except Exception as exc:  # codecarbon raises many kinds; a failed meter must not fail the run
@@ -132,7 +134,11 @@ class CostMeter:
                 emissions = self._tracker.stop()
                 data = self._tracker.final_emissions_data
                 energy, co2 = float(data.energy_consumed), float(emissions)
-                kind = "NVML measurement (GPU) + CPU/RAM" if float(data.gpu_energy or 0) > 0 else "estimate (CPU, TDP x load)"
+                kind = (
+                    "NVML measurement (GPU) + CPU/RAM"
+                    if float(data.gpu_energy or 0) > 0
+                    else "estimate (CPU, TDP x load)"
+                )
                 method = f"codecarbon {self._version} offline, {kind}, grid {self.country}"
             except Exception as exc:
                 method = f"not measured: codecarbon failed to stop ({type(exc).__name__}: {exc})"

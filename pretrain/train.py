@@ -57,8 +57,12 @@ class TrainResult:
 
 
 def rng_state() -> dict:
-    return {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state(),
-            "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None}
+    return {
+        "python": random.getstate(),
+        "numpy": np.random.get_state(),
+        "torch": torch.get_rng_state(),
+        "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
+    }
 
 
 def set_rng_state(state: dict) -> None:
@@ -91,18 +95,26 @@ def train(
     output = Path(output or train_config.output_dir or "runs/pretrain")
     store = ExampleStore(data)
     tok = tokenizer_info(tokenizer)
-    check_same_vocabulary(tok, {"vocab_size": store.vocab_size, "special_ids": store.special_ids},
-                          a_name=f"tokenizer {tokenizer}", b_name=f"example store {data}")
+    check_same_vocabulary(
+        tok,
+        {"vocab_size": store.vocab_size, "special_ids": store.special_ids},
+        a_name=f"tokenizer {tokenizer}",
+        b_name=f"example store {data}",
+    )
     if store.max_seq_length > model_config.max_position_embeddings:
-        raise ValueError(f"example store {data} has sequences of {store.max_seq_length} tokens, more than the "
-                         f"model's max_position_embeddings ({model_config.max_position_embeddings})")
+        raise ValueError(
+            f"example store {data} has sequences of {store.max_seq_length} tokens, more than the "
+            f"model's max_position_embeddings ({model_config.max_position_embeddings})"
+        )
 
-    model = build_model(model_config, vocab_size=tok["vocab_size"], special_ids=tok["special_ids"],
-                        seed=train_config.seed)
+    model = build_model(
+        model_config, vocab_size=tok["vocab_size"], special_ids=tok["special_ids"], seed=train_config.seed
+    )
     engine = PretrainEngine(AlbertPretrainingModule(model), train_config)
     seed_everything(train_config.seed + engine.rank)
-    checkpoints = CheckpointManager(output / "checkpoints", keep_last=train_config.keep_last, rank=engine.rank,
-                                    barrier=engine.barrier)
+    checkpoints = CheckpointManager(
+        output / "checkpoints", keep_last=train_config.keep_last, rank=engine.rank, barrier=engine.barrier
+    )
 
     start, resumed_from = 0, None
     if resume:
@@ -116,18 +128,26 @@ def train(
             if rng_file.is_file():
                 set_rng_state(torch.load(rng_file, weights_only=False))
             else:  # more processes than the checkpointed run had
-                warnings.warn(f"{path}: no RNG state for rank {engine.rank}; seeding it from seed, rank and step",
-                              RuntimeWarning, stacklevel=2)
+                warnings.warn(
+                    f"{path}: no RNG state for rank {engine.rank}; seeding it from seed, rank and step",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
                 seed_everything(train_config.seed + engine.rank + 1_000_003 * start)
     elif checkpoints.step_dirs():
-        raise FileExistsError(f"{output} already holds checkpoints: pass --resume to continue, or choose a new --output")
+        raise FileExistsError(
+            f"{output} already holds checkpoints: pass --resume to continue, or choose a new --output"
+        )
 
     order = GlobalBatchOrder(len(store), train_config.batch_size, train_config.seed)
     log = MetricsLogger(output, resume_step=start, enabled=engine.rank == 0)
     state = {
-        "model_config": model_config.to_dict(), "train_config": train_config.to_dict(), "tokenizer": tok,
+        "model_config": model_config.to_dict(),
+        "train_config": train_config.to_dict(),
+        "tokenizer": tok,
         "data": {"path": str(Path(data).resolve()), "num_examples": len(store)},
-        "world_size": engine.world_size, "zero_stage": engine.engine.zero_optimization_stage(),
+        "world_size": engine.world_size,
+        "zero_stage": engine.engine.zero_optimization_stage(),
         "optimizer": engine.optimizer_name,
     }
 
@@ -145,8 +165,9 @@ def train(
     meter = CostMeter(track_energy=engine.rank == 0)  # wall time, kWh, CO2e -> <output>/cost.json
     try:
         for step in range(start + 1, end + 1):
-            indices = order.micro_batches(step - 1, rank=engine.rank, world_size=engine.world_size,
-                                          micro_batch_size=engine.micro_batch_size)
+            indices = order.micro_batches(
+                step - 1, rank=engine.rank, world_size=engine.world_size, micro_batch_size=engine.micro_batch_size
+            )
             stats = engine.step([store.get_batch(i) for i in indices], step=step - 1)
             tokens += stats.tokens
             bar.update(1)
@@ -156,7 +177,9 @@ def train(
                 engine.check_finite()
             if logging_now:
                 now = time.perf_counter()
-                values = {k: getattr(stats, k) for k in ("loss", "mlm_loss", "mlm_accuracy", "sop_loss", "sop_accuracy", "lr")}
+                values = {
+                    k: getattr(stats, k) for k in ("loss", "mlm_loss", "mlm_accuracy", "sop_loss", "sop_accuracy", "lr")
+                }
                 log.write(step, {**values, "tokens_per_s": tokens / max(now - t_log, 1e-9), "elapsed_s": now - t0})
                 bar.set_postfix(loss=f"{stats.loss:.3f}", mlm_acc=f"{stats.mlm_accuracy:.3f}", lr=f"{stats.lr:.2e}")
                 tokens, t_log = 0, now
@@ -171,18 +194,31 @@ def train(
     if step >= train_config.total_steps:
         final_dir = output / "final_model"
         engine.save_final_model(final_dir, tokenizer_dir=tokenizer)
-    return TrainResult(output_dir=output, step=step, resumed_from=resumed_from, last_stats=stats,
-                       final_model_dir=final_dir, model=engine.module.model)
+    return TrainResult(
+        output_dir=output,
+        step=step,
+        resumed_from=resumed_from,
+        last_stats=stats,
+        final_model_dir=final_dir,
+        model=engine.module.model,
+    )
 
 
 def _check_resumable(state: dict, model_config: ModelConfig, train_config: TrainConfig, tok: dict, path: Path) -> None:
     """A checkpoint continues this run only with the same model, vocabulary and global batch."""
     if state["model_config"] != model_config.to_dict():
-        raise ValueError(f"{path}: the checkpoint's model config {state['model_config']} differs from {model_config.to_dict()}")
+        raise ValueError(
+            f"{path}: the checkpoint's model config {state['model_config']} differs from {model_config.to_dict()}"
+        )
     check_same_vocabulary(state["tokenizer"], tok, a_name=f"checkpoint {path}", b_name=f"tokenizer {tok['path']}")
-    if state["train_config"]["batch_size"] != train_config.batch_size or state["train_config"]["seed"] != train_config.seed:
-        raise ValueError(f"{path}: resuming needs the same batch_size and seed (the data position depends on them); "
-                         f"checkpoint has {state['train_config']['batch_size']} / {state['train_config']['seed']}")
+    if (
+        state["train_config"]["batch_size"] != train_config.batch_size
+        or state["train_config"]["seed"] != train_config.seed
+    ):
+        raise ValueError(
+            f"{path}: resuming needs the same batch_size and seed (the data position depends on them); "
+            f"checkpoint has {state['train_config']['batch_size']} / {state['train_config']['seed']}"
+        )
 
 
 def _progress(total: int, initial: int, *, enabled: bool):

@@ -154,7 +154,16 @@ class FinetuneConfig:
 
     def training_key(self) -> dict[str, Any]:
         """The fields that change a seed's result (used to decide whether a finished seed can be reused)."""
-        ignore = {"n_seeds", "first_seed", "progress", "device", "model_name", "extra", "save_models", "eval_batch_size"}
+        ignore = {
+            "n_seeds",
+            "first_seed",
+            "progress",
+            "device",
+            "model_name",
+            "extra",
+            "save_models",
+            "eval_batch_size",
+        }
         return {k: v for k, v in self.to_dict().items() if k not in ignore}
 
     @classmethod

@@ -13,10 +13,10 @@
 >>> from tokstudy.data.types import Dataset, Sentence
 >>> tr = Dataset((Sentence(("a", "b"), ("B-X", "O")),), name="toy", split="train")
 >>> te = Dataset((Sentence(("c",), ("B-Y",)),), name="toy", split="test")
->>> prepare_task(tr, tr, te, task="ner")
+>>> prepare_task(tr, tr, te, task="ner")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: toy test: 1 label(s) never seen in train: B-Y (1x, first in sentence 0); the model cannot predict them. Use unseen_labels='keep' (count them as misses) or 'map_o' (gold -> O)
+ValueError: toy test: 1 label(s) never seen in train: B-Y (1x, first in sentence 0); the model cannot predict ...
 """
 
 from __future__ import annotations
@@ -49,7 +49,9 @@ def check_split(ds: Dataset, task: str) -> None:
         raise ValueError(f"{_where(ds)}: the split is empty; expected at least one sentence")
     for s in ds:
         if task == "ner" and s.tags is None:
-            raise ValueError(f"{_where(ds)}: sentence {s.sent_id} (line {s.line}) has no tags; a token task needs IOB2 tags")
+            raise ValueError(
+                f"{_where(ds)}: sentence {s.sent_id} (line {s.line}) has no tags; a token task needs IOB2 tags"
+            )
         if task == "classification" and s.label is None:
             raise ValueError(f"{_where(ds)}: sentence {s.sent_id} (line {s.line}) has no sentence label")
 
@@ -82,9 +84,7 @@ def apply_unseen_policy(ds: Dataset, labels: tuple[str, ...], task: str, policy:
     note = f"{ds.name} {ds.split}: {sum(counts.values())} gold label(s) unseen in train ({listed})"
     if policy == "keep":
         return ds, note + " kept as gold: they count as misses"
-    fixed = tuple(
-        replace(s, tags=tuple("O" if t not in known else t for t in s.tags)) if s.tags else s for s in ds
-    )
+    fixed = tuple(replace(s, tags=tuple("O" if t not in known else t for t in s.tags)) if s.tags else s for s in ds)
     return ds.with_meta(sentences=_repair_iob2(fixed)), note + " mapped to O"
 
 
@@ -140,8 +140,10 @@ def load_task(config) -> TaskData:
     train = load(config.train_split)
     if config.dev_split is None and not has_test:
         train, dev = holdout(train, config.holdout_fraction, config.holdout_seed)
-        note = (f"{config.dataset} has no labelled test split: reporting on {test_split}; dev = "
-                f"{len(dev)} train sentences held out (fraction {config.holdout_fraction}, seed {config.holdout_seed})")
+        note = (
+            f"{config.dataset} has no labelled test split: reporting on {test_split}; dev = "
+            f"{len(dev)} train sentences held out (fraction {config.holdout_fraction}, seed {config.holdout_seed})"
+        )
     else:
         dev, note = load(config.dev_split or "dev"), None
     test = load(test_split)

@@ -91,7 +91,9 @@ def evaluate_finetuned(
 ) -> dict:
     """Score a saved fine-tuned model (``OUT/seed-K/model``) on ``ds``; optionally write its predictions.
 
-    >>> evaluate_finetuned("runs/c03/seed-1/model", load_dataset("conll2003", "test"), predictions="p.tsv")  # doctest: +SKIP
+    >>> evaluate_finetuned(  # doctest: +SKIP
+    ...     "runs/c03/seed-1/model", load_dataset("conll2003", "test"), predictions="p.tsv"
+    ... )
     {'f1': 0.88, ...}
     """
     from pretrain.finetune.data import apply_unseen_policy, check_split

@@ -92,8 +92,11 @@ def word_pieces(tokenizer, sentences: Sequence[Sequence[str]], *, chunk: int = 2
     for start in range(0, len(sentences), chunk):
         batch = [list(s) for s in sentences[start : start + chunk]]
         nonempty = [i for i, s in enumerate(batch) if s]
-        enc = (tokenizer([batch[i] for i in nonempty], is_split_into_words=True, add_special_tokens=False, verbose=False)
-               if nonempty else None)  # verbose=False: long sentences are windowed, not fed whole
+        enc = (
+            tokenizer([batch[i] for i in nonempty], is_split_into_words=True, add_special_tokens=False, verbose=False)
+            if nonempty
+            else None
+        )  # verbose=False: long sentences are windowed, not fed whole
         per_sentence: dict[int, list[list[int]]] = {}
         for k, i in enumerate(nonempty):
             groups: list[list[int]] = [[] for _ in batch[i]]

@@ -54,7 +54,9 @@ class EntityScores:
         return asdict(self)
 
 
-def entity_scores(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]], *, mode: str = "default") -> EntityScores:
+def entity_scores(
+    gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]], *, mode: str = "default"
+) -> EntityScores:
     """seqeval micro scores over sentences of IOB2 tags (``mode``: ``default`` or ``strict``)."""
     from seqeval.metrics import classification_report
     from seqeval.metrics.sequence_labeling import get_entities
@@ -79,7 +81,9 @@ def entity_scores(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]], 
         for t, r in report.items()
         if not t.endswith(" avg")
     }
-    return EntityScores(float(micro["precision"]), float(micro["recall"]), float(micro["f1-score"]), n_gold, n_pred, per_type, mode)
+    return EntityScores(
+        float(micro["precision"]), float(micro["recall"]), float(micro["f1-score"]), n_gold, n_pred, per_type, mode
+    )
 
 
 def token_accuracy(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> float:

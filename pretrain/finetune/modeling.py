@@ -32,7 +32,9 @@ def check_model_dir(path: str | os.PathLike) -> Path:
             f"{path}: not a Hugging Face model directory (no config.json); expected the output of "
             "`pretrain export` or `save_pretrained`"
         )
-    weights = [p for p in path.iterdir() if p.suffix in (".safetensors", ".bin") or p.name.endswith(".safetensors.index.json")]
+    weights = [
+        p for p in path.iterdir() if p.suffix in (".safetensors", ".bin") or p.name.endswith(".safetensors.index.json")
+    ]
     if not weights:
         raise ValueError(f"{path}: config.json is there but no weights (*.safetensors or *.bin)")
     return path
@@ -49,7 +51,9 @@ def load_tokenizer(path: str | os.PathLike):
     except Exception as exc:  # transformers raises many types here; name the place
         raise TokenizerLoadError(f"{path}: could not load a tokenizer: {exc}") from exc
     if not getattr(tok, "is_fast", False):
-        raise TokenizerLoadError(f"{path}: tokenizer {type(tok).__name__} is not fast; word alignment needs tokenizer.json")
+        raise TokenizerLoadError(
+            f"{path}: tokenizer {type(tok).__name__} is not fast; word alignment needs tokenizer.json"
+        )
     if len(tok) == 0:
         raise TokenizerLoadError(f"{path}: the tokenizer loaded with an empty vocabulary")
     special_ids(tok)
@@ -66,9 +70,7 @@ def check_vocab(tokenizer, model, path: str | os.PathLike) -> None:
         )
 
 
-def load_for_task(
-    path: str | os.PathLike, task: str, labels: Sequence[str], *, quiet: bool = True
-):
+def load_for_task(path: str | os.PathLike, task: str, labels: Sequence[str], *, quiet: bool = True):
     """A model with a fresh (or, for a fine-tuned directory, its own) head for ``labels``, and its tokenizer."""
     from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification
     from transformers.utils import logging as hf_logging
@@ -112,13 +114,17 @@ def load_finetuned(path: str | os.PathLike, *, device: str = "auto"):
     path = check_model_dir(path)
     meta_file = path / FINETUNE_META
     if not meta_file.is_file():
-        raise ValueError(f"{path}: no {FINETUNE_META}; expected a model saved by `pretrain finetune` (OUT/seed-K/model)")
+        raise ValueError(
+            f"{path}: no {FINETUNE_META}; expected a model saved by `pretrain finetune` (OUT/seed-K/model)"
+        )
     meta = json.loads(meta_file.read_text(encoding="utf-8"))
     tok = load_tokenizer(path)
     auto = AutoModelForTokenClassification if meta["task"] == "ner" else AutoModelForSequenceClassification
     model = auto.from_pretrained(str(path))
     check_vocab(tok, model, path)
     if model.config.num_labels != len(meta["labels"]):
-        raise ValueError(f"{path}: the model has {model.config.num_labels} labels but {FINETUNE_META} lists {len(meta['labels'])}")
+        raise ValueError(
+            f"{path}: the model has {model.config.num_labels} labels but {FINETUNE_META} lists {len(meta['labels'])}"
+        )
     model.to(resolve_device(device))
     return model, tok, meta

@@ -28,8 +28,10 @@ from typing import Sequence
 
 from pretrain.finetune.protocol import Summary, significance_mark, summarize, welch_p
 
-TITLES = {"f1": "Slot filling / NER: entity F1 (seqeval), mean ± std over seeds",
-          "accuracy": "Classification: accuracy, mean ± std over seeds"}
+TITLES = {
+    "f1": "Slot filling / NER: entity F1 (seqeval), mean ± std over seeds",
+    "accuracy": "Classification: accuracy, mean ± std over seeds",
+}
 
 
 @dataclass(frozen=True)
@@ -60,10 +62,22 @@ class ResultsTable:
                 c = self.cells.get((row, model))
                 if c is None:
                     continue
-                out.append({"metric": self.metric, "dataset": row, "model": model, "mean": c.summary.mean,
-                            "std": c.summary.std, "n": c.summary.n, "reference": self.reference,
-                            "p_value": None if math.isnan(c.p_value) else c.p_value, "significant": bool(c.mark),
-                            "best": c.best, "values": list(c.summary.values), "run": c.source})
+                out.append(
+                    {
+                        "metric": self.metric,
+                        "dataset": row,
+                        "model": model,
+                        "mean": c.summary.mean,
+                        "std": c.summary.std,
+                        "n": c.summary.n,
+                        "reference": self.reference,
+                        "p_value": None if math.isnan(c.p_value) else c.p_value,
+                        "significant": bool(c.mark),
+                        "best": c.best,
+                        "values": list(c.summary.values),
+                        "run": c.source,
+                    }
+                )
         return out
 
 
@@ -74,7 +88,9 @@ def row_key(run: dict) -> str:
     return run["dataset"] if single.get(run["dataset"]) == lang else f"{run['dataset']}-{lang}"
 
 
-def build_tables(runs: Sequence[dict], *, reference: str | None = None, sources: Sequence[str] | None = None) -> list[ResultsTable]:
+def build_tables(
+    runs: Sequence[dict], *, reference: str | None = None, sources: Sequence[str] | None = None
+) -> list[ResultsTable]:
     """Group finished runs (``run.json`` contents) into one table per metric."""
     if not runs:
         raise ValueError("no runs to compare")
@@ -87,7 +103,9 @@ def build_tables(runs: Sequence[dict], *, reference: str | None = None, sources:
             models.append(model)
         table = by_metric.setdefault(metric, {})
         if (row, model) in table:
-            raise ValueError(f"{src or model}: a second run of model {model!r} on {row!r} (first: {table[(row, model)][1] or model})")
+            raise ValueError(
+                f"{src or model}: a second run of model {model!r} on {row!r} (first: {table[(row, model)][1] or model})"
+            )
         table[(row, model)] = (run["summary"][metric]["values"], src)
     if reference is not None and reference not in models:
         raise ValueError(f"reference model {reference!r} is not among the runs' models {models}")
@@ -111,8 +129,12 @@ def to_markdown(tables: Sequence[ResultsTable]) -> str:
     """The tables as Markdown, with a legend."""
     parts = []
     for t in tables:
-        lines = [f"### {TITLES.get(t.metric, t.metric)}", "", "| dataset | " + " | ".join(t.models) + " |",
-                 "|---|" + "---|" * len(t.models)]
+        lines = [
+            f"### {TITLES.get(t.metric, t.metric)}",
+            "",
+            "| dataset | " + " | ".join(t.models) + " |",
+            "|---|" + "---|" * len(t.models),
+        ]
         for row in t.rows:
             cells = []
             for m in t.models:
@@ -121,26 +143,65 @@ def to_markdown(tables: Sequence[ResultsTable]) -> str:
                 cells.append("–" if c is None else (f"**{text}**" if c.best else text) + c.mark)
             lines.append(f"| {row} | " + " | ".join(cells) + " |")
         n = sorted({c.summary.n for c in t.cells.values()})
-        lines += ["", f"Percent, mean ± sample std over {'/'.join(map(str, n))} seeds. Bold: best mean. "
-                      f"`*`: Welch's t-test vs {t.reference}, p < 0.05.", ""]
+        lines += [
+            "",
+            f"Percent, mean ± sample std over {'/'.join(map(str, n))} seeds. Bold: best mean. "
+            f"`*`: Welch's t-test vs {t.reference}, p < 0.05.",
+            "",
+        ]
         parts.append("\n".join(lines))
     return "\n".join(parts)
 
 
 def to_csv(tables: Sequence[ResultsTable]) -> str:
     buf = io.StringIO()
-    cols = ["metric", "dataset", "model", "mean", "std", "n", "reference", "p_value", "significant", "best", "values", "run"]
+    cols = [
+        "metric",
+        "dataset",
+        "model",
+        "mean",
+        "std",
+        "n",
+        "reference",
+        "p_value",
+        "significant",
+        "best",
+        "values",
+        "run",
+    ]
     writer = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
     writer.writeheader()
     for t in tables:
         for rec in t.records():
-            writer.writerow({**rec, "values": " ".join(f"{v:.6f}" for v in rec["values"]), "p_value": "" if rec["p_value"] is None else rec["p_value"]})
+            writer.writerow(
+                {
+                    **rec,
+                    "values": " ".join(f"{v:.6f}" for v in rec["values"]),
+                    "p_value": "" if rec["p_value"] is None else rec["p_value"],
+                }
+            )
     return buf.getvalue()
 
 
 def to_json(tables: Sequence[ResultsTable]) -> str:
-    return json.dumps({"tables": [{"metric": t.metric, "reference": t.reference, "datasets": list(t.rows),
-                                   "models": list(t.models), "cells": t.records()} for t in tables]}, indent=2) + "\n"
+    return (
+        json.dumps(
+            {
+                "tables": [
+                    {
+                        "metric": t.metric,
+                        "reference": t.reference,
+                        "datasets": list(t.rows),
+                        "models": list(t.models),
+                        "cells": t.records(),
+                    }
+                    for t in tables
+                ]
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 def write_tables(tables: Sequence[ResultsTable], out_dir: str | os.PathLike) -> dict[str, Path]:
@@ -148,12 +209,15 @@ def write_tables(tables: Sequence[ResultsTable], out_dir: str | os.PathLike) -> 
     from pretrain.finetune.evaluation import atomic_write_text
 
     out_dir = Path(out_dir)
-    return {ext: atomic_write_text(out_dir / f"results.{ext}", text)
-            for ext, text in (("md", to_markdown(tables)), ("csv", to_csv(tables)), ("json", to_json(tables)))}
+    return {
+        ext: atomic_write_text(out_dir / f"results.{ext}", text)
+        for ext, text in (("md", to_markdown(tables)), ("csv", to_csv(tables)), ("json", to_json(tables)))
+    }
 
 
-def compare_runs(run_dirs: Sequence[str | os.PathLike], out_dir: str | os.PathLike | None = None, *,
-                 reference: str | None = None) -> list[ResultsTable]:
+def compare_runs(
+    run_dirs: Sequence[str | os.PathLike], out_dir: str | os.PathLike | None = None, *, reference: str | None = None
+) -> list[ResultsTable]:
     """Read finished runs, build the tables and (when ``out_dir`` is given) write them."""
     from pretrain.finetune.run import load_run
 

@@ -15,8 +15,9 @@ A seed directory is built under a temporary name and renamed when complete, so a
 crash leaves no directory that looks finished. Re-running the same settings reuses
 finished seeds (a changed setting that affects training retrains them).
 
->>> result = finetune(FinetuneConfig(model="models/albert-32k", task="ner", dataset="conll2003", n_seeds=3), "runs/c03")  # doctest: +SKIP
->>> result.summary["f1"].format()
+>>> config = FinetuneConfig(model="models/albert-32k", task="ner", dataset="conll2003", n_seeds=3)
+>>> result = finetune(config, "runs/c03")  # doctest: +SKIP
+>>> result.summary["f1"].format()  # doctest: +SKIP
 '88.10 ± 0.31'
 """
 
@@ -30,12 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pretrain.cost import CostMeter
-from tokstudy.data.atomicwrite import apply_umask
 from pretrain.finetune.config import FinetuneConfig
 from pretrain.finetune.data import TaskData, load_task
 from pretrain.finetune.evaluation import atomic_write_text, score_split, write_split_predictions
 from pretrain.finetune.modeling import FINETUNE_META, load_for_task, max_positions
 from pretrain.finetune.protocol import Summary, summarize
+from tokstudy.data.atomicwrite import apply_umask
 
 RUN_FILE = "run.json"
 SEED_FILE = "metrics.json"
@@ -91,18 +92,37 @@ def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: P
     pieces = word_pieces(tok, [list(s.words) for s in data.train])
     if config.task == "ner":
         labels = [[label2id[t] for t in s.tags] for s in data.train]
-        items = token_windows(pieces, labels, cls_id=cls_id, sep_id=sep_id, max_length=max_length,
-                              stride=stride, label_all_pieces=config.label_all_pieces)
+        items = token_windows(
+            pieces,
+            labels,
+            cls_id=cls_id,
+            sep_id=sep_id,
+            max_length=max_length,
+            stride=stride,
+            label_all_pieces=config.label_all_pieces,
+        )
     else:
-        items = sentence_inputs(pieces, [label2id[s.label] for s in data.train], cls_id=cls_id, sep_id=sep_id, max_length=max_length)
-    common = dict(task=config.task, id2label=id2label, max_length=max_length, stride=stride, batch_size=config.eval_batch_size)
+        items = sentence_inputs(
+            pieces, [label2id[s.label] for s in data.train], cls_id=cls_id, sep_id=sep_id, max_length=max_length
+        )
+    common = dict(
+        task=config.task, id2label=id2label, max_length=max_length, stride=stride, batch_size=config.eval_batch_size
+    )
     primary = PRIMARY[config.task]
 
     def dev_score(m) -> float:
         return score_split(m, tok, data.dev, **common)[0][primary]
 
-    result = train(model, items, evaluate=dev_score, config=config, seed=seed, pad_id=pad_id, device=device,
-                   token_labels=config.task == "ner")
+    result = train(
+        model,
+        items,
+        evaluate=dev_score,
+        config=config,
+        seed=seed,
+        pad_id=pad_id,
+        device=device,
+        token_labels=config.task == "ner",
+    )
     seed_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{seed_dir.name}.", suffix=".partial", dir=seed_dir.parent))
     apply_umask(tmp)  # mkdtemp creates 0700; the seed directory follows the user's umask
@@ -113,22 +133,51 @@ def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: P
             metrics, pred = score_split(model, tok, ds, **common)
             scores[split_name] = metrics
             if split_name in config.predict_splits:
-                meta = {"dataset": config.dataset, "split": ds.split, "language": ds.language, "model": config.model,
-                        "model_name": config.display_name(), "seed": seed, "task": config.task,
-                        "subset": _declared_subset(config, ds)}
-                write_split_predictions(tmp / f"predictions.{split_name}.tsv", ds, pred, task=config.task, metadata=meta)
+                meta = {
+                    "dataset": config.dataset,
+                    "split": ds.split,
+                    "language": ds.language,
+                    "model": config.model,
+                    "model_name": config.display_name(),
+                    "seed": seed,
+                    "task": config.task,
+                    "subset": _declared_subset(config, ds),
+                }
+                write_split_predictions(
+                    tmp / f"predictions.{split_name}.tsv", ds, pred, task=config.task, metadata=meta
+                )
         eval_seconds = time.perf_counter() - start
-        meta = {"seed": seed, "task": config.task, "dataset": config.dataset, "language": data.test.language,
-                "labels": list(data.labels), "max_length": max_length, "stride": stride,
-                "base_model": str(config.model), "model_name": config.display_name(), "training_key": config.training_key()}
+        meta = {
+            "seed": seed,
+            "task": config.task,
+            "dataset": config.dataset,
+            "language": data.test.language,
+            "labels": list(data.labels),
+            "max_length": max_length,
+            "stride": stride,
+            "base_model": str(config.model),
+            "model_name": config.display_name(),
+            "training_key": config.training_key(),
+        }
         if config.save_models:
             model.to("cpu").save_pretrained(tmp / "model")
             tok.save_pretrained(tmp / "model")
             atomic_write_text(tmp / "model" / FINETUNE_META, _dump(meta))
-        record = {**meta, "dev": scores["dev"], "test": scores["test"], "notes": list(data.notes),
-                  "train": {**vars(result), "device": str(device), "torch": torch.__version__},
-                  "eval_seconds": eval_seconds, "cost": meter.stop().to_dict(),
-                  "sizes": {"train": len(data.train), "dev": len(data.dev), "test": len(data.test), "train_items": len(items)}}
+        record = {
+            **meta,
+            "dev": scores["dev"],
+            "test": scores["test"],
+            "notes": list(data.notes),
+            "train": {**vars(result), "device": str(device), "torch": torch.__version__},
+            "eval_seconds": eval_seconds,
+            "cost": meter.stop().to_dict(),
+            "sizes": {
+                "train": len(data.train),
+                "dev": len(data.dev),
+                "test": len(data.test),
+                "train_items": len(items),
+            },
+        }
         atomic_write_text(tmp / SEED_FILE, _dump(record))
         if seed_dir.exists():
             shutil.rmtree(seed_dir)
@@ -181,11 +230,25 @@ def finetune(config: FinetuneConfig, output_dir, *, data: TaskData | None = None
         records.append(record if record is not None else finetune_seed(config, data, seed, seed_dir))
     summary = summarize_seeds(records, config.task)
     payload = {
-        "format": "tokstudy-finetune-run/1", "config": config.to_dict(), "model_name": config.display_name(),
-        "dataset": config.dataset, "language": data.test.language, "task": config.task, "metric": PRIMARY[config.task],
-        "test_split": data.test.split, "labels": list(data.labels), "notes": list(data.notes), "seeds": config.seeds(),
-        "per_seed": [{"seed": r["seed"], "dev": r["dev"].get(PRIMARY[config.task]),
-                      **{m: r["test"][m] for m in SUMMARISED[config.task]}} for r in records],
+        "format": "tokstudy-finetune-run/1",
+        "config": config.to_dict(),
+        "model_name": config.display_name(),
+        "dataset": config.dataset,
+        "language": data.test.language,
+        "task": config.task,
+        "metric": PRIMARY[config.task],
+        "test_split": data.test.split,
+        "labels": list(data.labels),
+        "notes": list(data.notes),
+        "seeds": config.seeds(),
+        "per_seed": [
+            {
+                "seed": r["seed"],
+                "dev": r["dev"].get(PRIMARY[config.task]),
+                **{m: r["test"][m] for m in SUMMARISED[config.task]},
+            }
+            for r in records
+        ],
         "summary": {m: s.to_dict() for m, s in summary.items()},
     }
     atomic_write_text(run_file, _dump(payload))

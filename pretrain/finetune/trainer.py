@@ -53,7 +53,9 @@ def resolve_device(name: str):
     return device
 
 
-def batch_order(lengths: Sequence[int], batch_size: int, rng: random.Random, *, group_by_length: bool) -> list[list[int]]:
+def batch_order(
+    lengths: Sequence[int], batch_size: int, rng: random.Random, *, group_by_length: bool
+) -> list[list[int]]:
     """Indices of each batch for one epoch (shuffled; length-grouped inside mega-batches when asked)."""
     order = list(range(len(lengths)))
     rng.shuffle(order)
@@ -120,7 +122,10 @@ def train(
     # the pre-trainer's weight-decay groups (biases and LayerNorm weights exempt) and learning-rate curve
     optimizer = torch.optim.AdamW(param_groups(model, config.weight_decay), lr=config.learning_rate)
     scheduler = build_lr_scheduler(optimizer, warmup_steps=warmup, total_steps=total)
-    eval_points = {min(steps_per_epoch, round(steps_per_epoch * (k + 1) / config.evals_per_epoch)) for k in range(config.evals_per_epoch)}
+    eval_points = {
+        min(steps_per_epoch, round(steps_per_epoch * (k + 1) / config.evals_per_epoch))
+        for k in range(config.evals_per_epoch)
+    }
 
     best_score, best_step, best_state, bad, step, history = -math.inf, 0, None, 0, 0, []
     stopped = False
@@ -144,7 +149,9 @@ def train(
             if b in eval_points:
                 score = float(evaluate(model))
                 model.train()
-                history.append({"step": step, "epoch": epoch + b / len(batches), "dev": score, "loss": float(loss.item())})
+                history.append(
+                    {"step": step, "epoch": epoch + b / len(batches), "dev": score, "loss": float(loss.item())}
+                )
                 if score > best_score:
                     best_score, best_step, bad = score, step, 0
                     best_state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
@@ -159,6 +166,12 @@ def train(
     if best_state is not None:
         model.load_state_dict(best_state)
     return TrainResult(
-        best_score=best_score, best_step=best_step, steps=step, epochs_run=step / steps_per_epoch,
-        stopped_early=stopped, history=copy.deepcopy(history), seconds=time.perf_counter() - start, train_items=len(items),
+        best_score=best_score,
+        best_step=best_step,
+        steps=step,
+        epochs_run=step / steps_per_epoch,
+        stopped_early=stopped,
+        history=copy.deepcopy(history),
+        seconds=time.perf_counter() - start,
+        train_items=len(items),
     )

@@ -16,8 +16,14 @@ import pytest
 
 from tokstudy.datalocation import data_root
 
-TINY = dict(embedding_size=32, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
-            intermediate_size=128, max_position_embeddings=64)
+TINY = dict(
+    embedding_size=32,
+    hidden_size=64,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    intermediate_size=128,
+    max_position_embeddings=64,
+)
 
 _FALLBACK = [
     "The European Union rejects the German call to boycott British lamb .",
@@ -41,13 +47,27 @@ def build_tiny_albert(directory: Path, *, vocab_size: int = 2000, n_lines: int =
     import torch
     from transformers import AlbertConfig, AlbertModel, AutoTokenizer
 
-    from tokstudy.tokenization.hf_export import ALBERT_SPECIALS, add_albert_post_processor, spm_to_hf_tokenizer, write_hf_files
+    from tokstudy.tokenization.hf_export import (
+        ALBERT_SPECIALS,
+        add_albert_post_processor,
+        spm_to_hf_tokenizer,
+        write_hf_files,
+    )
 
     directory.mkdir(parents=True, exist_ok=True)
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(_lines(n_lines)), model_prefix=str(directory / "spiece"), vocab_size=vocab_size,
-        model_type="unigram", pad_id=0, unk_id=1, bos_id=-1, eos_id=-1,
-        control_symbols=["[CLS]", "[SEP]", "[MASK]"], minloglevel=2, num_threads=1, hard_vocab_limit=False,
+        sentence_iterator=iter(_lines(n_lines)),
+        model_prefix=str(directory / "spiece"),
+        vocab_size=vocab_size,
+        model_type="unigram",
+        pad_id=0,
+        unk_id=1,
+        bos_id=-1,
+        eos_id=-1,
+        control_symbols=["[CLS]", "[SEP]", "[MASK]"],
+        minloglevel=2,
+        num_threads=1,
+        hard_vocab_limit=False,
     )
     tok = spm_to_hf_tokenizer(directory / "spiece.model")
     add_albert_post_processor(tok)
@@ -71,17 +91,27 @@ def tiny_model(tmp_path_factory) -> Path:
 
 
 #: settings for the brief real-data runs: a few thousand words, big learning rate for a tiny random model
-QUICK = dict(n_seeds=1, epochs=4, batch_size=32, learning_rate=2e-3, warmup_ratio=0.05, patience=0,
-             max_length=64, stride=16, progress=False, max_train_sentences=1500, max_eval_sentences=300)
+QUICK = dict(
+    n_seeds=1,
+    epochs=4,
+    batch_size=32,
+    learning_rate=2e-3,
+    warmup_ratio=0.05,
+    patience=0,
+    max_length=64,
+    stride=16,
+    progress=False,
+    max_train_sentences=1500,
+    max_eval_sentences=300,
+)
 
 
 @pytest.fixture(scope="session")
 def snips_run(tiny_model, tmp_path_factory) -> Path:
     """A finished one-seed slot-filling run of the tiny model on a SNIPS subset (its run directory)."""
-    from tests.conftest import corpus_path
-
     from pretrain.finetune.config import FinetuneConfig
     from pretrain.finetune.run import finetune
+    from tests.conftest import corpus_path
 
     corpus_path("snips")
     out = tmp_path_factory.mktemp("snips-run")

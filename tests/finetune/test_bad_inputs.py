@@ -14,11 +14,17 @@ from tokstudy.data.types import Dataset, Sentence
 
 
 def _ds(rows, split, name="toy"):
-    return Dataset(tuple(Sentence(tuple(w), tuple(t), sent_id=i, label=l) for i, (w, t, l) in enumerate(rows)),
-                   name=name, split=split, source=f"/data/{name}/{split}")
+    return Dataset(
+        tuple(Sentence(tuple(w), tuple(t), sent_id=i, label=l) for i, (w, t, l) in enumerate(rows)),
+        name=name,
+        split=split,
+        source=f"/data/{name}/{split}",
+    )
 
 
-TRAIN = _ds([(["play", "abba"], ["O", "B-artist"], "PlayMusic"), (["rain", "today"], ["O", "B-date"], "GetWeather")], "train")
+TRAIN = _ds(
+    [(["play", "abba"], ["O", "B-artist"], "PlayMusic"), (["rain", "today"], ["O", "B-date"], "GetWeather")], "train"
+)
 
 
 def test_atis_test_labels_unseen_in_train():
@@ -87,7 +93,11 @@ def test_tokenizer_larger_than_embedding_matrix(tiny_model, tmp_path):
     for f in bad.glob("*.safetensors"):
         f.unlink()
     AlbertModel(AlbertConfig(vocab_size=500, **TINY)).save_pretrained(bad)
-    with pytest.raises(ValueError, match=r"small-vocab: tokenizer/model vocabulary mismatch: the tokenizer has 2000 ids but the model's embedding matrix has 500 rows"):
+    with pytest.raises(
+        ValueError,
+        match=r"small-vocab: tokenizer/model vocabulary mismatch: the tokenizer has 2000 ids "
+        r"but the model's embedding matrix has 500 rows",
+    ):
         load_for_task(bad, "ner", ["O", "B-X"])
 
 
@@ -95,8 +105,9 @@ def test_failed_run_leaves_nothing_that_looks_complete(tiny_model, tmp_path, mon
     import pretrain.finetune.run as run_mod
 
     data = prepare_task(TRAIN, TRAIN, TRAIN, task="ner")
-    cfg = FinetuneConfig(model=str(tiny_model), task="ner", dataset="toy", n_seeds=2, epochs=1, max_length=32,
-                         stride=4, progress=False)
+    cfg = FinetuneConfig(
+        model=str(tiny_model), task="ner", dataset="toy", n_seeds=2, epochs=1, max_length=32, stride=4, progress=False
+    )
     out = tmp_path / "run"
     finetune(cfg, out, data=data)
     assert (out / RUN_FILE).is_file()

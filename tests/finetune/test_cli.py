@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -33,9 +32,28 @@ def test_finetune_evaluate_compare(tiny_model, snips_run, tmp_path, capsys):
 
     corpus_path("snips")
     out = tmp_path / "run"
-    rc = main(["finetune", "--config", str(PROJECT_ROOT / "pretrain/configs/finetune_tiny.yaml"), "--model", str(tiny_model),
-               "--model-name", "tiny-cli", "--seeds", "2", "--epochs", "1", "--max-train-sentences", "300",
-               "--max-eval-sentences", "100", "--no-progress", "--output", str(out)])
+    rc = main(
+        [
+            "finetune",
+            "--config",
+            str(PROJECT_ROOT / "pretrain/configs/finetune_tiny.yaml"),
+            "--model",
+            str(tiny_model),
+            "--model-name",
+            "tiny-cli",
+            "--seeds",
+            "2",
+            "--epochs",
+            "1",
+            "--max-train-sentences",
+            "300",
+            "--max-eval-sentences",
+            "100",
+            "--no-progress",
+            "--output",
+            str(out),
+        ]
+    )
     assert rc == 0 and "tiny-cli on snips (2 seeds): f1" in capsys.readouterr().out
     run = json.loads((out / "run.json").read_text())
     assert run["seeds"] == [1, 2] and run["summary"]["f1"]["n"] == 2
@@ -44,8 +62,23 @@ def test_finetune_evaluate_compare(tiny_model, snips_run, tmp_path, capsys):
     # 300 training sentences do not show every test tag: the default refuses, naming them
     rc = main(["evaluate", "--model", str(out / "seed-1" / "model"), "--dataset", "snips", "--predictions", str(preds)])
     assert rc == 1 and "never seen in train: I-genre" in capsys.readouterr().err and not preds.exists()
-    rc = main(["evaluate", "--model", str(out / "seed-1" / "model"), "--dataset", "snips", "--split", "test",
-               "--predictions", str(preds), "--metrics", str(tmp_path / "m.json"), "--unseen-labels", "keep"])
+    rc = main(
+        [
+            "evaluate",
+            "--model",
+            str(out / "seed-1" / "model"),
+            "--dataset",
+            "snips",
+            "--split",
+            "test",
+            "--predictions",
+            str(preds),
+            "--metrics",
+            str(tmp_path / "m.json"),
+            "--unseen-labels",
+            "keep",
+        ]
+    )
     assert rc == 0
     metrics = json.loads((tmp_path / "m.json").read_text())
     assert metrics["n_sentences"] == 700 and 0 <= metrics["f1"] <= 1 and "f1_strict" in metrics
@@ -64,7 +97,9 @@ def test_finetune_evaluate_compare(tiny_model, snips_run, tmp_path, capsys):
 
 
 def test_cli_errors_are_one_line(tmp_path, capsys):
-    rc = main(["finetune", "--model", str(tmp_path), "--task", "ner", "--dataset", "snips", "--output", str(tmp_path / "o")])
+    rc = main(
+        ["finetune", "--model", str(tmp_path), "--task", "ner", "--dataset", "snips", "--output", str(tmp_path / "o")]
+    )
     err = capsys.readouterr().err
     assert rc == 1 and "not a Hugging Face model directory (no config.json)" in err
     rc = main(["finetune", "--task", "ner", "--output", str(tmp_path / "o")])

@@ -13,7 +13,9 @@ from tests.finetune.conftest import QUICK
 @pytest.mark.gpu
 def test_finetune_on_cuda(tiny_model, tmp_path):
     corpus_path("snips")
-    result = finetune(FinetuneConfig(model=str(tiny_model), task="ner", dataset="snips", device="cuda",
-                                     save_models=False, **QUICK), tmp_path)
+    result = finetune(
+        FinetuneConfig(model=str(tiny_model), task="ner", dataset="snips", device="cuda", save_models=False, **QUICK),
+        tmp_path,
+    )
     record = result.seeds[0]
     assert record["train"]["device"].startswith("cuda") and record["test"]["f1"] > 0.1

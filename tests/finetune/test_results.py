@@ -14,8 +14,13 @@ from pretrain.finetune.results import build_tables, compare_runs, to_csv, to_jso
 
 
 def _run(model, dataset, metric, values, language="en"):
-    return {"model_name": model, "dataset": dataset, "language": language, "metric": metric,
-            "summary": {metric: {"values": values}}}
+    return {
+        "model_name": model,
+        "dataset": dataset,
+        "language": language,
+        "metric": metric,
+        "summary": {metric: {"values": values}},
+    }
 
 
 RUNS = [

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-import pytest
-
 from pretrain.finetune.config import FinetuneConfig
 from pretrain.finetune.run import finetune, load_run
 from tests.conftest import corpus_path
@@ -57,7 +55,9 @@ def test_predictions_load_in_the_analysis_and_align_with_the_dataset(snips_run, 
     from tokstudy.analysis.alignment import align_predictions
     from tokstudy.data.registry import load_dataset
 
-    full = segmentation_table(load_dataset("snips", "test"), SentencePieceSegmenter(tiny_model / "spiece.model"), progress=False)
+    full = segmentation_table(
+        load_dataset("snips", "test"), SentencePieceSegmenter(tiny_model / "spiece.model"), progress=False
+    )
     aligned = align_predictions(full, preds)
     assert aligned.subset == f"first {len(test)} of {len(load_dataset('snips', 'test'))} sentences"
     assert correlate_errors(full, aligned).n_words == result.n_words == test.n_words
@@ -88,8 +88,9 @@ def test_a_changed_training_setting_retrains(tiny_model, tmp_path):
 
 def test_intent_classification_beats_majority_class(tiny_model, tmp_path):
     corpus_path("snips")
-    cfg = FinetuneConfig(model=str(tiny_model), task="classification", dataset="snips", save_models=False,
-                         **{**QUICK, "epochs": 3})
+    cfg = FinetuneConfig(
+        model=str(tiny_model), task="classification", dataset="snips", save_models=False, **{**QUICK, "epochs": 3}
+    )
     result = finetune(cfg, tmp_path / "intents")
     train, test = _snips("train", 1500), _snips("test", 300)
     majority = Counter(s.label for s in train).most_common(1)[0][0]

@@ -1,4 +1,5 @@
-"""The study's pre-training uses the bf16 GPU DeepSpeed config on a GPU (per-tensor LAMB, autocast), ds_cpu.json on CPU."""
+"""The study's pre-training uses the bf16 GPU DeepSpeed config on a GPU (per-tensor LAMB, autocast), ds_cpu.json
+on CPU."""
 
 from __future__ import annotations
 

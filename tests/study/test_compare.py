@@ -46,13 +46,36 @@ def test_welch_difference_undefined_with_one_seed():
 
 
 def _runs(pre, ctl, tok="sp-8k", task="conll2003-ner"):
-    out = [{"tokenizer": tok, "task": task, "seed": i, "pretrained": True, "score": s, "metric": "F1",
-            "cost": {"wall_seconds": 60.0, "device_hours": 1 / 60, "energy_kwh": 0.001, "co2e_kg": 5e-5, "method": "m"}}
-           for i, s in enumerate(pre)]
-    out += [{"tokenizer": tok, "task": task, "seed": i, "pretrained": False, "score": s, "metric": "F1",
-             "cost": {"wall_seconds": 30.0, "device_hours": 1 / 120, "energy_kwh": None, "co2e_kg": None,
-                      "method": "not measured: codecarbon is not installed"}}
-            for i, s in enumerate(ctl)]
+    out = [
+        {
+            "tokenizer": tok,
+            "task": task,
+            "seed": i,
+            "pretrained": True,
+            "score": s,
+            "metric": "F1",
+            "cost": {"wall_seconds": 60.0, "device_hours": 1 / 60, "energy_kwh": 0.001, "co2e_kg": 5e-5, "method": "m"},
+        }
+        for i, s in enumerate(pre)
+    ]
+    out += [
+        {
+            "tokenizer": tok,
+            "task": task,
+            "seed": i,
+            "pretrained": False,
+            "score": s,
+            "metric": "F1",
+            "cost": {
+                "wall_seconds": 30.0,
+                "device_hours": 1 / 120,
+                "energy_kwh": None,
+                "co2e_kg": None,
+                "method": "not measured: codecarbon is not installed",
+            },
+        }
+        for i, s in enumerate(ctl)
+    ]
     return out
 
 
@@ -81,8 +104,10 @@ def test_no_control_no_comparison():
 
 def test_costs_sum_over_seeds_and_stay_unmeasured_when_one_is():
     runs = _runs([70.0, 72.0], [50.0, 55.0])
-    costs = cost_table(runs, {"sp-8k": {"wall_seconds": 600.0, "device_hours": 1 / 6, "energy_kwh": 0.01,
-                                        "co2e_kg": 5e-4, "method": "m"}})
+    costs = cost_table(
+        runs,
+        {"sp-8k": {"wall_seconds": 600.0, "device_hours": 1 / 6, "energy_kwh": 0.01, "co2e_kg": 5e-4, "method": "m"}},
+    )
     ft = costs["finetune"]["conll2003-ner"]
     assert ft["sp-8k"]["wall_seconds"] == 120.0 and ft["sp-8k"]["energy_kwh"] == pytest.approx(0.002)
     assert ft["sp-8k (no PT)"]["wall_seconds"] == 60.0 and ft["sp-8k (no PT)"]["energy_kwh"] is None

@@ -16,8 +16,10 @@ def est(v, half=1.0):
 
 
 def t4(ne, non, half=1.0):
-    return {f"t{i}": {"vocab_size": 1000 * (i + 1), "ne": est(a, half), "non_ne": est(b, half), "all": est((a + b) / 2)}
-            for i, (a, b) in enumerate(zip(ne, non))}
+    return {
+        f"t{i}": {"vocab_size": 1000 * (i + 1), "ne": est(a, half), "non_ne": est(b, half), "all": est((a + b) / 2)}
+        for i, (a, b) in enumerate(zip(ne, non))
+    }
 
 
 def test_ne_more_segmented_requires_disjoint_cis():
@@ -40,7 +42,12 @@ def test_correlation_needs_positive_and_significant():
 
 
 def test_scores_follow_vocab_in_given_order():
-    scores = {"ner": {"a": {"mean": 50, "std": 1, "n": 3, "metric": "F1"}, "b": {"mean": 55, "std": 1, "n": 3, "metric": "F1"}}}
+    scores = {
+        "ner": {
+            "a": {"mean": 50, "std": 1, "n": 3, "metric": "F1"},
+            "b": {"mean": 55, "std": 1, "n": 3, "metric": "F1"},
+        }
+    }
     assert scores_follow_vocab(scores, ["a", "b"])[0].holds is True
     assert scores_follow_vocab(scores, ["b", "a"])[0].holds is False
 
@@ -55,8 +62,17 @@ def test_beyond_confounders_needs_every_adjusted_interval_above_one():
     from tokstudy.study.findings import beyond_confounders
 
     def row(v, lo, hi):
-        return {"model": "ner", "tokenizer": "t", "or_adjusted": v, "or_adjusted_low": lo, "or_adjusted_high": hi,
-                "or_unadjusted": 1.5, "or_unadjusted_low": 1.4, "or_unadjusted_high": 1.6, "confidence": 0.95}
+        return {
+            "model": "ner",
+            "tokenizer": "t",
+            "or_adjusted": v,
+            "or_adjusted_low": lo,
+            "or_adjusted_high": hi,
+            "or_unadjusted": 1.5,
+            "or_unadjusted_low": 1.4,
+            "or_unadjusted_high": 1.6,
+            "confidence": 0.95,
+        }
 
     assert beyond_confounders([row(1.2, 1.1, 1.3), row(1.1, 1.02, 1.2)]).holds is True
     f = beyond_confounders([row(1.2, 1.1, 1.3), row(1.01, 0.98, 1.04)])

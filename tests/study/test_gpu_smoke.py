@@ -15,8 +15,11 @@ from tokstudy.study.config import load_study_config
 from tokstudy.study.pipeline import run_study
 
 torch = pytest.importorskip("torch")
-pytestmark = [pytest.mark.gpu, pytest.mark.slow,
-              pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")]
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.slow,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+]
 
 
 def test_gpu_smoke_study_runs_end_to_end(tmp_path):

@@ -40,8 +40,15 @@ def test_report_has_every_table_and_figure(first_run):
 
     _, result = first_run
     md = result.report_markdown.read_text()
-    for heading in ("## Findings", "## Table 4", "## Segmentation vs label errors", "## Tables 1-2",
-                    "## Additional segmentation by language", "## Fertility and parity", "## Table 3"):
+    for heading in (
+        "## Findings",
+        "## Table 4",
+        "## Segmentation vs label errors",
+        "## Tables 1-2",
+        "## Additional segmentation by language",
+        "## Fertility and parity",
+        "## Table 3",
+    ):
         assert heading in md, heading
     assert "sp-unigram-500" in md and "sp-unigram-2k" in md
     for fig in ("table4", "error_by_pieces", "parity"):
@@ -59,8 +66,11 @@ def test_report_has_every_table_and_figure(first_run):
     # the no-pre-training control sits next to the pre-trained models, with its finding decided from CIs
     assert "| task | sp-unigram-500 | sp-unigram-1k | sp-unigram-2k | sp-unigram-500 (no PT) |" in md
     assert "pre-training helps (F1 of the pre-trained model above the same architecture" in md
-    assert sorted(p.name for p in (result.root / "control").iterdir()) == ["sp-unigram-1k", "sp-unigram-2k",
-                                                                           "sp-unigram-500"]
+    assert sorted(p.name for p in (result.root / "control").iterdir()) == [
+        "sp-unigram-1k",
+        "sp-unigram-2k",
+        "sp-unigram-500",
+    ]
     # what each run cost, next to the scores, from the pre-trainer's and the fine-tuner's own records
     assert "| pre-training | " in md and "| fine-tuning conll2003-ner | " in md
     costs = json.loads((result.root / "tables" / "cost.json").read_text())
@@ -95,8 +105,9 @@ def test_changing_a_finetuning_setting_reruns_only_finetuning_and_analysis(first
     config, first = first_run
     copy = tmp_path / "copy"
     shutil.copytree(first.root, copy)
-    changed = dataclasses.replace(config, output_dir=str(copy),
-                                  finetune=dataclasses.replace(config.finetune, learning_rate=0.003))
+    changed = dataclasses.replace(
+        config, output_dir=str(copy), finetune=dataclasses.replace(config.finetune, learning_rate=0.003)
+    )
     res = run_study(changed, log=lambda m: None, progress=False)
     kinds = {s.split("/")[0] for s in res.executed}
     assert kinds == {"finetune", "finetune-control", "analysis", "report"}
@@ -109,7 +120,9 @@ def test_killed_during_pretraining_completes_when_rerun(first_run, tmp_path):
     # reuse the finished tokenizers so the test spends its time where the kill happens
     out.mkdir()
     shutil.copytree(first.root / "tokenizers", out / "tokenizers")
-    shutil.copytree(first.root / ".stages", out / ".stages", ignore=lambda d, names: [n for n in names if n != "tokenizers.json"])
+    shutil.copytree(
+        first.root / ".stages", out / ".stages", ignore=lambda d, names: [n for n in names if n != "tokenizers.json"]
+    )
     longer = ["--output", str(out), "-q"]
     # the in-process first run set DeepSpeed's single-process rendezvous variables, and its process group
     # still holds that port: a fresh process must pick its own
@@ -117,8 +130,13 @@ def test_killed_during_pretraining_completes_when_rerun(first_run, tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in dist_vars} | {"OMP_NUM_THREADS": "1"}
     cfg_file = tmp_path / "longer.yaml"
     cfg_file.write_text(TINY.read_text().replace("steps: 12", "steps: 40").replace("name: tiny", "name: killed"))
-    proc = subprocess.Popen([sys.executable, "-m", "tokstudy", "study", str(cfg_file), *longer], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tokstudy", "study", str(cfg_file), *longer],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.time() + 300
         while time.time() < deadline and not list(out.glob("pretrain/*/run/checkpoints/step_*")):
@@ -131,8 +149,9 @@ def test_killed_during_pretraining_completes_when_rerun(first_run, tmp_path):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    res = subprocess.run([sys.executable, "-m", "tokstudy", "study", str(cfg_file), *longer], env=env,
-                         capture_output=True, text=True)
+    res = subprocess.run(
+        [sys.executable, "-m", "tokstudy", "study", str(cfg_file), *longer], env=env, capture_output=True, text=True
+    )
     assert res.returncode == 0, res.stderr[-3000:]
     assert (out / "report.md").is_file()
     assert "[resume] pretrain/" in res.stdout

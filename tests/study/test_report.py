@@ -26,8 +26,10 @@ def _parse(fragment):
 
 
 def test_tables_lists_images_and_escaping():
-    md = ("Intro with `code` and **bold** & <tag>.\n\n- one\n- two\n\n| tok | NE % |\n|---|---:|\n| 2k | 90.1 |\n"
-          "| 4k | 60.0 |\n\n![fig](figures/a.png)\n")
+    md = (
+        "Intro with `code` and **bold** & <tag>.\n\n- one\n- two\n\n| tok | NE % |\n|---|---:|\n| 2k | 90.1 |\n"
+        "| 4k | 60.0 |\n\n![fig](figures/a.png)\n"
+    )
     p = _parse(markdown_to_html(md))
     names = [t for t, _ in p.tags]
     assert names.count("li") == 2 and names.count("tr") == 3 and names.count("td") == 4

@@ -17,6 +17,7 @@ def _chain(root, *, ft_lr=1e-3, calls=None):
             calls.append(tag)
             (d / "out.txt").write_text(tag)
             return {"file": str(d / "out.txt")}
+
         return fn
 
     p.run("tok", {"vocab": 1000}, work("tok"))

@@ -57,8 +57,13 @@ def plot_additional_segmentation(results: Sequence, stem, *, vocab_sizes: dict |
     fig, ax = plt.subplots(figsize=(max(4.5, 1.4 * len(res) + 2), 3.6))
     for k, (attr, label, color) in enumerate((("ne", "NE words", "#c44e52"), ("non_ne", "non-NE words", "#4c72b0"))):
         ests = [getattr(r, attr) for r in res]
-        ax.bar(x + (k - 0.5) * 0.38, [e.value for e in ests], 0.38, yerr=_err(ests), capsize=3, label=label, color=color)
-    labels = [r.tokenizer + (f"\n({vocab_sizes[r.tokenizer]:,})" if vocab_sizes and r.tokenizer in vocab_sizes else "") for r in res]
+        ax.bar(
+            x + (k - 0.5) * 0.38, [e.value for e in ests], 0.38, yerr=_err(ests), capsize=3, label=label, color=color
+        )
+    labels = [
+        r.tokenizer + (f"\n({vocab_sizes[r.tokenizer]:,})" if vocab_sizes and r.tokenizer in vocab_sizes else "")
+        for r in res
+    ]
     ax.set_xticks(x, labels)
     ax.set_ylabel("additional segmentation %")
     ax.set_title("Pieces per word − 1, NE vs non-NE words")
@@ -74,8 +79,12 @@ def plot_error_by_pieces(correlations: Sequence, stem) -> list[Path]:
     fig, ax = plt.subplots(figsize=(8.5 if many else 5.5, 3.6 if not many else max(3.6, 0.22 * len(correlations))))
     for c in correlations:
         bins = [b for b in c.by_pieces if b.n > 0]
-        ax.plot([b.pieces for b in bins], [100 * b.error_rate for b in bins], marker="o",
-                label=f"{c.model} / {c.tokenizer} (r={c.all.r:.2f})")
+        ax.plot(
+            [b.pieces for b in bins],
+            [100 * b.error_rate for b in bins],
+            marker="o",
+            label=f"{c.model} / {c.tokenizer} (r={c.all.r:.2f})",
+        )
     ax.set_xlabel("pieces per word")
     ax.set_ylabel("words mislabelled %")
     ax.set_title("Error rate by number of pieces")
@@ -142,7 +151,9 @@ def plot_odds_ratios(rows: Sequence[dict], stem) -> list[Path]:
     rows = [r for r in rows if r.get("or_adjusted") is not None or r.get("or_unadjusted") is not None]
     fig, ax = plt.subplots(figsize=(6.5, max(2.2, 0.45 * len(rows) + 1.2)))
     y = np.arange(len(rows))[::-1]
-    for k, (key, label, color) in enumerate((("adjusted", "adjusted", "#c44e52"), ("unadjusted", "unadjusted", "#8c8c8c"))):
+    for k, (key, label, color) in enumerate(
+        (("adjusted", "adjusted", "#c44e52"), ("unadjusted", "unadjusted", "#8c8c8c"))
+    ):
         pts = [(yy + (0.15 if k else -0.15), r) for yy, r in zip(y, rows) if r.get(f"or_{key}") is not None]
         if not pts:
             continue
@@ -179,8 +190,15 @@ def plot_score_vs_energy(points: Sequence[dict], stem) -> list[Path]:
     for ax, task in zip(axes[0], tasks):
         for p in (q for q in points if q["task"] == task):
             face = None if p["pretrained"] else "none"
-            ax.errorbar([p["energy_kwh"]], [p["mean"]], yerr=[p["std"]], fmt="o" if p["pretrained"] else "s",
-                        mfc=face, capsize=3, label=p["model"])
+            ax.errorbar(
+                [p["energy_kwh"]],
+                [p["mean"]],
+                yerr=[p["std"]],
+                fmt="o" if p["pretrained"] else "s",
+                mfc=face,
+                capsize=3,
+                label=p["model"],
+            )
         ax.set_xscale("log")
         ax.set_xlabel("energy, kWh (pre-training + fine-tuning)")
         ax.set_ylabel(next(p["metric"] for p in points if p["task"] == task))

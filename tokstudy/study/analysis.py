@@ -64,8 +64,17 @@ def _load_analysis_datasets(config: StudyConfig, sources: Sources) -> tuple[list
     return datasets, skipped
 
 
-def analyse(work: Path, root: Path, tokenizer_dirs: dict[str, Path], runs: list[dict], config: StudyConfig,
-            sources: Sources, *, progress: bool = True, pretrain_cost: dict | None = None) -> dict:
+def analyse(
+    work: Path,
+    root: Path,
+    tokenizer_dirs: dict[str, Path],
+    runs: list[dict],
+    config: StudyConfig,
+    sources: Sources,
+    *,
+    progress: bool = True,
+    pretrain_cost: dict | None = None,
+) -> dict:
     """Compute every table and figure of the study; returns their paths (relative to ``root``).
 
     ``runs`` holds the pre-trained models' fine-tuning runs and, marked ``pretrained: False``, the
@@ -79,8 +88,9 @@ def analyse(work: Path, root: Path, tokenizer_dirs: dict[str, Path], runs: list[
     sec = config.analysis
     boot = {"n_resamples": sec.bootstrap, "seed": sec.seed}
     tables, figures = root / "tables", root / "figures"
-    segmenters = [load_tokenizer(d, name=n, count_lone_boundary=sec.count_lone_boundary)
-                  for n, d in tokenizer_dirs.items()]
+    segmenters = [
+        load_tokenizer(d, name=n, count_lone_boundary=sec.count_lone_boundary) for n, d in tokenizer_dirs.items()
+    ]
     vocab = {n: _vocab_size(d) for n, d in tokenizer_dirs.items()}
     datasets, skipped = _load_analysis_datasets(config, sources)
     out: dict = {"skipped_datasets": skipped, "tokenizers": list(tokenizer_dirs), "vocab_sizes": vocab}
@@ -90,17 +100,39 @@ def analyse(work: Path, root: Path, tokenizer_dirs: dict[str, Path], runs: list[
     table4 = {}
     table4_rows = compare_tokenizers(primary, **boot)
     for row in table4_rows:
-        table4[row.tokenizer] = {"vocab_size": vocab[row.tokenizer], "ne": _est(row.ne), "non_ne": _est(row.non_ne),
-                                 "all": _est(row.all), "boundary_policy": row.boundary_policy}
+        table4[row.tokenizer] = {
+            "vocab_size": vocab[row.tokenizer],
+            "ne": _est(row.ne),
+            "non_ne": _est(row.non_ne),
+            "all": _est(row.all),
+            "boundary_policy": row.boundary_policy,
+        }
     _write_json(tables / "table4.json", {"dataset": config.analysis.datasets[0], "rows": table4})
-    _write_csv(tables / "table4.csv", [{"tokenizer": t, "vocab_size": r["vocab_size"],
-                                        **{f"{k}_{f}": r[k][f] for k in ("ne", "non_ne", "all")
-                                           for f in ("value", "low", "high")}} for t, r in table4.items()])
+    _write_csv(
+        tables / "table4.csv",
+        [
+            {
+                "tokenizer": t,
+                "vocab_size": r["vocab_size"],
+                **{f"{k}_{f}": r[k][f] for k in ("ne", "non_ne", "all") for f in ("value", "low", "high")},
+            }
+            for t, r in table4.items()
+        ],
+    )
     summaries = {s.tokenizer: s for s in (segmentation_summary(primary, n, **boot) for n in tokenizer_dirs)}
-    _write_json(tables / "summary.json", {n: {sub: {k: _est(getattr(getattr(s, sub), k)) for k in
-                                                    ("additional_segmentation", "fertility", "continued", "unknown",
-                                                     "pieces_per_continued")} for sub in ("ne", "non_ne", "all")}
-                                          for n, s in summaries.items()})
+    _write_json(
+        tables / "summary.json",
+        {
+            n: {
+                sub: {
+                    k: _est(getattr(getattr(s, sub), k))
+                    for k in ("additional_segmentation", "fertility", "continued", "unknown", "pieces_per_continued")
+                }
+                for sub in ("ne", "non_ne", "all")
+            }
+            for n, s in summaries.items()
+        },
+    )
 
     full = segmentation_table(datasets, segmenters, progress=progress)
     grouped = {}
@@ -109,11 +141,13 @@ def analyse(work: Path, root: Path, tokenizer_dirs: dict[str, Path], runs: list[
             for n in tokenizer_dirs:
                 g = additional_segmentation_by(full, n, by=by, subset=subset, **boot)
                 grouped.setdefault(by, []).extend(
-                    {"tokenizer": n, "subset": subset, "group": k, **_est(e)} for k, e in g.groups.items())
+                    {"tokenizer": n, "subset": subset, "group": k, **_est(e)} for k, e in g.groups.items()
+                )
     for by, rows in grouped.items():
         _write_csv(tables / f"by_{by}.csv", rows)
-    (tables / "by_language.md").write_text(_by_group_markdown(grouped["language"], list(tokenizer_dirs)),
-                                           encoding="utf-8")
+    (tables / "by_language.md").write_text(
+        _by_group_markdown(grouped["language"], list(tokenizer_dirs)), encoding="utf-8"
+    )
     out["parity"] = _parity(tables, figures, segmenters, config, sources, boot)
     out["by"] = {by: f"tables/by_{by}.csv" for by in grouped}
 
@@ -137,15 +171,23 @@ def _control_and_cost(root: Path, tables: Path, figures: Path, runs: list[dict],
     costs = cost_table(runs, pretrain_cost)
     _write_json(tables / "control.json", control)
     _write_json(tables / "cost.json", costs)
-    _write_csv(tables / "cost.csv", [{"stage": "pretrain", "task": "", "model": t, **(c or {})}
-                                     for t, c in costs["pretrain"].items()]
-               + [{"stage": "finetune", "task": task, "model": m, **(c or {})}
-                  for task, by in costs["finetune"].items() for m, c in by.items()])
+    _write_csv(
+        tables / "cost.csv",
+        [{"stage": "pretrain", "task": "", "model": t, **(c or {})} for t, c in costs["pretrain"].items()]
+        + [
+            {"stage": "finetune", "task": task, "model": m, **(c or {})}
+            for task, by in costs["finetune"].items()
+            for m, c in by.items()
+        ],
+    )
     scores = json.loads((tables / "scores.json").read_text())
     points = energy_points(scores, control, costs)
     written = plot_score_vs_energy(points, figures / "score_vs_energy") if points else []
-    return {"control": "tables/control.json", "cost": "tables/cost.json",
-            "energy_figure": [str(Path(p).relative_to(root)) for p in written]}
+    return {
+        "control": "tables/control.json",
+        "cost": "tables/cost.json",
+        "energy_figure": [str(Path(p).relative_to(root)) for p in written],
+    }
 
 
 def _by_group_markdown(rows: list[dict], tokenizers: list[str]) -> str:
@@ -196,10 +238,10 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
     from tokstudy.analysis.alignment import align_predictions
     from tokstudy.analysis.attribution import attribute_errors, word_counts
     from tokstudy.analysis.correlation import correlate_errors
-    from tokstudy.report.attribution import attribution_rows, frequency_rows
-    from tokstudy.report.table3 import examples, examples_markdown, select_sentences
     from tokstudy.analysis.predictions import read_predictions
     from tokstudy.analysis.table import segmentation_table
+    from tokstudy.report.attribution import attribution_rows, frequency_rows
+    from tokstudy.report.table3 import examples, examples_markdown, select_sentences
 
     by_seg = {s.name: s for s in segmenters}
     scores: dict = defaultdict(dict)
@@ -216,8 +258,13 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
         names = list(by_tok)
         for tok, rs in by_tok.items():
             vals = np.array([r["score"] for r in rs], dtype=float)
-            scores[task][tok] = {"mean": float(vals.mean()), "std": float(vals.std(ddof=1)) if len(vals) > 1 else 0.0,
-                                 "n": len(vals), "metric": rs[0]["metric"], "values": vals.tolist()}
+            scores[task][tok] = {
+                "mean": float(vals.mean()),
+                "std": float(vals.std(ddof=1)) if len(vals) > 1 else 0.0,
+                "n": len(vals),
+                "metric": rs[0]["metric"],
+                "values": vals.tolist(),
+            }
         # Welch's t-test of each model against the first (smallest vocabulary), as the paper marks p < 0.05.
         base = names[0]
         for tok in names[1:]:
@@ -234,8 +281,9 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
         test = sources.dataset(task_spec.dataset, "test", language=task_spec.language, limit=task_spec.max_eval)
         table = segmentation_table([test], [by_seg[t] for t in by_tok], progress=False)
         # word frequencies of what the model was fine-tuned on (the same cut of the training split)
-        train_counts = word_counts(sources.dataset(task_spec.dataset, "train", language=task_spec.language,
-                                                   limit=task_spec.max_train))
+        train_counts = word_counts(
+            sources.dataset(task_spec.dataset, "train", language=task_spec.language, limit=task_spec.max_train)
+        )
         aligned_all = []
         for tok, rs in by_tok.items():
             # the first seed's predictions, as the paper reports one model per vocabulary
@@ -248,43 +296,73 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
             aligned_all.append(aligned)
             res = correlate_errors(table, dataclasses.replace(aligned, model=task), tokenizer=tok, **boot)
             results.append(res)
-            attributions.append(attribute_errors(table, dataclasses.replace(aligned, model=task), tokenizer=tok,
-                                                 train=train_counts, train_label=f"{task_spec.dataset}:train"))
+            attributions.append(
+                attribute_errors(
+                    table,
+                    dataclasses.replace(aligned, model=task),
+                    tokenizer=tok,
+                    train=train_counts,
+                    train_label=f"{task_spec.dataset}:train",
+                )
+            )
             correlation[f"{tok} / {task}"] = _correlation_dict(res)
             pooled_err[f"{tok} / {task}"] = _error_by_pieces_dict(res)
         chosen = select_sentences(table, config.analysis.n_examples)
         example_md.append(f"### {task}\n\n" + examples_markdown(examples(table, chosen, aligned_all)))
 
     _write_json(tables / "scores.json", scores)
-    _write_csv(tables / "scores.csv", [{"task": t, "tokenizer": m, **{k: v for k, v in s.items() if k != "values"}}
-                                       for t, by in scores.items() for m, s in by.items()])
+    _write_csv(
+        tables / "scores.csv",
+        [
+            {"task": t, "tokenizer": m, **{k: v for k, v in s.items() if k != "values"}}
+            for t, by in scores.items()
+            for m, s in by.items()
+        ],
+    )
     _write_json(tables / "correlation.json", correlation)
     _write_json(tables / "error_by_pieces.json", pooled_err)
     if attributions:
-        _write_json(tables / "attribution.json", {"attribution": attribution_rows(attributions),
-                                                  "by_frequency": frequency_rows(attributions)})
+        _write_json(
+            tables / "attribution.json",
+            {"attribution": attribution_rows(attributions), "by_frequency": frequency_rows(attributions)},
+        )
         _write_csv(tables / "attribution.csv", attribution_rows(attributions))
     if example_md:
         (tables / "table3.md").write_text("\n\n".join(example_md), encoding="utf-8")
-    return {"scores": "tables/scores.json", "correlation": "tables/correlation.json",
-            "error_by_pieces": pooled_err, "results": results, "attribution_rows": attribution_rows(attributions)}
+    return {
+        "scores": "tables/scores.json",
+        "correlation": "tables/correlation.json",
+        "error_by_pieces": pooled_err,
+        "results": results,
+        "attribution_rows": attribution_rows(attributions),
+    }
 
 
 def _correlation_dict(res) -> dict:
     c, ne = res.all, res.ne
-    return {"pearson_r": float(c.r), "p_value": float(c.p_value), "low": float(c.low), "high": float(c.high),
-            "n": int(c.n), "spearman_rho": float(c.spearman), "ne_pearson_r": float(ne.r),
-            "ne_p_value": float(ne.p_value), "error_rate": float(res.error_rate),
-            "entities_found": f"{res.entities.n_found}/{res.entities.n_entities}"}
+    return {
+        "pearson_r": float(c.r),
+        "p_value": float(c.p_value),
+        "low": float(c.low),
+        "high": float(c.high),
+        "n": int(c.n),
+        "spearman_rho": float(c.spearman),
+        "ne_pearson_r": float(ne.r),
+        "ne_p_value": float(ne.p_value),
+        "error_rate": float(res.error_rate),
+        "entities_found": f"{res.entities.n_found}/{res.entities.n_entities}",
+    }
 
 
 def _error_by_pieces_dict(res) -> dict:
     return {b.pieces: {"error_rate": float(b.error_rate), "n": int(b.n)} for b in res.by_pieces}
 
 
-def _figures(root: Path, figures: Path, table4_rows: list, vocab: dict, correlations: list,
-             attribution: list = ()) -> list[str]:
-    """Additional segmentation by vocabulary × NE/non-NE, error rate by pieces, odds ratios (tokstudy.report.figures)."""
+def _figures(
+    root: Path, figures: Path, table4_rows: list, vocab: dict, correlations: list, attribution: list = ()
+) -> list[str]:
+    """Additional segmentation by vocabulary × NE/non-NE, error rate by pieces, odds ratios
+    (tokstudy.report.figures)."""
     from tokstudy.report.figures import plot_additional_segmentation, plot_error_by_pieces, plot_odds_ratios
 
     written = plot_additional_segmentation(table4_rows, figures / "table4", vocab_sizes=vocab)
@@ -302,7 +380,8 @@ SMOKE_TEST_NOTE = (
     "tiny and trained for a few hundred steps on a few thousand sentences, so their scores, the correlation "
     "of segmentation with their errors and the pre-training control say nothing about tokenization: read "
     "them as a smoke test. The segmentation tables (Table 4, by language, parity) do not depend on the "
-    "models. For models worth analysing run `tokstudy study cpu` (or `gpu`).")
+    "models. For models worth analysing run `tokstudy study cpu` (or `gpu`)."
+)
 
 
 def _read_optional(path: Path):
@@ -332,55 +411,100 @@ def write_report(root: Path, analysis: dict, config: StudyConfig, sources: Sourc
     order = sorted(table4, key=lambda t: table4[t]["vocab_size"])
     sections = []
 
-    data_note = "\n\n".join(sources.notes) if sources.notes else f"All inputs are the real corpora at `{sources.data_dir}`."
-    sections.append(Section("Data", data_note + (f"\n\nSkipped (not available): {analysis['skipped_datasets']}."
-                                                  if analysis.get("skipped_datasets") else "")))
+    data_note = (
+        "\n\n".join(sources.notes) if sources.notes else f"All inputs are the real corpora at `{sources.data_dir}`."
+    )
+    sections.append(
+        Section(
+            "Data",
+            data_note
+            + (
+                f"\n\nSkipped (not available): {analysis['skipped_datasets']}."
+                if analysis.get("skipped_datasets")
+                else ""
+            ),
+        )
+    )
     if config.smoke_test:
         sections.append(Section("These models are a smoke test", SMOKE_TEST_NOTE))
     found = all_findings(table4, correlation, scores, attribution["attribution"] if attribution else None, control)
     sections.append(Section("Findings", "\n".join(f.markdown() for f in found)))
 
     policy = next(iter(table4.values()))["boundary_policy"]
-    rows = "\n".join(f"| {t} | {table4[t]['vocab_size']} | {_fmt(table4[t]['ne'])} | {_fmt(table4[t]['non_ne'])} | "
-                     f"{_fmt(table4[t]['all'])} |" for t in order)
+    rows = "\n".join(
+        f"| {t} | {table4[t]['vocab_size']} | {_fmt(table4[t]['ne'])} | {_fmt(table4[t]['non_ne'])} | "
+        f"{_fmt(table4[t]['all'])} |"
+        for t in order
+    )
     paper = "\n".join(f"| paper {k} | | {v['ne']:.2f} | {v['non_ne']:.2f} | |" for k, v in PAPER_TABLE4.items())
-    sections.append(Section(
-        "Table 4: additional segmentation (%)",
-        f"Dataset: `{t4['dataset']}`. Additional segmentation = pieces / words − 1, with 95 % bootstrap CIs "
-        f"over sentences ({config.analysis.bootstrap} resamples). Counting: {policy}.\n\n"
-        "| tokenizer | vocab | NE | non-NE | all |\n|---|---:|---|---|---|\n" + rows + "\n" + paper
-        + "\n\n![Table 4](figures/table4.png)\n\nBy entity type, language and dataset: "
-        + ", ".join(f"[{b}]({p})" for b, p in analysis.get("by", {}).items()) + ".",
-    ))
+    sections.append(
+        Section(
+            "Table 4: additional segmentation (%)",
+            f"Dataset: `{t4['dataset']}`. Additional segmentation = pieces / words − 1, with 95 % bootstrap CIs "
+            f"over sentences ({config.analysis.bootstrap} resamples). Counting: {policy}.\n\n"
+            "| tokenizer | vocab | NE | non-NE | all |\n|---|---:|---|---|---|\n"
+            + rows
+            + "\n"
+            + paper
+            + "\n\n![Table 4](figures/table4.png)\n\nBy entity type, language and dataset: "
+            + ", ".join(f"[{b}]({p})" for b, p in analysis.get("by", {}).items())
+            + ".",
+        )
+    )
     if correlation:
-        crow = "\n".join(f"| {m} | {c['pearson_r']:.3f} | [{c['low']:.3f}, {c['high']:.3f}] | {format_p(c['p_value'])} | "
-                         f"{c['spearman_rho']:.3f} | {c['n']} |" for m, c in correlation.items())
-        sections.append(Section(
-            "Segmentation vs label errors",
-            "Pearson r between a word's number of pieces and whether the fine-tuned model mislabelled it "
-            f"(paper: {PAPER_PEARSON}).\n\n| model / task | Pearson r | 95 % CI | p | Spearman ρ | words |\n"
-            "|---|---:|---|---:|---:|---:|\n" + crow + "\n\n![errors](figures/error_by_pieces.png)",
-        ))
+        crow = "\n".join(
+            f"| {m} | {c['pearson_r']:.3f} | [{c['low']:.3f}, {c['high']:.3f}] | {format_p(c['p_value'])} | "
+            f"{c['spearman_rho']:.3f} | {c['n']} |"
+            for m, c in correlation.items()
+        )
+        sections.append(
+            Section(
+                "Segmentation vs label errors",
+                "Pearson r between a word's number of pieces and whether the fine-tuned model mislabelled it "
+                f"(paper: {PAPER_PEARSON}).\n\n| model / task | Pearson r | 95 % CI | p | Spearman ρ | words |\n"
+                "|---|---:|---|---:|---:|---:|\n" + crow + "\n\n![errors](figures/error_by_pieces.png)",
+            )
+        )
     if attribution:
         from tokstudy.report.attribution import attribution_section
 
-        sections.append(Section(
-            "Does segmentation predict errors beyond frequency, entity status and length?",
-            attribution_section(attribution["attribution"], attribution["by_frequency"], figure="figures/odds_ratios.png")))
+        sections.append(
+            Section(
+                "Does segmentation predict errors beyond frequency, entity status and length?",
+                attribution_section(
+                    attribution["attribution"], attribution["by_frequency"], figure="figures/odds_ratios.png"
+                ),
+            )
+        )
     if scores:
         from tokstudy.study.compare import tables_1_2_markdown
 
-        sections.append(Section("Tables 1-2: fine-tuning scores and what each model cost",
-                                tables_1_2_markdown(scores, control, costs, order, config.finetune.seeds,
-                                                    figure=_existing(root, "figures/score_vs_energy.png"))))
+        sections.append(
+            Section(
+                "Tables 1-2: fine-tuning scores and what each model cost",
+                tables_1_2_markdown(
+                    scores,
+                    control,
+                    costs,
+                    order,
+                    config.finetune.seeds,
+                    figure=_existing(root, "figures/score_vs_energy.png"),
+                ),
+            )
+        )
     by_lang = root / "tables" / "by_language.md"
     if by_lang.is_file():
-        sections.append(Section("Additional segmentation by language (%)",
-                                "Every labelled dataset of the run, NE / non-NE words.\n\n" + by_lang.read_text()))
+        sections.append(
+            Section(
+                "Additional segmentation by language (%)",
+                "Every labelled dataset of the run, NE / non-NE words.\n\n" + by_lang.read_text(),
+            )
+        )
     par = root / "tables" / "parity.md"
     if par.is_file():
-        sections.append(Section("Fertility and parity across languages", par.read_text()
-                                + "\n\n![parity](figures/parity.png)"))
+        sections.append(
+            Section("Fertility and parity across languages", par.read_text() + "\n\n![parity](figures/parity.png)")
+        )
     examples = root / "tables" / "table3.md"
     if examples.is_file():
         sections.append(Section("Table 3: segmentation examples", examples.read_text()))

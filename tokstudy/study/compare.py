@@ -47,16 +47,20 @@ def control_comparison(runs: list[dict], confidence: float = 0.95) -> dict:
             a = [r["score"] for r in sorted(pre[task][tok], key=lambda r: r["seed"])]
             b = [r["score"] for r in sorted(controls, key=lambda r: r["seed"])]
             out.setdefault(task, {})[tok] = {
-                "metric": controls[0]["metric"], "pretrained": summarize(a).to_dict(),
-                "control": summarize(b).to_dict(), **welch_difference(a, b, confidence)}
+                "metric": controls[0]["metric"],
+                "pretrained": summarize(a).to_dict(),
+                "control": summarize(b).to_dict(),
+                **welch_difference(a, b, confidence),
+            }
     return out
 
 
 def sum_costs(costs: list[dict | None]) -> dict | None:
     """Sum of cost dicts (as :meth:`pretrain.cost.Cost.to_dict` writes them); ``None`` if none was recorded.
 
-    >>> sum_costs([{"wall_seconds": 60, "device_hours": 1/60, "energy_kwh": 0.5, "co2e_kg": 0.1, "method": "m"},
-    ...            {"wall_seconds": 60, "device_hours": 1/60, "energy_kwh": None, "co2e_kg": None, "method": "n"}])["energy_kwh"]
+    >>> measured = {"wall_seconds": 60, "device_hours": 1 / 60, "energy_kwh": 0.5, "co2e_kg": 0.1, "method": "m"}
+    >>> unmeasured = {"wall_seconds": 60, "device_hours": 1 / 60, "energy_kwh": None, "co2e_kg": None, "method": "n"}
+    >>> sum_costs([measured, unmeasured])["energy_kwh"]
     """
     costs = [c for c in costs if c]
     if not costs:
@@ -81,8 +85,10 @@ def cost_table(runs: list[dict], pretrain_cost: dict) -> dict:
     for r in runs:
         model = r["tokenizer"] + ("" if r.get("pretrained", True) else CONTROL_SUFFIX)
         finetune[r["task"]][model].append(r.get("cost"))
-    return {"pretrain": {tok: c for tok, c in pretrain_cost.items()},
-            "finetune": {task: {m: sum_costs(cs) for m, cs in by.items()} for task, by in finetune.items()}}
+    return {
+        "pretrain": {tok: c for tok, c in pretrain_cost.items()},
+        "finetune": {task: {m: sum_costs(cs) for m, cs in by.items()} for task, by in finetune.items()},
+    }
 
 
 def energy_points(scores: dict, control: dict, costs: dict) -> list[dict]:
@@ -103,9 +109,18 @@ def energy_points(scores: dict, control: dict, costs: dict) -> list[dict]:
             pre = costs["pretrain"].get(tok) if pretrained else {"energy_kwh": 0.0}
             if not ft or ft.get("energy_kwh") is None or not pre or pre.get("energy_kwh") is None:
                 continue
-            points.append({"task": task, "model": model, "tokenizer": tok, "pretrained": pretrained,
-                           "mean": mean, "std": sd, "energy_kwh": pre["energy_kwh"] + ft["energy_kwh"],
-                           "metric": next(iter(by_tok.values())).get("metric", "score")})
+            points.append(
+                {
+                    "task": task,
+                    "model": model,
+                    "tokenizer": tok,
+                    "pretrained": pretrained,
+                    "mean": mean,
+                    "std": sd,
+                    "energy_kwh": pre["energy_kwh"] + ft["energy_kwh"],
+                    "metric": next(iter(by_tok.values())).get("metric", "score"),
+                }
+            )
     return points
 
 
@@ -123,8 +138,9 @@ def format_cost(cost: dict | None) -> str:
     return f"{wall}, {cost['energy_kwh']:.4f} kWh, {1000 * cost['co2e_kg']:.2f} g CO2e"
 
 
-def tables_1_2_markdown(scores: dict, control: dict, costs: dict | None, order: list[str], seeds: int, *,
-                        figure: str | None = None) -> str:
+def tables_1_2_markdown(
+    scores: dict, control: dict, costs: dict | None, order: list[str], seeds: int, *, figure: str | None = None
+) -> str:
     """Scores (pre-trained, then no-pre-training controls) and, below, what each model cost."""
     from tokstudy.study.control import CONTROL_SUFFIX
 
@@ -145,25 +161,51 @@ def tables_1_2_markdown(scores: dict, control: dict, costs: dict | None, order: 
             c = control.get(task, {}).get(m)
             cells.append(f"{c['control']['mean']:.2f} ± {c['control']['std']:.2f}" if c else "")
         lines.append(f"| {task} ({metric}) | " + " | ".join(cells) + " |")
-    text = (f"Mean ± standard deviation over {seeds} seeds; `*` marks p < 0.05 (Welch's t-test) "
-            "against the smallest vocabulary."
-            + (f" Columns marked{CONTROL_SUFFIX} are the no-pre-training control: the same architecture and "
-               "vocabulary fine-tuned from random weights with the same settings and seeds." if ctl_order else "")
-            + "\n\n| task | " + " | ".join(cols) + " |\n|---|" + "---|" * len(cols) + "\n" + "\n".join(lines))
+    text = (
+        f"Mean ± standard deviation over {seeds} seeds; `*` marks p < 0.05 (Welch's t-test) "
+        "against the smallest vocabulary."
+        + (
+            f" Columns marked{CONTROL_SUFFIX} are the no-pre-training control: the same architecture and "
+            "vocabulary fine-tuned from random weights with the same settings and seeds."
+            if ctl_order
+            else ""
+        )
+        + "\n\n| task | "
+        + " | ".join(cols)
+        + " |\n|---|"
+        + "---|" * len(cols)
+        + "\n"
+        + "\n".join(lines)
+    )
     if costs:
-        rows = ["| pre-training | " + " | ".join(format_cost(costs["pretrain"].get(m)) for m in order)
-                + " |" + " — |" * len(ctl_order)]
+        rows = [
+            "| pre-training | "
+            + " | ".join(format_cost(costs["pretrain"].get(m)) for m in order)
+            + " |"
+            + " — |" * len(ctl_order)
+        ]
         for task, by in costs["finetune"].items():
             rows.append(f"| fine-tuning {task} | " + " | ".join(format_cost(by.get(m)) for m in cols) + " |")
-        methods = sorted({c["method"] for c in [*costs["pretrain"].values(), *(c for by in costs["finetune"].values()
-                                                                               for c in by.values())] if c})
-        text += ("\n\nWhat each model cost: wall time, energy and CO2e of its pre-training and of each task's "
-                 f"fine-tuning (all {seeds} seeds together). Energy: "
-                 + "; ".join(f"`{m}`" for m in methods) + ". On a CPU codecarbon estimates the power from the "
-                 "processor's TDP and load: the kWh are an estimate, not a measurement. Device-hours and more "
-                 "in `tables/cost.csv`.\n\n| run | " + " | ".join(cols) + " |\n|---|" + "---|" * len(cols) + "\n"
-                 + "\n".join(rows))
+        methods = sorted(
+            {
+                c["method"]
+                for c in [*costs["pretrain"].values(), *(c for by in costs["finetune"].values() for c in by.values())]
+                if c
+            }
+        )
+        text += (
+            "\n\nWhat each model cost: wall time, energy and CO2e of its pre-training and of each task's "
+            f"fine-tuning (all {seeds} seeds together). Energy: "
+            + "; ".join(f"`{m}`" for m in methods)
+            + ". On a CPU codecarbon estimates the power from the "
+            "processor's TDP and load: the kWh are an estimate, not a measurement. Device-hours and more "
+            "in `tables/cost.csv`.\n\n| run | "
+            + " | ".join(cols)
+            + " |\n|---|"
+            + "---|" * len(cols)
+            + "\n"
+            + "\n".join(rows)
+        )
     if figure:
         text += f"\n\n![score against energy]({figure})"
     return text
-

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-
 from tokstudy.configfile import build_config, read_config
 from tokstudy.errors import DataFormatError
 

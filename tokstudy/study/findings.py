@@ -65,12 +65,16 @@ def ne_more_segmented(table4: dict) -> Finding:
     for tok in _ordered(table4):
         ne, non = table4[tok]["ne"], table4[tok]["non_ne"]
         verdicts.append(True if ne["low"] > non["high"] else False if ne["high"] < non["low"] else None)
-        parts.append(f"{tok}: NE {ne['value']:.2f} % [{ne['low']:.2f}, {ne['high']:.2f}] vs non-NE "
-                     f"{non['value']:.2f} % [{non['low']:.2f}, {non['high']:.2f}]")
+        parts.append(
+            f"{tok}: NE {ne['value']:.2f} % [{ne['low']:.2f}, {ne['high']:.2f}] vs non-NE "
+            f"{non['value']:.2f} % [{non['low']:.2f}, {non['high']:.2f}]"
+        )
     holds = all(v is True for v in verdicts) if all(v is not None for v in verdicts) else None
     if any(v is False for v in verdicts):
         holds = False
-    return Finding("NE words are more segmented than other words at every vocabulary size:", holds, "; ".join(parts) + ".")
+    return Finding(
+        "NE words are more segmented than other words at every vocabulary size:", holds, "; ".join(parts) + "."
+    )
 
 
 def segmentation_falls_with_vocab(table4: dict) -> Finding:
@@ -79,7 +83,9 @@ def segmentation_falls_with_vocab(table4: dict) -> Finding:
     series = {k: [table4[t][k]["value"] for t in order] for k in ("ne", "non_ne")}
     holds = all(all(a > b for a, b in zip(v, v[1:])) for v in series.values())
     ev = "; ".join(f"{k.replace('_', '-').upper()}: " + " > ".join(f"{x:.2f}" for x in v) for k, v in series.items())
-    return Finding("Additional segmentation decreases as the vocabulary grows:", holds, f"{ev} (sizes {', '.join(order)}).")
+    return Finding(
+        "Additional segmentation decreases as the vocabulary grows:", holds, f"{ev} (sizes {', '.join(order)})."
+    )
 
 
 def correlation_positive(correlation: dict, alpha: float = 0.05) -> Finding:
@@ -88,7 +94,10 @@ def correlation_positive(correlation: dict, alpha: float = 0.05) -> Finding:
     for model, c in correlation.items():
         sig = c["p_value"] < alpha and c["pearson_r"] > 0
         ok.append(sig)
-        parts.append(f"{model}: r = {c['pearson_r']:.3f} [{c['low']:.3f}, {c['high']:.3f}], p {'' if c['p_value'] == 0 else '= '}{format_p(c['p_value'])}, n = {c['n']}")
+        parts.append(
+            f"{model}: r = {c['pearson_r']:.3f} [{c['low']:.3f}, {c['high']:.3f}], "
+            f"p {'' if c['p_value'] == 0 else '= '}{format_p(c['p_value'])}, n = {c['n']}"
+        )
     return Finding(
         f"A word's segmentation correlates positively and significantly (p < {alpha}) with its label errors "
         f"(paper: r = {PAPER_PEARSON}):",
@@ -147,18 +156,26 @@ def pretraining_helps(control: dict, order: list[str]) -> list[Finding]:
             lo, hi = c["low"], c["high"]
             verdicts.append(True if lo == lo and lo > 0 else False if hi == hi and hi < 0 else None)
             ci = f"[{lo:+.2f}, {hi:+.2f}]" if lo == lo else "(no CI: fewer than 2 seeds or no spread)"
-            parts.append(f"{m}: {c['pretrained']['mean']:.2f} vs {c['control']['mean']:.2f} without pre-training, "
-                         f"difference {c['diff']:+.2f} {ci}")
+            parts.append(
+                f"{m}: {c['pretrained']['mean']:.2f} vs {c['control']['mean']:.2f} without pre-training, "
+                f"difference {c['diff']:+.2f} {ci}"
+            )
         holds = True if all(v is True for v in verdicts) else False if all(v is False for v in verdicts) else None
         metric = next(iter(by_model.values())).get("metric", "score")
-        out.append(Finding(f"{task}: pre-training helps ({metric} of the pre-trained model above the same "
-                           "architecture fine-tuned from random weights, 95 % CI of the difference above 0):",
-                           holds, "; ".join(parts) + "."))
+        out.append(
+            Finding(
+                f"{task}: pre-training helps ({metric} of the pre-trained model above the same "
+                "architecture fine-tuned from random weights, 95 % CI of the difference above 0):",
+                holds,
+                "; ".join(parts) + ".",
+            )
+        )
     return out
 
 
-def all_findings(table4: dict, correlation: dict, scores: dict, attribution: list[dict] | None = None,
-                 control: dict | None = None) -> list[Finding]:
+def all_findings(
+    table4: dict, correlation: dict, scores: dict, attribution: list[dict] | None = None, control: dict | None = None
+) -> list[Finding]:
     """Every finding the report states, in reading order."""
     order = _ordered(table4)
     found = [ne_more_segmented(table4), segmentation_falls_with_vocab(table4)]

@@ -72,56 +72,86 @@ def run_study(config: StudyConfig, *, log: Callable[[str], None] = print, progre
 
     # 1. tokenizers ------------------------------------------------------------------
     tok_cfg = config.tokenizers
-    toks = pipe.run("tokenizers", {"section": dataclasses.asdict(tok_cfg), "inputs": inputs},
-                    lambda work: _train_tokenizers(work, root, config, sources, progress))
+    toks = pipe.run(
+        "tokenizers",
+        {"section": dataclasses.asdict(tok_cfg), "inputs": inputs},
+        lambda work: _train_tokenizers(work, root, config, sources, progress),
+    )
     tokenizer_dirs = {t["name"]: root / t["path"] for t in toks["tokenizers"]}
 
     # 2. one ALBERT per tokenizer, identical settings -------------------------------------------
     models: dict[str, Path] = {}
     for name, tok_dir in tokenizer_dirs.items():
-        out = pipe.run(f"pretrain/{name}", {"section": dataclasses.asdict(config.pretrain), "inputs": inputs},
-                       lambda work, d=tok_dir: _pretrain(work, root, d, config, sources, progress),
-                       deps=["tokenizers"])
+        out = pipe.run(
+            f"pretrain/{name}",
+            {"section": dataclasses.asdict(config.pretrain), "inputs": inputs},
+            lambda work, d=tok_dir: _pretrain(work, root, d, config, sources, progress),
+            deps=["tokenizers"],
+        )
         models[name] = root / out["model"]
 
     # 2b. the no-pre-training control: the same architecture with its initial (random) weights ---
     controls: dict[str, Path] = {}
     if config.finetune.no_pretraining_control:
         for name, tok_dir in tokenizer_dirs.items():
-            out = pipe.run(f"control/{name}", {"model": config.pretrain.model, "seed": config.pretrain.seed},
-                           lambda work, d=tok_dir: _control(work, root, d, config), deps=["tokenizers"])
+            out = pipe.run(
+                f"control/{name}",
+                {"model": config.pretrain.model, "seed": config.pretrain.seed},
+                lambda work, d=tok_dir: _control(work, root, d, config),
+                deps=["tokenizers"],
+            )
             controls[name] = root / out["model"]
 
     # 3. fine-tuning: every model x task x seed, each its own resumable stage ------------------
     ft = config.finetune
-    ft_common = {k: v for k, v in dataclasses.asdict(ft).items()
-                 if k not in ("tasks", "seeds", "no_pretraining_control")}
+    ft_common = {
+        k: v for k, v in dataclasses.asdict(ft).items() if k not in ("tasks", "seeds", "no_pretraining_control")
+    }
     runs: list[dict] = []
-    for kind, prefix, dep, dirs in (("pretrained", "finetune", "pretrain", models),
-                                    ("control", "finetune-control", "control", controls)):
+    for kind, prefix, dep, dirs in (
+        ("pretrained", "finetune", "pretrain", models),
+        ("control", "finetune-control", "control", controls),
+    ):
         for name, model_dir in dirs.items():
             for task in ft.tasks:
                 for seed in range(ft.seeds):
                     stage = f"{prefix}/{name}/{task.label}/seed{seed}"
-                    out = pipe.run(stage, {"common": ft_common, "task": dataclasses.asdict(task), "seed": seed,
-                                           "inputs": inputs},
-                                   lambda work, m=model_dir, t=task, s=seed: _finetune(work, root, m, t, s, config,
-                                                                                       sources, progress),
-                                   deps=[f"{dep}/{name}"])
-                    runs.append({"stage": stage, "tokenizer": name, "task": task.label, "seed": seed,
-                                 "pretrained": kind == "pretrained", **out})
+                    out = pipe.run(
+                        stage,
+                        {"common": ft_common, "task": dataclasses.asdict(task), "seed": seed, "inputs": inputs},
+                        lambda work, m=model_dir, t=task, s=seed: _finetune(
+                            work, root, m, t, s, config, sources, progress
+                        ),
+                        deps=[f"{dep}/{name}"],
+                    )
+                    runs.append(
+                        {
+                            "stage": stage,
+                            "tokenizer": name,
+                            "task": task.label,
+                            "seed": seed,
+                            "pretrained": kind == "pretrained",
+                            **out,
+                        }
+                    )
     finetune_stages = [r["stage"] for r in runs]
     pretrain_cost = {name: pipe.record(f"pretrain/{name}")["outputs"].get("cost") for name in models}
 
     # 4. analysis --------------------------------------------------------------------
-    analysis = pipe.run("analysis", {"section": dataclasses.asdict(config.analysis), "inputs": inputs},
-                        lambda work: _analyse(work, root, tokenizer_dirs, runs, pretrain_cost, config, sources,
-                                              progress),
-                        deps=["tokenizers", *finetune_stages])
+    analysis = pipe.run(
+        "analysis",
+        {"section": dataclasses.asdict(config.analysis), "inputs": inputs},
+        lambda work: _analyse(work, root, tokenizer_dirs, runs, pretrain_cost, config, sources, progress),
+        deps=["tokenizers", *finetune_stages],
+    )
 
     # 5. report ----------------------------------------------------------------------
-    report = pipe.run("report", {"notes": sources.notes, "title": config.name, "smoke_test": config.smoke_test},
-                      lambda work: _report(work, root, analysis, config, sources), deps=["analysis"])
+    report = pipe.run(
+        "report",
+        {"notes": sources.notes, "title": config.name, "smoke_test": config.smoke_test},
+        lambda work: _report(work, root, analysis, config, sources),
+        deps=["analysis"],
+    )
     return StudyResult(root, root / report["markdown"], root / report["html"], pipe.executed, pipe.skipped)
 
 
@@ -134,9 +164,15 @@ def _train_tokenizers(work: Path, root: Path, config: StudyConfig, sources: Sour
     sec = config.tokenizers
     files = sources.raw_files(sec.corpora, sec.languages)
     trained = train_tokenizers(
-        TokenizerTrainingConfig(inputs=tuple(files), output_dir=work, algorithm=sec.algorithm,
-                                vocab_sizes=sec.vocab_sizes, sample_size=sec.sample_size, seed=sec.seed,
-                                character_coverage=sec.character_coverage),
+        TokenizerTrainingConfig(
+            inputs=tuple(files),
+            output_dir=work,
+            algorithm=sec.algorithm,
+            vocab_sizes=sec.vocab_sizes,
+            sample_size=sec.sample_size,
+            seed=sec.seed,
+            character_coverage=sec.character_coverage,
+        ),
         progress=progress,
     )
     out = []
@@ -145,13 +181,20 @@ def _train_tokenizers(work: Path, root: Path, config: StudyConfig, sources: Sour
         target = work / name
         if Path(t.path) != target:
             os.replace(t.path, target)
-        out.append({"name": name, "vocab_size": t.vocab_size, "path": str(target.relative_to(root)),
-                    "n_sentences": t.n_sentences})
+        out.append(
+            {
+                "name": name,
+                "vocab_size": t.vocab_size,
+                "path": str(target.relative_to(root)),
+                "n_sentences": t.n_sentences,
+            }
+        )
     return {"tokenizers": out}
 
 
-def _pretrain(work: Path, root: Path, tokenizer_dir: Path, config: StudyConfig, sources: Sources,
-              progress: bool) -> dict:
+def _pretrain(
+    work: Path, root: Path, tokenizer_dir: Path, config: StudyConfig, sources: Sources, progress: bool
+) -> dict:
     from tokstudy.study import backends
 
     sec = config.pretrain
@@ -180,13 +223,22 @@ def _task_splits(task: TaskSpec, sources: Sources):
     return train, dev, test
 
 
-def _finetune(work: Path, root: Path, model_dir: Path, task: TaskSpec, seed: int, config: StudyConfig,
-              sources: Sources, progress: bool) -> dict:
+def _finetune(
+    work: Path,
+    root: Path,
+    model_dir: Path,
+    task: TaskSpec,
+    seed: int,
+    config: StudyConfig,
+    sources: Sources,
+    progress: bool,
+) -> dict:
     from tokstudy.study import backends
 
     train, dev, test = _task_splits(task, sources)
-    result = backends.finetune_run(work, model_dir, task, train, dev, test, seed, task.settings(config.finetune),
-                                   progress=progress)
+    result = backends.finetune_run(
+        work, model_dir, task, train, dev, test, seed, task.settings(config.finetune), progress=progress
+    )
     if result.get("predictions"):
         result["predictions"] = str(Path(result["predictions"]).relative_to(root))
     metrics = work / f"seed-{seed}" / "metrics.json"  # written by pretrain.finetune.run, with the seed's cost
@@ -198,12 +250,21 @@ def _finetune(work: Path, root: Path, model_dir: Path, task: TaskSpec, seed: int
     return result
 
 
-def _analyse(work: Path, root: Path, tokenizer_dirs: dict[str, Path], runs: list[dict], pretrain_cost: dict,
-             config: StudyConfig, sources: Sources, progress: bool) -> dict:
+def _analyse(
+    work: Path,
+    root: Path,
+    tokenizer_dirs: dict[str, Path],
+    runs: list[dict],
+    pretrain_cost: dict,
+    config: StudyConfig,
+    sources: Sources,
+    progress: bool,
+) -> dict:
     from tokstudy.study import analysis
 
-    return analysis.analyse(work, root, tokenizer_dirs, runs, config, sources, progress=progress,
-                            pretrain_cost=pretrain_cost)
+    return analysis.analyse(
+        work, root, tokenizer_dirs, runs, config, sources, progress=progress, pretrain_cost=pretrain_cost
+    )
 
 
 def _report(work: Path, root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> dict:

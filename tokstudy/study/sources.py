@@ -89,8 +89,13 @@ class Sources:
             from tokstudy.data.conll import read_conll
 
             split = SPLIT_ALIASES.get(split, split)
-            ds = read_conll(self.sample_dir / "ner" / f"{split}.conll", scheme="iob2", name=f"{name}-sample",
-                            language="en", split=split)
+            ds = read_conll(
+                self.sample_dir / "ner" / f"{split}.conll",
+                scheme="iob2",
+                name=f"{name}-sample",
+                language="en",
+                split=split,
+            )
         elif self.sample_dir is not None and name in _SAMPLE_INTENT:
             from tokstudy.data.slu import read_slu
 

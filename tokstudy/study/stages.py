@@ -119,8 +119,15 @@ class Pipeline:
         self.log(f"[{'resume' if resuming else 'run'}] {name}")
         start = time.time()
         outputs = fn(work)
-        record = {"name": name, "key": key, "outputs": outputs, "seconds": round(time.time() - start, 2),
-                  "params": params, "deps": deps, "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        record = {
+            "name": name,
+            "key": key,
+            "outputs": outputs,
+            "seconds": round(time.time() - start, 2),
+            "params": params,
+            "deps": deps,
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        }
         tmp = self._records / f".{_safe(name)}.json.tmp"
         tmp.write_text(json.dumps(record, indent=2, default=str, ensure_ascii=False))
         os.replace(tmp, self._records / f"{_safe(name)}.json")
