@@ -17,8 +17,6 @@ import warnings
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
-
 from tokstudy.study.config import StudyConfig
 from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, format_p
 from tokstudy.study.report import Section, write_study_report
@@ -233,8 +231,7 @@ def _vocab_size(tok_dir: Path) -> int:
 
 def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources, boot, progress) -> dict:
     """Correlation of segmentation with errors (NER tasks), and Tables 1-2 (every task)."""
-    from scipy import stats as sps
-
+    from pretrain.finetune.protocol import summarize, welch_p
     from tokstudy.analysis.alignment import align_predictions
     from tokstudy.analysis.attribution import attribute_errors, word_counts
     from tokstudy.analysis.correlation import correlate_errors
@@ -257,13 +254,13 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
     for task, by_tok in per_task_runs.items():
         names = list(by_tok)
         for tok, rs in by_tok.items():
-            vals = np.array([r["score"] for r in rs], dtype=float)
+            summary = summarize([r["score"] for r in rs])
             scores[task][tok] = {
-                "mean": float(vals.mean()),
-                "std": float(vals.std(ddof=1)) if len(vals) > 1 else 0.0,
-                "n": len(vals),
+                "mean": summary.mean,
+                "std": summary.std,
+                "n": summary.n,
                 "metric": rs[0]["metric"],
-                "values": vals.tolist(),
+                "values": list(summary.values),
             }
         # Welch's t-test of each model against the first (smallest vocabulary), as the paper marks p < 0.05.
         base = names[0]
@@ -271,7 +268,7 @@ def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources,
             a, b = scores[task][base]["values"], scores[task][tok]["values"]
             with warnings.catch_warnings():  # identical scores across seeds: p is NaN and no mark is shown
                 warnings.simplefilter("ignore", RuntimeWarning)
-                p = float(sps.ttest_ind(a, b, equal_var=False).pvalue) if len(a) > 1 and len(b) > 1 else float("nan")
+                p = welch_p(a, b)
             scores[task][tok]["p_vs_" + base] = p
 
         spec = next(iter(by_tok.values()))[0]
