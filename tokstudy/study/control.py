@@ -32,6 +32,6 @@ def random_init_model(work: Path, tokenizer_dir: Path, sec: PretrainSection) -> 
     from pretrain.tokenizer_info import tokenizer_info
 
     tok = tokenizer_info(tokenizer_dir)
-    model = build_model(ModelConfig.load(sec.model_spec()), vocab_size=tok["vocab_size"], special_ids=tok["special_ids"],
-                        seed=sec.seed)
+    model = build_model(ModelConfig.load(sec.model_spec()), vocab_size=tok["vocab_size"],
+                        special_ids=tok["special_ids"], seed=sec.seed)
     return save_hf_model(model.config, model.state_dict(), work / "random_init", tokenizer_dir=tokenizer_dir)
