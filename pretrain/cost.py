@@ -134,11 +134,8 @@ class CostMeter:
                 emissions = self._tracker.stop()
                 data = self._tracker.final_emissions_data
                 energy, co2 = float(data.energy_consumed), float(emissions)
-                kind = (
-                    "NVML measurement (GPU) + CPU/RAM"
-                    if float(data.gpu_energy or 0) > 0
-                    else "estimate (CPU, TDP x load)"
-                )
+                gpu = float(data.gpu_energy or 0) > 0
+                kind = "NVML measurement (GPU) + CPU/RAM" if gpu else "estimate (CPU, TDP x load)"
                 method = f"codecarbon {self._version} offline, {kind}, grid {self.country}"
             except Exception as exc:
                 method = f"not measured: codecarbon failed to stop ({type(exc).__name__}: {exc})"

@@ -58,9 +58,9 @@ def control_comparison(runs: list[dict], confidence: float = 0.95) -> dict:
 def sum_costs(costs: list[dict | None]) -> dict | None:
     """Sum of cost dicts (as :meth:`pretrain.cost.Cost.to_dict` writes them); ``None`` if none was recorded.
 
-    >>> measured = {"wall_seconds": 60, "device_hours": 1 / 60, "energy_kwh": 0.5, "co2e_kg": 0.1, "method": "m"}
-    >>> unmeasured = {"wall_seconds": 60, "device_hours": 1 / 60, "energy_kwh": None, "co2e_kg": None, "method": "n"}
-    >>> sum_costs([measured, unmeasured])["energy_kwh"]
+    >>> a = {"wall_seconds": 60, "device_hours": 1 / 60, "energy_kwh": 0.5, "co2e_kg": 0.1, "method": "m"}
+    >>> sum_costs([a, a])["energy_kwh"], sum_costs([a, {**a, "energy_kwh": None, "co2e_kg": None}])["energy_kwh"]
+    (1.0, None)
     """
     costs = [c for c in costs if c]
     if not costs:
