@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 
 import pytest
 
@@ -13,10 +12,11 @@ from pretrain.cost import Cost, CostMeter, add_costs, read_total, record_segment
 
 def test_without_codecarbon_energy_is_not_measured(monkeypatch):
     monkeypatch.setitem(sys.modules, "codecarbon", None)  # import codecarbon -> ImportError
+    clock = iter([100.0, 103.5])  # the meter's start and stop readings of time.perf_counter
+    monkeypatch.setattr("pretrain.cost.time.perf_counter", lambda: next(clock))
     meter = CostMeter()
-    time.sleep(0.05)
     cost = meter.stop()
-    assert cost.wall_seconds >= 0.05
+    assert cost.wall_seconds == pytest.approx(3.5)  # the elapsed clock, not a speed
     assert cost.energy_kwh is None and cost.co2e_kg is None
     assert cost.method == "not measured: codecarbon is not installed"
     assert meter.stop() is cost  # idempotent
