@@ -1,41 +1,18 @@
-"""Mean ± std and Welch's t-test against independent formulas and scipy."""
+"""The fine-tuner's protocol is the library's statistics, not a copy (one implementation, one floor down)."""
 
 from __future__ import annotations
 
-import math
-import random
-
-import numpy as np
-import pytest
-from scipy import stats
-
-from pretrain.finetune.protocol import significance_mark, summarize, welch_p, welch_t
+import pretrain.finetune.protocol as protocol
+import tokstudy.analysis.welch as welch
 
 
-def test_summary_is_mean_and_sample_std():
-    vals = [0.91, 0.88, 0.905, 0.899]
-    s = summarize(vals)
-    assert s.mean == pytest.approx(np.mean(vals)) and s.std == pytest.approx(np.std(vals, ddof=1))
-    assert summarize([0.5]).std == 0.0
-    assert s.format() == f"{100 * np.mean(vals):.2f} ± {100 * np.std(vals, ddof=1):.2f}"
-    with pytest.raises(ValueError):
-        summarize([])
+def test_the_protocol_names_the_library_functions():
+    for name in protocol.__all__:
+        assert getattr(protocol, name) is getattr(welch, name), name
 
 
-def test_welch_matches_the_formula_and_scipy():
-    rng = random.Random(3)
-    for _ in range(50):
-        a = [rng.gauss(0.9, 0.01) for _ in range(rng.randint(2, 10))]
-        b = [rng.gauss(0.9 + rng.choice([0, 0.01]), rng.choice([0.005, 0.02])) for _ in range(rng.randint(2, 10))]
-        va, vb = np.var(a, ddof=1) / len(a), np.var(b, ddof=1) / len(b)
-        t = (np.mean(a) - np.mean(b)) / math.sqrt(va + vb)
-        df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
-        p = 2 * stats.t.sf(abs(t), df)
-        got_t, got_p = welch_t(a, b)
-        assert got_t == pytest.approx(t, rel=1e-9) and got_p == pytest.approx(p, rel=1e-7)
-        assert got_p == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue, rel=1e-12)
+def test_the_fine_tuner_uses_them():
+    from pretrain.finetune import results, run
 
-
-def test_marks():
-    assert significance_mark(0.01) == "*" and significance_mark(0.05) == "" and significance_mark(math.nan) == ""
-    assert math.isnan(welch_p([0.9], [0.8, 0.7]))
+    assert results.summarize is welch.summarize and results.welch_p is welch.welch_p
+    assert run.summarize is welch.summarize and run.Summary is welch.Summary

@@ -231,12 +231,12 @@ def _vocab_size(tok_dir: Path) -> int:
 
 def _errors_and_scores(root, tables, figures, segmenters, runs, config, sources, boot, progress) -> dict:
     """Correlation of segmentation with errors (NER tasks), and Tables 1-2 (every task)."""
-    from pretrain.finetune.protocol import summarize, welch_p
     from tokstudy.analysis.alignment import align_predictions
     from tokstudy.analysis.attribution import attribute_errors, word_counts
     from tokstudy.analysis.correlation import correlate_errors
     from tokstudy.analysis.predictions import read_predictions
     from tokstudy.analysis.table import segmentation_table
+    from tokstudy.analysis.welch import summarize, welch_p
     from tokstudy.report.attribution import attribution_rows, frequency_rows
     from tokstudy.report.table3 import examples, examples_markdown, select_sentences
 
