@@ -29,6 +29,7 @@ _API = {
     "TokenizerTrainingError": "tokstudy.errors",
     "DataNotFoundError": "tokstudy.errors",
     "UsageError": "tokstudy.errors",
+    "MissingDependencyError": "tokstudy.errors",
     # data
     "Sentence": "tokstudy.data.types",
     "Dataset": "tokstudy.data.types",

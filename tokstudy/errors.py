@@ -95,3 +95,10 @@ class ConfigError(DataFormatError):
 
     The message names the file (and line, for a syntax error) and the key or section at fault.
     """
+
+
+class MissingDependencyError(TokstudyError, ImportError):
+    """An optional dependency a command needs is not installed; the message names the ``pip install`` that adds it.
+
+    The CLI reports it in one line (exit status 1), not as an internal error.
+    """

@@ -90,12 +90,13 @@ def demo_results(tmp_path_factory) -> Path:
     (``tests/app/demo_study.yaml``: two tokenizers, a fine-tuned model evaluated on a ``max_eval``
     subset, tables, report): what `make demo` leaves for `make app`. Real corpora when the data
     location has them, else the study's synthetic sample, as `make demo` does (~1 min on 2 cores)."""
+    from pretrain.study_backend import PretrainBackend
     from tokstudy.study.config import load_study_config
     from tokstudy.study.pipeline import run_study
 
     out = tmp_path_factory.mktemp("demo") / "results"
     config = load_study_config(Path(__file__).with_name("demo_study.yaml"), output_dir=str(out))
-    return run_study(config, log=lambda m: None, progress=False).root
+    return run_study(config, backend=PretrainBackend(), log=lambda m: None, progress=False).root
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tokstudy.study.backends import pretrain_train_config
+from pretrain.study_backend import pretrain_train_config
 from tokstudy.study.config import CONFIG_DIR, load_study_config
 
 

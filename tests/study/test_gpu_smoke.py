@@ -27,7 +27,9 @@ def test_gpu_smoke_study_runs_end_to_end(tmp_path):
         corpus_path(name)
     config = load_study_config("gpu-smoke", output_dir=str(tmp_path / "gpu-smoke"))
     t0 = time.perf_counter()
-    result = run_study(config, log=print, progress=False)
+    from pretrain.study_backend import PretrainBackend
+
+    result = run_study(config, backend=PretrainBackend(), log=print, progress=False)
     minutes = (time.perf_counter() - t0) / 60
     print(f"gpu-smoke study: {minutes:.1f} min")
     md = result.report_markdown.read_text()

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from pretrain.study_backend import PretrainBackend
 from tests.conftest import corpus_path
 from tokstudy.study.config import load_study_config
 from tokstudy.study.pipeline import run_study
@@ -32,7 +33,7 @@ def first_run(tmp_path_factory):
         corpus_path(name)
     out = tmp_path_factory.mktemp("study") / "tiny"
     config = load_study_config(TINY, output_dir=str(out))
-    return config, run_study(config, log=lambda m: None, progress=False)
+    return config, run_study(config, backend=PretrainBackend(), log=lambda m: None, progress=False)
 
 
 def test_report_has_every_table_and_figure(first_run):
@@ -97,7 +98,7 @@ def test_report_numbers_come_from_the_tables(first_run):
 
 def test_second_run_reuses_every_stage(first_run):
     config, first = first_run
-    again = run_study(config, log=lambda m: None, progress=False)
+    again = run_study(config, backend=PretrainBackend(), log=lambda m: None, progress=False)
     assert again.executed == [] and set(again.skipped) == set(first.executed) | set(first.skipped)
 
 
@@ -108,7 +109,7 @@ def test_changing_a_finetuning_setting_reruns_only_finetuning_and_analysis(first
     changed = dataclasses.replace(
         config, output_dir=str(copy), finetune=dataclasses.replace(config.finetune, learning_rate=0.003)
     )
-    res = run_study(changed, log=lambda m: None, progress=False)
+    res = run_study(changed, backend=PretrainBackend(), log=lambda m: None, progress=False)
     kinds = {s.split("/")[0] for s in res.executed}
     assert kinds == {"finetune", "finetune-control", "analysis", "report"}
     assert all(s.startswith(("tokenizers", "pretrain", "control/")) for s in res.skipped)

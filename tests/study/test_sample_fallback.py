@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from pretrain.study_backend import PretrainBackend
+from tests.study.fake_backend import FakeBackend
 from tokstudy.errors import DataNotFoundError
 from tokstudy.study.config import load_study_config
 from tokstudy.study.pipeline import run_study
@@ -18,7 +20,7 @@ def test_study_on_the_generated_sample(tmp_path):
     empty = tmp_path / "no_corpora"
     empty.mkdir()
     config = load_study_config(TINY, output_dir=str(tmp_path / "out"), data_dir=str(empty))
-    result = run_study(config, log=lambda m: None, progress=False)
+    result = run_study(config, backend=PretrainBackend(), log=lambda m: None, progress=False)
     md = result.report_markdown.read_text()
     assert "SYNTHETIC SAMPLE" in md and "not real text" in md
     assert "wikiann:ru:test" in md  # named as skipped, not silently dropped
@@ -32,4 +34,4 @@ def test_no_sample_makes_missing_corpora_an_error(tmp_path):
     empty.mkdir()
     config = load_study_config(TINY, output_dir=str(tmp_path / "out"), data_dir=str(empty), allow_sample=False)
     with pytest.raises(DataNotFoundError, match="not found"):
-        run_study(config, log=lambda m: None, progress=False)
+        run_study(config, backend=FakeBackend(), log=lambda m: None, progress=False)

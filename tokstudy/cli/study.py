@@ -1,4 +1,10 @@
-"""`tokstudy study CONFIG`: the whole study in one resumable command."""
+"""`tokstudy study CONFIG`: the whole study in one resumable command.
+
+The top floor: the one ``tokstudy`` module that imports the pre-trainer (``pretrain``), to hand the
+torch-free study (:func:`tokstudy.study.pipeline.run_study`) its trainer,
+:class:`pretrain.study_backend.PretrainBackend`. It is imported when the command runs, never for
+``--help``, and a missing torch is a one-line error naming the install command.
+"""
 
 from __future__ import annotations
 
@@ -42,7 +48,21 @@ def run(args: argparse.Namespace) -> int:
     if args.no_sample:
         overrides["allow_sample"] = False
     config = load_study_config(args.config, **overrides)
-    result = run_study(config, progress=not args.quiet)
+    result = run_study(config, backend=_pretrain_backend(), progress=not args.quiet)
     print(f"report: {result.report_markdown}\n        {result.report_html}")
     print(f"stages run: {len(result.executed)}, reused: {len(result.skipped)}")
     return 0
+
+
+def _pretrain_backend():
+    """The pre-trainer as the study's trainer, or an error naming the install when torch and co. are missing."""
+    from tokstudy.errors import MissingDependencyError
+
+    try:
+        from pretrain.study_backend import PretrainBackend
+    except ModuleNotFoundError as exc:
+        raise MissingDependencyError(
+            f"the study pre-trains and fine-tunes models, which needs the pre-trainer's dependencies "
+            f"({exc.name} is not installed): pip install -e '.[pretrain]'"
+        ) from exc
+    return PretrainBackend()

@@ -1,123 +1,115 @@
-"""The study's bridge to the torch side (:mod:`pretrain`): pre-train + export, and fine-tune.
+"""What the study needs from a trainer, as a protocol: the seam between the torch-free study and torch.
 
-Imported only inside the pre-training and fine-tuning stages, so ``tokstudy`` itself
-never imports torch. Each function maps the study's config sections onto the
-pre-trainer's and fine-tuner's own typed configs, and returns plain paths and numbers.
+The study (tokenizers, stages, analysis, report) lives in the torch-free library and never imports
+the pre-trainer. The three things it cannot do without torch are asked of a :class:`TrainerBackend`
+that the caller passes to :func:`tokstudy.study.pipeline.run_study`:
+
+* ``pretrain``: prepare the corpus with a tokenizer, pre-train one model (resuming from the last
+  checkpoint in its work directory), export it as a Hugging Face model, and say what it cost;
+* ``untrained_model``: the same architecture with its initial (random) weights, the no-pre-training
+  control (:mod:`tokstudy.study.control`);
+* ``finetune``: fine-tune one model on one task with one seed, and return the test score, the
+  per-word predictions and what it cost.
+
+The pre-trainer fulfils it in :mod:`pretrain.study_backend` (an arrow pointing down: ``pretrain``
+imports ``tokstudy``); ``tokstudy study`` constructs that backend and passes it in; a test passes an
+in-memory fake. Each method gets plain values (paths, the study's config sections, datasets) and
+returns a plain dataclass, so the study never reads a trainer's own files (its checkpoints, cost
+log or metrics) and a backend never sees the study's stages.
+
+>>> class Echo:  # the smallest backend: a structural match is all the study asks
+...     def pretrain(self, work, tokenizer_dir, raw_files, section, *, progress=True):
+...         return PretrainedModel(work / "model")
+...     def untrained_model(self, work, tokenizer_dir, section):
+...         return work / "random_init"
+...     def finetune(self, work, model_dir, task, splits, seed, section, *, progress=True):
+...         return FinetunedRun(metric="F1", score=50.0)
+>>> isinstance(Echo(), TrainerBackend)
+True
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from tokstudy.data.types import Dataset
 from tokstudy.study.config import FinetuneSection, PretrainSection, TaskSpec
 
 
-def pretrain_model(
-    work: Path, tokenizer_dir: Path, raw_files: list[Path], sec: PretrainSection, *, progress: bool = True
-) -> Path:
-    """prepare -> train (resuming from the last checkpoint in ``work``) -> Hugging Face export.
+@dataclass(frozen=True)
+class PretrainedModel:
+    """A pre-trained model, exported, and what its pre-training cost."""
 
-    Returns the exported model directory (an ordinary ``AlbertForPreTraining``).
+    model_dir: Path
+    """The exported Hugging Face model directory (with the tokenizer's files), inside the stage's work directory."""
+    cost: dict | None = None
+    """What the pre-training cost, as ``pretrain.cost.Cost.to_dict`` writes it (``wall_seconds``,
+    ``device_hours``, ``energy_kwh``, ``co2e_kg``, ``method``, ...); ``None``: not recorded."""
+
+
+@dataclass(frozen=True)
+class FinetunedRun:
+    """One fine-tuning run (one model, one task, one seed): its scores, predictions and cost."""
+
+    metric: str
+    """The task's metric as tables name it: ``"F1"`` (NER, slot filling) or ``"accuracy"``."""
+    score: float
+    """The test score in percent (0-100)."""
+    predictions: Path | None = None
+    """Per-word test predictions (``tokstudy.analysis.predictions`` format) for a NER task; ``None`` otherwise."""
+    dev_score: float | None = None
+    """The dev score in percent of the kept epoch; ``None``: not recorded."""
+    epochs_run: int | None = None
+    """Epochs actually run (early stopping may end before the configured number); ``None``: not recorded."""
+    cost: dict | None = None
+    """What the run cost (the same fields as :attr:`PretrainedModel.cost`); ``None``: not recorded."""
+
+
+@dataclass(frozen=True)
+class TaskSplits:
+    """The three splits of one fine-tuning task, as the study cut them (``max_train``, ``max_eval``)."""
+
+    train: Dataset
+    """Sentences to fine-tune on."""
+    dev: Dataset
+    """Sentences to choose the epoch on (early stopping)."""
+    test: Dataset
+    """Sentences the reported score and the predictions come from."""
+
+
+@runtime_checkable
+class TrainerBackend(Protocol):
+    """The trainer the study runs its pre-training, control and fine-tuning stages on.
+
+    Every method works inside ``work``, the stage's own directory, which survives an interrupted
+    run: a backend that checkpoints there can resume when the study calls it again.
     """
-    from pretrain.config import ModelConfig
-    from pretrain.data.config import PrepareConfig
-    from pretrain.data.prepare import prepare
-    from pretrain.train import train
 
-    store = work / "examples"
-    prepare(
-        PrepareConfig(
-            inputs=[str(f) for f in raw_files],
-            tokenizer=str(tokenizer_dir),
-            output=str(store),
-            max_seq_length=sec.max_seq_length,
-            seed=sec.seed,
-            max_examples=sec.max_examples,
-        ),
-        progress=progress,
-    )
-    import torch
+    def pretrain(
+        self, work: Path, tokenizer_dir: Path, raw_files: list[Path], section: PretrainSection, *, progress: bool = True
+    ) -> PretrainedModel:
+        """Prepare ``raw_files`` with the tokenizer in ``tokenizer_dir``, pre-train ``section.model`` (a resolved
+        preset path) with ``section``'s settings, resuming from the last checkpoint in ``work``, and export it."""
+        ...
 
-    train_cfg = pretrain_train_config(sec, work / "run", cuda=torch.cuda.is_available())
-    result = train(
-        ModelConfig.load(sec.model),
-        train_cfg,
-        data=store,
-        tokenizer=tokenizer_dir,
-        output=work / "run",
-        resume=True,
-        progress=progress,
-    )
-    if result.final_model_dir is None:
-        raise RuntimeError(f"pre-training in {work / 'run'} stopped at step {result.step} of {sec.steps}")
-    return Path(result.final_model_dir)
+    def untrained_model(self, work: Path, tokenizer_dir: Path, section: PretrainSection) -> Path:
+        """Write the model ``pretrain`` would start from (same preset, vocabulary and seed, step 0) under ``work``
+        in the exported model's format; returns its directory."""
+        ...
 
-
-def pretrain_train_config(sec: PretrainSection, output: Path, *, cuda: bool):
-    """The pre-trainer's ``TrainConfig`` for the study's section: on a GPU the bf16 GPU DeepSpeed config
-    (``ds_gpu_bf16.json``: per-tensor LAMB, bf16 autocast, compiled model), on CPU ``ds_cpu.json``."""
-    from pretrain.config import TrainConfig
-
-    return TrainConfig(
-        batch_size=sec.batch_size,
-        lr=sec.learning_rate,
-        warmup_steps=sec.warmup_steps,
-        total_steps=sec.steps,
-        seed=sec.seed,
-        checkpoint_every=max(10, sec.steps // 5),
-        keep_last=2,
-        log_every=max(1, sec.steps // 20),
-        output_dir=str(output),
-        deepspeed_config="ds_gpu_bf16.json" if cuda else "ds_cpu.json",
-    )
-
-
-def finetune_run(
-    work: Path,
-    model_dir: Path,
-    task: TaskSpec,
-    train: Dataset,
-    dev: Dataset,
-    test: Dataset,
-    seed: int,
-    sec: FinetuneSection,
-    *,
-    progress: bool = True,
-) -> dict:
-    """Fine-tune ``model_dir`` on one task with one seed; returns the test score and the predictions path."""
-    from pretrain.finetune.config import FinetuneConfig
-    from pretrain.finetune.data import holdout, prepare_task
-    from pretrain.finetune.run import finetune
-
-    if task.dataset.startswith("sst2"):  # SST-2's test labels are not public: its dev is the test set
-        train, dev = holdout(train, 0.05, 0)
-    cfg = FinetuneConfig(
-        model=str(model_dir),
-        task=task.task,
-        dataset=task.dataset,
-        language=task.language,
-        model_name=model_dir.parent.name,
-        n_seeds=1,
-        first_seed=seed,
-        epochs=sec.epochs,
-        batch_size=sec.batch_size,
-        learning_rate=sec.learning_rate,
-        patience=sec.patience,
-        max_length=sec.max_length,
-        stride=min(32, sec.max_length // 4),
-        unseen_labels="map_o" if task.task == "ner" else "keep",
-        save_models=False,
-        progress=progress,
-        max_eval_sentences=task.max_eval,
-    )
-    data = prepare_task(train, dev, test, task=task.task, unseen_labels=cfg.unseen_labels)
-    result = finetune(cfg, work, data=data)
-    record = result.seeds[0]
-    metric = result.metric
-    predictions = work / f"seed-{seed}" / "predictions.test.tsv"
-    return {
-        "metric": {"f1": "F1", "accuracy": "accuracy"}.get(metric, metric),
-        "score": 100.0 * float(record["test"][metric]),
-        "predictions": str(predictions) if task.task == "ner" and predictions.is_file() else None,
-    }
+    def finetune(
+        self,
+        work: Path,
+        model_dir: Path,
+        task: TaskSpec,
+        splits: TaskSplits,
+        seed: int,
+        section: FinetuneSection,
+        *,
+        progress: bool = True,
+    ) -> FinetunedRun:
+        """Fine-tune ``model_dir`` on ``task`` with ``seed`` and ``section``'s settings (already resolved for the
+        task); predictions and logs go under ``work``."""
+        ...

@@ -16,8 +16,11 @@ Reads as the study does::
 Every stage is keyed on its own settings and its inputs' keys (:mod:`tokstudy.study.stages`):
 a second run reuses everything, a changed fine-tuning setting reruns fine-tuning and
 analysis only, and a run killed during pre-training resumes from its last checkpoint.
-torch is only imported inside the pre-training and fine-tuning stages. Every pre-training and
-fine-tuning stage records what it cost (wall time, device-hours, kWh, CO2e; :mod:`pretrain.cost`).
+
+The study never imports the pre-trainer (nor torch): the pre-training, control and fine-tuning
+stages ask a :class:`~tokstudy.study.backends.TrainerBackend` passed in by the caller
+(``tokstudy study`` passes :class:`pretrain.study_backend.PretrainBackend`). Every pre-training and
+fine-tuning stage records what the backend says it cost (wall time, device-hours, kWh, CO2e).
 """
 
 from __future__ import annotations
@@ -25,10 +28,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from tokstudy.study.backends import TaskSplits, TrainerBackend
 from tokstudy.study.config import StudyConfig, TaskSpec
 from tokstudy.study.sources import Sources, resolve_sources
 from tokstudy.study.stages import Pipeline
@@ -59,8 +64,19 @@ def _needed_corpora(config: StudyConfig) -> set[str]:
     return {n for n in needed if not Path(n).exists() and not n.startswith("hf")}
 
 
-def run_study(config: StudyConfig, *, log: Callable[[str], None] = print, progress: bool = True) -> StudyResult:
-    """Run (or resume) the whole study; returns where the report is."""
+def run_study(
+    config: StudyConfig,
+    *,
+    backend: TrainerBackend,
+    log: Callable[[str], None] = print,
+    progress: bool = True,
+) -> StudyResult:
+    """Run (or resume) the whole study, training on ``backend``; returns where the report is.
+
+    ``backend`` is only called for stages that are not cached: a finished study re-runs without training.
+    """
+    if not isinstance(backend, TrainerBackend):
+        raise TypeError(f"run_study: backend {backend!r} lacks pretrain/untrained_model/finetune (TrainerBackend)")
     root = config.results_dir()
     root.mkdir(parents=True, exist_ok=True)
     (root / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
@@ -85,7 +101,7 @@ def run_study(config: StudyConfig, *, log: Callable[[str], None] = print, progre
         out = pipe.run(
             f"pretrain/{name}",
             {"section": dataclasses.asdict(config.pretrain), "inputs": inputs},
-            lambda work, d=tok_dir: _pretrain(work, root, d, config, sources, progress),
+            lambda work, d=tok_dir: _pretrain(work, root, d, backend, config, sources, progress),
             deps=["tokenizers"],
         )
         models[name] = root / out["model"]
@@ -97,7 +113,7 @@ def run_study(config: StudyConfig, *, log: Callable[[str], None] = print, progre
             out = pipe.run(
                 f"control/{name}",
                 {"model": config.pretrain.model, "seed": config.pretrain.seed},
-                lambda work, d=tok_dir: _control(work, root, d, config),
+                lambda work, d=tok_dir: _control(work, root, d, backend, config),
                 deps=["tokenizers"],
             )
             controls[name] = root / out["model"]
@@ -120,7 +136,7 @@ def run_study(config: StudyConfig, *, log: Callable[[str], None] = print, progre
                         stage,
                         {"common": ft_common, "task": dataclasses.asdict(task), "seed": seed, "inputs": inputs},
                         lambda work, m=model_dir, t=task, s=seed: _finetune(
-                            work, root, m, t, s, config, sources, progress
+                            work, root, m, t, s, backend, config, sources, progress
                         ),
                         deps=[f"{dep}/{name}"],
                     )
@@ -193,34 +209,33 @@ def _train_tokenizers(work: Path, root: Path, config: StudyConfig, sources: Sour
 
 
 def _pretrain(
-    work: Path, root: Path, tokenizer_dir: Path, config: StudyConfig, sources: Sources, progress: bool
+    work: Path,
+    root: Path,
+    tokenizer_dir: Path,
+    backend: TrainerBackend,
+    config: StudyConfig,
+    sources: Sources,
+    progress: bool,
 ) -> dict:
-    from tokstudy.study import backends
-
+    start = time.perf_counter()  # the whole stage (data preparation included); the backend's cost is training's
     sec = config.pretrain
     files = sources.raw_files(sec.corpora, sec.languages)
-    from pretrain.cost import COST_FILE, CostMeter, read_total
-
-    meter = CostMeter(track_energy=False)  # the whole stage's wall time; energy is the pre-trainer's own record
     sec = dataclasses.replace(sec, model=sec.model_spec())  # the stage's key keeps the name the user wrote
-    model_dir = backends.pretrain_model(work, tokenizer_dir, files, sec, progress=progress)
-    cost = read_total(work / "run" / COST_FILE) or meter.stop().to_dict()
-    return {"model": str(model_dir.relative_to(root)), "cost": {**cost, "stage_seconds": meter.stop().wall_seconds}}
+    model = backend.pretrain(work, tokenizer_dir, files, sec, progress=progress)
+    cost = {**(model.cost or {}), "stage_seconds": time.perf_counter() - start}
+    return {"model": str(Path(model.model_dir).relative_to(root)), "cost": cost}
 
 
-def _control(work: Path, root: Path, tokenizer_dir: Path, config: StudyConfig) -> dict:
-    from tokstudy.study.control import random_init_model
-
-    return {"model": str(random_init_model(work, tokenizer_dir, config.pretrain).relative_to(root))}
+def _control(work: Path, root: Path, tokenizer_dir: Path, backend: TrainerBackend, config: StudyConfig) -> dict:
+    return {"model": str(Path(backend.untrained_model(work, tokenizer_dir, config.pretrain)).relative_to(root))}
 
 
-def _task_splits(task: TaskSpec, sources: Sources):
-    dev_name = "dev"
+def _task_splits(task: TaskSpec, sources: Sources) -> TaskSplits:
     train = sources.dataset(task.dataset, "train", language=task.language, limit=task.max_train)
-    dev = sources.dataset(task.dataset, dev_name, language=task.language, limit=task.max_eval)
+    dev = sources.dataset(task.dataset, "dev", language=task.language, limit=task.max_eval)
     test_split = "test" if task.dataset != "sst2" else "dev"  # SST-2's GLUE test set has no labels
     test = sources.dataset(task.dataset, test_split, language=task.language, limit=task.max_eval)
-    return train, dev, test
+    return TaskSplits(train, dev, test)
 
 
 def _finetune(
@@ -229,25 +244,28 @@ def _finetune(
     model_dir: Path,
     task: TaskSpec,
     seed: int,
+    backend: TrainerBackend,
     config: StudyConfig,
     sources: Sources,
     progress: bool,
 ) -> dict:
-    from tokstudy.study import backends
-
-    train, dev, test = _task_splits(task, sources)
-    result = backends.finetune_run(
-        work, model_dir, task, train, dev, test, seed, task.settings(config.finetune), progress=progress
+    run = backend.finetune(
+        work,
+        model_dir,
+        task,
+        _task_splits(task, sources),
+        seed,
+        task.settings(config.finetune),
+        progress=progress,
     )
-    if result.get("predictions"):
-        result["predictions"] = str(Path(result["predictions"]).relative_to(root))
-    metrics = work / f"seed-{seed}" / "metrics.json"  # written by pretrain.finetune.run, with the seed's cost
-    if metrics.is_file():
-        record = json.loads(metrics.read_text(encoding="utf-8"))
-        result["cost"] = record.get("cost")
-        result["dev_score"] = 100.0 * float(record["dev"][{"ner": "f1"}.get(task.task, "accuracy")])
-        result["epochs_run"] = record.get("train", {}).get("epochs_run")
-    return result
+    return {
+        "metric": run.metric,
+        "score": float(run.score),
+        "predictions": str(Path(run.predictions).relative_to(root)) if run.predictions else None,
+        "cost": run.cost,
+        "dev_score": run.dev_score,
+        "epochs_run": run.epochs_run,
+    }
 
 
 def _analyse(

@@ -1,0 +1,154 @@
+"""The pre-trainer as the study's trainer: :class:`PretrainBackend` fulfils the study's ``TrainerBackend``.
+
+The arrow points down: this module imports the torch-free study's protocol (:mod:`tokstudy.study.backends`)
+and config sections, never the other way round. Each method maps the study's sections onto the pre-trainer's and
+fine-tuner's own typed configs and returns the protocol's plain dataclasses; what the pre-trainer
+writes for itself (checkpoints, ``cost.json``, ``metrics.json``) is read here, not by the study.
+
+``tokstudy study`` constructs it (:mod:`tokstudy.cli.study`, the one ``tokstudy`` module allowed to
+import ``pretrain``); in Python::
+
+    from pretrain.study_backend import PretrainBackend
+    from tokstudy.study.config import load_study_config
+    from tokstudy.study.pipeline import run_study
+    run_study(load_study_config("demo"), backend=PretrainBackend())
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from pretrain.config import ModelConfig, TrainConfig
+from pretrain.cost import COST_FILE, CostMeter, read_total
+from pretrain.data.config import PrepareConfig
+from pretrain.data.prepare import prepare
+from pretrain.export import save_hf_model
+from pretrain.finetune.config import FinetuneConfig
+from pretrain.finetune.data import holdout, prepare_task
+from pretrain.finetune.run import PRIMARY, finetune
+from pretrain.model import build_model
+from pretrain.tokenizer_info import tokenizer_info
+from pretrain.train import train
+from tokstudy.study.backends import FinetunedRun, PretrainedModel, TaskSplits
+from tokstudy.study.config import FinetuneSection, PretrainSection, TaskSpec
+
+#: How the fine-tuner's metric keys are written in the study's tables.
+_METRIC_NAMES = {"f1": "F1", "accuracy": "accuracy"}
+
+
+class PretrainBackend:
+    """Pre-training, the random-weights control and fine-tuning on this machine (a GPU when there is one)."""
+
+    def __init__(self, *, cuda: bool | None = None):
+        self.cuda = torch.cuda.is_available() if cuda is None else cuda
+        """Train with the bf16 GPU DeepSpeed config (else the CPU one); default: whether CUDA is available."""
+
+    def pretrain(
+        self, work: Path, tokenizer_dir: Path, raw_files: list[Path], section: PretrainSection, *, progress: bool = True
+    ) -> PretrainedModel:
+        """prepare -> train (resuming from the last checkpoint in ``work``) -> Hugging Face export."""
+        meter = CostMeter(track_energy=False)  # the fallback when the pre-trainer left no cost record
+        store = work / "examples"
+        prepare(
+            PrepareConfig(
+                inputs=[str(f) for f in raw_files],
+                tokenizer=str(tokenizer_dir),
+                output=str(store),
+                max_seq_length=section.max_seq_length,
+                seed=section.seed,
+                max_examples=section.max_examples,
+            ),
+            progress=progress,
+        )
+        result = train(
+            ModelConfig.load(section.model),
+            pretrain_train_config(section, work / "run", cuda=self.cuda),
+            data=store,
+            tokenizer=tokenizer_dir,
+            output=work / "run",
+            resume=True,
+            progress=progress,
+        )
+        if result.final_model_dir is None:
+            raise RuntimeError(f"pre-training in {work / 'run'} stopped at step {result.step} of {section.steps}")
+        cost = read_total(work / "run" / COST_FILE) or meter.stop().to_dict()
+        return PretrainedModel(Path(result.final_model_dir), cost)
+
+    def untrained_model(self, work: Path, tokenizer_dir: Path, section: PretrainSection) -> Path:
+        """The preset's initial weights drawn exactly as :meth:`pretrain` draws them, exported under ``work``."""
+        tok = tokenizer_info(tokenizer_dir)
+        model = build_model(
+            ModelConfig.load(section.model_spec()),
+            vocab_size=tok["vocab_size"],
+            special_ids=tok["special_ids"],
+            seed=section.seed,
+        )
+        return save_hf_model(model.config, model.state_dict(), work / "random_init", tokenizer_dir=tokenizer_dir)
+
+    def finetune(
+        self,
+        work: Path,
+        model_dir: Path,
+        task: TaskSpec,
+        splits: TaskSplits,
+        seed: int,
+        section: FinetuneSection,
+        *,
+        progress: bool = True,
+    ) -> FinetunedRun:
+        """Fine-tune ``model_dir`` on one task with one seed; the test score, predictions and cost of that seed."""
+        train_split, dev = splits.train, splits.dev
+        if task.dataset.startswith("sst2"):  # SST-2's test labels are not public: its dev is the test set
+            train_split, dev = holdout(train_split, 0.05, 0)
+        cfg = FinetuneConfig(
+            model=str(model_dir),
+            task=task.task,
+            dataset=task.dataset,
+            language=task.language,
+            model_name=model_dir.parent.name,
+            n_seeds=1,
+            first_seed=seed,
+            epochs=section.epochs,
+            batch_size=section.batch_size,
+            learning_rate=section.learning_rate,
+            patience=section.patience,
+            max_length=section.max_length,
+            stride=min(32, section.max_length // 4),
+            unseen_labels="map_o" if task.task == "ner" else "keep",
+            save_models=False,
+            progress=progress,
+            max_eval_sentences=task.max_eval,
+        )
+        data = prepare_task(train_split, dev, splits.test, task=task.task, unseen_labels=cfg.unseen_labels)
+        result = finetune(cfg, work, data=data)
+        record = result.seeds[0]  # what the fine-tuner wrote to seed-<N>/metrics.json, cost included
+        metric = result.metric
+        predictions = work / f"seed-{seed}" / "predictions.test.tsv"
+        dev_score = record.get("dev", {}).get(PRIMARY[task.task])
+        return FinetunedRun(
+            metric=_METRIC_NAMES.get(metric, metric),
+            score=100.0 * float(record["test"][metric]),
+            predictions=predictions if task.task == "ner" and predictions.is_file() else None,
+            dev_score=None if dev_score is None else 100.0 * float(dev_score),
+            epochs_run=record.get("train", {}).get("epochs_run"),
+            cost=record.get("cost"),
+        )
+
+
+def pretrain_train_config(section: PretrainSection, output: Path, *, cuda: bool) -> TrainConfig:
+    """The pre-trainer's ``TrainConfig`` for the study's section: on a GPU the bf16 GPU DeepSpeed config
+    (``ds_gpu_bf16.json``: per-tensor LAMB, bf16 autocast, compiled model), on CPU ``ds_cpu.json``."""
+    return TrainConfig(
+        batch_size=section.batch_size,
+        lr=section.learning_rate,
+        warmup_steps=section.warmup_steps,
+        total_steps=section.steps,
+        seed=section.seed,
+        checkpoint_every=max(10, section.steps // 5),
+        keep_last=2,
+        log_every=max(1, section.steps // 20),
+        output_dir=str(output),
+        deepspeed_config="ds_gpu_bf16.json" if cuda else "ds_cpu.json",
+    )

@@ -1,0 +1,84 @@
+"""An in-memory trainer for the study: no torch, no pre-trainer, deterministic scores and predictions.
+
+It fulfils :class:`tokstudy.study.backends.TrainerBackend` with what the study's later stages read:
+a model directory per tokenizer, a score per (model, task, seed), per-word predictions for NER
+tasks (gold tags with every third sentence's entities missed) and a cost record. Pre-trained
+models score 80 + seed, controls 40 + seed, so the report's "pre-training helps" is decided.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tokstudy.analysis.predictions import write_predictions
+from tokstudy.study.backends import FinetunedRun, PretrainedModel, TaskSplits
+from tokstudy.study.config import FinetuneSection, PretrainSection, TaskSpec
+
+#: The cost every fake run reports (energy measured, so the score-against-energy figure is drawn).
+FAKE_COST = {
+    "wall_seconds": 2.0,
+    "device": "cpu",
+    "device_count": 1,
+    "energy_kwh": 0.001,
+    "co2e_kg": 0.0001,
+    "method": "fake backend",
+    "device_hours": 2.0 / 3600,
+}
+
+
+def _write_model(directory: Path, tokenizer_dir: Path, pretrained: bool) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "fake_model.json").write_text(json.dumps({"tokenizer": tokenizer_dir.name, "pretrained": pretrained}))
+    return directory
+
+
+class FakeBackend:
+    """Records every call in ``calls`` as ``(method, tokenizer or model name, ...)``."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def pretrain(
+        self, work: Path, tokenizer_dir: Path, raw_files: list[Path], section: PretrainSection, *, progress: bool = True
+    ) -> PretrainedModel:
+        assert raw_files and all(Path(f).is_file() for f in raw_files)
+        self.calls.append(("pretrain", tokenizer_dir.name))
+        return PretrainedModel(_write_model(work / "final_model", tokenizer_dir, True), dict(FAKE_COST))
+
+    def untrained_model(self, work: Path, tokenizer_dir: Path, section: PretrainSection) -> Path:
+        self.calls.append(("untrained_model", tokenizer_dir.name))
+        return _write_model(work / "random_init", tokenizer_dir, False)
+
+    def finetune(
+        self,
+        work: Path,
+        model_dir: Path,
+        task: TaskSpec,
+        splits: TaskSplits,
+        seed: int,
+        section: FinetuneSection,
+        *,
+        progress: bool = True,
+    ) -> FinetunedRun:
+        model = json.loads((model_dir / "fake_model.json").read_text())
+        self.calls.append(("finetune", model["tokenizer"], model["pretrained"], task.label, seed))
+        assert len(splits.train) > 0 and len(splits.test) > 0
+        predictions = None
+        if task.task == "ner":
+            sentences = []
+            for i, s in enumerate(splits.test):
+                pred = ["O"] * len(s.tags) if i % 3 == seed % 3 else list(s.tags)
+                sentences.append((s.words, s.tags, pred))
+            predictions = write_predictions(
+                work / f"seed-{seed}" / "predictions.test.tsv", sentences, sent_ids=[s.sent_id for s in splits.test]
+            )
+        score = (80.0 if model["pretrained"] else 40.0) + seed
+        return FinetunedRun(
+            metric="F1" if task.task == "ner" else "accuracy",
+            score=score,
+            predictions=predictions,
+            dev_score=score - 1.0,
+            epochs_run=section.epochs,
+            cost=dict(FAKE_COST),
+        )

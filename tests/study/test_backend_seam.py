@@ -1,0 +1,135 @@
+"""The trainer protocol is the study's only way to torch: the whole study runs on an in-memory fake
+with torch and the pre-trainer made unimportable, a cached study calls no backend, and the real
+backend (:class:`pretrain.study_backend.PretrainBackend`) has the protocol's exact signatures."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tokstudy.study.backends import TrainerBackend
+from tokstudy.study.config import load_study_config
+from tokstudy.study.pipeline import run_study
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = Path(__file__).with_name("tiny_study.yaml")
+#: Makes these packages unimportable in a child process, as if not installed (``import torch`` raises
+#: ModuleNotFoundError; a ``None`` in ``sys.modules`` would instead trip scipy's check for torch arrays).
+BLOCK = """
+import sys
+class _NotInstalled:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("torch", "transformers", "deepspeed", "pretrain"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, _NotInstalled())
+"""
+
+STUDY_ON_THE_FAKE = """
+import json
+from pathlib import Path
+from tests.study.fake_backend import FakeBackend
+from tokstudy.study.config import load_study_config
+from tokstudy.study.pipeline import run_study
+
+config = load_study_config({tiny!r}, output_dir={out!r}, data_dir={empty!r})
+backend = FakeBackend()
+result = run_study(config, backend=backend, log=lambda m: None, progress=False)
+print(json.dumps({{"calls": backend.calls, "report": str(result.report_markdown),
+                  "torch": "torch" in sys.modules}}))
+"""
+
+
+class Refuses:
+    """A backend that fails the test if the study calls it."""
+
+    def pretrain(self, *a, **k):
+        raise AssertionError("pretrain called on a cached study")
+
+    def untrained_model(self, *a, **k):
+        raise AssertionError("untrained_model called on a cached study")
+
+    def finetune(self, *a, **k):
+        raise AssertionError("finetune called on a cached study")
+
+
+@pytest.fixture(scope="module")
+def fake_study(tmp_path_factory):
+    """The tiny study on the generated sample, run in a child process that cannot import torch or pretrain."""
+    tmp = tmp_path_factory.mktemp("seam")
+    empty = tmp / "no_corpora"
+    empty.mkdir()
+    out = tmp / "out"
+    code = BLOCK + STUDY_ON_THE_FAKE.format(tiny=str(TINY), out=str(out), empty=str(empty))
+    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return json.loads(res.stdout.strip().splitlines()[-1]), out, empty
+
+
+def test_the_whole_study_runs_on_a_fake_backend_without_torch(fake_study):
+    child, out, _ = fake_study
+    assert child["torch"] is False
+    config = load_study_config(TINY)
+    toks = {"sp-unigram-500", "sp-unigram-1k", "sp-unigram-2k"}
+    calls = [tuple(c) for c in child["calls"]]
+    assert {c[1] for c in calls if c[0] == "pretrain"} == toks and len([c for c in calls if c[0] == "pretrain"]) == 3
+    assert {c[1] for c in calls if c[0] == "untrained_model"} == toks
+    finetunes = [c for c in calls if c[0] == "finetune"]
+    # every model (pre-trained and control) x task x seed, once each
+    n_tasks, n_seeds = len(config.finetune.tasks), config.finetune.seeds
+    assert len(finetunes) == len(set(finetunes)) == 2 * len(toks) * n_tasks * n_seeds
+    md = Path(child["report"]).read_text(encoding="utf-8")
+    assert "## Tables 1-2" in md and "## Table 4" in md and "sp-unigram-500 (no PT)" in md
+    # the fake's numbers are what the tables show: pre-trained 80 + seed, controls 40 + seed
+    scores = json.loads((out / "tables" / "scores.json").read_text())
+    flat = json.dumps(scores)
+    assert "80.5" in flat or "80.50" in md
+    assert "80.50 ± 0.71" in md and "40.50 ± 0.71" in md
+    # costs are the backend's record; the stage's own wall time is added by the study
+    costs = json.loads((out / "tables" / "cost.json").read_text())
+    assert set(costs["pretrain"]) == toks
+    for cost in costs["pretrain"].values():
+        assert cost["wall_seconds"] == 2.0 and cost["method"] == "fake backend" and cost["stage_seconds"] >= 0
+    # the NER predictions the fake wrote were aligned and published where the app reads them
+    assert sorted(p.name for p in (out / "predictions").iterdir()) == sorted(toks)
+
+
+def test_a_finished_study_asks_the_backend_nothing(fake_study):
+    _, out, empty = fake_study
+    config = load_study_config(TINY, output_dir=str(out), data_dir=str(empty))
+    again = run_study(config, backend=Refuses(), log=lambda m: None, progress=False)
+    assert again.executed == [] and again.report_markdown.is_file()
+
+
+def test_run_study_refuses_what_is_not_a_backend(tmp_path):
+    config = load_study_config(TINY, output_dir=str(tmp_path / "out"))
+    with pytest.raises(TypeError, match="TrainerBackend"):
+        run_study(config, backend=object(), log=lambda m: None, progress=False)
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_pretrain_backend_has_the_protocols_signatures():
+    from pretrain.study_backend import PretrainBackend
+
+    backend = PretrainBackend(cuda=False)
+    assert isinstance(backend, TrainerBackend)
+    for name in ("pretrain", "untrained_model", "finetune"):
+        want = inspect.signature(getattr(TrainerBackend, name))
+        got = inspect.signature(getattr(PretrainBackend, name))
+        assert list(got.parameters) == list(want.parameters), name
+        assert [p.kind for p in got.parameters.values()] == [p.kind for p in want.parameters.values()], name
+
+
+def test_tokstudy_study_without_torch_names_the_install(tmp_path):
+    empty = tmp_path / "no_corpora"
+    empty.mkdir()
+    argv = ["study", str(TINY), "-o", str(tmp_path / "out"), "--data-dir", str(empty), "-q"]
+    code = BLOCK + f"from tokstudy.cli import main\nsys.exit(main({argv!r}))\n"
+    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 1, res.stderr
+    assert "tokstudy study: error:" in res.stderr and "pip install -e '.[pretrain]'" in res.stderr
+    assert "internal error" not in res.stderr and "Traceback" not in res.stderr
