@@ -81,6 +81,7 @@ _API = {
     "StudyConfig": "tokstudy.study.config",
     "load_study_config": "tokstudy.study.config",
     "run_study": "tokstudy.study.pipeline",
+    "TrainerBackend": "tokstudy.study.backends",
 }
 
 __all__ = sorted(_API) + ["__version__"]

@@ -72,3 +72,12 @@ def test_the_library_statistics_import_without_torch():
     code = "import sys, tokstudy.analysis.welch as w; w.welch_p([1, 2], [3, 5]); print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "False"
+
+
+def test_the_docstring_examples_run():
+    import doctest
+
+    import tokstudy.analysis.welch as welch
+
+    result = doctest.testmod(welch)
+    assert result.failed == 0 and result.attempted > 0

@@ -133,3 +133,12 @@ def test_tokstudy_study_without_torch_names_the_install(tmp_path):
     assert res.returncode == 1, res.stderr
     assert "tokstudy study: error:" in res.stderr and "pip install -e '.[pretrain]'" in res.stderr
     assert "internal error" not in res.stderr and "Traceback" not in res.stderr
+
+
+def test_the_protocols_docstring_example_runs():
+    import doctest
+
+    import tokstudy.study.backends as backends
+
+    result = doctest.testmod(backends)
+    assert result.failed == 0 and result.attempted > 0
