@@ -24,10 +24,11 @@ BLOCK = """
 import sys
 class _NotInstalled:
     def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in ("torch", "transformers", "deepspeed", "pretrain"):
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        if name.partition(".")[0] in {blocked}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
 sys.meta_path.insert(0, _NotInstalled())
 """
+NO_TORCH = BLOCK.format(blocked=("torch", "transformers", "deepspeed", "pretrain"))
 
 STUDY_ON_THE_FAKE = """
 import json
@@ -64,7 +65,7 @@ def fake_study(tmp_path_factory):
     empty = tmp / "no_corpora"
     empty.mkdir()
     out = tmp / "out"
-    code = BLOCK + STUDY_ON_THE_FAKE.format(tiny=str(TINY), out=str(out), empty=str(empty))
+    code = NO_TORCH + STUDY_ON_THE_FAKE.format(tiny=str(TINY), out=str(out), empty=str(empty))
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stderr[-3000:]
     return json.loads(res.stdout.strip().splitlines()[-1]), out, empty
@@ -124,15 +125,23 @@ def test_the_pretrain_backend_has_the_protocols_signatures():
         assert [p.kind for p in got.parameters.values()] == [p.kind for p in want.parameters.values()], name
 
 
-def test_tokstudy_study_without_torch_names_the_install(tmp_path):
+@pytest.mark.parametrize(
+    "blocked, install",
+    [
+        (("torch", "transformers", "deepspeed", "pretrain"), "pip install -e '.[pretrain]'"),
+        (("deepspeed",), "pip install --no-build-isolation 'deepspeed==0.19.8'"),
+    ],
+)
+def test_tokstudy_study_without_torch_names_the_install(blocked, install, tmp_path):
     empty = tmp_path / "no_corpora"
     empty.mkdir()
     argv = ["study", str(TINY), "-o", str(tmp_path / "out"), "--data-dir", str(empty), "-q"]
-    code = BLOCK + f"from tokstudy.cli import main\nsys.exit(main({argv!r}))\n"
-    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    code = BLOCK.format(blocked=blocked) + f"from tokstudy.cli import main\nsys.exit(main({argv!r}))\n"
+    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert res.returncode == 1, res.stderr
-    assert "tokstudy study: error:" in res.stderr and "pip install -e '.[pretrain]'" in res.stderr
+    assert "tokstudy study: error:" in res.stderr and install in res.stderr
     assert "internal error" not in res.stderr and "Traceback" not in res.stderr
+    assert not (tmp_path / "out" / "tokenizers").exists()  # refused before any work
 
 
 def test_the_protocols_docstring_example_runs():

@@ -65,4 +65,18 @@ def _pretrain_backend():
             f"the study pre-trains and fine-tunes models, which needs the pre-trainer's dependencies "
             f"({exc.name} is not installed): pip install -e '.[pretrain]'"
         ) from exc
+    if not _installed("deepspeed"):  # imported only when training starts: say so now, not after the tokenizers
+        raise MissingDependencyError(
+            "the study pre-trains with DeepSpeed, which is not installed: after torch, "
+            "DS_BUILD_OPS=0 pip install --no-build-isolation 'deepspeed==0.19.8' (`make setup` does both)"
+        )
     return PretrainBackend()
+
+
+def _installed(name: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:
+        return False
