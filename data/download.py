@@ -159,116 +159,54 @@ def bible_chapters(raw: bytes) -> bytes:
 # ---- the plan -----------------------------------------------------------------------------------
 
 
+def single(corpus: str, target: str, source: tuple[str, str], path: str, convert=lambda raw: raw) -> Job:
+    """A job that writes ``target`` from one source file, converted by ``convert`` (bytes -> bytes)."""
+    return Job(corpus, target, (url(source, path),), lambda r: convert(r[0]))
+
+
+LEIPZIG_STEMS = {
+    "en": "eng_wikipedia_2016_10K",
+    "de": "deu_wikipedia_2016_10K",
+    "fr": "fra_wikipedia_2010_10K",
+    "ru": "rus_wikipedia_2016_10K",
+    "ar": "ara_wikipedia_2016_10K",
+}
+UD_PREFIXES = (("es", ANCORA, "ud_pos-2.7/es_ancora-ud"), ("zh", UD_ZH, "zh_gsd-ud"), ("ja", UD_JA, "ja_gsd-ud"))
+BIBLE_BOOKS = (("eu", "Basque-NT"), ("sw", "Swahili-NT"))
+
+
 def jobs() -> list[Job]:
     """Every file to write, with its sources (the single source of truth for --dry-run)."""
     out: list[Job] = []
     for name in ("train", "testa", "testb"):
+        out.append(single("conll2003", f"conll2003_en/eng.{name}.gz", HSCRF, f"data/eng.{name}", conll2003_fix))
         out.append(
-            Job(
-                "conll2003",
-                f"conll2003_en/eng.{name}.gz",
-                (url(HSCRF, f"data/eng.{name}"),),
-                lambda r: conll2003_fix(r[0]),
-            )
-        )
-        out.append(
-            Job(
-                "conll2002_es",
-                f"conll2002_es/esp.{name}.gz",
-                (url(CONLL02, f"conll2002/esp.{name}"),),
-                lambda r: latin1_to_utf8(r[0]),
-            )
+            single("conll2002_es", f"conll2002_es/esp.{name}.gz", CONLL02, f"conll2002/esp.{name}", latin1_to_utf8)
         )
     for lang in WIKIANN_LANGS:
         for split in ("train", "val", "test"):
-            out.append(
-                Job(
-                    "wikiann",
-                    f"wikiann/{lang}.{split}.tsv.gz",
-                    (url(WIKINEURAL, f"data/wikiann/{lang}/{split}.conllu"),),
-                    lambda r: wikiann_drop_index(r[0]),
-                )
-            )
-    out.append(
-        Job(
-            "ner_ja_wikipedia",
-            "ner_ja_wikipedia/ner.json.gz",
-            (url(STOCKMARK, "ner.json"),),
-            lambda r: gzip_as_is(r[0]),
-        )
-    )
+            source_path = f"data/wikiann/{lang}/{split}.conllu"
+            out.append(single("wikiann", f"wikiann/{lang}.{split}.tsv.gz", WIKINEURAL, source_path, wikiann_drop_index))
+    out.append(single("ner_ja_wikipedia", "ner_ja_wikipedia/ner.json.gz", STOCKMARK, "ner.json", gzip_as_is))
     for corpus in ("snips", "atis"):
         for split in ("train", "valid", "test"):
             for f in ("seq.in", "seq.out", "label"):
-                out.append(
-                    Job(
-                        corpus, f"{corpus}/{split}/{f}", (url(SLOTGATED, f"data/{corpus}/{split}/{f}"),), lambda r: r[0]
-                    )
-                )
-    out.append(
-        Job(
-            "sst2",
-            "sst2/train.tsv.gz",
-            (url(AUTOPROMPT, "glue_data/SST-2/train_full.tsv"),),
-            lambda r: gzip_as_is(r[0]),
-        )
-    )
-    out.append(Job("sst2", "sst2/dev.tsv", (url(AUTOPROMPT, "glue_data/SST-2/dev.tsv"),), lambda r: r[0]))
+                out.append(single(corpus, f"{corpus}/{split}/{f}", SLOTGATED, f"data/{corpus}/{split}/{f}"))
+    out.append(single("sst2", "sst2/train.tsv.gz", AUTOPROMPT, "glue_data/SST-2/train_full.tsv", gzip_as_is))
+    out.append(single("sst2", "sst2/dev.tsv", AUTOPROMPT, "glue_data/SST-2/dev.tsv"))
     for lang in XQUAD_LANGS:
         out.append(
-            Job(
-                "xquad_parallel",
-                f"xquad_parallel/{lang}.txt.gz",
-                (url(XQUAD, f"xquad.{lang}.json"),),
-                lambda r: xquad_contexts(r[0]),
-            )
+            single("xquad_parallel", f"xquad_parallel/{lang}.txt.gz", XQUAD, f"xquad.{lang}.json", xquad_contexts)
         )
-    out.append(
-        Job(
-            "xquad_parallel",
-            "xquad_parallel/articles.tsv",
-            (url(XQUAD, "xquad.en.json"),),
-            lambda r: xquad_articles(r[0]),
-        )
-    )
-    leipzig = {
-        "en": "eng_wikipedia_2016_10K",
-        "de": "deu_wikipedia_2016_10K",
-        "fr": "fra_wikipedia_2010_10K",
-        "ru": "rus_wikipedia_2016_10K",
-        "ar": "ara_wikipedia_2016_10K",
-    }
-    for lang, stem in leipzig.items():
-        out.append(
-            Job(
-                "raw_text",
-                f"raw_text/{lang}.txt.gz",
-                (url(LEIPZIG, f"data/{stem}/{stem}-sentences.txt"),),
-                lambda r: leipzig_sentences(r[0]),
-            )
-        )
-    for lang, source, prefix in (
-        ("es", ANCORA, "ud_pos-2.7/es_ancora-ud"),
-        ("zh", UD_ZH, "zh_gsd-ud"),
-        ("ja", UD_JA, "ja_gsd-ud"),
-    ):
-        out.append(
-            Job(
-                "raw_text",
-                f"raw_text/{lang}.txt.gz",
-                (url(source, f"{prefix}-dev.conllu"), url(source, f"{prefix}-test.conllu")),
-                lambda r: ud_text(*r),
-            )
-        )
-    for lang, book in (("eu", "Basque-NT"), ("sw", "Swahili-NT")):
-        out.append(
-            Job(
-                "raw_text",
-                f"raw_text/{lang}.txt.gz",
-                (url(BIBLES, f"bibles/{book}.xml"),),
-                lambda r: bible_chapters(r[0]),
-            )
-        )
+    out.append(single("xquad_parallel", "xquad_parallel/articles.tsv", XQUAD, "xquad.en.json", xquad_articles))
+    for lang, stem in LEIPZIG_STEMS.items():
+        source_path = f"data/{stem}/{stem}-sentences.txt"
+        out.append(single("raw_text", f"raw_text/{lang}.txt.gz", LEIPZIG, source_path, leipzig_sentences))
+    for lang, source, prefix in UD_PREFIXES:
+        urls = (url(source, f"{prefix}-dev.conllu"), url(source, f"{prefix}-test.conllu"))
+        out.append(Job("raw_text", f"raw_text/{lang}.txt.gz", urls, lambda r: ud_text(*r)))
+    for lang, book in BIBLE_BOOKS:
+        out.append(single("raw_text", f"raw_text/{lang}.txt.gz", BIBLES, f"bibles/{book}.xml", bible_chapters))
     return out
 
 
