@@ -17,6 +17,7 @@ MODULES = [
     "tokstudy.analysis.intrinsic",
     "tokstudy.analysis.ratio_batch",
     "tokstudy.configfile",
+    "tokstudy.cli.arguments",
     "tokstudy.report.tables",
     "tokstudy.report.html",
     "tokstudy.analysis.parity",
