@@ -192,15 +192,13 @@ def bootstrap_kwargs(args) -> dict:
     return {"n_resamples": args.resamples, "confidence": args.confidence, "seed": args.seed}
 
 
+#: the options of :func:`add_input_arguments` that become :class:`FileOptions` fields, under the same names
+FILE_OPTION_NAMES = ("format", "encoding", "scheme", "lenient", "label_column")
+
+
 def file_options(args) -> FileOptions:
-    """The reader options of the command line."""
-    return FileOptions(
-        format=args.format,
-        encoding=args.encoding,
-        scheme=args.scheme,
-        lenient=args.lenient,
-        label_column=args.label_column,
-    )
+    """The reader options of the command line (each option is named as its ``FileOptions`` field)."""
+    return FileOptions(**{name: getattr(args, name) for name in FILE_OPTION_NAMES})
 
 
 def table_from_args(args):
