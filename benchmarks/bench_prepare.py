@@ -29,8 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def train_tokenizer(out: Path, vocab_size: int) -> Path:
-    import sentencepiece as spm
-
+    from tests.fixtures_sentencepiece import train_unigram
     from tokstudy.datalocation import corpus_dir
 
     root = corpus_dir("raw_text_large")
@@ -40,18 +39,12 @@ def train_tokenizer(out: Path, vocab_size: int) -> Path:
             lines += [x.strip() for x in itertools.islice(fh, 1500) if x.strip()]
     out.mkdir(parents=True, exist_ok=True)
     (out / "train.txt").write_text("\n".join(lines), encoding="utf-8")
-    spm.SentencePieceTrainer.train(
-        input=str(out / "train.txt"),
-        model_prefix=str(out / "spiece"),
-        vocab_size=vocab_size,
-        model_type="unigram",
-        pad_id=0,
-        unk_id=1,
-        bos_id=-1,
-        eos_id=-1,
-        control_symbols="[CLS],[SEP],[MASK]",
+    train_unigram(
+        out / "train.txt",
+        out / "spiece",
+        vocab_size,
+        albert=True,
         character_coverage=0.9995,
-        minloglevel=2,
         num_threads=2,
         input_sentence_size=200000,
         shuffle_input_sentence=True,

@@ -49,58 +49,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-#: Dense bf16 peak (TFLOP/s) by device-name fragment, for MFU.
-PEAK_BF16_TFLOPS = {"H100": 989.0, "H200": 989.0, "A100": 312.0, "L40S": 362.0, "A10": 125.0}
-
-
-def synthetic_store(path: Path, *, vocab_size: int, max_seq: int, n: int, seed: int = 0) -> Path:
-    """An example store of ``n`` synthetic ALBERT examples (see the module docstring)."""
-    from pretrain.data.store import ExampleStoreWriter
-
-    rng = np.random.default_rng(seed)
-    max_pred = int(np.ceil(0.15 * max_seq))
-    lengths = np.where(rng.random(n) < 0.9, max_seq, rng.integers(8, max_seq + 1, n))
-    ranks = np.arange(1, vocab_size - 4, dtype=np.float64)
-    zipf = (1 / ranks) / (1 / ranks).sum()
-    ids = np.zeros((n, max_seq), np.int64)
-    pos = np.full((n, max_pred), -1, np.int64)
-    lab = np.full((n, max_pred), -100, np.int64)
-    b_start = np.zeros(n, np.int64)
-    for i, length in enumerate(lengths):
-        body = 5 + rng.choice(len(ranks), size=length, p=zipf)
-        b = int(rng.integers(2, length - 1))
-        body[0], body[b - 1], body[length - 1] = 2, 3, 3
-        k = min(max_pred, max(1, round(0.15 * (length - 3))))
-        cand = np.setdiff1d(np.arange(1, length - 1), [b - 1])
-        chosen = np.sort(rng.choice(cand, size=k, replace=False))
-        lab[i, :k], pos[i, :k] = body[chosen], chosen
-        body[chosen] = 4
-        ids[i, :length], b_start[i] = body, b
-    meta = {"vocab_size": vocab_size, "special_ids": {"pad": 0, "unk": 1, "cls": 2, "sep": 3, "mask": 4}, "task": "sop"}
-    writer = ExampleStoreWriter(path, max_seq_length=max_seq, max_predictions=max_pred, meta=meta)
-    writer.append_batch(
-        input_ids=ids,
-        lengths=lengths,
-        segment_b_start=b_start,
-        sentence_order_label=rng.integers(0, 2, n),
-        mlm_positions=pos,
-        mlm_labels=lab,
-    )
-    return writer.close()
-
-
-def padded(batch: dict, max_seq: int) -> dict:
-    """The baseline's batch: padded to ``max_seq_length``, dense MLM labels."""
-    import torch
-
-    from pretrain.model import hf_labels
-
-    b = {k: torch.from_numpy(v) for k, v in batch.items()}
-    pad = max_seq - b["input_ids"].shape[1]
-    out = {k: torch.nn.functional.pad(b[k], (0, pad)) for k in ("input_ids", "attention_mask", "token_type_ids")}
-    out["labels"] = hf_labels(b["mlm_positions"], b["mlm_labels"], max_seq)
-    out["sentence_order_label"] = b["sentence_order_label"]
-    return out
+from pretrain_flops import PEAK_BF16_TFLOPS, train_flops_per_token  # noqa: E402 (a sibling script module)
+from pretrain_hf_baseline import baseline_stepper  # noqa: E402
+from pretrain_synthetic import synthetic_store  # noqa: E402
 
 
 def ours_stepper(model_cfg, store, batch: int, ds_config: str, compile: str = "auto", micro: int | None = None):
@@ -125,31 +76,6 @@ def ours_stepper(model_cfg, store, batch: int, ds_config: str, compile: str = "a
     def step(i: int) -> int:
         micro = order.micro_batches(i, rank=0, world_size=1, micro_batch_size=engine.micro_batch_size)
         return engine.step([store.get_batch(m) for m in micro]).tokens
-
-    return step
-
-
-def baseline_stepper(model_cfg, store, batch: int, device: str):
-    """``step(i) -> real tokens`` of plain Hugging Face training (padded batches, full-vocabulary head, AdamW)."""
-    import torch
-
-    from pretrain.model import build_model
-    from pretrain.sampler import GlobalBatchOrder
-
-    model = build_model(model_cfg, vocab_size=store.vocab_size, seed=0, fused_gelu=False).to(device).train()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, **({"fused": True} if device == "cuda" else {}))
-    order = GlobalBatchOrder(len(store), batch, seed=0)
-
-    def step(i: int) -> int:
-        raw = store.get_batch(order.global_indices(i))
-        b = {k: v.to(device) for k, v in padded(raw, store.max_seq_length).items()}
-        with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=device == "cuda"):
-            loss = model(**b).loss
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        return int(raw["attention_mask"].sum())
 
     return step
 
@@ -301,15 +227,6 @@ def model_config(name: str):
 def _sync(torch) -> None:
     if torch.cuda.is_available():
         torch.cuda.synchronize()
-
-
-def train_flops_per_token(cfg, vocab: int, seq: int, mask_rate: float, *, masked_only: bool) -> float:
-    """Model FLOPs per trained token (6 x multiply-adds for forward + backward; shared layers count per use)."""
-    h, e, layers, ffn = cfg.hidden_size, cfg.embedding_size, cfg.num_layers, cfg.intermediate_size
-    dense = layers * (4 * h * h + 2 * h * ffn) + e * h  # attention projections, FFN, embedding projection
-    attention = layers * 2 * seq * h  # QK^T and AV
-    head = (h * e + e * vocab) * (mask_rate if masked_only else 1.0) + h * h  # MLM head (+ pooler, negligible)
-    return 6.0 * (dense + attention + head)
 
 
 def main(argv=None) -> int:

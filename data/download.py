@@ -48,18 +48,21 @@ from typing import Callable
 DEFAULT_DEST = Path(__file__).resolve().parent / "corpora"
 RAW = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 
-HSCRF = ("ZhixiuYe/HSCRF-pytorch", "86bb64890317b74517c5ad44b47c66635df327d8")
-CONLL02 = ("yuto16/conll", "7664135d004ea84e16d6798db58e3a79605ea15c")
-WIKINEURAL = ("Babelscape/wikineural", "d2e28c770cba2b285e742529ae18ed849e336c65")
-STOCKMARK = ("stockmarkteam/ner-wikipedia-dataset", "5e525c2132c0e87cce890b8b92639a0cf357c1f3")
-SLOTGATED = ("MiuLab/SlotGated-SLU", "61f0307c729b1fad479ef1de94aa5ac5dee601b0")
-AUTOPROMPT = ("eyalbd2/Reproducing-AutoPrompt", "6288fb5bec9c572f2492875ae0111df5b6daed11")
-XQUAD = ("google-deepmind/xquad", "7d30520c717524000f0d9d2f9c10a069acd9d285")
-LEIPZIG = ("wahab4114/language-detection", "956ab76a1a879a0108964f2146b5f438a27b7084")
-ANCORA = ("ragerri/evaluation-spanish-language-models", "1c4579e54ab2bfa16f28c960cee554328c51c318")
-UD_ZH = ("UniversalDependencies/UD_Chinese-GSD", "200dbe8acf60ff0d194f2d30bf925c410eee762a")
-UD_JA = ("UniversalDependencies/UD_Japanese-GSD", "7bc20119f476b552635e0640644e577b6fd3606b")
-BIBLES = ("christos-c/bible-corpus", "44e5fca1bfb369a5da2ee23ebc6f421c88489c5c")
+#: the repositories read, each pinned to a commit: short name -> "owner/repository@commit"
+SOURCES = {
+    "hscrf": "ZhixiuYe/HSCRF-pytorch@86bb64890317b74517c5ad44b47c66635df327d8",
+    "conll02": "yuto16/conll@7664135d004ea84e16d6798db58e3a79605ea15c",
+    "wikineural": "Babelscape/wikineural@d2e28c770cba2b285e742529ae18ed849e336c65",
+    "stockmark": "stockmarkteam/ner-wikipedia-dataset@5e525c2132c0e87cce890b8b92639a0cf357c1f3",
+    "slotgated": "MiuLab/SlotGated-SLU@61f0307c729b1fad479ef1de94aa5ac5dee601b0",
+    "autoprompt": "eyalbd2/Reproducing-AutoPrompt@6288fb5bec9c572f2492875ae0111df5b6daed11",
+    "xquad": "google-deepmind/xquad@7d30520c717524000f0d9d2f9c10a069acd9d285",
+    "leipzig": "wahab4114/language-detection@956ab76a1a879a0108964f2146b5f438a27b7084",
+    "ancora": "ragerri/evaluation-spanish-language-models@1c4579e54ab2bfa16f28c960cee554328c51c318",
+    "ud_zh": "UniversalDependencies/UD_Chinese-GSD@200dbe8acf60ff0d194f2d30bf925c410eee762a",
+    "ud_ja": "UniversalDependencies/UD_Japanese-GSD@7bc20119f476b552635e0640644e577b6fd3606b",
+    "bibles": "christos-c/bible-corpus@44e5fca1bfb369a5da2ee23ebc6f421c88489c5c",
+}
 
 XQUAD_LANGS = ("ar", "de", "el", "en", "es", "hi", "ro", "ru", "th", "tr", "vi", "zh")
 WIKIANN_LANGS = ("de", "en", "es", "nl", "pl", "ru")
@@ -75,8 +78,10 @@ class Job:
     build: Callable[[list[bytes]], bytes]
 
 
-def url(source: tuple[str, str], path: str) -> str:
-    return RAW.format(repo=source[0], commit=source[1], path=path)
+def url(source: str, path: str) -> str:
+    """The raw-file address of ``path`` in ``SOURCES[source]`` at its pinned commit."""
+    repo, commit = SOURCES[source].split("@")
+    return RAW.format(repo=repo, commit=commit, path=path)
 
 
 # ---- conversions (pure: bytes in, bytes out; tested in tests/data/test_download.py) ------------
@@ -159,116 +164,56 @@ def bible_chapters(raw: bytes) -> bytes:
 # ---- the plan -----------------------------------------------------------------------------------
 
 
+def single(corpus: str, target: str, source: str, path: str, convert=lambda raw: raw) -> Job:
+    """A job that writes ``target`` from one source file, converted by ``convert`` (bytes -> bytes)."""
+    return Job(corpus, target, (url(source, path),), lambda r: convert(r[0]))
+
+
+LEIPZIG_STEMS = {
+    "en": "eng_wikipedia_2016_10K",
+    "de": "deu_wikipedia_2016_10K",
+    "fr": "fra_wikipedia_2010_10K",
+    "ru": "rus_wikipedia_2016_10K",
+    "ar": "ara_wikipedia_2016_10K",
+}
+UD_PREFIXES = (("es", "ancora", "ud_pos-2.7/es_ancora-ud"), ("zh", "ud_zh", "zh_gsd-ud"), ("ja", "ud_ja", "ja_gsd-ud"))
+BIBLE_BOOKS = (("eu", "Basque-NT"), ("sw", "Swahili-NT"))
+
+
 def jobs() -> list[Job]:
     """Every file to write, with its sources (the single source of truth for --dry-run)."""
     out: list[Job] = []
     for name in ("train", "testa", "testb"):
+        out.append(single("conll2003", f"conll2003_en/eng.{name}.gz", "hscrf", f"data/eng.{name}", conll2003_fix))
         out.append(
-            Job(
-                "conll2003",
-                f"conll2003_en/eng.{name}.gz",
-                (url(HSCRF, f"data/eng.{name}"),),
-                lambda r: conll2003_fix(r[0]),
-            )
-        )
-        out.append(
-            Job(
-                "conll2002_es",
-                f"conll2002_es/esp.{name}.gz",
-                (url(CONLL02, f"conll2002/esp.{name}"),),
-                lambda r: latin1_to_utf8(r[0]),
-            )
+            single("conll2002_es", f"conll2002_es/esp.{name}.gz", "conll02", f"conll2002/esp.{name}", latin1_to_utf8)
         )
     for lang in WIKIANN_LANGS:
         for split in ("train", "val", "test"):
+            source_path = f"data/wikiann/{lang}/{split}.conllu"
             out.append(
-                Job(
-                    "wikiann",
-                    f"wikiann/{lang}.{split}.tsv.gz",
-                    (url(WIKINEURAL, f"data/wikiann/{lang}/{split}.conllu"),),
-                    lambda r: wikiann_drop_index(r[0]),
-                )
+                single("wikiann", f"wikiann/{lang}.{split}.tsv.gz", "wikineural", source_path, wikiann_drop_index)
             )
-    out.append(
-        Job(
-            "ner_ja_wikipedia",
-            "ner_ja_wikipedia/ner.json.gz",
-            (url(STOCKMARK, "ner.json"),),
-            lambda r: gzip_as_is(r[0]),
-        )
-    )
+    out.append(single("ner_ja_wikipedia", "ner_ja_wikipedia/ner.json.gz", "stockmark", "ner.json", gzip_as_is))
     for corpus in ("snips", "atis"):
         for split in ("train", "valid", "test"):
             for f in ("seq.in", "seq.out", "label"):
-                out.append(
-                    Job(
-                        corpus, f"{corpus}/{split}/{f}", (url(SLOTGATED, f"data/{corpus}/{split}/{f}"),), lambda r: r[0]
-                    )
-                )
-    out.append(
-        Job(
-            "sst2",
-            "sst2/train.tsv.gz",
-            (url(AUTOPROMPT, "glue_data/SST-2/train_full.tsv"),),
-            lambda r: gzip_as_is(r[0]),
-        )
-    )
-    out.append(Job("sst2", "sst2/dev.tsv", (url(AUTOPROMPT, "glue_data/SST-2/dev.tsv"),), lambda r: r[0]))
+                out.append(single(corpus, f"{corpus}/{split}/{f}", "slotgated", f"data/{corpus}/{split}/{f}"))
+    out.append(single("sst2", "sst2/train.tsv.gz", "autoprompt", "glue_data/SST-2/train_full.tsv", gzip_as_is))
+    out.append(single("sst2", "sst2/dev.tsv", "autoprompt", "glue_data/SST-2/dev.tsv"))
     for lang in XQUAD_LANGS:
         out.append(
-            Job(
-                "xquad_parallel",
-                f"xquad_parallel/{lang}.txt.gz",
-                (url(XQUAD, f"xquad.{lang}.json"),),
-                lambda r: xquad_contexts(r[0]),
-            )
+            single("xquad_parallel", f"xquad_parallel/{lang}.txt.gz", "xquad", f"xquad.{lang}.json", xquad_contexts)
         )
-    out.append(
-        Job(
-            "xquad_parallel",
-            "xquad_parallel/articles.tsv",
-            (url(XQUAD, "xquad.en.json"),),
-            lambda r: xquad_articles(r[0]),
-        )
-    )
-    leipzig = {
-        "en": "eng_wikipedia_2016_10K",
-        "de": "deu_wikipedia_2016_10K",
-        "fr": "fra_wikipedia_2010_10K",
-        "ru": "rus_wikipedia_2016_10K",
-        "ar": "ara_wikipedia_2016_10K",
-    }
-    for lang, stem in leipzig.items():
-        out.append(
-            Job(
-                "raw_text",
-                f"raw_text/{lang}.txt.gz",
-                (url(LEIPZIG, f"data/{stem}/{stem}-sentences.txt"),),
-                lambda r: leipzig_sentences(r[0]),
-            )
-        )
-    for lang, source, prefix in (
-        ("es", ANCORA, "ud_pos-2.7/es_ancora-ud"),
-        ("zh", UD_ZH, "zh_gsd-ud"),
-        ("ja", UD_JA, "ja_gsd-ud"),
-    ):
-        out.append(
-            Job(
-                "raw_text",
-                f"raw_text/{lang}.txt.gz",
-                (url(source, f"{prefix}-dev.conllu"), url(source, f"{prefix}-test.conllu")),
-                lambda r: ud_text(*r),
-            )
-        )
-    for lang, book in (("eu", "Basque-NT"), ("sw", "Swahili-NT")):
-        out.append(
-            Job(
-                "raw_text",
-                f"raw_text/{lang}.txt.gz",
-                (url(BIBLES, f"bibles/{book}.xml"),),
-                lambda r: bible_chapters(r[0]),
-            )
-        )
+    out.append(single("xquad_parallel", "xquad_parallel/articles.tsv", "xquad", "xquad.en.json", xquad_articles))
+    for lang, stem in LEIPZIG_STEMS.items():
+        source_path = f"data/{stem}/{stem}-sentences.txt"
+        out.append(single("raw_text", f"raw_text/{lang}.txt.gz", "leipzig", source_path, leipzig_sentences))
+    for lang, source, prefix in UD_PREFIXES:
+        urls = (url(source, f"{prefix}-dev.conllu"), url(source, f"{prefix}-test.conllu"))
+        out.append(Job("raw_text", f"raw_text/{lang}.txt.gz", urls, lambda r: ud_text(*r)))
+    for lang, book in BIBLE_BOOKS:
+        out.append(single("raw_text", f"raw_text/{lang}.txt.gz", "bibles", f"bibles/{book}.xml", bible_chapters))
     return out
 
 

@@ -237,6 +237,11 @@ def read_meta(path: str | os.PathLike) -> dict[str, Any]:
     return meta
 
 
+def _meta_int(key: str, doc: str) -> property:
+    """A read-only property: ``int(self.meta[key])``."""
+    return property(lambda self: int(self.meta[key]), doc=doc)
+
+
 class ExampleStore:
     """Read-only, memory-mapped view of a store; batches are trimmed to their longest example.
 
@@ -272,17 +277,9 @@ class ExampleStore:
     def __len__(self) -> int:
         return int(self.meta["num_examples"])
 
-    @property
-    def max_seq_length(self) -> int:
-        return int(self.meta["max_seq_length"])
-
-    @property
-    def max_predictions(self) -> int:
-        return int(self.meta["max_predictions"])
-
-    @property
-    def vocab_size(self) -> int:
-        return int(self.meta["vocab_size"])
+    max_seq_length = _meta_int("max_seq_length", "Tokens per example, [CLS] and [SEP]s included.")
+    max_predictions = _meta_int("max_predictions", "Masked positions per example at most.")
+    vocab_size = _meta_int("vocab_size", "Pieces in the tokenizer the store was made with.")
 
     @property
     def special_ids(self) -> dict[str, int]:

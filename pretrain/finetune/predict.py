@@ -24,6 +24,22 @@ def _batches(items: Sequence, batch_size: int):
         yield order[s : s + batch_size]
 
 
+def _argmax_by_batch(model, items: Sequence, pad_id: int, batch_size: int, *, token_labels: bool) -> list:
+    """``(indices, argmax)`` per batch of ``items``: the model's best class per position (token tasks) or
+    per sequence, computed in inference mode on the model's device."""
+    import torch
+
+    device = next(model.parameters()).device
+    model.eval()
+    results = []
+    with torch.inference_mode():
+        for idx in _batches(items, batch_size):
+            batch = collate([items[i] for i in idx], pad_id, device, token_labels=token_labels)
+            batch.pop("labels")
+            results.append((idx, model(**batch).logits.argmax(-1).cpu().tolist()))
+    return results
+
+
 def predict_tags(
     model,
     tokenizer,
@@ -36,23 +52,15 @@ def predict_tags(
     pieces: list | None = None,
 ) -> list[list[str]]:
     """One predicted tag per word of every sentence (``pieces`` may pass precomputed :func:`word_pieces`)."""
-    import torch
-
     cls_id, sep_id, pad_id, _ = special_ids(tokenizer)
     pieces = pieces if pieces is not None else word_pieces(tokenizer, sentences)
     windows = token_windows(pieces, None, cls_id=cls_id, sep_id=sep_id, max_length=max_length, stride=stride)
     out: list[list[str | None]] = [[None] * len(s) for s in sentences]
-    device = next(model.parameters()).device
-    model.eval()
-    with torch.inference_mode():
-        for idx in _batches(windows, batch_size):
-            batch = collate([windows[i] for i in idx], pad_id, device, token_labels=True)
-            batch.pop("labels")
-            best = model(**batch).logits.argmax(-1).cpu().tolist()
-            for row, i in enumerate(idx):
-                w = windows[i]
-                for word, pos in w.first:
-                    out[w.sentence][word] = id2label[int(best[row][pos])]
+    for idx, best in _argmax_by_batch(model, windows, pad_id, batch_size, token_labels=True):
+        for row, i in enumerate(idx):
+            w = windows[i]
+            for word, pos in w.first:
+                out[w.sentence][word] = id2label[int(best[row][pos])]
     missing = [(s, w) for s, tags in enumerate(out) for w, t in enumerate(tags) if t is None]
     if missing:  # cannot happen with the window planner; a silent gap would corrupt the analysis
         raise AssertionError(f"words without a prediction (sentence, word): {missing[:5]}")
@@ -70,19 +78,11 @@ def predict_labels(
     pieces: list | None = None,
 ) -> list[str]:
     """One predicted label per sentence."""
-    import torch
-
     cls_id, sep_id, pad_id, _ = special_ids(tokenizer)
     pieces = pieces if pieces is not None else word_pieces(tokenizer, sentences)
     items = sentence_inputs(pieces, None, cls_id=cls_id, sep_id=sep_id, max_length=max_length)
     out: list[str | None] = [None] * len(items)
-    device = next(model.parameters()).device
-    model.eval()
-    with torch.inference_mode():
-        for idx in _batches(items, batch_size):
-            batch = collate([items[i] for i in idx], pad_id, device, token_labels=False)
-            batch.pop("labels")
-            best = model(**batch).logits.argmax(-1).cpu().tolist()
-            for row, i in enumerate(idx):
-                out[i] = id2label[int(best[row])]
+    for idx, best in _argmax_by_batch(model, items, pad_id, batch_size, token_labels=False):
+        for row, i in enumerate(idx):
+            out[i] = id2label[int(best[row])]
     return out  # type: ignore[return-value]

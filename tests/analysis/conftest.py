@@ -93,8 +93,7 @@ def toy() -> Dataset:
 @pytest.fixture(scope="session")
 def spm_model(tmp_path_factory) -> Path:
     """A tiny SentencePiece unigram model (vocab 400) trained on raw English text or a synthetic corpus."""
-    import sentencepiece as spm
-
+    from tests.fixtures_sentencepiece import train_unigram
     from tokstudy.data.rawtext import iter_sentences
     from tokstudy.datalocation import corpus_dir, has_corpus
 
@@ -113,17 +112,7 @@ def spm_model(tmp_path_factory) -> Path:
             for _ in range(3000)
         ]
     corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    prefix = d / "tiny"
-    spm.SentencePieceTrainer.train(
-        input=str(corpus),
-        model_prefix=str(prefix),
-        vocab_size=400,
-        model_type="unigram",
-        character_coverage=0.9995,
-        num_threads=1,
-        minloglevel=2,
-    )
-    return Path(f"{prefix}.model")
+    return train_unigram(corpus, d / "tiny", 400, character_coverage=0.9995, num_threads=1)
 
 
 def naive_rows(table, tokenizer):

@@ -13,6 +13,7 @@ import warnings
 import pytest
 
 from tests.conftest import corpus_path
+from tests.fixtures_sentencepiece import train_unigram
 from tokstudy.analysis.coverage import THRESHOLD, UnknownPiecesWarning, char_script, coverage_warnings, unknown_share
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.data.types import Dataset, Sentence
@@ -40,16 +41,11 @@ def _column_sentences(path, limit, sep):
 
 @pytest.fixture(scope="module")
 def english_only(tmp_path_factory):
-    import sentencepiece as spm
-
     with gzip.open(corpus_path("raw_text") / "en.txt.gz", "rt", encoding="utf-8") as fh:
         lines = [l.strip() for l in itertools.islice(fh, 2000)]
     lines = ["".join(ch for ch in l if ord(ch) < 0x250) for l in lines]  # Latin script only
     prefix = tmp_path_factory.mktemp("spm") / "en"
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(lines), model_prefix=str(prefix), vocab_size=600, character_coverage=1.0, minloglevel=2
-    )
-    return load_tokenizer(f"{prefix}.model", name="en-only")
+    return load_tokenizer(train_unigram(lines, prefix, 600, character_coverage=1.0), name="en-only")
 
 
 @pytest.fixture(scope="module")

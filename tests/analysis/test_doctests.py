@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
-
 import pytest
+
+from tests.fixtures_doctest import assert_examples_pass
 
 MODULES = [
     "tokstudy.analysis.predictions",
@@ -17,6 +16,7 @@ MODULES = [
     "tokstudy.analysis.intrinsic",
     "tokstudy.analysis.ratio_batch",
     "tokstudy.configfile",
+    "tokstudy.cli.arguments",
     "tokstudy.report.tables",
     "tokstudy.report.html",
     "tokstudy.analysis.parity",
@@ -26,5 +26,4 @@ MODULES = [
 
 @pytest.mark.parametrize("name", MODULES)
 def test_doctests(name):
-    result = doctest.testmod(importlib.import_module(name))
-    assert result.failed == 0 and result.attempted > 0
+    assert_examples_pass(name)

@@ -6,6 +6,7 @@ import pytest
 
 from tests.analysis.conftest import ChunkSegmenter, SpmSegmenter
 from tests.conftest import corpus_path
+from tests.fixtures_sentencepiece import train_unigram
 from tokstudy.analysis.parity import parity, read_parallel_text
 from tokstudy.errors import AlignmentError
 
@@ -89,13 +90,9 @@ def test_parity_cli_json_has_gini(tmp_path):
     for lang, paras in PARAS.items():
         (d / f"{lang}.txt").write_text("\n".join(paras) + "\n", encoding="utf-8")
     sp = tmp_path / "m"
-    import sentencepiece as spm
-
     text = tmp_path / "t.txt"
     text.write_text("\n".join(p for ps in PARAS.values() for p in ps) * 20, encoding="utf-8")
-    spm.SentencePieceTrainer.train(
-        input=str(text), model_prefix=str(sp), vocab_size=40, minloglevel=2, hard_vocab_limit=False
-    )
+    train_unigram(text, sp, 40, hard_vocab_limit=False)
     out = tmp_path / "p.json"
     assert main(["parity", "-t", f"{sp}.model", "--parallel-dir", str(d), "--resamples", "50", "--json", str(out)]) == 0
     (res,) = json.loads(out.read_text())

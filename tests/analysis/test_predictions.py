@@ -67,22 +67,20 @@ def test_wrong_column_count_names_file_and_line(tmp_path):
     assert f"{path}:3:" in str(err.value) and "3 tab-separated columns" in str(err.value)
 
 
-def test_too_few_conlleval_columns(tmp_path):
-    path = tmp_path / "bad.txt"
-    path.write_text("EU B-ORG B-ORG\nrejects O\n", encoding="utf-8")
-    with pytest.raises(DataFormatError, match=r"bad.txt:2: expected at least 3 columns"):
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("bad.txt", "EU B-ORG B-ORG\nrejects O\n", r"bad.txt:2: expected at least 3 columns"),
+        ("bad.tsv", "# sent_id = x\nEU\tO\tO\n", r"bad.tsv:1: sent_id 'x'"),
+        ("empty.tsv", "# model=x\n\n", "no predicted words"),
+    ],
+    ids=["too-few-conlleval-columns", "bad-sent-id", "empty"],
+)
+def test_bad_file_is_refused_with_its_place(tmp_path, name, text, message):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DataFormatError, match=message):
         read_predictions(path)
-
-
-def test_bad_sent_id_and_empty_file(tmp_path):
-    path = tmp_path / "bad.tsv"
-    path.write_text("# sent_id = x\nEU\tO\tO\n", encoding="utf-8")
-    with pytest.raises(DataFormatError, match=r"bad.tsv:1: sent_id 'x'"):
-        read_predictions(path)
-    empty = tmp_path / "empty.tsv"
-    empty.write_text("# model=x\n\n", encoding="utf-8")
-    with pytest.raises(DataFormatError, match="no predicted words"):
-        read_predictions(empty)
 
 
 def test_writer_rejects_ragged_sentence_and_leaves_no_file(tmp_path):

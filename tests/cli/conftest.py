@@ -7,13 +7,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import corpus_path
+from tests.fixtures_sentencepiece import train_unigram
 
 
 @pytest.fixture(scope="session")
 def en_models(tmp_path_factory) -> dict[int, Path]:
     """Unigram models of 2k and 8k pieces trained on raw_text/en (skips when absent)."""
-    import sentencepiece as spm
-
     from tokstudy.data.rawtext import iter_sentences
 
     src = corpus_path("raw_text") / "en.txt.gz"
@@ -23,13 +22,5 @@ def en_models(tmp_path_factory) -> dict[int, Path]:
     out = {}
     for vocab in (2000, 8000):
         prefix = d / f"sp{vocab}"
-        spm.SentencePieceTrainer.train(
-            input=str(corpus),
-            model_prefix=str(prefix),
-            vocab_size=vocab,
-            model_type="unigram",
-            num_threads=2,
-            minloglevel=2,
-        )
-        out[vocab] = Path(f"{prefix}.model")
+        out[vocab] = train_unigram(corpus, prefix, vocab, num_threads=2)
     return out

@@ -120,27 +120,19 @@ def predictions_file(tmp_path_factory):
     return path, sents
 
 
+def correlate_sp8k(en_models, predictions, out, *, resamples: int) -> int:
+    """``tokstudy correlate`` of the 8k model on conll2003:test, figures written as JSON to ``out``."""
+    model = f"sp8k={en_models[8000]}"
+    argv = ["-d", "conll2003:test", "-t", model, "-p", str(predictions), "--resamples", str(resamples)]
+    return main(["correlate", *argv, "--no-progress", "--json", str(out)])
+
+
 def test_correlate_gives_scipy_r_and_p(en_models, predictions_file, tmp_path, capsys):
     import sentencepiece as spm
 
     path, sents = predictions_file
     out = tmp_path / "corr.json"
-    rc = main(
-        [
-            "correlate",
-            "-d",
-            "conll2003:test",
-            "-t",
-            f"sp8k={en_models[8000]}",
-            "-p",
-            str(path),
-            "--resamples",
-            "100",
-            "--no-progress",
-            "--json",
-            str(out),
-        ]
-    )
+    rc = correlate_sp8k(en_models, path, out, resamples=100)
     assert rc == 0
     text = capsys.readouterr().out
     assert "Pearson r" in text and "5+" in text
@@ -177,22 +169,7 @@ def test_correlate_reads_a_declared_subset_and_says_so(en_models, predictions_fi
     path, sents = predictions_file
     sub = write_predictions(tmp_path / "sub.tsv", sents[:100], metadata={"model": "fake", "subset": "first:100"})
     out = tmp_path / "sub.json"
-    rc = main(
-        [
-            "correlate",
-            "-d",
-            "conll2003:test",
-            "-t",
-            f"sp8k={en_models[8000]}",
-            "-p",
-            str(sub),
-            "--resamples",
-            "0",
-            "--no-progress",
-            "--json",
-            str(out),
-        ]
-    )
+    rc = correlate_sp8k(en_models, sub, out, resamples=0)
     assert rc == 0
     assert "covers the first 100 of 3453 sentences of conll2003:test" in capsys.readouterr().out
     (res,) = json.loads(out.read_text())

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import doctest
-import importlib
 
 import pytest
+
+from tests.fixtures_doctest import assert_examples_pass
 
 MODULES = [
     "schemes",
@@ -24,6 +25,4 @@ MODULES = [
 
 @pytest.mark.parametrize("module", MODULES)
 def test_docstring_examples(module):
-    mod = importlib.import_module(f"tokstudy.data.{module}")
-    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0
+    assert_examples_pass(f"tokstudy.data.{module}", optionflags=doctest.ELLIPSIS)

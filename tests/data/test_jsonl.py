@@ -14,10 +14,20 @@ from tokstudy.data.registry import load_dataset
 from tokstudy.errors import DataFormatError, TagSchemeError
 
 
-def jl(tmp_path, *objs, name="a.jsonl"):
+def jl(tmp_path, *objs, name="a.jsonl", end="\n"):
+    """A JSON-lines file of ``objs`` (a string is written as it is), each line ended by ``end``."""
     p = tmp_path / name
-    p.write_text("\n".join(o if isinstance(o, str) else json.dumps(o, ensure_ascii=False) for o in objs) + "\n")
+    p.write_text("".join((o if isinstance(o, str) else json.dumps(o, ensure_ascii=False)) + end for o in objs))
     return p
+
+
+def record(curid: str, text: str, *entities: tuple[str, int, int, str]) -> dict:
+    """A character-span record; each entity is ``(name, start, end, type)``."""
+    return {
+        "curid": curid,
+        "text": text,
+        "entities": [{"name": n, "span": [a, b], "type": t} for n, a, b, t in entities],
+    }
 
 
 def spans_json(tmp_path, records, name="r.json"):
@@ -72,35 +82,25 @@ def test_jsonl_forbidden_i_and_lenient(tmp_path):
 
 
 def test_jsonl_empty(tmp_path):
-    p = tmp_path / "e.jsonl"
-    p.write_text("")
     with pytest.raises(DataFormatError, match=r"e\.jsonl: file is empty"):
-        read_jsonl(p)
+        read_jsonl(jl(tmp_path, name="e.jsonl", end=""))
 
 
 # ---- character spans ---------------------------------------------------------------------------
 
 
 def test_char_spans_to_words_and_tags(tmp_path):
-    p = spans_json(
-        tmp_path,
-        [
-            {
-                "curid": "9",
-                "text": "レッドフォックス株式会社は、東京都千代田区に本社",
-                "entities": [
-                    {"name": "レッドフォックス株式会社", "span": [0, 12], "type": "法人名"},
-                    {"name": "東京都", "span": [14, 17], "type": "地名"},
-                ],
-            },
-            {
-                "curid": "9",
-                "text": "Red Fox Inc. です",
-                "entities": [{"name": "Red Fox", "span": [0, 7], "type": "法人名"}],
-            },
-            {"curid": "3", "text": "なし", "entities": []},
-        ],
-    )
+    records = [
+        record(
+            "9",
+            "レッドフォックス株式会社は、東京都千代田区に本社",
+            ("レッドフォックス株式会社", 0, 12, "法人名"),
+            ("東京都", 14, 17, "地名"),
+        ),
+        record("9", "Red Fox Inc. です", ("Red Fox", 0, 7, "法人名")),
+        record("3", "なし"),
+    ]
+    p = spans_json(tmp_path, records)
     ds = read_char_span_json(p, name="ja", split="all")
     s = ds[0]
     assert s.words == ("レッドフォックス", "株式会社", "は", "、", "東京都", "千代田区", "に", "本社")
@@ -130,34 +130,16 @@ def test_char_span_errors_name_record(tmp_path, entity, match):
 
 
 def test_char_span_overlap_and_unknown_type(tmp_path):
-    p = spans_json(
-        tmp_path,
-        [
-            {
-                "curid": "5",
-                "text": "東京都に",
-                "entities": [
-                    {"name": "東京都", "span": [0, 3], "type": "地名"},
-                    {"name": "京都", "span": [1, 3], "type": "地名"},
-                ],
-            }
-        ],
-    )
+    p = spans_json(tmp_path, [record("5", "東京都に", ("東京都", 0, 3, "地名"), ("京都", 1, 3, "地名"))])
     with pytest.raises(DataFormatError, match=r"record 0 \(curid 5\): entities \[0, 3\) and \[1, 3\) overlap"):
         read_char_span_json(p)
-    q = spans_json(
-        tmp_path,
-        [{"curid": "5", "text": "東京都", "entities": [{"name": "東京都", "span": [0, 3], "type": "謎"}]}],
-        name="q.json",
-    )
+    q = spans_json(tmp_path, [record("5", "東京都", ("東京都", 0, 3, "謎"))], name="q.json")
     with pytest.raises(DataFormatError, match=r"type '謎' is not in type_map"):
         read_char_span_json(q, type_map=JA_TYPES_EN)
 
 
 def test_char_span_bad_pretokenizer_is_caught(tmp_path):
-    p = spans_json(
-        tmp_path, [{"curid": "5", "text": "東京都に", "entities": [{"name": "東京", "span": [0, 2], "type": "地名"}]}]
-    )
+    p = spans_json(tmp_path, [record("5", "東京都に", ("東京", 0, 2, "地名"))])
     with pytest.raises(DataFormatError, match=r"does not start and end on word boundaries"):
         read_char_span_json(p, pretokenizer=lambda text, cuts: [(0, len(text))])
 

@@ -42,6 +42,8 @@ SETTINGS = settings(
 SPECIAL = "#\\\u05d0\u05e9\u0627\u0644\u0301\u0308\U0001f600\U00010348\u200d\ufeff"
 ANY_CHAR = st.one_of(st.characters(exclude_categories=("Cs",)), st.sampled_from(SPECIAL))
 NEWLINES = st.sampled_from(["\n", "\r\n", "\r"])
+#: how a file's text is stored: line endings, a byte-order mark or not, gzip or not (keyword arguments of encode)
+FORMS = st.fixed_dictionaries({"newline": NEWLINES, "bom": st.booleans(), "gz": st.booleans()})
 TYPES = st.sampled_from(["PER", "LOC", "ORG", "MISC", "fromloc.city_name"])
 
 
@@ -112,17 +114,15 @@ def check_mutation(path, raw: bytes, pos: int, value: int, read, count) -> None:
 @SETTINGS
 @given(
     lines=st.lists(st.text(ANY_CHAR.filter(lambda c: c not in "\n\r"), max_size=12), min_size=1, max_size=12),
-    newline=NEWLINES,
-    bom=st.booleans(),
-    gz=st.booleans(),
+    form=FORMS,
     final=st.booleans(),
 )
-def test_iter_lines_gives_back_the_lines(tmp_path, lines, newline, bom, gz, final):
+def test_iter_lines_gives_back_the_lines(tmp_path, lines, form, final):
     if lines[0].startswith("\ufeff"):
         lines[0] = "x" + lines[0]  # a leading BOM is dropped by design
     text = "\n".join(lines) + ("\n" if final or lines[-1] == "" else "")
     path = tmp_path / "f.txt"
-    path.write_bytes(encode(text, newline=newline, bom=bom, gz=gz))
+    path.write_bytes(encode(text, **form))
     assert [t for _, t in iter_lines(path, allow_empty=True)] == lines
 
 
@@ -132,14 +132,12 @@ def test_iter_lines_gives_back_the_lines(tmp_path, lines, newline, bom, gz, fina
 @SETTINGS
 @given(
     sentences=tagged_sentences(),
-    newline=NEWLINES,
-    bom=st.booleans(),
-    gz=st.booleans(),
+    form=FORMS,
     sep=st.sampled_from([" ", "\t", "  ", " \t"]),
 )
-def test_conll_write_read_is_identity(tmp_path, sentences, newline, bom, gz, sep):
+def test_conll_write_read_is_identity(tmp_path, sentences, form, sep):
     path = tmp_path / "f.conll"
-    path.write_bytes(encode(conll_text(sentences, sep), newline=newline, bom=bom, gz=gz))
+    path.write_bytes(encode(conll_text(sentences, sep), **form))
     ds = read_conll(path, scheme="IOB2")
     assert [(list(s.words), list(s.tags)) for s in ds] == sentences
 
@@ -168,31 +166,27 @@ def test_conll_one_changed_byte_reads_the_same_count_or_names_the_line(tmp_path,
         min_size=1,
         max_size=6,
     ),
-    newline=NEWLINES,
-    bom=st.booleans(),
-    gz=st.booleans(),
+    form=FORMS,
 )
-def test_tsv_write_read_is_identity(tmp_path, rows, newline, bom, gz):
+def test_tsv_write_read_is_identity(tmp_path, rows, form):
     text = "sentence\tlabel\n" + "".join(f"{' '.join(w)}\t{label}\n" for w, label in rows)
     path = tmp_path / "s.tsv"
-    path.write_bytes(encode(text, newline=newline, bom=bom, gz=gz))
+    path.write_bytes(encode(text, **form))
     assert [(list(s.words), s.label) for s in read_tsv(path)] == rows
 
 
 @SETTINGS
 @given(
     sentences=tagged_sentences(word=ANY_WORD),
-    newline=NEWLINES,
-    bom=st.booleans(),
-    gz=st.booleans(),
+    form=FORMS,
     ascii_only=st.booleans(),
 )
-def test_jsonl_write_read_is_identity(tmp_path, sentences, newline, bom, gz, ascii_only):
+def test_jsonl_write_read_is_identity(tmp_path, sentences, form, ascii_only):
     text = "".join(json.dumps({"tokens": w, "tags": t}, ensure_ascii=ascii_only) + "\n" for w, t in sentences)
     if not ascii_only and any(c in text for c in "\r\u2028\u2029\x85"):
         return  # raw line separators inside a JSON string would cut its line; ensure_ascii escapes them
     path = tmp_path / "t.jsonl"
-    path.write_bytes(encode(text, newline=newline, bom=bom, gz=gz))
+    path.write_bytes(encode(text, **form))
     assert [(list(s.words), list(s.tags)) for s in read_jsonl(path, scheme="IOB2")] == sentences
 
 
@@ -213,18 +207,16 @@ def predicted(draw):
 @SETTINGS
 @given(
     triples=predicted(),
-    newline=NEWLINES,
-    bom=st.booleans(),
-    gz=st.booleans(),
+    form=FORMS,
     meta=st.dictionaries(
         st.sampled_from(["dataset", "model", "seed"]),
         st.text(ANY_CHAR.filter(lambda c: c not in "\t\n\r"), max_size=6).map(str.strip),
     ),
 )
-def test_predictions_write_read_is_identity(tmp_path, triples, newline, bom, gz, meta):
+def test_predictions_write_read_is_identity(tmp_path, triples, form, meta):
     path = write_predictions(tmp_path / "p.tsv", triples, metadata=meta)
     text = path.read_bytes().decode("utf-8")
-    path.write_bytes(encode(text, newline=newline, bom=bom, gz=gz))
+    path.write_bytes(encode(text, **form))
     got = read_predictions(path)
     assert [(list(s.words), list(s.gold), list(s.pred)) for s in got] == [tuple(map(list, t)) for t in triples]
     assert [s.sent_id for s in got] == list(range(len(triples)))

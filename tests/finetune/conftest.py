@@ -47,6 +47,7 @@ def build_tiny_albert(directory: Path, *, vocab_size: int = 2000, n_lines: int =
     import torch
     from transformers import AlbertConfig, AlbertModel, AutoTokenizer
 
+    from tests.fixtures_sentencepiece import train_unigram
     from tokstudy.tokenization.hf_export import (
         ALBERT_SPECIALS,
         add_albert_post_processor,
@@ -55,20 +56,7 @@ def build_tiny_albert(directory: Path, *, vocab_size: int = 2000, n_lines: int =
     )
 
     directory.mkdir(parents=True, exist_ok=True)
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(_lines(n_lines)),
-        model_prefix=str(directory / "spiece"),
-        vocab_size=vocab_size,
-        model_type="unigram",
-        pad_id=0,
-        unk_id=1,
-        bos_id=-1,
-        eos_id=-1,
-        control_symbols=["[CLS]", "[SEP]", "[MASK]"],
-        minloglevel=2,
-        num_threads=1,
-        hard_vocab_limit=False,
-    )
+    train_unigram(_lines(n_lines), directory / "spiece", vocab_size, albert=True, num_threads=1, hard_vocab_limit=False)
     tok = spm_to_hf_tokenizer(directory / "spiece.model")
     add_albert_post_processor(tok)
     write_hf_files(tok, directory, special_tokens=ALBERT_SPECIALS, model_max_length=TINY["max_position_embeddings"])

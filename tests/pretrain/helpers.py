@@ -2,10 +2,51 @@
 
 from __future__ import annotations
 
+import os
+import socket
 from pathlib import Path
 
 import numpy as np
 import torch
+import yaml
+
+from tests.conftest import PROJECT_ROOT
+
+# Variables a launcher sets for its children: a test that starts its own must not inherit them.
+LAUNCHER_VARIABLES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "GROUP_RANK")
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free now (for a rendezvous)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def subprocess_env() -> dict[str, str]:
+    """The environment for a ``pretrain train`` child process: no inherited launcher variables, one
+    thread per process (several run on few cores), this checkout first on the path."""
+    env = {k: v for k, v in os.environ.items() if k not in LAUNCHER_VARIABLES}
+    env.update(OMP_NUM_THREADS="1", PYTHONPATH=str(PROJECT_ROOT))
+    return env
+
+
+def tiny_train_args(cfg, cfg_file: Path, store_dir: Path, tokenizer_dir: Path, out: Path) -> list[str]:
+    """Arguments of ``pretrain train`` for the tiny model with ``cfg`` (a ``TrainConfig``, written to ``cfg_file``)."""
+    cfg_file.write_text(yaml.safe_dump(cfg.to_dict()))
+    return [
+        "--model",
+        "tiny",
+        "--train-config",
+        str(cfg_file),
+        "--data",
+        str(store_dir),
+        "--tokenizer",
+        str(tokenizer_dir),
+        "--output",
+        str(out),
+        "--no-progress",
+    ]
 
 
 def final_weights(run_dir: Path) -> dict[str, torch.Tensor]:

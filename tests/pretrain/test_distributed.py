@@ -10,59 +10,24 @@ rounding in near-zero gradients, hence the margin).
 
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
 import sys
 
 import pytest
-import yaml
 
 from pretrain.config import ModelConfig, TrainConfig
 from pretrain.train import train
 from tests.conftest import PROJECT_ROOT
-from tests.pretrain.helpers import assert_same_weights, final_weights
+from tests.pretrain.helpers import assert_same_weights, final_weights, free_port, subprocess_env, tiny_train_args
 
 CFG = TrainConfig(batch_size=16, lr=1e-3, warmup_steps=2, total_steps=10, checkpoint_every=5, log_every=5)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _torchrun(nproc: int, cfg: TrainConfig, tmp_path, store_dir, tokenizer_dir, out) -> subprocess.CompletedProcess:
-    cfg_file = tmp_path / f"train_{out.name}.yaml"
-    cfg_file.write_text(yaml.safe_dump(cfg.to_dict()))
-    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_PORT")}
-    env.update(OMP_NUM_THREADS="1", PYTHONPATH=str(PROJECT_ROOT))
-    cmd = [
-        sys.executable,
-        "-m",
-        "torch.distributed.run",
-        "--nproc_per_node",
-        str(nproc),
-        "--master_addr",
-        "127.0.0.1",
-        "--master_port",
-        str(_free_port()),
-        "-m",
-        "pretrain",
-        "train",
-        "--model",
-        "tiny",
-        "--train-config",
-        str(cfg_file),
-        "--data",
-        str(store_dir),
-        "--tokenizer",
-        str(tokenizer_dir),
-        "--output",
-        str(out),
-        "--no-progress",
-    ]
-    return subprocess.run(cmd, env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    args = tiny_train_args(cfg, tmp_path / f"train_{out.name}.yaml", store_dir, tokenizer_dir, out)
+    launcher = ["--nproc_per_node", str(nproc), "--master_addr", "127.0.0.1", "--master_port", str(free_port())]
+    cmd = [sys.executable, "-m", "torch.distributed.run", *launcher, "-m", "pretrain", "train", *args]
+    return subprocess.run(cmd, env=subprocess_env(), cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
 
 
 @pytest.mark.slow

@@ -12,7 +12,6 @@ import warnings
 
 import pytest
 import torch
-import yaml
 
 from pretrain.checkpoint import CheckpointManager, CorruptCheckpointError, verify
 from pretrain.config import ModelConfig, TrainConfig
@@ -20,7 +19,7 @@ from pretrain.engine import NonFiniteLossError
 from pretrain.model import AlbertPretrainingModule
 from pretrain.train import train
 from tests.conftest import PROJECT_ROOT
-from tests.pretrain.helpers import assert_same_weights, final_weights
+from tests.pretrain.helpers import assert_same_weights, final_weights, subprocess_env, tiny_train_args
 
 CFG = TrainConfig(batch_size=16, lr=1e-3, warmup_steps=2, total_steps=20, checkpoint_every=5, keep_last=3, log_every=5)
 
@@ -126,28 +125,11 @@ def test_a_failed_write_leaves_no_checkpoint(tmp_path):
 @pytest.mark.slow
 def test_sigkill_mid_run_then_resume_matches_uninterrupted(finished, tmp_path, store_dir, tokenizer_dir):
     out = tmp_path / "killed"
-    cfg_file = tmp_path / "train.yaml"
-    cfg_file.write_text(yaml.safe_dump(CFG.replace(checkpoint_every=3).to_dict()))
-    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_PORT")}
-    env.update(OMP_NUM_THREADS="1", PYTHONPATH=str(PROJECT_ROOT))
-    cmd = [
-        sys.executable,
-        "-m",
-        "pretrain",
-        "train",
-        "--model",
-        "tiny",
-        "--train-config",
-        str(cfg_file),
-        "--data",
-        str(store_dir),
-        "--tokenizer",
-        str(tokenizer_dir),
-        "--output",
-        str(out),
-        "--no-progress",
-    ]
-    proc = subprocess.Popen(cmd, env=env, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    args = tiny_train_args(CFG.replace(checkpoint_every=3), tmp_path / "train.yaml", store_dir, tokenizer_dir, out)
+    cmd = [sys.executable, "-m", "pretrain", "train", *args]
+    proc = subprocess.Popen(
+        cmd, env=subprocess_env(), cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     ckpts = out / "checkpoints"
     deadline = time.monotonic() + 240
     # Kill once the first checkpoint is complete, while training (and possibly the next write) goes on.

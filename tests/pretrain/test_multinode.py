@@ -12,20 +12,18 @@ Same global batch as the single process; the tolerance is the one of the 2-proce
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import subprocess
 import sys
 
 import pytest
-import yaml
 
 from pretrain.config import ModelConfig
 from pretrain.train import train
 from tests.conftest import PROJECT_ROOT
-from tests.pretrain.helpers import assert_same_weights, final_weights
-from tests.pretrain.test_distributed import CFG, _free_port
+from tests.pretrain.helpers import assert_same_weights, final_weights, free_port, subprocess_env, tiny_train_args
+from tests.pretrain.test_distributed import CFG
 
 NODE_ARGS = ["--local-addr", "127.0.0.1"]
 
@@ -81,29 +79,12 @@ def test_two_nodes_match_one_process(tmp_path, store_dir, tokenizer_dir):
     single = tmp_path / "one"
     train(ModelConfig(), CFG, data=store_dir, tokenizer=tokenizer_dir, output=single, progress=False)
 
-    cfg_file = tmp_path / "train.yaml"
-    cfg_file.write_text(yaml.safe_dump(CFG.replace(micro_batch_size=8).to_dict()))
     out = tmp_path / "two_nodes"
-    train_args = [
-        "--model",
-        "tiny",
-        "--train-config",
-        str(cfg_file),
-        "--data",
-        str(store_dir),
-        "--tokenizer",
-        str(tokenizer_dir),
-        "--output",
-        str(out),
-        "--no-progress",
-    ]
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "GROUP_RANK")
-    }
-    env.update(OMP_NUM_THREADS="1", PYTHONPATH=str(PROJECT_ROOT))
-    endpoint = f"127.0.0.1:{_free_port()}"
+    train_args = tiny_train_args(
+        CFG.replace(micro_batch_size=8), tmp_path / "train.yaml", store_dir, tokenizer_dir, out
+    )
+    env = subprocess_env()
+    endpoint = f"127.0.0.1:{free_port()}"
     # --local-addr: the address the other node reaches this one at (on a cluster the node's own
     # host name is used by default; here both "nodes" are this machine).
     node_args = NODE_ARGS

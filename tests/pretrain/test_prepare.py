@@ -14,6 +14,7 @@ from pretrain.data.config import PrepareConfig
 from pretrain.data.prepare import load_tokenizer_tables, prepare
 from pretrain.data.store import ExampleStore
 from tests.conftest import PROJECT_ROOT, corpus_path
+from tests.fixtures_sentencepiece import train_unigram
 from tokstudy.errors import DataFormatError, TokenizerLoadError
 
 _TOKENIZER: dict[str, Path] = {}
@@ -23,8 +24,6 @@ TOKENIZER_LANGUAGES = ("en", "de", "fr", "ru", "zh", "ja", "sw")
 def multilingual_tokenizer(tmp_path_factory) -> Path:
     """An ALBERT-style SentencePiece model (pad 0, unk 1, [CLS] [SEP] [MASK]) on several languages, trained once."""
     if "dir" not in _TOKENIZER:
-        import sentencepiece as spm
-
         root = corpus_path("raw_text")
         lines = []
         for lang in TOKENIZER_LANGUAGES:
@@ -32,20 +31,7 @@ def multilingual_tokenizer(tmp_path_factory) -> Path:
                 lines += [x.strip() for x in itertools.islice(f, 1200) if x.strip()]
         out = tmp_path_factory.mktemp("prepare_tok")
         (out / "train.txt").write_text("\n".join(lines), encoding="utf-8")
-        spm.SentencePieceTrainer.train(
-            input=str(out / "train.txt"),
-            model_prefix=str(out / "spiece"),
-            vocab_size=3000,
-            model_type="unigram",
-            pad_id=0,
-            unk_id=1,
-            bos_id=-1,
-            eos_id=-1,
-            control_symbols="[CLS],[SEP],[MASK]",
-            character_coverage=0.9995,
-            minloglevel=2,
-            num_threads=1,
-        )
+        train_unigram(out / "train.txt", out / "spiece", 3000, albert=True, character_coverage=0.9995, num_threads=1)
         _TOKENIZER["dir"] = out
     return _TOKENIZER["dir"]
 

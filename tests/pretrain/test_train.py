@@ -57,16 +57,15 @@ def test_run_writes_logs_checkpoints_and_model(short_run):
     assert rows[-1]["lr"] < rows[0]["lr"]  # linear decay after warm-up
 
 
+def _one_step(store_dir, tokenizer_dir, output):
+    """One step of the tiny model (for the checks made before any training)."""
+    config = TrainConfig(batch_size=32, total_steps=1)
+    return train(ModelConfig(), config, data=store_dir, tokenizer=tokenizer_dir, output=output, progress=False)
+
+
 def test_refuses_to_overwrite_a_run_without_resume(short_run, store_dir, tokenizer_dir):
     with pytest.raises(FileExistsError, match="--resume"):
-        train(
-            ModelConfig(),
-            TrainConfig(batch_size=32, total_steps=1),
-            data=store_dir,
-            tokenizer=tokenizer_dir,
-            output=short_run.output_dir,
-            progress=False,
-        )
+        _one_step(store_dir, tokenizer_dir, short_run.output_dir)
 
 
 def test_tokenizer_and_store_vocabulary_must_agree(tmp_path, store_dir):
@@ -75,11 +74,4 @@ def test_tokenizer_and_store_vocabulary_must_agree(tmp_path, store_dir):
 
     other = train_tokenizer(tmp_path / "tok500", vocab_size=500, sample_size=1500)
     with pytest.raises(VocabularyMismatchError, match="600.*500|500.*600"):
-        train(
-            ModelConfig(),
-            TrainConfig(batch_size=32, total_steps=1),
-            data=store_dir,
-            tokenizer=other,
-            output=tmp_path / "run",
-            progress=False,
-        )
+        _one_step(store_dir, other, tmp_path / "run")

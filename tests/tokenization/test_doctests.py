@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
-
 import pytest
+
+from tests.fixtures_doctest import assert_examples_pass
 
 MODULES = ["tokstudy.tokenization.context", "tokstudy.analysis.coverage", "tokstudy.report.table3"]
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_doctests(name):
-    result = doctest.testmod(importlib.import_module(name))
-    assert result.failed == 0 and result.attempted > 0
+    assert_examples_pass(name)

@@ -20,6 +20,7 @@ import itertools
 import pytest
 
 from tests.conftest import corpus_path
+from tests.fixtures_sentencepiece import train_unigram
 from tests.tokenization.conftest import conll_sentences, tsv_sentences
 from tokstudy.tokenization.loading import load_tokenizer
 
@@ -273,13 +274,7 @@ def test_sentencepiece_without_dummy_prefix(text_slice, sentences, tmp_path):
     """``add_dummy_prefix=false``: alone a word has no ``▁``, inside a sentence it has; we give the sentence's."""
     import sentencepiece as spm
 
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(text_slice),
-        model_prefix=str(tmp_path / "nd"),
-        vocab_size=1500,
-        add_dummy_prefix=False,
-        minloglevel=2,
-    )
+    train_unigram(text_slice, tmp_path / "nd", 1500, add_dummy_prefix=False)
     sp = spm.SentencePieceProcessor(model_file=str(tmp_path / "nd.model"))
     assert not sp.encode("Japan", out_type=str)[0].startswith("▁")
     seg = load_tokenizer(tmp_path / "nd.model")

@@ -17,40 +17,35 @@ def test_missing_path_names_it(tmp_path):
     assert "expected" in str(info.value)
 
 
-def test_corrupt_model_names_it(tmp_path):
-    bad = tmp_path / "broken.model"
-    bad.write_bytes(b"\x00\x01 definitely not a sentencepiece model")
-    with pytest.raises(TokenizerLoadError, match="broken.model.*not a valid SentencePiece model"):
-        load_tokenizer(bad)
-
-
-def test_corrupt_tokenizer_json_names_it(tmp_path):
-    bad = tmp_path / "tokenizer.json"
-    bad.write_text('{"version": "1.0", "model": {"type": "Nonsense"}}')
-    with pytest.raises(TokenizerLoadError, match="tokenizer.json.*not a valid Hugging Face tokenizer.json"):
-        load_tokenizer(bad)
-
-
 def test_directory_without_tokenizer(tmp_path):
     (tmp_path / "README.md").write_text("hello")
     with pytest.raises(TokenizerLoadError, match=f"{tmp_path}.*expected tokenizer.json, spiece.model"):
         load_tokenizer(tmp_path)
 
 
-def test_unknown_file_type(tmp_path):
-    odd = tmp_path / "weights.bin"
-    odd.write_bytes(b"\x00")
-    with pytest.raises(
-        TokenizerLoadError, match="weights.bin.*expected .model, tokenizer.json, vocab.txt or .tiktoken"
-    ):
-        load_tokenizer(odd)
-
-
-def test_vocab_without_unknown_token(tmp_path):
-    vocab = tmp_path / "vocab.txt"
-    vocab.write_text("a\nb\n")
-    with pytest.raises(TokenizerLoadError, match="vocab.txt.*no unknown token"):
-        load_tokenizer(vocab)
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        (
+            "broken.model",
+            b"\x00\x01 definitely not a sentencepiece model",
+            "broken.model.*not a valid SentencePiece model",
+        ),
+        (
+            "tokenizer.json",
+            b'{"version": "1.0", "model": {"type": "Nonsense"}}',
+            "tokenizer.json.*not a valid Hugging Face tokenizer.json",
+        ),
+        ("weights.bin", b"\x00", "weights.bin.*expected .model, tokenizer.json, vocab.txt or .tiktoken"),
+        ("vocab.txt", b"a\nb\n", "vocab.txt.*no unknown token"),
+    ],
+    ids=["corrupt-model", "corrupt-tokenizer-json", "unknown-file-type", "vocab-without-unknown-token"],
+)
+def test_bad_file_names_it(tmp_path, name, content, message):
+    bad = tmp_path / name
+    bad.write_bytes(content)
+    with pytest.raises(TokenizerLoadError, match=message):
+        load_tokenizer(bad)
 
 
 def test_names_and_kinds(trained, tmp_path):

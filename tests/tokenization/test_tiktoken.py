@@ -125,14 +125,17 @@ def test_bad_rank_file_names_file_and_line(rank_file, tmp_path):
     bad.write_text("\n".join(lines) + "\n")
     with pytest.raises(DataFormatError, match=r"bad\.tiktoken:3: expected '<base64 token> <rank>'"):
         load_tokenizer(bad)
-    one = tmp_path / "one.tiktoken"
-    one.write_text("QQ==\n")
-    with pytest.raises(DataFormatError, match=r"one\.tiktoken:1: .*got 1 fields"):
-        load_tokenizer(one)
-    empty = tmp_path / "empty.tiktoken"
-    empty.write_text("")
-    with pytest.raises(TokenizerLoadError, match="empty tiktoken file"):
-        load_tokenizer(empty)
+
+
+@pytest.mark.parametrize(
+    ("text", "error", "message"),
+    [("QQ==\n", DataFormatError, r"bad\.tiktoken:1: .*got 1 fields"), ("", TokenizerLoadError, "empty tiktoken file")],
+    ids=["one-field", "empty"],
+)
+def test_short_rank_file_is_refused(tmp_path, text, error, message):
+    (tmp_path / "bad.tiktoken").write_text(text)
+    with pytest.raises(error, match=message):
+        load_tokenizer(tmp_path / "bad.tiktoken")
 
 
 def test_unknown_encoding_name_is_a_clean_error():

@@ -104,6 +104,47 @@ def add_bootstrap_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_predictions_arguments(
+    parser: argparse.ArgumentParser,
+    *,
+    required: bool = False,
+    help: str = "predictions file of a model (repeat for several models)",
+    dataset_help: str = "dataset the predictions are for (name:split)",
+) -> None:
+    """``--predictions/-p FILE`` (repeatable) and ``--predictions-dataset LABEL``."""
+    parser.add_argument(
+        "--predictions", "-p", action="append", default=[], required=required, metavar="FILE", help=help
+    )
+    parser.add_argument("--predictions-dataset", default=None, metavar="LABEL", help=dataset_help)
+
+
+def add_sentence_argument(parser: argparse.ArgumentParser, *, help: str) -> None:
+    """``--sentence/-s [DATASET#]ID`` (repeatable), checked by :func:`check_sentence_specs`."""
+    parser.add_argument("--sentence", "-s", action="append", default=[], metavar="[DATASET#]ID", help=help)
+
+
+def add_output_arguments(parser: argparse.ArgumentParser, **helps: str) -> None:
+    """An optional output file per keyword, in the order given: ``json="..."`` adds ``--json FILE`` with that help.
+
+    >>> p = argparse.ArgumentParser()
+    >>> add_output_arguments(p, csv="rows as CSV", json="all as JSON")
+    >>> p.parse_args(["--json", "a.json"])
+    Namespace(csv=None, json='a.json')
+    """
+    for name, text in helps.items():
+        parser.add_argument(f"--{name}", default=None, metavar="FILE", help=text)
+
+
+def add_parallel_text_arguments(parser: argparse.ArgumentParser, *, languages: bool = True, help: str = "") -> None:
+    """``--parallel-dir DIR`` and, with ``languages``, ``--languages`` and ``--reference`` (read by
+    :func:`parity_from_args`)."""
+    default = "folder of <lang>.txt[.gz] parallel files (default: xquad_parallel at the data location)"
+    parser.add_argument("--parallel-dir", default=None, metavar="DIR", help=help or default)
+    if languages:
+        parser.add_argument("--languages", default=None, help="comma-separated languages (default: every file)")
+        parser.add_argument("--reference", default="en", help="reference language (default en)")
+
+
 def non_negative_int(text: str) -> int:
     """argparse type: an integer >= 0."""
     try:
@@ -151,15 +192,13 @@ def bootstrap_kwargs(args) -> dict:
     return {"n_resamples": args.resamples, "confidence": args.confidence, "seed": args.seed}
 
 
+#: the options of :func:`add_input_arguments` that become :class:`FileOptions` fields, under the same names
+FILE_OPTION_NAMES = ("format", "encoding", "scheme", "lenient", "label_column")
+
+
 def file_options(args) -> FileOptions:
-    """The reader options of the command line."""
-    return FileOptions(
-        format=args.format,
-        encoding=args.encoding,
-        scheme=args.scheme,
-        lenient=args.lenient,
-        label_column=args.label_column,
-    )
+    """The reader options of the command line (each option is named as its ``FileOptions`` field)."""
+    return FileOptions(**{name: getattr(args, name) for name in FILE_OPTION_NAMES})
 
 
 def table_from_args(args):

@@ -16,23 +16,20 @@ def register(sub) -> None:
             "Example: tokstudy correlate -d conll2003:test -t runs/tok/sp-32000 --predictions preds.tsv"
         ),
     )
-    from tokstudy.cli.arguments import add_bootstrap_arguments, add_input_arguments
+    from tokstudy.cli.arguments import (
+        add_bootstrap_arguments,
+        add_input_arguments,
+        add_output_arguments,
+        add_predictions_arguments,
+    )
 
     add_input_arguments(p)
-    p.add_argument(
-        "--predictions",
-        "-p",
-        action="append",
-        default=[],
+    add_predictions_arguments(
+        p,
         required=True,
-        metavar="FILE",
         help="predictions file (repeat for several models)",
-    )
-    p.add_argument(
-        "--predictions-dataset",
-        default=None,
-        metavar="LABEL",
-        help="which dataset the predictions are for, as the table names it (name:split), when several are given",
+        dataset_help="which dataset the predictions are for, as the table names it (name:split), "
+        "when several are given",
     )
     p.add_argument(
         "--measure",
@@ -46,8 +43,7 @@ def register(sub) -> None:
         help="use the file's gold tags even where they differ from the dataset's",
     )
     add_bootstrap_arguments(p)
-    p.add_argument("--json", default=None, metavar="FILE", help="also write every figure as JSON")
-    p.add_argument("--csv", default=None, metavar="FILE", help="also write the correlations as CSV")
+    add_output_arguments(p, json="also write every figure as JSON", csv="also write the correlations as CSV")
     p.set_defaults(func=run)
 
 

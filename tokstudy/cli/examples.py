@@ -15,33 +15,23 @@ def register(sub) -> None:
             "Example: tokstudy examples -d conll2003:test -t sp32k=a/ -t sp128k=b/ --sentence 12 -p preds.tsv"
         ),
     )
-    from tokstudy.cli.arguments import add_input_arguments
+    from tokstudy.cli.arguments import (
+        add_input_arguments,
+        add_output_arguments,
+        add_predictions_arguments,
+        add_sentence_argument,
+    )
 
     add_input_arguments(p)
-    p.add_argument(
-        "--sentence",
-        "-s",
-        action="append",
-        default=[],
-        metavar="[DATASET#]ID",
+    add_sentence_argument(
+        p,
         help="sentence id within its dataset (repeat); prefix DATASET# (e.g. conll2003:test#12) with several datasets",
     )
     p.add_argument(
         "--auto", type=int, default=3, metavar="N", help="without --sentence: how many sentences to pick (default 3)"
     )
-    p.add_argument(
-        "--predictions",
-        "-p",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="predictions file of a model (repeat for several models)",
-    )
-    p.add_argument(
-        "--predictions-dataset", default=None, metavar="LABEL", help="dataset the predictions are for (name:split)"
-    )
-    p.add_argument("--csv", default=None, metavar="FILE", help="also write the rows as CSV")
-    p.add_argument("--json", default=None, metavar="FILE", help="also write the examples as JSON")
+    add_predictions_arguments(p)
+    add_output_arguments(p, csv="also write the rows as CSV", json="also write the examples as JSON")
     p.set_defaults(func=run)
 
 

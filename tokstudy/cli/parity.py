@@ -15,20 +15,17 @@ def register(sub) -> None:
             "Example: tokstudy parity -t runs/tok/sp-32000 --languages en,de,ru,zh"
         ),
     )
-    from tokstudy.cli.arguments import add_bootstrap_arguments, add_input_arguments
+    from tokstudy.cli.arguments import (
+        add_bootstrap_arguments,
+        add_input_arguments,
+        add_output_arguments,
+        add_parallel_text_arguments,
+    )
 
     add_input_arguments(p, datasets=False)
-    p.add_argument(
-        "--parallel-dir",
-        default=None,
-        metavar="DIR",
-        help="folder of <lang>.txt[.gz] parallel files (default: xquad_parallel at the data location)",
-    )
-    p.add_argument("--languages", default=None, help="comma-separated languages (default: every file)")
-    p.add_argument("--reference", default="en", help="reference language (default en)")
+    add_parallel_text_arguments(p)
     add_bootstrap_arguments(p)
-    p.add_argument("--json", default=None, metavar="FILE", help="also write the results as JSON")
-    p.add_argument("--csv", default=None, metavar="FILE", help="also write the results as CSV")
+    add_output_arguments(p, json="also write the results as JSON", csv="also write the results as CSV")
     p.set_defaults(func=run)
 
 

@@ -14,20 +14,18 @@ def register(sub) -> None:
             "Example: tokstudy report -d conll2003:test -t sp32k=a/ -t sp64k=b/ -p preds32k.tsv --out report/"
         ),
     )
-    from tokstudy.cli.arguments import add_bootstrap_arguments, add_input_arguments
+    from tokstudy.cli.arguments import (
+        add_bootstrap_arguments,
+        add_input_arguments,
+        add_parallel_text_arguments,
+        add_predictions_arguments,
+        add_sentence_argument,
+    )
 
     add_input_arguments(p)
     p.add_argument("--out", "-o", required=True, metavar="DIR", help="output folder (created)")
-    p.add_argument(
-        "--predictions",
-        "-p",
-        action="append",
-        default=[],
-        metavar="FILE",
-        help="predictions file of a model (repeat): adds correlations, the error figure, predicted labels",
-    )
-    p.add_argument(
-        "--predictions-dataset", default=None, metavar="LABEL", help="dataset the predictions are for (name:split)"
+    add_predictions_arguments(
+        p, help="predictions file of a model (repeat): adds correlations, the error figure, predicted labels"
     )
     p.add_argument(
         "--train-dataset",
@@ -36,14 +34,7 @@ def register(sub) -> None:
         metavar="SPEC",
         help="fine-tuning training split for the attribution's word frequencies (see `tokstudy attribute`)",
     )
-    p.add_argument(
-        "--sentence",
-        "-s",
-        action="append",
-        default=[],
-        metavar="[DATASET#]ID",
-        help="sentences for Table 3 (default: picked automatically)",
-    )
+    add_sentence_argument(p, help="sentences for Table 3 (default: picked automatically)")
     p.add_argument(
         "--examples",
         type=int,
@@ -52,7 +43,7 @@ def register(sub) -> None:
         help="sentences to pick for Table 3 when --sentence is not given (default 3)",
     )
     p.add_argument("--parity", action="store_true", help="add parity on parallel text (xquad_parallel)")
-    p.add_argument("--parallel-dir", default=None, metavar="DIR", help="parallel text folder for --parity")
+    add_parallel_text_arguments(p, languages=False, help="parallel text folder for --parity")
     p.add_argument("--no-figures", action="store_true", help="skip the PNG/SVG figures")
     add_bootstrap_arguments(p)
     p.set_defaults(func=run)

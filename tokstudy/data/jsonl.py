@@ -95,15 +95,13 @@ def read_jsonl(
         iob2, fixed = to_iob2(tags, used, lenient=lenient, path=str(path), lines=[number] * len(tags))
         repaired += fixed
         sentences.append(Sentence(tuple(tokens), iob2, doc_id=0, sent_id=k, label=label, line=number))
-    return Dataset(
-        tuple(sentences),
-        name=name or path.name,
-        language=language,
-        split=split,
-        source=str(path),
-        repaired=repaired,
-        metadata={"scheme": used, "lenient": lenient},
-    )
+    metadata = {"scheme": used, "lenient": lenient}
+    return _dataset(sentences, path, name, language, split, repaired=repaired, metadata=metadata)
+
+
+def _dataset(sentences: list[Sentence], path: Path, name, language: str, split: str, **extra) -> Dataset:
+    """The dataset read from ``path`` (named after the file unless ``name`` is given)."""
+    return Dataset(tuple(sentences), name=name or path.name, language=language, split=split, source=str(path), **extra)
 
 
 def _jsonl_row(
@@ -211,19 +209,13 @@ def read_char_span_json(
         indices.append(index)
     if not sentences:
         raise DataFormatError("empty JSON list; expected at least one record", path=path)
-    return Dataset(
-        tuple(sentences),
-        name=name or path.name,
-        language=language,
-        split=split,
-        source=str(path),
-        metadata={
-            "curids": tuple(curids),
-            "records": tuple(indices),
-            "pretokenizer": getattr(pretokenizer, "__name__", repr(pretokenizer)),
-            "type_map": dict(type_map) if type_map else None,
-        },
-    )
+    metadata = {
+        "curids": tuple(curids),
+        "records": tuple(indices),
+        "pretokenizer": getattr(pretokenizer, "__name__", repr(pretokenizer)),
+        "type_map": dict(type_map) if type_map else None,
+    }
+    return _dataset(sentences, path, name, language, split, metadata=metadata)
 
 
 def _string_list(obj: dict, key: str, path: Path, line: int) -> list[str]:

@@ -37,6 +37,9 @@ ALBERT_SPECIALS = {
     "sep_token": "[SEP]",
     "mask_token": "[MASK]",
 }
+#: SentencePiece trainer options for that layout: <pad> 0, <unk> 1, no BOS/EOS, [CLS] [SEP] [MASK] as
+#: control pieces (what ``pretrain prepare`` and :func:`spm_to_hf_tokenizer` with ALBERT_SPECIALS expect).
+ALBERT_SENTENCEPIECE_IDS = dict(pad_id=0, unk_id=1, bos_id=-1, eos_id=-1, control_symbols=["[CLS]", "[SEP]", "[MASK]"])
 
 
 def spm_to_hf_tokenizer(model_file: str | os.PathLike, *, algorithm: str | None = None):

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from tokstudy.errors import DataNotFoundError, TokenizerTrainingError
 from tokstudy.tokenization.hf_export import (
+    ALBERT_SENTENCEPIECE_IDS,
     ALBERT_SPECIALS,
     add_albert_post_processor,
     spm_to_hf_tokenizer,
@@ -272,7 +273,7 @@ def sentencepiece_options(config: TokenizerTrainingConfig, vocab_size: int) -> d
         minloglevel=0 if config.verbose else 2,
     )
     if config.albert_specials:
-        opts.update(pad_id=0, unk_id=1, bos_id=-1, eos_id=-1, control_symbols=["[CLS]", "[SEP]", "[MASK]"])
+        opts.update(ALBERT_SENTENCEPIECE_IDS)
     return opts
 
 
@@ -300,13 +301,7 @@ def _explain_spm_error(exc: RuntimeError, config, vocab_size: int, n: int) -> Ex
     where = f"a sample of {n:,} sentences from {', '.join(map(str, config.inputs))}"
     m = re.search(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)", msg)
     if m:
-        err = TokenizerTrainingError(
-            f"vocabulary size {vocab_size} is too large for {where}: {config.algorithm} can build at most "
-            f"{m.group(2)} pieces from it. Ask for a vocabulary size <= {m.group(2)}, or give more text "
-            f"(a larger --sample-size or more input files)."
-        )
-        err.max_vocab_size = int(m.group(2))
-        return err
+        return _too_large(vocab_size, where, f"{config.algorithm} can build at most", int(m.group(2)))
     m = re.search(r"required_chars\. (\d+) vs (\d+)", msg)
     if m:
         err = TokenizerTrainingError(
@@ -317,6 +312,16 @@ def _explain_spm_error(exc: RuntimeError, config, vocab_size: int, n: int) -> Ex
         err.min_vocab_size = int(m.group(2))
         return err
     return TokenizerTrainingError(f"sentencepiece failed on {where} with vocabulary size {vocab_size}: {msg}")
+
+
+def _too_large(vocab_size: int, where: str, could: str, limit: int) -> TokenizerTrainingError:
+    """The error for a vocabulary larger than the sample allows; ``limit`` is kept as ``max_vocab_size``."""
+    err = TokenizerTrainingError(
+        f"vocabulary size {vocab_size} is too large for {where}: {could} {limit} pieces from it. Ask for a "
+        f"vocabulary size <= {limit}, or give more text (a larger --sample-size or more input files)."
+    )
+    err.max_vocab_size = limit
+    return err
 
 
 def _train_hf(sample: list[str], config: TokenizerTrainingConfig, vocab_size: int, out: Path) -> int:
@@ -355,13 +360,8 @@ def _train_hf(sample: list[str], config: TokenizerTrainingConfig, vocab_size: in
     tok.train_from_iterator(sample, trainer=trainer, length=len(sample))
     size = tok.get_vocab_size(with_added_tokens=True)
     if size < vocab_size:
-        err = TokenizerTrainingError(
-            f"vocabulary size {vocab_size} is too large for a sample of {len(sample):,} sentences from "
-            f"{', '.join(map(str, config.inputs))}: {algo} could build only {size} pieces from it. Ask for a "
-            f"vocabulary size <= {size}, or give more text (a larger --sample-size or more input files)."
-        )
-        err.max_vocab_size = size
-        raise err
+        where = f"a sample of {len(sample):,} sentences from {', '.join(map(str, config.inputs))}"
+        raise _too_large(vocab_size, where, f"{algo} could build only", size)
     add_albert_post_processor(tok)
     write_hf_files(tok, out, special_tokens=specials)
     if algo == "hf-wordpiece":
