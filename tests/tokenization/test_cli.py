@@ -102,3 +102,14 @@ def test_output_pointing_at_a_file_is_a_clean_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 1 and "taken" in err and "existing file" in err and "Traceback" not in err
     assert target.read_text() == "keep me"
+
+
+def test_train_tokenizer_refuses_a_bad_value_as_a_usage_error(tmp_path, capsys):
+    """A value argparse accepts but the config refuses (vocabulary size 0) exits 2 with one line, no traceback."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a b c\n", encoding="utf-8")
+    rc = main(["train-tokenizer", "--input", str(corpus), "--vocab-size", "0", "--output", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "tokstudy train-tokenizer: error: vocab_sizes must be positive integers" in err
+    assert "Traceback" not in err and not (tmp_path / "o").exists()

@@ -129,6 +129,7 @@ def _looks_like_path(text: str) -> bool:
 
 
 def run(args) -> int:
+    from tokstudy.errors import UsageError
     from tokstudy.tokenization.training import TokenizerTrainingConfig, train_tokenizers
 
     try:
@@ -146,8 +147,8 @@ def run(args) -> int:
             num_threads=args.threads,
             verbose=args.verbose,
         )
-    except ValueError as exc:
-        raise SystemExit(f"tokstudy train-tokenizer: error: {exc}")
+    except ValueError as exc:  # a value argparse accepted but the config refuses: a bad argument (exit 2)
+        raise UsageError(str(exc)) from exc
     for res in train_tokenizers(config, progress=not args.quiet):
         print(f"{res.path}\t{res.algorithm}\t{res.vocab_size} pieces\t{res.n_sentences} sentences\t{res.seconds:.1f} s")
     return 0
