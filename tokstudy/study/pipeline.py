@@ -268,7 +268,7 @@ def _analyse(
 
 
 def _report(work: Path, root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> dict:
-    from tokstudy.study import analysis as study_analysis
+    from tokstudy.study.report import study_report
 
-    paths = study_analysis.write_report(root, analysis, config, sources)
+    paths = study_report(root, analysis, config, sources)
     return {"markdown": str(paths["markdown"].relative_to(root)), "html": str(paths["html"].relative_to(root))}
