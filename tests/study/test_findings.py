@@ -82,3 +82,12 @@ def test_beyond_confounders_needs_every_adjusted_interval_above_one():
     assert beyond_confounders([{"model": "m", "tokenizer": "t", "or_adjusted": None}]).holds is None
     t = [{"tokenizer": "a", "ne": est(90), "non_ne": est(40), "all": est(50)}]
     assert all_findings(t, {"a": 1}, [], {}, [row(1.2, 1.1, 1.3)])[-1].claim.startswith("Segmentation predicts errors")
+
+
+def test_pretraining_helps_reads_an_undefined_interval_as_undecided():
+    from tokstudy.study.findings import pretraining_helps
+
+    one_seed = {"metric": "F1", "pretrained": {"mean": 80}, "control": {"mean": 60}, "diff": 20}
+    for bound in (None, float("nan")):  # null in control.json, NaN in memory
+        f = pretraining_helps({"t": {"a": {**one_seed, "low": bound, "high": bound}}}, ["a"])[0]
+        assert f.holds is None and "no CI" in f.evidence

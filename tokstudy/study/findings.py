@@ -143,7 +143,7 @@ def pretraining_helps(control: dict, order: list[str]) -> list[Finding]:
     ``control`` is ``{task: {model: {"pretrained": {"mean"}, "control": {"mean"}, "diff", "low", "high"}}}``
     (:func:`tokstudy.study.compare.control_comparison`). Per model, *yes* when the 95 % CI of the
     difference (pre-trained - control) lies above 0, *no* when it lies below 0, undecided when it holds
-    0 or is undefined (one seed). The task's verdict is yes when every model's is, no when every
+    0 or is undefined (one seed; ``null`` in ``control.json``). The task's verdict is yes when every model's is, no when every
     model's is, otherwise undecided.
 
     >>> c = {"t": {"a": {"metric": "F1", "pretrained": {"mean": 80}, "control": {"mean": 60},
@@ -157,9 +157,10 @@ def pretraining_helps(control: dict, order: list[str]) -> list[Finding]:
         verdicts, parts = [], []
         for m in models:
             c = by_model[m]
-            lo, hi = c["low"], c["high"]
-            verdicts.append(True if lo == lo and lo > 0 else False if hi == hi and hi < 0 else None)
-            ci = f"[{lo:+.2f}, {hi:+.2f}]" if lo == lo else "(no CI: fewer than 2 seeds or no spread)"
+            # an undefined bound is NaN in memory and null in control.json
+            lo, hi = (None if v is None or v != v else v for v in (c["low"], c["high"]))
+            verdicts.append(True if lo is not None and lo > 0 else False if hi is not None and hi < 0 else None)
+            ci = f"[{lo:+.2f}, {hi:+.2f}]" if lo is not None else "(no CI: fewer than 2 seeds or no spread)"
             parts.append(
                 f"{m}: {c['pretrained']['mean']:.2f} vs {c['control']['mean']:.2f} without pre-training, "
                 f"difference {c['diff']:+.2f} {ci}"

@@ -1,0 +1,137 @@
+"""Benchmark: the study's analysis + report stages alone, and ``tokstudy stats``, for any checkout.
+
+Issue 12 asks that "``tokstudy stats`` and the study are no slower" after the study's report moved
+into ``tokstudy.report`` (one segmentation table, two bootstrap passes instead of 1 + K + 6K).
+Both are timed in fresh processes running the code of ``--repo`` (``PYTHONPATH=<repo>``), so the
+same command measures before (a checkout of the old commit) and after:
+
+* **study analysis**: a finished tiny study (``tests/study/tiny_study.yaml``: 3 tokenizers, 2 analysis
+  datasets, CoNLL-2003 NER and SNIPS fine-tuned with 2 seeds and the no-pre-training control) is
+  copied, its ``analysis`` and ``report`` stage records are deleted, and
+  ``tokstudy study <repo>/tests/study/tiny_study.yaml --output <copy>`` reruns just those two stages
+  (every other stage is reused). Reported: the two stages' own seconds (as the pipeline records
+  them in ``.stages/*.json``) and the command's wall time (imports and cache checks included).
+* **tokstudy stats**: ``tokstudy stats -d conll2003:test -t sp8k -t sp16k -t sp32k`` (1,000
+  resamples), the three SentencePiece models of ``bench_stats.py`` (trained once, cached).
+
+The tiny study's results are built once with ``--repo``'s code if ``--results`` does not exist
+(several minutes: it trains and fine-tunes tiny models).
+
+Usage::
+
+    TOKSTUDY_DATA=../shared/data python benchmarks/bench_study_analysis.py --repo . --repeat 5
+    TOKSTUDY_DATA=../shared/data python benchmarks/bench_study_analysis.py --repo /tmp/before --repeat 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_RESULTS = Path(tempfile.gettempdir()) / "tokstudy_bench_tiny_study"
+
+
+def _env(repo: Path) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(repo), OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
+    env.setdefault("TOKSTUDY_DATA", str(repo / ".." / "shared" / "data"))
+    return env
+
+
+def _study(repo: Path, output: Path) -> float:
+    """Run (or resume) the tiny study with ``repo``'s code; returns the wall seconds."""
+    config = repo / "tests" / "study" / "tiny_study.yaml"
+    cmd = [sys.executable, "-m", "tokstudy", "study", str(config), "--output", str(output), "-q"]
+    t0 = time.perf_counter()
+    res = subprocess.run(cmd, env=_env(repo), capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if res.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{res.stdout[-2000:]}\n{res.stderr[-3000:]}")
+    return wall
+
+
+def bench_study(repo: Path, results: Path, repeat: int) -> dict[str, list[float]]:
+    """Rerun the analysis and report stages of a copy of ``results`` ``repeat`` times."""
+    if not (results / ".stages" / "analysis.json").is_file():
+        print(f"building the tiny study's results in {results} (once) ...", flush=True)
+        _study(repo, results)
+    times: dict[str, list[float]] = {"analysis": [], "report": [], "wall": []}
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = Path(tmp) / "tiny"
+            shutil.copytree(results, copy)
+            for stage in ("analysis", "report"):
+                (copy / ".stages" / f"{stage}.json").unlink()
+            shutil.rmtree(copy / "tables", ignore_errors=True)
+            times["wall"].append(_study(repo, copy))
+            records = {s: json.loads((copy / ".stages" / f"{s}.json").read_text()) for s in ("analysis", "report")}
+            for s in ("analysis", "report"):
+                times[s].append(float(records[s]["seconds"]))
+    return times
+
+
+def bench_stats(repo: Path, repeat: int, resamples: int) -> list[float]:
+    """Wall seconds of ``tokstudy stats`` on CoNLL-2003 test with three tokenizers, fresh process each run."""
+    sys.path.insert(0, str(HERE))
+    from bench_stats import train_models  # the cached 8k / 16k / 32k unigram models
+
+    models = train_models(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
+    cmd = [sys.executable, "-m", "tokstudy", "stats", "-d", "conll2003:test", "--no-progress"]
+    cmd += [a for m in models.values() for a in ("-t", str(m))] + ["--resamples", str(resamples)]
+    out = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        res = subprocess.run(cmd, env=_env(repo), capture_output=True, text=True)
+        out.append(time.perf_counter() - t0)
+        if res.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed:\n{res.stderr[-3000:]}")
+    return out
+
+
+def _line(name: str, values: list[float]) -> str:
+    return f"| {name} | {min(values):.2f} | {statistics.median(values):.2f} | {len(values)} |"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repo", type=Path, default=HERE.parent, help="checkout whose code runs (default: this one)")
+    ap.add_argument("--results", type=Path, default=DEFAULT_RESULTS, help="a finished tiny study (built if absent)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per measurement (best and median reported)")
+    ap.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of `tokstudy stats`")
+    ap.add_argument("--no-stats", action="store_true", help="time the study's stages only")
+    args = ap.parse_args()
+    repo = args.repo.resolve()
+    load = os.getloadavg()[0]
+    study = bench_study(repo, args.results.resolve(), args.repeat)
+    rows = [
+        _line("study: analysis stage (s, as recorded)", study["analysis"]),
+        _line("study: report stage (s, as recorded)", study["report"]),
+        _line("study: `tokstudy study` rerunning both (wall s)", study["wall"]),
+    ]
+    if not args.no_stats:
+        rows.append(
+            _line(
+                "`tokstudy stats` conll2003:test, 3 tokenizers (wall s)", bench_stats(repo, args.repeat, args.resamples)
+            )
+        )
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    print(
+        f"repo {repo} ({head.stdout.strip() or 'not a git checkout'}), {platform.machine()}, {os.cpu_count()} CPUs, "
+        f"1-min load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, {when}\n"
+    )
+    print("| measurement | best | median | runs |\n|---|---:|---:|---:|")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
