@@ -43,10 +43,12 @@ def task_table_of(table, test, segmenters):
 
     key = (test.name, test.split, test.language)
     if key in table.dataset_keys:
-        sub = table.select(dataset=table.datasets[table.dataset_keys.index(key)])
+        code = table.dataset_keys.index(key)
         sentences = [s for s in test.sentences if s.words]
-        if sub.n_sentences == len(sentences) and len(sub) == sum(len(s.words) for s in sentences):
-            return sub
+        n_sentences, n_words = int((table.sentence_dataset == code).sum()), int((table.dataset_code == code).sum())
+        # the same file and split: the same sentences when there are as many of them and of their words
+        if n_sentences == len(sentences) and n_words == sum(len(s.words) for s in sentences):
+            return table.select(dataset=table.datasets[code])
     return segmentation_table([test], segmenters, progress=False)
 
 
