@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -47,16 +48,25 @@ def _env(repo: Path) -> dict:
     return env
 
 
-def _study(repo: Path, output: Path) -> float:
-    """Run (or resume) the tiny study with ``repo``'s code; returns the wall seconds."""
-    config = repo / "tests" / "study" / "tiny_study.yaml"
-    cmd = [sys.executable, "-m", "tokstudy", "study", str(config), "--output", str(output), "-q"]
-    t0 = time.perf_counter()
+def _cpu_of_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _timed(cmd: list[str], repo: Path) -> tuple[float, float]:
+    """Run ``cmd`` with ``repo``'s code; returns its wall and CPU (user + system) seconds."""
+    cpu0, t0 = _cpu_of_children(), time.perf_counter()
     res = subprocess.run(cmd, env=_env(repo), capture_output=True, text=True)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, _cpu_of_children() - cpu0
     if res.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{res.stdout[-2000:]}\n{res.stderr[-3000:]}")
-    return wall
+    return wall, cpu
+
+
+def _study(repo: Path, output: Path) -> tuple[float, float]:
+    """Run (or resume) the tiny study with ``repo``'s code; returns its wall and CPU seconds."""
+    config = repo / "tests" / "study" / "tiny_study.yaml"
+    return _timed([sys.executable, "-m", "tokstudy", "study", str(config), "--output", str(output), "-q"], repo)
 
 
 def bench_study(repo: Path, results: Path, repeat: int) -> dict[str, list[float]]:
@@ -64,7 +74,7 @@ def bench_study(repo: Path, results: Path, repeat: int) -> dict[str, list[float]
     if not (results / ".stages" / "analysis.json").is_file():
         print(f"building the tiny study's results in {results} (once) ...", flush=True)
         _study(repo, results)
-    times: dict[str, list[float]] = {"analysis": [], "report": [], "wall": []}
+    times: dict[str, list[float]] = {"analysis": [], "report": [], "wall": [], "cpu": []}
     for _ in range(repeat):
         with tempfile.TemporaryDirectory() as tmp:
             copy = Path(tmp) / "tiny"
@@ -72,28 +82,28 @@ def bench_study(repo: Path, results: Path, repeat: int) -> dict[str, list[float]
             for stage in ("analysis", "report"):
                 (copy / ".stages" / f"{stage}.json").unlink()
             shutil.rmtree(copy / "tables", ignore_errors=True)
-            times["wall"].append(_study(repo, copy))
+            wall, cpu = _study(repo, copy)
+            times["wall"].append(wall)
+            times["cpu"].append(cpu)
             records = {s: json.loads((copy / ".stages" / f"{s}.json").read_text()) for s in ("analysis", "report")}
             for s in ("analysis", "report"):
                 times[s].append(float(records[s]["seconds"]))
     return times
 
 
-def bench_stats(repo: Path, repeat: int, resamples: int) -> list[float]:
-    """Wall seconds of ``tokstudy stats`` on CoNLL-2003 test with three tokenizers, fresh process each run."""
+def bench_stats(repo: Path, repeat: int, resamples: int) -> dict[str, list[float]]:
+    """Wall and CPU seconds of ``tokstudy stats`` on CoNLL-2003 test with three tokenizers, a fresh process each run."""
     sys.path.insert(0, str(HERE))
     from bench_stats import train_models  # the cached 8k / 16k / 32k unigram models
 
     models = train_models(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
     cmd = [sys.executable, "-m", "tokstudy", "stats", "-d", "conll2003:test", "--no-progress"]
     cmd += [a for m in models.values() for a in ("-t", str(m))] + ["--resamples", str(resamples)]
-    out = []
+    out: dict[str, list[float]] = {"wall": [], "cpu": []}
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        res = subprocess.run(cmd, env=_env(repo), capture_output=True, text=True)
-        out.append(time.perf_counter() - t0)
-        if res.returncode != 0:
-            raise SystemExit(f"{' '.join(cmd)} failed:\n{res.stderr[-3000:]}")
+        wall, cpu = _timed(cmd, repo)
+        out["wall"].append(wall)
+        out["cpu"].append(cpu)
     return out
 
 
@@ -116,13 +126,12 @@ def main() -> None:
         _line("study: analysis stage (s, as recorded)", study["analysis"]),
         _line("study: report stage (s, as recorded)", study["report"]),
         _line("study: `tokstudy study` rerunning both (wall s)", study["wall"]),
+        _line("study: `tokstudy study` rerunning both (CPU s, user + system)", study["cpu"]),
     ]
     if not args.no_stats:
-        rows.append(
-            _line(
-                "`tokstudy stats` conll2003:test, 3 tokenizers (wall s)", bench_stats(repo, args.repeat, args.resamples)
-            )
-        )
+        stats = bench_stats(repo, args.repeat, args.resamples)
+        rows.append(_line("`tokstudy stats` conll2003:test, 3 tokenizers (wall s)", stats["wall"]))
+        rows.append(_line("`tokstudy stats` conll2003:test, 3 tokenizers (CPU s)", stats["cpu"]))
     head = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     print(

@@ -10,6 +10,8 @@ import pytest
 from tests.analysis.conftest import ChunkSegmenter, SpmSegmenter, random_dataset
 from tokstudy.analysis.table import SegmentationTable, TokenizerColumns, segmentation_table
 
+pytestmark = pytest.mark.filterwarnings("ignore::tokstudy.analysis.coverage.UnknownPiecesWarning")
+
 
 def _assert_tables_equal(got: SegmentationTable, want: SegmentationTable) -> None:
     """Every column of the two tables equal (arrays by value and dtype)."""
@@ -71,3 +73,12 @@ def test_select_unknown_dataset_names_the_known_ones(datasets):
     full = segmentation_table(datasets[:1], [ChunkSegmenter(2)], progress=False)
     with pytest.raises(KeyError, match="alpha:test"):
         full.select(dataset="nope:test")
+
+
+@pytest.mark.parametrize("name", ["tokstudy.analysis.table_select", "tokstudy.analysis.word_columns"])
+def test_docstring_examples_run(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.failed == 0 and result.attempted > 0

@@ -44,3 +44,12 @@ def test_write_document(tmp_path):
     md = paths["markdown"].read_text()
     assert md.startswith("# Study") and "## Findings" in md
     assert "<strong>yes</strong>" in paths["html"].read_text()
+
+
+def test_docstring_example_runs():
+    import doctest
+
+    import tokstudy.report.document
+
+    result = doctest.testmod(tokstudy.report.document)
+    assert result.failed == 0 and result.attempted > 0
