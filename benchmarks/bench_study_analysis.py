@@ -14,6 +14,14 @@ same command measures before (a checkout of the old commit) and after:
 * **tokstudy stats**: ``tokstudy stats -d conll2003:test -t sp8k -t sp16k -t sp32k`` (1,000
   resamples), the three SentencePiece models of ``bench_stats.py`` (trained once, cached).
 
+``--statistics`` mode, in this checkout only: the statistics of the study's analysis at the scale of the
+``cpu`` configuration (its 10 analysis datasets, the three SentencePiece models of ``bench_stats.py``,
+1,000 resamples), the way the study computed them before issue 12 (the first dataset segmented on its
+own, then Table 4, one summary per tokenizer and one ``additional_segmentation_by`` per tokenizer,
+grouping and subset: 1 + K + 6K bootstrap passes, all datasets segmented again) against the way it does
+now (one table, ``select``, ``table_statistics`` and ``breakdowns``: two passes); interleaved rounds,
+wall and CPU time, and a check that both give the same figures.
+
 The tiny study's results are built once with ``--repo``'s code if ``--results`` does not exist
 (several minutes: it trains and fine-tunes tiny models).
 
@@ -36,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -107,6 +116,82 @@ def bench_stats(repo: Path, repeat: int, resamples: int) -> dict[str, list[float
     return out
 
 
+CPU_DATASETS = (
+    ("conll2003", "test", None),
+    ("conll2003", "dev", None),
+    ("conll2002_es", "test", None),
+    *(("wikiann", "test", lang) for lang in ("de", "en", "es", "nl", "pl", "ru")),
+    ("ner_ja_wikipedia", "test", None),
+)
+
+
+def bench_statistics(repeat: int, resamples: int) -> list[str]:
+    """Before / after issue 12's statistics of the study on the cpu configuration's datasets."""
+    sys.path.insert(0, str(HERE.parent))
+    sys.path.insert(0, str(HERE))
+    from bench_stats import train_models
+
+    from tokstudy.analysis.breakdowns import breakdowns
+    from tokstudy.analysis.coverage import UnknownPiecesWarning
+    from tokstudy.analysis.stats import (
+        additional_segmentation_by,
+        compare_tokenizers,
+        segmentation_summary,
+        table_statistics,
+    )
+    from tokstudy.analysis.table import segmentation_table
+    from tokstudy.data.registry import load_dataset
+    from tokstudy.tokenization.loading import load_tokenizer
+
+    segs = [
+        load_tokenizer(m, name=m.stem)
+        for m in train_models(Path(tempfile.gettempdir()) / "tokstudy_bench_spm").values()
+    ]
+    names = [s.name for s in segs]
+    datasets = [load_dataset(n, split, language=lang) for n, split, lang in CPU_DATASETS]
+    boot = {"n_resamples": resamples, "seed": 0}
+    groupings, subsets = ("entity_type", "language", "dataset"), ("ne", "non_ne")
+
+    def before():
+        primary = segmentation_table(datasets[:1], segs, progress=False)
+        t4 = compare_tokenizers(primary, **boot)
+        summaries = [segmentation_summary(primary, n, **boot) for n in names]
+        full = segmentation_table(datasets, segs, progress=False)
+        by = {
+            g: [additional_segmentation_by(full, n, by=g, subset=s, **boot) for n in names for s in subsets]
+            for g in groupings
+        }
+        return t4, summaries, by, len(full)
+
+    def after():
+        full = segmentation_table(datasets, segs, progress=False)
+        stats = table_statistics(full.select(dataset=full.datasets[0]), names, groupings=(), intrinsic=False, **boot)
+        by = breakdowns(full, names, groupings=groupings, subsets=subsets, **boot)
+        return stats.table4, stats.summary, by, len(full)
+
+    times: dict[str, dict[str, list[float]]] = {"before": {"wall": [], "cpu": []}, "after": {"wall": [], "cpu": []}}
+    results = {}
+    for _ in range(repeat):
+        for name, fn in (("before", before), ("after", after)):
+            c0, t0 = time.process_time(), time.perf_counter()
+            results[name] = fn()
+            times[name]["wall"].append(time.perf_counter() - t0)
+            times[name]["cpu"].append(time.process_time() - c0)
+    same = results["before"][:3] == results["after"][:3]
+    rows = [
+        f"{results['after'][3]:,} words in {len(datasets)} datasets, {len(names)} tokenizers, {resamples} resamples"
+    ]
+    rows.append(f"figures identical before and after: {same}\n")
+    rows.append("| measurement | best | median | runs |\n|---|---:|---:|---:|")
+    for name, label in (
+        ("before", "1 + K + 6K passes, first dataset segmented twice"),
+        ("after", "one table, two passes"),
+    ):
+        rows.append(_line(f"{label} (wall s)", times[name]["wall"]))
+        rows.append(_line(f"{label} (CPU s)", times[name]["cpu"]))
+    return rows
+
+
 def _line(name: str, values: list[float]) -> str:
     return f"| {name} | {min(values):.2f} | {statistics.median(values):.2f} | {len(values)} |"
 
@@ -118,7 +203,15 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement (best and median reported)")
     ap.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of `tokstudy stats`")
     ap.add_argument("--no-stats", action="store_true", help="time the study's stages only")
+    ap.add_argument("--statistics", action="store_true", help="the study's statistics before / after, cpu datasets")
     args = ap.parse_args()
+    if args.statistics:
+        load = os.getloadavg()[0]
+        rows = bench_statistics(args.repeat, args.resamples)
+        print(f"{platform.machine()}, {os.cpu_count()} CPUs, 1-min load average {load:.1f} at the start, ", end="")
+        print(f"{os.getloadavg()[0]:.1f} at the end, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
+        print("\n".join(rows))
+        return
     repo = args.repo.resolve()
     load = os.getloadavg()[0]
     study = bench_study(repo, args.results.resolve(), args.repeat)
