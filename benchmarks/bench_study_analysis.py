@@ -143,6 +143,7 @@ def bench_statistics(repeat: int, resamples: int) -> list[str]:
     from tokstudy.data.registry import load_dataset
     from tokstudy.tokenization.loading import load_tokenizer
 
+    warnings.simplefilter("ignore", UnknownPiecesWarning)  # the Japanese dataset under English-trained models
     segs = [
         load_tokenizer(m, name=m.stem)
         for m in train_models(Path(tempfile.gettempdir()) / "tokstudy_bench_spm").values()
