@@ -14,32 +14,27 @@ from tests.conftest import corpus_path
 from tokstudy.study.config import load_study_config
 
 TINY = Path(__file__).with_name("tiny_study.yaml")
-TOKENIZERS = (("sp-300", 300), ("sp-900", 900))
+TOKENIZERS = (("sp-unigram-300", 300), ("sp-unigram-900", 900))  # the trainer's directory names
 
 
-def _train_spm(directory: Path, vocab_size: int) -> Path:
-    """A unigram SentencePiece model on English and Russian raw text (what the analysis datasets hold)."""
+def _train_tokenizers(out: Path) -> dict[str, Path]:
+    """Unigram SentencePiece models on English and Russian raw text (what the analysis datasets hold), trained
+    by the library's trainer as the study trains its own."""
     import gzip
 
-    import sentencepiece as spm
+    from tokstudy.tokenization.training import TokenizerTrainingConfig, train_one
 
-    directory.mkdir(parents=True)
-    corpus = directory / "corpus.txt"
-    lines = []
-    for lang in ("en", "ru"):
-        with gzip.open(corpus_path("raw_text") / f"{lang}.txt.gz", "rt", encoding="utf-8") as fh:
-            lines += [line.strip() for _, line in zip(range(1500), fh) if line.strip()]
-    corpus.write_text("\n".join(lines), encoding="utf-8")
-    spm.SentencePieceTrainer.train(
-        input=str(corpus),
-        model_prefix=str(directory / "spiece"),
-        vocab_size=vocab_size,
-        model_type="unigram",
-        character_coverage=1.0,
-        minloglevel=2,
+    files = [corpus_path("raw_text") / f"{lang}.txt.gz" for lang in ("en", "ru")]
+    sample = []
+    for f in files:
+        with gzip.open(f, "rt", encoding="utf-8") as fh:
+            sample += [line.strip() for _, line in zip(range(1500), fh) if line.strip()]
+    config = TokenizerTrainingConfig(
+        inputs=tuple(files), output_dir=out, vocab_sizes=tuple(v for _, v in TOKENIZERS), character_coverage=1.0
     )
-    corpus.unlink()
-    return directory
+    dirs = {name: train_one(sample, config, v).path for name, v in TOKENIZERS}
+    assert all(d.name == name for name, d in dirs.items())  # `tokstudy stats -t DIR` names it so too
+    return dirs
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +46,7 @@ def study(tmp_path_factory):
     for name in ("conll2003", "wikiann", "xquad_parallel", "raw_text"):
         corpus_path(name)  # skips with the reason when the corpus is absent
     root = tmp_path_factory.mktemp("study")
-    dirs = {name: _train_spm(root / "tokenizers" / name, v) for name, v in TOKENIZERS}
+    dirs = _train_tokenizers(root / "tokenizers")
     config = load_study_config(TINY, output_dir=str(root))
     sources = resolve_sources({"conll2003", "wikiann", "xquad_parallel"}, root, allow_sample=False)
     record = analyse(root / ".work", root, dirs, [], config, sources, progress=False)
@@ -88,7 +83,7 @@ def test_breakdowns_cover_ne_and_non_ne_of_every_dataset(study):
     assert set(by_dataset[0]["groups"]) == {"conll2003:test", "wikiann:test"}
     # the first dataset's NE figure over the whole table's sentences equals Table 4's point value
     table4 = json.loads((root / "tables" / "table4.json").read_text())
-    ne = next(g for g in by_dataset if g["subset"] == "ne" and g["tokenizer"] == "sp-300")
+    ne = next(g for g in by_dataset if g["subset"] == "ne" and g["tokenizer"] == TOKENIZERS[0][0])
     assert ne["groups"]["conll2003:test"]["value"] == pytest.approx(table4[0]["ne"]["value"], rel=1e-12)
 
 
