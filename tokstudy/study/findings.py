@@ -143,8 +143,8 @@ def pretraining_helps(control: dict, order: list[str]) -> list[Finding]:
     ``control`` is ``{task: {model: {"pretrained": {"mean"}, "control": {"mean"}, "diff", "low", "high"}}}``
     (:func:`tokstudy.study.compare.control_comparison`). Per model, *yes* when the 95 % CI of the
     difference (pre-trained - control) lies above 0, *no* when it lies below 0, undecided when it holds
-    0 or is undefined (one seed; ``null`` in ``control.json``). The task's verdict is yes when every model's is, no when every
-    model's is, otherwise undecided.
+    0 or is undefined (one seed; ``null`` in ``control.json``). The task's verdict is yes when every
+    model's is, no when every model's is, otherwise undecided.
 
     >>> c = {"t": {"a": {"metric": "F1", "pretrained": {"mean": 80}, "control": {"mean": 60},
     ...                  "diff": 20, "low": 15, "high": 25}}}
