@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
+from tokstudy.report.document import Section, write_document
 from tokstudy.report.html import html_page, markdown_to_html
-from tokstudy.study.report import Section, write_study_report
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,6 +46,6 @@ def test_raw_html_is_escaped_not_passed_through():
 
 
 def test_study_report_page_is_the_rendered_markdown(tmp_path):
-    paths = write_study_report(tmp_path, "Study", [Section("Findings", "- NE words more split **yes**.")])
+    paths = write_document(tmp_path, "Study", [Section("Findings", "- NE words more split **yes**.")])
     md = paths["markdown"].read_text(encoding="utf-8")
     assert paths["html"].read_text(encoding="utf-8") == html_page("Study", md)

@@ -99,6 +99,12 @@ def test_write_report_writes_every_output(setup, tmp_path):
     index = files.index.read_text()
     assert "Table 4" in index and "Table 3" in index and "figures/additional_segmentation.png" in index
     assert "Boundary policy" in index
+    # the index is a report document like the study's: Markdown and the same content as HTML
+    from tokstudy.report.html import html_page
+
+    assert index.startswith("# Segmentation report\n")
+    html = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    assert html == html_page("Segmentation report", index) and "index.html" in names
 
 
 def test_report_has_the_attribution_section_with_the_same_numbers(tmp_path):

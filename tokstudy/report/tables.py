@@ -153,7 +153,7 @@ def grouped_rows(grouped: Sequence) -> list[dict]:
 
 
 def grouped_markdown(grouped: Sequence) -> str:
-    """One column per tokenizer, one row per group."""
+    """One column per tokenizer (per tokenizer and subset, e.g. ``sp8k NE``, when not every word), one row per group."""
     if not grouped:
         return ""
     names = list(dict.fromkeys(n for g in grouped for n in g.groups))
@@ -161,7 +161,8 @@ def grouped_markdown(grouped: Sequence) -> str:
     for name in names:
         row = {grouped[0].by: name}
         for g in grouped:
-            row[g.tokenizer] = _ci(g.groups[name]) if name in g.groups else "–"
+            col = g.tokenizer if g.subset == "all" else f"{g.tokenizer} {_GROUP_LABELS[g.subset]}"
+            row[col] = _ci(g.groups[name]) if name in g.groups else "–"
         rows.append(row)
     return markdown_table(rows)
 

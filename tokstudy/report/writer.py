@@ -2,7 +2,7 @@
 
 Layout of ``out_dir``::
 
-    index.md                      links and the key tables inline
+    index.md, index.html          the key tables inline, with links (tokstudy.report.document)
     table4.{md,csv,json}          additional segmentation NE / non-NE / all per tokenizer
     summary.{md,csv,json}         fertility, continued %, unknown %, pieces per continued word
     intrinsic.{md,csv,json}       chars/bytes per piece, Shannon entropy, Rényi efficiency, vocabulary use
@@ -26,7 +26,8 @@ from typing import Sequence
 
 from tokstudy.analysis.table import SegmentationTable
 from tokstudy.report import attribution as ra
-from tokstudy.report import tables as rt
+from tokstudy.report import files as rf
+from tokstudy.report.document import Section, write_document
 from tokstudy.report.table3 import example_rows, examples, examples_markdown, select_sentences
 
 
@@ -36,15 +37,6 @@ class ReportFiles:
 
     index: Path
     files: list[Path] = field(default_factory=list)
-
-
-def _three(out: Path, stem: str, markdown: str, rows: list[dict], obj) -> list[Path]:
-    paths = [out / f"{stem}.md"]
-    paths[0].write_text(markdown + "\n", encoding="utf-8")
-    paths.append(rt.write_csv(rows, out / f"{stem}.csv"))
-    if obj is not None:
-        paths.append(rt.write_json(obj, out / f"{stem}.json"))
-    return paths
 
 
 def write_report(
@@ -91,82 +83,71 @@ def write_report(
     kw = {"n_resamples": n_resamples, "confidence": confidence, "seed": seed}
     names = table.tokenizer_names
     files: list[Path] = []
-    index = [
-        "# Segmentation report\n",
+    intro = (
         f"{len(table):,} words, {table.n_sentences:,} sentences, {table.n_entities:,} entities in "
         f"{', '.join(table.datasets)}; tokenizers: {', '.join(names)}. Intervals: {confidence:.0%} "
-        f"bootstrap over sentences, {n_resamples} resamples, seed {seed}.\n",
-    ]
+        f"bootstrap over sentences, {n_resamples} resamples, seed {seed}."
+    )
+    sections: list[Section] = []
 
     groupings = list(groupings) if groupings is not None else default_groupings(table)
     stats = table_statistics(table, names, groupings=groupings, **kw)
-    t4 = stats.table4
-    md = rt.table4_markdown(t4)
-    files += _three(out, "table4", md, rt.table4_rows(t4), t4)
-    index += [
-        "## Table 4: additional segmentation\n",
-        md,
-        "\n[table4.md](table4.md) · [csv](table4.csv) · [json](table4.json)\n",
-    ]
-
-    summ = stats.summary
-    md = rt.summary_markdown(summ)
-    files += _three(out, "summary", md, rt.summary_rows(summ), summ)
-    index += ["## Fertility, continued words, unknown pieces\n", md, "\n[summary.md](summary.md)\n"]
-
-    ins = stats.intrinsic
-    md = rt.intrinsic_markdown(ins)
-    files += _three(out, "intrinsic", md, rt.intrinsic_rows(ins), ins)
-    index += ["## Intrinsic metrics: compression, entropy, vocabulary use\n", md, "\n[intrinsic.md](intrinsic.md)\n"]
-
+    md, paths = rf.write_table4(stats.table4, out)
+    files += paths
+    sections.append(
+        Section(
+            "Table 4: additional segmentation",
+            md + "\n\n[table4.md](table4.md) · [csv](table4.csv) · [json](table4.json)",
+        )
+    )
+    md, paths = rf.write_summary(stats.summary, out)
+    files += paths
+    sections.append(Section("Fertility, continued words, unknown pieces", md + "\n\n[summary.md](summary.md)"))
+    md, paths = rf.write_intrinsic(stats.intrinsic, out)
+    files += paths
+    sections.append(
+        Section("Intrinsic metrics: compression, entropy, vocabulary use", md + "\n\n[intrinsic.md](intrinsic.md)")
+    )
     grouped = stats.by
     for by in groupings:
-        md = rt.grouped_markdown(grouped[by])
-        files += _three(out, f"by_{by}", md, rt.grouped_rows(grouped[by]), grouped[by])
-        index += [f"## Additional segmentation by {by.replace('_', ' ')}\n", md, f"\n[by_{by}.md](by_{by}.md)\n"]
+        md, paths = rf.write_grouped(by, grouped[by], out)
+        files += paths
+        sections.append(
+            Section(f"Additional segmentation by {by.replace('_', ' ')}", md + f"\n\n[by_{by}.md](by_{by}.md)")
+        )
 
     chosen = list(sentences) if sentences is not None else select_sentences(table, n_examples)
     exs = examples(table, chosen, predictions)
     md = examples_markdown(exs)
-    files += _three(out, "examples", md, example_rows(exs), exs)
-    index += ["## Table 3: examples\n", md, "\n[examples.md](examples.md)\n"]
+    files += rf.write_three(out, "examples", md, example_rows(exs), exs)
+    sections.append(Section("Table 3: examples", md + "\n\n[examples.md](examples.md)"))
 
-    corrs = []
-    for a in predictions:
-        for t in names:
-            corrs.append(correlate_errors(table, a, t, measure=measure, **kw))
+    corrs = [correlate_errors(table, a, t, measure=measure, **kw) for a in predictions for t in names]
     if corrs:
-        md = rt.correlation_markdown(corrs)
-        files += _three(out, "correlation", md, rt.correlation_rows(corrs), corrs)
-        pm = rt.pieces_markdown(corrs)
-        files += _three(out, "error_by_pieces", pm, rt.pieces_rows(corrs), None)
-        index += ["## Segmentation vs model errors\n", md, "\n### Error rate by number of pieces\n", pm, "\n"]
+        md, pm, paths = rf.write_correlation(corrs, out)
+        files += paths
+        sections.append(Section("Segmentation vs model errors", md + "\n\n### Error rate by number of pieces\n\n" + pm))
         attr_rows, attr_cells = _attribution(table, predictions, names, train, train_label, confidence)
-        files += _three(
-            out,
-            "attribution",
-            ra.attribution_section(attr_rows, attr_cells),
-            attr_rows,
-            {"attribution": attr_rows, "by_frequency": attr_cells},
-        )
+        files += rf.write_attribution(attr_rows, attr_cells, out)
         fig = "figures/odds_ratios.png" if figures else None
-        index += [
-            "## Does segmentation predict errors beyond frequency, entity status and length?\n",
-            ra.attribution_section(attr_rows, attr_cells, figure=fig),
-            "\n",
-        ]
+        sections.append(
+            Section(
+                "Does segmentation predict errors beyond frequency, entity status and length?",
+                ra.attribution_section(attr_rows, attr_cells, figure=fig),
+            )
+        )
 
     if parity_results:
-        md = rt.parity_markdown(parity_results)
-        files += _three(out, "parity", md, rt.parity_rows(parity_results), list(parity_results))
-        index += ["## Parity on parallel text\n", md, "\n"]
+        md, paths = rf.write_parity(parity_results, out)
+        files += paths
+        sections.append(Section("Parity on parallel text", md))
 
     if figures:
         from tokstudy.report import figures as fg
 
         figdir = out / "figures"
         vocab = {c.name: c.vocab_size for c in table.tokenizers.values()}
-        figs = fg.plot_additional_segmentation(t4, figdir / "additional_segmentation", vocab_sizes=vocab)
+        figs = fg.plot_additional_segmentation(stats.table4, figdir / "additional_segmentation", vocab_sizes=vocab)
         if "language" in grouped:
             figs += fg.plot_by_group(grouped["language"], figdir / "by_language")
         if "entity_type" in grouped and any(g.groups for g in grouped["entity_type"]):
@@ -177,11 +158,12 @@ def write_report(
         if parity_results:
             figs += fg.plot_parity(parity_results, figdir / "parity")
         files += figs
-        index += ["## Figures\n"] + [f"![{p.stem}](figures/{p.name})\n" for p in figs if p.suffix == ".png"]
+        sections.append(
+            Section("Figures", "\n\n".join(f"![{p.stem}](figures/{p.name})" for p in figs if p.suffix == ".png"))
+        )
 
-    index_path = out / "index.md"
-    index_path.write_text("\n".join(index) + "\n", encoding="utf-8")
-    return ReportFiles(index_path, [index_path] + files)
+    written = write_document(out, "Segmentation report", sections, intro=intro, stem="index")
+    return ReportFiles(written["markdown"], [written["markdown"], written["html"]] + files)
 
 
 def _attribution(table, predictions, names, train, train_label, confidence) -> tuple[list[dict], list[dict]]:

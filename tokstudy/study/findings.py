@@ -4,18 +4,19 @@ Pure functions over the run's result dicts (as written to ``tables/*.json``); no
 here is hard-coded but the paper's reference figures, which are shown beside ours and
 never used to decide anything.
 
-Input shapes (all plain JSON):
+Input shapes (the JSON files of the run's ``tables/`` folder, schemas in ``docs/analysis.md``):
 
-* ``table4``: ``{tokenizer: {"vocab_size": int, "ne": Est, "non_ne": Est, "all": Est}}``
-  where ``Est = {"value": float, "low": float, "high": float}`` (additional segmentation %),
-* ``correlation``: ``{model: {"pearson_r", "p_value", "low", "high", "n"}}``,
-* ``scores``: ``{task: {model: {"mean", "std", "n", "metric"}}}`` with models in the same
-  order as their vocabulary sizes.
+* ``table4``: the rows of ``table4.json``, ``[{"tokenizer", "ne": Est, "non_ne": Est, "all": Est, ...}]``
+  where ``Est = {"value": float, "low": float, "high": float, ...}`` (additional segmentation %),
+  with ``vocab_sizes`` ``{tokenizer: int}`` to order them;
+* ``correlation``: the rows of ``correlation.json``, ``[{"tokenizer", "model", "all": {"r", "p_value",
+  "low", "high", "n", ...}, ...}]``;
+* ``scores``: ``{task: {model: {"mean", "std", "n", "metric"}}}`` (``scores.json``).
 
 >>> est = lambda v: {"value": v, "low": v - 1, "high": v + 1}
->>> t4 = {"a": {"vocab_size": 1, "ne": est(90), "non_ne": est(40), "all": est(50)},
-...       "b": {"vocab_size": 2, "ne": est(60), "non_ne": est(30), "all": est(35)}}
->>> ne_more_segmented(t4).holds
+>>> t4 = [{"tokenizer": "a", "ne": est(90), "non_ne": est(40), "all": est(50)},
+...       {"tokenizer": "b", "ne": est(60), "non_ne": est(30), "all": est(35)}]
+>>> ne_more_segmented(t4, {"a": 1, "b": 2}).holds
 True
 """
 
@@ -55,15 +56,16 @@ class Finding:
         return f"- {self.claim} {mark}. {self.evidence}"
 
 
-def _ordered(table4: dict) -> list[str]:
-    return sorted(table4, key=lambda t: table4[t].get("vocab_size", 0))
+def by_vocab(table4: list[dict], vocab_sizes: dict[str, int]) -> list[dict]:
+    """The rows of Table 4 from the smallest vocabulary to the largest."""
+    return sorted(table4, key=lambda r: vocab_sizes.get(r["tokenizer"], 0))
 
 
-def ne_more_segmented(table4: dict) -> Finding:
+def ne_more_segmented(table4: list[dict], vocab_sizes: dict[str, int]) -> Finding:
     """Are NE words more segmented than non-NE words at every vocabulary size (CIs disjoint)?"""
     parts, verdicts = [], []
-    for tok in _ordered(table4):
-        ne, non = table4[tok]["ne"], table4[tok]["non_ne"]
+    for row in by_vocab(table4, vocab_sizes):
+        tok, ne, non = row["tokenizer"], row["ne"], row["non_ne"]
         verdicts.append(True if ne["low"] > non["high"] else False if ne["high"] < non["low"] else None)
         parts.append(
             f"{tok}: NE {ne['value']:.2f} % [{ne['low']:.2f}, {ne['high']:.2f}] vs non-NE "
@@ -77,10 +79,11 @@ def ne_more_segmented(table4: dict) -> Finding:
     )
 
 
-def segmentation_falls_with_vocab(table4: dict) -> Finding:
+def segmentation_falls_with_vocab(table4: list[dict], vocab_sizes: dict[str, int]) -> Finding:
     """Does additional segmentation fall as the vocabulary grows, for NE and non-NE words?"""
-    order = _ordered(table4)
-    series = {k: [table4[t][k]["value"] for t in order] for k in ("ne", "non_ne")}
+    rows = by_vocab(table4, vocab_sizes)
+    order = [r["tokenizer"] for r in rows]
+    series = {k: [r[k]["value"] for r in rows] for k in ("ne", "non_ne")}
     holds = all(all(a > b for a, b in zip(v, v[1:])) for v in series.values())
     ev = "; ".join(f"{k.replace('_', '-').upper()}: " + " > ".join(f"{x:.2f}" for x in v) for k, v in series.items())
     return Finding(
@@ -88,14 +91,15 @@ def segmentation_falls_with_vocab(table4: dict) -> Finding:
     )
 
 
-def correlation_positive(correlation: dict, alpha: float = 0.05) -> Finding:
+def correlation_positive(correlation: list[dict], alpha: float = 0.05) -> Finding:
     """Is the word-level correlation between segmentation and errors positive and significant for every model?"""
     parts, ok = [], []
-    for model, c in correlation.items():
-        sig = c["p_value"] < alpha and c["pearson_r"] > 0
+    for row in correlation:
+        c = row["all"]
+        sig = c["p_value"] < alpha and c["r"] > 0
         ok.append(sig)
         parts.append(
-            f"{model}: r = {c['pearson_r']:.3f} [{c['low']:.3f}, {c['high']:.3f}], "
+            f"{row['tokenizer']} / {row['model']}: r = {c['r']:.3f} [{c['low']:.3f}, {c['high']:.3f}], "
             f"p {'' if c['p_value'] == 0 else '= '}{format_p(c['p_value'])}, n = {c['n']}"
         )
     return Finding(
@@ -139,8 +143,8 @@ def pretraining_helps(control: dict, order: list[str]) -> list[Finding]:
     ``control`` is ``{task: {model: {"pretrained": {"mean"}, "control": {"mean"}, "diff", "low", "high"}}}``
     (:func:`tokstudy.study.compare.control_comparison`). Per model, *yes* when the 95 % CI of the
     difference (pre-trained - control) lies above 0, *no* when it lies below 0, undecided when it holds
-    0 or is undefined (one seed). The task's verdict is yes when every model's is, no when every
-    model's is, otherwise undecided.
+    0 or is undefined (one seed; ``null`` in ``control.json``). The task's verdict is yes when every
+    model's is, no when every model's is, otherwise undecided.
 
     >>> c = {"t": {"a": {"metric": "F1", "pretrained": {"mean": 80}, "control": {"mean": 60},
     ...                  "diff": 20, "low": 15, "high": 25}}}
@@ -153,9 +157,10 @@ def pretraining_helps(control: dict, order: list[str]) -> list[Finding]:
         verdicts, parts = [], []
         for m in models:
             c = by_model[m]
-            lo, hi = c["low"], c["high"]
-            verdicts.append(True if lo == lo and lo > 0 else False if hi == hi and hi < 0 else None)
-            ci = f"[{lo:+.2f}, {hi:+.2f}]" if lo == lo else "(no CI: fewer than 2 seeds or no spread)"
+            # an undefined bound is NaN in memory and null in control.json
+            lo, hi = (None if v is None or v != v else v for v in (c["low"], c["high"]))
+            verdicts.append(True if lo is not None and lo > 0 else False if hi is not None and hi < 0 else None)
+            ci = f"[{lo:+.2f}, {hi:+.2f}]" if lo is not None else "(no CI: fewer than 2 seeds or no spread)"
             parts.append(
                 f"{m}: {c['pretrained']['mean']:.2f} vs {c['control']['mean']:.2f} without pre-training, "
                 f"difference {c['diff']:+.2f} {ci}"
@@ -174,11 +179,16 @@ def pretraining_helps(control: dict, order: list[str]) -> list[Finding]:
 
 
 def all_findings(
-    table4: dict, correlation: dict, scores: dict, attribution: list[dict] | None = None, control: dict | None = None
+    table4: list[dict],
+    vocab_sizes: dict[str, int],
+    correlation: list[dict],
+    scores: dict,
+    attribution: list[dict] | None = None,
+    control: dict | None = None,
 ) -> list[Finding]:
     """Every finding the report states, in reading order."""
-    order = _ordered(table4)
-    found = [ne_more_segmented(table4), segmentation_falls_with_vocab(table4)]
+    order = [r["tokenizer"] for r in by_vocab(table4, vocab_sizes)]
+    found = [ne_more_segmented(table4, vocab_sizes), segmentation_falls_with_vocab(table4, vocab_sizes)]
     if correlation:
         found.append(correlation_positive(correlation))
     if attribution:

@@ -38,6 +38,9 @@ from tokstudy.study.config import StudyConfig, TaskSpec
 from tokstudy.study.sources import Sources, resolve_sources
 from tokstudy.study.stages import Pipeline
 
+#: Version of the analysis stage's table schemas (docs/analysis.md, "Report files"); 2 = one schema per JSON file,
+#: shared with ``tokstudy report``. Part of the stage's key, so a folder analysed with version 1 is analysed again.
+TABLES_SCHEMA = 2
 
 @dataclass(frozen=True)
 class StudyResult:
@@ -156,7 +159,8 @@ def run_study(
     # 4. analysis --------------------------------------------------------------------
     analysis = pipe.run(
         "analysis",
-        {"section": dataclasses.asdict(config.analysis), "inputs": inputs},
+        # "tables" names the schema of what the stage writes: a folder analysed by an older schema is analysed again
+        {"section": dataclasses.asdict(config.analysis), "inputs": inputs, "tables": TABLES_SCHEMA},
         lambda work: _analyse(work, root, tokenizer_dirs, runs, pretrain_cost, config, sources, progress),
         deps=["tokenizers", *finetune_stages],
     )
@@ -286,7 +290,7 @@ def _analyse(
 
 
 def _report(work: Path, root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> dict:
-    from tokstudy.study import analysis as study_analysis
+    from tokstudy.study.report import study_report
 
-    paths = study_analysis.write_report(root, analysis, config, sources)
+    paths = study_report(root, analysis, config, sources)
     return {"markdown": str(paths["markdown"].relative_to(root)), "html": str(paths["html"].relative_to(root))}

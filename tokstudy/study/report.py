@@ -1,35 +1,155 @@
-"""The study's report: one Markdown file and the same content as standalone HTML.
+"""The study's report: the study's own sections, written through :mod:`tokstudy.report`.
 
-The report is assembled from sections of Markdown that the pipeline produces (tables
-written by :mod:`tokstudy.report`, findings from :mod:`tokstudy.study.findings`,
-figure links); the HTML is rendered by :func:`tokstudy.report.html.html_page`.
+Why the sections live here and not in :mod:`tokstudy.report`: they depend on the study (its
+configuration and smoke-test flag, the paper's reference figures and the findings of
+:mod:`tokstudy.study.findings`, Tables 1-2 of :mod:`tokstudy.study.compare`), and the report
+package sits below the study, so it must not import it. The study therefore adds only sections
+of Markdown, each built from the files its analysis stage wrote under ``tables/`` (in the one
+schema of :mod:`tokstudy.report.files`), and :func:`tokstudy.report.document.write_document`
+writes ``report.md`` and ``report.html`` as it writes every report.
+
+>>> # study_report(root, analysis_record, config, sources)  # -> {"markdown": .../report.md, "html": ...}
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
+import json
 from pathlib import Path
 
-from tokstudy.report.html import html_page, markdown_to_html  # noqa: F401  (markdown_to_html: re-exported)
+from tokstudy.report.document import Section, write_document
+from tokstudy.study.config import StudyConfig
+from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, by_vocab, format_p
+from tokstudy.study.sources import Sources
+
+SMOKE_TEST_NOTE = (
+    "This configuration checks that every stage of the study runs, end to end, in minutes. Its models are "
+    "tiny and trained for a few hundred steps on a few thousand sentences, so their scores, the correlation "
+    "of segmentation with their errors and the pre-training control say nothing about tokenization: read "
+    "them as a smoke test. The segmentation tables (Table 4, by language, parity) do not depend on the "
+    "models. For models worth analysing run `tokstudy study cpu` (or `gpu`)."
+)
 
 
-@dataclass(frozen=True)
-class Section:
-    title: str
-    body: str
-    """Markdown."""
+def _read(root: Path, relative: str):
+    path = root / relative
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-def write_study_report(directory: str | os.PathLike, title: str, sections: list[Section]) -> dict[str, Path]:
-    """Write ``report.md`` and ``report.html`` into ``directory``; return their paths."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    md = f"# {title}\n\n" + "\n\n".join(f"## {s.title}\n\n{s.body.strip()}" for s in sections) + "\n"
-    page = html_page(title, md)
-    paths = {"markdown": directory / "report.md", "html": directory / "report.html"}
-    for key, text in (("markdown", md), ("html", page)):
-        tmp = paths[key].with_suffix(".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, paths[key])
-    return paths
+def _text(root: Path, relative: str) -> str | None:
+    path = root / relative
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def _fmt(e: dict) -> str:
+    if e.get("low") is None:
+        return f"{e['value']:.2f}"
+    return f"{e['value']:.2f} [{e['low']:.2f}, {e['high']:.2f}]"
+
+
+def study_report(root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> dict[str, Path]:
+    """Write ``report.md`` / ``report.html`` into ``root`` from the tables the analysis stage wrote."""
+    return write_document(root, f"tokstudy study: {config.name}", study_sections(root, analysis, config, sources))
+
+
+def study_sections(root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> list[Section]:
+    """Every section of the study's report, in reading order."""
+    table4 = _read(root, "tables/table4.json")
+    vocab = analysis["vocab_sizes"]
+    correlation = _read(root, "tables/correlation.json") or []
+    scores = _read(root, "tables/scores.json") or {}
+    attribution = _read(root, "tables/attribution.json")
+    control = _read(root, "tables/control.json") or {}
+    order = [r["tokenizer"] for r in by_vocab(table4, vocab)]
+
+    sections = [_data_section(analysis, sources)]
+    if config.smoke_test:
+        sections.append(Section("These models are a smoke test", SMOKE_TEST_NOTE))
+    found = all_findings(
+        table4, vocab, correlation, scores, attribution["attribution"] if attribution else None, control
+    )
+    sections.append(Section("Findings", "\n".join(f.markdown() for f in found)))
+    sections.append(_table4_section(table4, vocab, analysis, config))
+    if correlation:
+        sections.append(_correlation_section(correlation))
+    if attribution:
+        from tokstudy.report.attribution import attribution_section
+
+        sections.append(
+            Section(
+                "Does segmentation predict errors beyond frequency, entity status and length?",
+                attribution_section(
+                    attribution["attribution"], attribution["by_frequency"], figure="figures/odds_ratios.png"
+                ),
+            )
+        )
+    if scores:
+        from tokstudy.study.compare import tables_1_2_markdown
+
+        figure = "figures/score_vs_energy.png" if (root / "figures/score_vs_energy.png").is_file() else None
+        body = tables_1_2_markdown(
+            scores, control, _read(root, "tables/cost.json"), order, config.finetune.seeds, figure=figure
+        )
+        sections.append(Section("Tables 1-2: fine-tuning scores and what each model cost", body))
+    by_language = _text(root, "tables/by_language.md")
+    if by_language:
+        sections.append(
+            Section(
+                "Additional segmentation by language (%)",
+                "Every labelled dataset of the run, NE and non-NE words, 95 % bootstrap CIs over sentences "
+                "([csv](tables/by_language.csv)).\n\n" + by_language,
+            )
+        )
+    parity = _text(root, "tables/parity.md")
+    if parity:
+        sections.append(Section("Fertility and parity across languages", parity + "\n\n![parity](figures/parity.png)"))
+    table3 = _text(root, "tables/table3.md")
+    if table3:
+        sections.append(Section("Table 3: segmentation examples", table3))
+    sections.append(Section("Reproduce", f"```\ntokstudy study {config.name}\n```\nConfiguration: `config.json`."))
+    return sections
+
+
+def _data_section(analysis: dict, sources: Sources) -> Section:
+    note = "\n\n".join(sources.notes) if sources.notes else f"All inputs are the real corpora at `{sources.data_dir}`."
+    if analysis.get("skipped_datasets"):
+        note += f"\n\nSkipped (not available): {analysis['skipped_datasets']}."
+    return Section("Data", note)
+
+
+def _table4_section(table4: list[dict], vocab: dict, analysis: dict, config: StudyConfig) -> Section:
+    """Table 4 by vocabulary size, the paper's figures beside ours, the figure and the breakdowns."""
+    rows = "\n".join(
+        f"| {r['tokenizer']} | {vocab[r['tokenizer']]} | {_fmt(r['ne'])} | {_fmt(r['non_ne'])} | {_fmt(r['all'])} |"
+        for r in by_vocab(table4, vocab)
+    )
+    paper = "\n".join(f"| paper {k} | | {v['ne']:.2f} | {v['non_ne']:.2f} | |" for k, v in PAPER_TABLE4.items())
+    policies = "; ".join(dict.fromkeys(r["boundary_policy"] for r in table4))
+    links = ", ".join(f"[{b}]({p})" for b, p in analysis.get("by", {}).items())
+    return Section(
+        "Table 4: additional segmentation (%)",
+        f"Dataset: `{analysis['table4_dataset']}`. Additional segmentation = pieces / words − 1, with 95 % "
+        f"bootstrap CIs over sentences ({config.analysis.bootstrap} resamples). Counting: {policies}.\n\n"
+        "| tokenizer | vocab | NE | non-NE | all |\n|---|---:|---|---|---|\n"
+        + rows
+        + "\n"
+        + paper
+        + "\n\n![Table 4](figures/table4.png)\n\nNE and non-NE words by entity type, language and dataset: "
+        + links
+        + ".",
+    )
+
+
+def _correlation_section(correlation: list[dict]) -> Section:
+    """Pearson r of a word's pieces with its label errors, per model and task (``correlation.json``)."""
+    rows = "\n".join(
+        f"| {c['tokenizer']} / {c['model']} | {a['r']:.3f} | [{a['low']:.3f}, {a['high']:.3f}] | "
+        f"{format_p(a['p_value'])} | {a['spearman']:.3f} | {a['n']} |"
+        for c in correlation
+        for a in (c["all"],)
+    )
+    return Section(
+        "Segmentation vs label errors",
+        "Pearson r between a word's number of pieces and whether the fine-tuned model mislabelled it "
+        f"(paper: {PAPER_PEARSON}).\n\n| model / task | Pearson r | 95 % CI | p | Spearman ρ | words |\n"
+        "|---|---:|---|---:|---:|---:|\n" + rows + "\n\n![errors](figures/error_by_pieces.png)",
+    )

@@ -1,10 +1,11 @@
-"""The study report renders the Markdown it writes into HTML faithfully."""
+"""A report document renders the Markdown it writes into HTML faithfully."""
 
 from __future__ import annotations
 
 from html.parser import HTMLParser
 
-from tokstudy.study.report import Section, markdown_to_html, write_study_report
+from tokstudy.report.document import Section, write_document
+from tokstudy.report.html import markdown_to_html
 
 
 class _Collect(HTMLParser):
@@ -38,8 +39,17 @@ def test_tables_lists_images_and_escaping():
     assert "code" in names and "strong" in names
 
 
-def test_write_study_report(tmp_path):
-    paths = write_study_report(tmp_path, "Study", [Section("Findings", "- NE words more split **yes**.")])
+def test_write_document(tmp_path):
+    paths = write_document(tmp_path, "Study", [Section("Findings", "- NE words more split **yes**.")])
     md = paths["markdown"].read_text()
     assert md.startswith("# Study") and "## Findings" in md
     assert "<strong>yes</strong>" in paths["html"].read_text()
+
+
+def test_docstring_example_runs():
+    import doctest
+
+    import tokstudy.report.document
+
+    result = doctest.testmod(tokstudy.report.document)
+    assert result.failed == 0 and result.attempted > 0

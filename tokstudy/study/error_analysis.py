@@ -1,0 +1,108 @@
+"""The study's fine-tuned models against segmentation: correlation of a word's pieces with its label
+errors, the attribution beyond frequency, entity status and length, and Table 3's examples.
+
+For every NER task with predictions, the task's test split is taken from the analysis table when
+the analysis holds exactly those sentences (else segmented once on its own); each model's first
+seed's predictions are aligned to it, published where the app looks for them
+(``predictions/<model>/<dataset>_test.tsv``) and scored. Tables are written by
+:mod:`tokstudy.report.files` (``correlation``, ``error_by_pieces``, ``attribution``) and Table 3 as
+``tables/table3.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tokstudy.report import files as rf
+from tokstudy.study.config import StudyConfig
+from tokstudy.study.sources import Sources
+
+
+@dataclass(frozen=True)
+class ErrorAnalysis:
+    """What :func:`errors_and_examples` computed and wrote.
+
+    Attributes:
+        paths: the files written, relative to the run's root, by name (``correlation``, ...).
+        correlations: one :class:`~tokstudy.analysis.correlation.ErrorCorrelation` per (task, model).
+        attribution_rows: :func:`~tokstudy.report.attribution.attribution_rows` of every (task, model).
+    """
+
+    paths: dict = field(default_factory=dict)
+    correlations: list = field(default_factory=list)
+    attribution_rows: list = field(default_factory=list)
+
+
+def task_table_of(table, test, segmenters):
+    """The segmentation table of ``test``: selected from ``table`` when it holds exactly those sentences."""
+    from tokstudy.analysis.table import segmentation_table
+
+    key = (test.name, test.split, test.language)
+    if key in table.dataset_keys:
+        code = table.dataset_keys.index(key)
+        sentences = [s for s in test.sentences if s.words]
+        n_sentences, n_words = int((table.sentence_dataset == code).sum()), int((table.dataset_code == code).sum())
+        # the same file and split: the same sentences when there are as many of them and of their words
+        if n_sentences == len(sentences) and n_words == sum(len(s.words) for s in sentences):
+            return table.select(dataset=table.datasets[code])
+    return segmentation_table([test], segmenters, progress=False)
+
+
+def errors_and_examples(
+    root: Path, table, segmenters, runs: list[dict], config: StudyConfig, sources: Sources, boot: dict
+) -> ErrorAnalysis:
+    """Correlation and attribution of errors, and Table 3, for every NER task with predictions."""
+    from tokstudy.analysis.alignment import align_predictions
+    from tokstudy.analysis.attribution import attribute_errors, word_counts
+    from tokstudy.analysis.correlation import correlate_errors
+    from tokstudy.analysis.predictions import read_predictions
+    from tokstudy.report.attribution import attribution_rows, frequency_rows
+    from tokstudy.report.table3 import examples, examples_markdown, select_sentences
+
+    tables = root / "tables"
+    by_seg = {s.name: s for s in segmenters}
+    per_task: dict = defaultdict(lambda: defaultdict(list))
+    for r in runs:
+        per_task[r["task"]][r["tokenizer"]].append(r)
+    results, attributions, example_md = [], [], []
+    for task, by_tok in per_task.items():
+        if not next(iter(by_tok.values()))[0].get("predictions"):
+            continue
+        spec = next(t for t in config.finetune.tasks if t.label == task)
+        test = sources.dataset(spec.dataset, "test", language=spec.language, limit=spec.max_eval)
+        task_table = task_table_of(table, test, [by_seg[t] for t in by_tok])
+        # word frequencies of what the model was fine-tuned on (the same cut of the training split)
+        train_counts = word_counts(sources.dataset(spec.dataset, "train", language=spec.language, limit=spec.max_train))
+        aligned_all = []
+        for tok, rs in by_tok.items():
+            # the first seed's predictions, as the paper reports one model per vocabulary
+            source = root / rs[0]["predictions"]
+            published = root / "predictions" / tok / f"{spec.dataset}_test.tsv"
+            published.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, published)
+            aligned = align_predictions(task_table, read_predictions(source))
+            aligned_all.append(dataclasses.replace(aligned, model=f"model {tok}"))
+            of_task = dataclasses.replace(aligned, model=task)
+            results.append(correlate_errors(task_table, of_task, tokenizer=tok, **boot))
+            attributions.append(
+                attribute_errors(
+                    task_table, of_task, tokenizer=tok, train=train_counts, train_label=f"{spec.dataset}:train"
+                )
+            )
+        chosen = select_sentences(task_table, config.analysis.n_examples)
+        example_md.append(f"### {task}\n\n" + examples_markdown(examples(task_table, chosen, aligned_all)))
+
+    rf.write_correlation(results, tables)
+    paths = {"correlation": "tables/correlation.json", "error_by_pieces": "tables/error_by_pieces.csv"}
+    rows = attribution_rows(attributions)
+    if attributions:
+        rf.write_attribution(rows, frequency_rows(attributions), tables)
+        paths["attribution"] = "tables/attribution.json"
+    if example_md:
+        (tables / "table3.md").write_text("\n\n".join(example_md), encoding="utf-8")
+        paths["table3"] = "tables/table3.md"
+    return ErrorAnalysis(paths, results, rows)
