@@ -42,6 +42,7 @@ from tokstudy.study.stages import Pipeline
 #: shared with ``tokstudy report``. Part of the stage's key, so a folder analysed with version 1 is analysed again.
 TABLES_SCHEMA = 2
 
+
 @dataclass(frozen=True)
 class StudyResult:
     """Where a finished study put its outputs."""
