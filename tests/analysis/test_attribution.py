@@ -253,3 +253,18 @@ def test_help_documents_the_model_and_its_covariates(capsys):
         "frequency bins",
     ):
         assert key in text, key
+
+
+def test_rank_shortcut_only_when_statsmodels_would_find_full_rank():
+    from statsmodels.tools.tools import matrix_rank
+
+    from tokstudy.analysis.attribution import _full_rank
+
+    rng = np.random.default_rng(1)
+    x = np.column_stack([np.ones(500), rng.poisson(2, 500), rng.random((500, 4))])
+    assert _full_rank(x) and matrix_rank(x, method="qr") == x.shape[1]
+    dup = np.column_stack([x, x[:, 2]])
+    assert not _full_rank(dup) and matrix_rank(dup, method="qr") < dup.shape[1]
+    near = np.column_stack([x, x[:, 2] + 1e-9 * rng.random(500)])
+    assert not _full_rank(near)  # statsmodels then checks the rank itself
+    assert not _full_rank(x[:3])  # fewer rows than columns

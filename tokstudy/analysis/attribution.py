@@ -230,6 +230,30 @@ def design(
 _MAX_LOG_ODDS = 30.0
 
 
+def _full_rank(exog: np.ndarray) -> bool:
+    """Whether ``exog`` has full column rank with a wide margin, from its small Gram matrix.
+
+    statsmodels finds the rank from a pivoted QR of the whole ``(words, k)`` matrix, calling a column
+    dependent when its ``|R_jj| <= k * eps * |R_11|``. Every ``|R_jj|`` is at least the smallest
+    singular value and ``|R_11|`` at most the largest, so singular values within a ratio of
+    ``1e-4`` (the Gram matrix's eigenvalues within ``1e-8``, far above its rounding error) mean
+    full rank for statsmodels too, and its check (as costly as a fit) can be skipped with the same
+    degrees of freedom. Otherwise statsmodels checks.
+    """
+    if exog.shape[0] < exog.shape[1]:
+        return False
+    eig = np.linalg.eigvalsh(exog.T @ exog)
+    return bool(eig[-1] > 0 and eig[0] > 1e-8 * eig[-1])
+
+
+def _one_blas_thread():
+    """BLAS limited to one thread: the fits' products are small, and threads that wait for work
+    cost more CPU than they save (ten times the time under load); results are the same."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def _logit(y: np.ndarray, x: np.ndarray, groups: np.ndarray, confidence: float):
     """Coefficients, cluster-robust CIs and p-values of a logit with intercept (None if it fails)."""
     from statsmodels.discrete.discrete_model import Logit  # not statsmodels.api: it imports everything
@@ -239,7 +263,7 @@ def _logit(y: np.ndarray, x: np.ndarray, groups: np.ndarray, confidence: float):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            fit = Logit(y, exog).fit(
+            fit = Logit(y, exog, check_rank=not _full_rank(exog)).fit(
                 disp=0, method="newton", maxiter=100, cov_type="cluster", cov_kwds={"groups": groups}
             )
         except (PerfectSeparationError, np.linalg.LinAlgError, ValueError, ArithmeticError) as exc:
@@ -333,23 +357,24 @@ def attribute_errors(
         train_label = f"{first.name}:{first.split}" if first is not None else "training words"
     d = design(table, aligned, col.name, counts)
     notes = [f"constant here, left out: {', '.join(d.dropped)}"] if d.dropped else []
-    extra = d.pieces - 1
-    adj, why = _logit(d.error, np.column_stack([extra, d.covariates]), d.sentence, confidence)
-    if why:
-        notes.append(f"adjusted model: {why}")
-    un, why = _logit(d.error, extra[:, None], d.sentence, confidence)
-    if why:
-        notes.append(f"unadjusted model: {why}")
-    lv = _level(d.pieces)
-    levels = [k for k in range(1, 4) if (lv == k).any()]
-    dummies = np.column_stack([(lv == k).astype(np.float64) for k in levels]) if levels else np.zeros((len(lv), 0))
-    cat, why = (
-        _logit(d.error, np.column_stack([dummies, d.covariates]), d.sentence, confidence) if levels else (None, "")
-    )
-    if why:
-        notes.append(f"categorical model: {why}")
-    by_pieces = {PIECE_LEVELS[k]: _odds(cat, 1 + i) for i, k in enumerate(levels)}
-    pr, pp = partial_correlation(d.pieces, d.error, d.covariates)
+    with _one_blas_thread():
+        extra = d.pieces - 1
+        adj, why = _logit(d.error, np.column_stack([extra, d.covariates]), d.sentence, confidence)
+        if why:
+            notes.append(f"adjusted model: {why}")
+        un, why = _logit(d.error, extra[:, None], d.sentence, confidence)
+        if why:
+            notes.append(f"unadjusted model: {why}")
+        lv = _level(d.pieces)
+        levels = [k for k in range(1, 4) if (lv == k).any()]
+        dummies = np.column_stack([(lv == k).astype(np.float64) for k in levels]) if levels else np.zeros((len(lv), 0))
+        cat, why = (
+            _logit(d.error, np.column_stack([dummies, d.covariates]), d.sentence, confidence) if levels else (None, "")
+        )
+        if why:
+            notes.append(f"categorical model: {why}")
+        by_pieces = {PIECE_LEVELS[k]: _odds(cat, 1 + i) for i, k in enumerate(levels)}
+        pr, pp = partial_correlation(d.pieces, d.error, d.covariates)
     return Attribution(
         tokenizer=col.name,
         model=aligned.model,
