@@ -254,17 +254,31 @@ def _one_blas_thread():
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def _logit(y: np.ndarray, x: np.ndarray, groups: np.ndarray, confidence: float):
-    """Coefficients, cluster-robust CIs and p-values of a logit with intercept (None if it fails)."""
+def _logit(y: np.ndarray, x: np.ndarray, groups: np.ndarray, confidence: float, start: np.ndarray | None = None):
+    """Coefficients, cluster-robust CIs and p-values of a logit with intercept (None if it fails).
+
+    ``start`` (intercept first) only saves Newton steps: the fit stops when a step moves no
+    coefficient by more than 1e-8, so the estimates agree with a fit from zeros to about 1e-15.
+    """
     from statsmodels.discrete.discrete_model import Logit  # not statsmodels.api: it imports everything
     from statsmodels.tools.sm_exceptions import PerfectSeparationError
 
     exog = np.column_stack([np.ones(len(y)), x])
+    if start is None:
+        start = np.zeros(exog.shape[1])
+        rate = float(y.mean()) if len(y) else 0.0
+        if 0 < rate < 1:
+            start[0] = math.log(rate / (1 - rate))  # the intercept-only fit
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             fit = Logit(y, exog, check_rank=not _full_rank(exog)).fit(
-                disp=0, method="newton", maxiter=100, cov_type="cluster", cov_kwds={"groups": groups}
+                start_params=start,
+                disp=0,
+                method="newton",
+                maxiter=100,
+                cov_type="cluster",
+                cov_kwds={"groups": groups},
             )
         except (PerfectSeparationError, np.linalg.LinAlgError, ValueError, ArithmeticError) as exc:
             return None, f"{type(exc).__name__}: {exc}"
@@ -368,8 +382,12 @@ def attribute_errors(
         lv = _level(d.pieces)
         levels = [k for k in range(1, 4) if (lv == k).any()]
         dummies = np.column_stack([(lv == k).astype(np.float64) for k in levels]) if levels else np.zeros((len(lv), 0))
+        # start from the adjusted fit: k extra pieces at its per-piece slope, the same covariate effects
+        start = None if adj is None else np.concatenate([adj[0][:1], adj[0][1] * np.array(levels), adj[0][2:]])
         cat, why = (
-            _logit(d.error, np.column_stack([dummies, d.covariates]), d.sentence, confidence) if levels else (None, "")
+            _logit(d.error, np.column_stack([dummies, d.covariates]), d.sentence, confidence, start)
+            if levels
+            else (None, "")
         )
         if why:
             notes.append(f"categorical model: {why}")
