@@ -40,6 +40,7 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -171,11 +172,7 @@ def word_counts(train: Dataset | Iterable[Dataset] | Mapping[str, int]) -> Count
         return Counter(train)
     if isinstance(train, Dataset):
         train = [train]
-    counts: Counter = Counter()
-    for ds in train:
-        for s in ds.sentences:
-            counts.update(s.words)
-    return counts
+    return Counter(chain.from_iterable(s.words for ds in train for s in ds.sentences))
 
 
 def design(
