@@ -274,11 +274,10 @@ def test_fits_equal_statsmodels_defaults_on_the_same_design_to_1e12(synthetic):
     """One BLAS thread, the skipped rank check and the warm starts change no figure beyond rounding."""
     from statsmodels.discrete.discrete_model import Logit
 
+    from tokstudy.analysis.alignment import align_predictions
     from tokstudy.analysis.attribution import _level, design
 
     ds, preds, seg, counts, table, res = synthetic
-    from tokstudy.analysis.alignment import align_predictions
-
     d = design(table, align_predictions(table, preds), None, counts)
 
     def plain(x):
