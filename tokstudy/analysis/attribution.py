@@ -246,6 +246,7 @@ def _full_rank(exog: np.ndarray) -> bool:
 def _one_blas_thread():
     """BLAS limited to one thread: the fits' products are small, and threads that wait for work
     cost more CPU than they save (ten times the time under load); results are the same."""
+    import statsmodels.discrete.discrete_model  # noqa: F401  first: the limit covers only BLAS libraries loaded
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=1, user_api="blas")
