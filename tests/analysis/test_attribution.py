@@ -299,3 +299,13 @@ def test_fits_equal_statsmodels_defaults_on_the_same_design_to_1e12(synthetic):
     v, ci, p = plain(np.column_stack([(lv == k).astype(float) for k in (1, 2, 3)] + [d.covariates]))
     for j, level in enumerate(("2", "3", "4+")):
         same(res.by_pieces[level], v[j], ci[j], p[j])
+
+
+def test_fits_run_with_every_blas_library_on_one_thread():
+    from threadpoolctl import threadpool_info
+
+    from tokstudy.analysis.attribution import _one_blas_thread
+
+    with _one_blas_thread():
+        blas = [i for i in threadpool_info() if i["user_api"] == "blas"]
+        assert blas and all(i["num_threads"] == 1 for i in blas)
