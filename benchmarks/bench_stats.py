@@ -256,6 +256,21 @@ def bench_intrinsic(args) -> str:
             f"\nAdded ({label}, best vs best): {100 * (min(d[True]) / min(d[False]) - 1):+.1f} %; "
             f"(median vs median): {100 * (statistics.median(d[True]) / statistics.median(d[False]) - 1):+.1f} %."
         )
+    # the statistics phase alone, on one built table: the intrinsic metrics' own cost, less diluted by noise
+    table = segmentation_table(load_datasets(specs), segs, progress=False)
+    phase = {False: [], True: []}
+    for _ in range(3 * args.repeat):
+        for flag in (False, True):
+            bootstrap._CACHE.clear()
+            c = time.process_time()
+            table_statistics(table, n_resamples=args.resamples, intrinsic=flag)
+            phase[flag].append(time.process_time() - c)
+    added = min(phase[True]) - min(phase[False])
+    lines.append(
+        f"\nStatistics phase alone (`table_statistics` on a built table, CPU, best of {3 * args.repeat}): "
+        f"{min(phase[False]):.3f} s without, {min(phase[True]):.3f} s with: {added:+.3f} s, "
+        f"{100 * added / min(cpu[False]):+.1f} % of the end-to-end CPU best without."
+    )
     return "\n".join(lines)
 
 
@@ -311,12 +326,23 @@ def main() -> None:
     ap.add_argument(
         "--intrinsic", action="store_true", help="cost of the intrinsic metrics in `tokstudy stats` instead"
     )
+    ap.add_argument(
+        "--one-blas-thread",
+        action="store_true",
+        help="limit BLAS to one thread (CPU times stable under load; the default measures as users run it)",
+    )
     ap.add_argument("--gb", type=float, default=1.0, help="GiB of text for --big")
     ap.add_argument("--processes", type=int, default=2, help="worker processes for --big")
     ap.add_argument("--chunk", type=int, default=2000, help="paragraphs per chunk for --big")
     ap.add_argument("--big-resamples", type=int, default=100, help="Poisson bootstrap resamples for --big")
     args = ap.parse_args()
-    print(bench_big(args) if args.big else bench_intrinsic(args) if args.intrinsic else bench_default(args))
+    limit = contextlib.nullcontext()
+    if args.one_blas_thread:
+        from threadpoolctl import threadpool_limits
+
+        limit = threadpool_limits(limits=1, user_api="blas")
+    with limit:
+        print(bench_big(args) if args.big else bench_intrinsic(args) if args.intrinsic else bench_default(args))
 
 
 if __name__ == "__main__":

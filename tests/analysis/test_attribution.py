@@ -253,3 +253,59 @@ def test_help_documents_the_model_and_its_covariates(capsys):
         "frequency bins",
     ):
         assert key in text, key
+
+
+def test_rank_shortcut_only_when_statsmodels_would_find_full_rank():
+    from statsmodels.tools.tools import matrix_rank
+
+    from tokstudy.analysis.attribution import _full_rank
+
+    rng = np.random.default_rng(1)
+    x = np.column_stack([np.ones(500), rng.poisson(2, 500), rng.random((500, 4))])
+    assert _full_rank(x) and matrix_rank(x, method="qr") == x.shape[1]
+    dup = np.column_stack([x, x[:, 2]])
+    assert not _full_rank(dup) and matrix_rank(dup, method="qr") < dup.shape[1]
+    near = np.column_stack([x, x[:, 2] + 1e-9 * rng.random(500)])
+    assert not _full_rank(near)  # statsmodels then checks the rank itself
+    assert not _full_rank(x[:3])  # fewer rows than columns
+
+
+def test_fits_equal_statsmodels_defaults_on_the_same_design_to_1e12(synthetic):
+    """One BLAS thread, the skipped rank check and the warm starts change no figure beyond rounding."""
+    from statsmodels.discrete.discrete_model import Logit
+
+    from tokstudy.analysis.alignment import align_predictions
+    from tokstudy.analysis.attribution import _level, design
+
+    ds, preds, seg, counts, table, res = synthetic
+    d = design(table, align_predictions(table, preds), None, counts)
+
+    def plain(x):
+        fit = Logit(d.error, np.column_stack([np.ones(len(d.error)), x])).fit(
+            disp=0, method="newton", cov_type="cluster", cov_kwds={"groups": d.sentence}
+        )
+        return np.exp(fit.params[1:4]), np.exp(fit.conf_int(alpha=0.05)[1:4]), fit.pvalues[1:4]
+
+    def same(odds, value, ci, p):
+        assert odds.value == pytest.approx(value, rel=1e-12)
+        assert (odds.low, odds.high) == (pytest.approx(ci[0], rel=1e-12), pytest.approx(ci[1], rel=1e-12))
+        assert odds.p_value == pytest.approx(p, rel=1e-9)  # a p-value far in the tail amplifies rounding
+
+    v, ci, p = plain(np.column_stack([d.pieces - 1, d.covariates]))
+    same(res.adjusted, v[0], ci[0], p[0])
+    v, ci, p = plain((d.pieces - 1)[:, None])
+    same(res.unadjusted, v[0], ci[0], p[0])
+    lv = _level(d.pieces)
+    v, ci, p = plain(np.column_stack([(lv == k).astype(float) for k in (1, 2, 3)] + [d.covariates]))
+    for j, level in enumerate(("2", "3", "4+")):
+        same(res.by_pieces[level], v[j], ci[j], p[j])
+
+
+def test_fits_run_with_every_blas_library_on_one_thread():
+    from threadpoolctl import threadpool_info
+
+    from tokstudy.analysis.attribution import _one_blas_thread
+
+    with _one_blas_thread():
+        blas = [i for i in threadpool_info() if i["user_api"] == "blas"]
+        assert blas and all(i["num_threads"] == 1 for i in blas)

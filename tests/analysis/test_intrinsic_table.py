@@ -144,3 +144,48 @@ def test_stats_json_carries_the_five_fields_per_tokenizer_and_group(spm_model, t
     for group in res["groups"].values():
         for field in ("chars_per_piece", "bytes_per_piece", "shannon_entropy", "renyi_efficiency", "vocab_utilization"):
             assert group[field]["value"] > 0, field
+
+
+def _same_figures(a, b):
+    assert [s.tokenizer for s in a] == [s.tokenizer for s in b]
+    for x, y in zip(a, b):
+        assert x.groups.keys() == y.groups.keys() and x.vocab_size == y.vocab_size
+        for g in x.groups:
+            ex, ey = x.groups[g], y.groups[g]
+            assert (ex.n_pieces, ex.n_distinct) == (ey.n_pieces, ey.n_distinct)
+            for f in ("chars_per_piece", "bytes_per_piece", "shannon_entropy", "renyi_efficiency", "vocab_utilization"):
+                for k in ("value", "low", "high"):
+                    u, v = getattr(getattr(ex, f), k), getattr(getattr(ey, f), k)
+                    assert u == pytest.approx(v, rel=1e-12, nan_ok=True), (g, f, k)
+
+
+def test_vocabulary_ids_give_the_figures_of_the_piece_strings(spm_model):
+    """SentencePiece's ids, kept by the table, count the pieces as their strings do (to rounding)."""
+    import dataclasses
+
+    from tokstudy.tokenization.sentencepiece_ import SentencePieceSegmenter
+
+    ds = [random_dataset(41, 300), random_dataset(42, 100, name="b", language="de")]
+    t = segmentation_table(ds, [SentencePieceSegmenter(spm_model, name="sp")], progress=False)
+    col = t.column("sp")
+    assert col.type_piece_ids is not None and len(col.type_piece_ids) == len(col.type_pieces)
+    strings = dataclasses.replace(t, tokenizers={"sp": dataclasses.replace(col, type_piece_ids=None)})
+    _same_figures(table_statistics(t, n_resamples=100).intrinsic, table_statistics(strings, n_resamples=100).intrinsic)
+
+
+def test_ids_that_do_not_tell_pieces_apart_as_strings_do_are_not_used():
+    import dataclasses
+
+    from tokstudy.analysis.intrinsic_table import _piece_ids
+    from tokstudy.analysis.table import TokenizerColumns
+
+    pieces = ["a", "b", "a", "c", "b"]
+    col = TokenizerColumns("t", "test", 10, "", pieces, np.array([0, 2, 5]), np.array([2, 3]), np.zeros(2, np.int32))
+    assert _piece_ids(col)[1:] == (3, 3)  # strings: a, b, c
+    good = dataclasses.replace(col, type_piece_ids=np.array([7, 4, 7, 0, 4]))
+    assert _piece_ids(good)[0] is good.type_piece_ids and _piece_ids(good)[1:] == (8, 3)
+    merged = dataclasses.replace(col, type_piece_ids=np.array([1, 1, 1, 2, 1]))  # "a" and "b" share an id
+    split = dataclasses.replace(col, type_piece_ids=np.array([1, 2, 3, 4, 2]))  # two ids are both "a"
+    for bad in (merged, split):
+        codes, n, distinct = _piece_ids(bad)
+        assert (n, distinct) == (3, 3) and codes.tolist() == [0, 1, 0, 2, 1]

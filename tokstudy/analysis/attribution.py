@@ -40,6 +40,7 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -171,11 +172,7 @@ def word_counts(train: Dataset | Iterable[Dataset] | Mapping[str, int]) -> Count
         return Counter(train)
     if isinstance(train, Dataset):
         train = [train]
-    counts: Counter = Counter()
-    for ds in train:
-        for s in ds.sentences:
-            counts.update(s.words)
-    return counts
+    return Counter(chain.from_iterable(s.words for ds in train for s in ds.sentences))
 
 
 def design(
@@ -230,17 +227,56 @@ def design(
 _MAX_LOG_ODDS = 30.0
 
 
-def _logit(y: np.ndarray, x: np.ndarray, groups: np.ndarray, confidence: float):
-    """Coefficients, cluster-robust CIs and p-values of a logit with intercept (None if it fails)."""
+def _full_rank(exog: np.ndarray) -> bool:
+    """Whether ``exog`` has full column rank with a wide margin, from its small Gram matrix.
+
+    statsmodels finds the rank from a pivoted QR of the whole ``(words, k)`` matrix, calling a column
+    dependent when its ``|R_jj| <= k * eps * |R_11|``. Every ``|R_jj|`` is at least the smallest
+    singular value and ``|R_11|`` at most the largest, so singular values within a ratio of
+    ``1e-4`` (the Gram matrix's eigenvalues within ``1e-8``, far above its rounding error) mean
+    full rank for statsmodels too, and its check (as costly as a fit) can be skipped with the same
+    degrees of freedom. Otherwise statsmodels checks.
+    """
+    if exog.shape[0] < exog.shape[1]:
+        return False
+    eig = np.linalg.eigvalsh(exog.T @ exog)
+    return bool(eig[-1] > 0 and eig[0] > 1e-8 * eig[-1])
+
+
+def _one_blas_thread():
+    """BLAS limited to one thread: the fits' products are small, and threads that wait for work
+    cost more CPU than they save (ten times the time under load); results are the same."""
+    import statsmodels.discrete.discrete_model  # noqa: F401  first: the limit covers only BLAS libraries loaded
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _logit(y: np.ndarray, x: np.ndarray, groups: np.ndarray, confidence: float, start: np.ndarray | None = None):
+    """Coefficients, cluster-robust CIs and p-values of a logit with intercept (None if it fails).
+
+    ``start`` (intercept first) only saves Newton steps: the fit stops when a step moves no
+    coefficient by more than 1e-8, so the estimates agree with a fit from zeros to about 1e-15.
+    """
     from statsmodels.discrete.discrete_model import Logit  # not statsmodels.api: it imports everything
     from statsmodels.tools.sm_exceptions import PerfectSeparationError
 
     exog = np.column_stack([np.ones(len(y)), x])
+    if start is None:
+        start = np.zeros(exog.shape[1])
+        rate = float(y.mean()) if len(y) else 0.0
+        if 0 < rate < 1:
+            start[0] = math.log(rate / (1 - rate))  # the intercept-only fit
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            fit = Logit(y, exog).fit(
-                disp=0, method="newton", maxiter=100, cov_type="cluster", cov_kwds={"groups": groups}
+            fit = Logit(y, exog, check_rank=not _full_rank(exog)).fit(
+                start_params=start,
+                disp=0,
+                method="newton",
+                maxiter=100,
+                cov_type="cluster",
+                cov_kwds={"groups": groups},
             )
         except (PerfectSeparationError, np.linalg.LinAlgError, ValueError, ArithmeticError) as exc:
             return None, f"{type(exc).__name__}: {exc}"
@@ -333,23 +369,28 @@ def attribute_errors(
         train_label = f"{first.name}:{first.split}" if first is not None else "training words"
     d = design(table, aligned, col.name, counts)
     notes = [f"constant here, left out: {', '.join(d.dropped)}"] if d.dropped else []
-    extra = d.pieces - 1
-    adj, why = _logit(d.error, np.column_stack([extra, d.covariates]), d.sentence, confidence)
-    if why:
-        notes.append(f"adjusted model: {why}")
-    un, why = _logit(d.error, extra[:, None], d.sentence, confidence)
-    if why:
-        notes.append(f"unadjusted model: {why}")
-    lv = _level(d.pieces)
-    levels = [k for k in range(1, 4) if (lv == k).any()]
-    dummies = np.column_stack([(lv == k).astype(np.float64) for k in levels]) if levels else np.zeros((len(lv), 0))
-    cat, why = (
-        _logit(d.error, np.column_stack([dummies, d.covariates]), d.sentence, confidence) if levels else (None, "")
-    )
-    if why:
-        notes.append(f"categorical model: {why}")
-    by_pieces = {PIECE_LEVELS[k]: _odds(cat, 1 + i) for i, k in enumerate(levels)}
-    pr, pp = partial_correlation(d.pieces, d.error, d.covariates)
+    with _one_blas_thread():
+        extra = d.pieces - 1
+        adj, why = _logit(d.error, np.column_stack([extra, d.covariates]), d.sentence, confidence)
+        if why:
+            notes.append(f"adjusted model: {why}")
+        un, why = _logit(d.error, extra[:, None], d.sentence, confidence)
+        if why:
+            notes.append(f"unadjusted model: {why}")
+        lv = _level(d.pieces)
+        levels = [k for k in range(1, 4) if (lv == k).any()]
+        dummies = np.column_stack([(lv == k).astype(np.float64) for k in levels]) if levels else np.zeros((len(lv), 0))
+        # start from the adjusted fit: k extra pieces at its per-piece slope, the same covariate effects
+        start = None if adj is None else np.concatenate([adj[0][:1], adj[0][1] * np.array(levels), adj[0][2:]])
+        cat, why = (
+            _logit(d.error, np.column_stack([dummies, d.covariates]), d.sentence, confidence, start)
+            if levels
+            else (None, "")
+        )
+        if why:
+            notes.append(f"categorical model: {why}")
+        by_pieces = {PIECE_LEVELS[k]: _odds(cat, 1 + i) for i, k in enumerate(levels)}
+        pr, pp = partial_correlation(d.pieces, d.error, d.covariates)
     return Attribution(
         tokenizer=col.name,
         model=aligned.model,

@@ -152,59 +152,89 @@ class IntrinsicPlan:
         return _finish(est, settings, self)
 
 
-def _counts_matrix(table: SegmentationTable, mask: np.ndarray | None):
-    """Sparse (sentences × word types) occurrence counts of the rows in ``mask``.
+def _sentence_sums(table: SegmentationTable, mask: np.ndarray | None, per_type: list[np.ndarray]) -> np.ndarray:
+    """``(sentences, k)``: for each column of ``per_type`` (a value per word type), its sum over each
+    sentence's rows in ``mask``.
 
-    Rows are sorted by sentence, so the table's own columns are a CSR layout already
-    (``indptr`` = sentence offsets, ``indices`` = word types); a mask only zeroes entries.
+    The product of the (sentences × word types) occurrence counts with ``per_type``, done as one
+    ``bincount`` per column over the rows: the same sums in the same order as a sparse product,
+    without importing scipy.sparse (which alone costs more than every product here).
     """
-    from scipy import sparse
+    rows = slice(None) if mask is None else np.flatnonzero(mask)
+    sentence, word_type = table.sentence[rows], table.word_type[rows]
+    out = np.empty((table.n_sentences, len(per_type)))
+    for j, values in enumerate(per_type):
+        out[:, j] = np.bincount(sentence, weights=values[word_type], minlength=table.n_sentences)
+    return out
 
-    data = np.ones(len(table)) if mask is None else mask.astype(np.float64)
-    return sparse.csr_matrix(
-        (data, table.word_type, table.sentence_offsets), shape=(table.n_sentences, len(table.types))
-    )
 
+def _piece_ids(col: TokenizerColumns) -> tuple[np.ndarray, int, int]:
+    """An integer id per flat piece, equal for equal pieces (every unknown piece is the one unknown
+    token); the number of ids (a bound) and of distinct pieces.
 
-def _piece_ids(col) -> tuple[np.ndarray, int]:
-    """Integer id of every flat piece (every unknown piece is the one unknown token) and the count of ids."""
+    The tokenizer's own vocabulary ids when the table kept them and they tell the same pieces
+    apart as the strings do (checked on one piece per id); else the strings, factorized.
+    """
+    ids = col.type_piece_ids
+    if ids is not None and len(ids) and ids.min() >= 0:
+        n_bins = int(ids.max()) + 1
+        seen = np.flatnonzero(np.bincount(ids, minlength=n_bins))
+        some = np.zeros(n_bins, np.int64)
+        some[ids] = np.arange(len(ids))  # a piece of each id (which one does not matter)
+        pieces = col.type_pieces
+        if col.type_unk is not None and col.type_unk.any():
+            pieces = _pooled_unknowns(col)
+        # one string per id (consistent) and one id per string (injective): the ids count pieces as strings do
+        strings = np.array(pieces, dtype=object)
+        of_id = strings[some]
+        if (strings == of_id[ids]).all() and len(set(of_id[seen].tolist())) == len(seen):
+            return ids, n_bins, len(seen)
     pieces = col.type_pieces
     if col.type_unk is not None and col.type_unk.any():
-        pieces = list(pieces)
-        for i in np.flatnonzero(col.type_unk).tolist():
-            pieces[i] = "\x00<unk>"
-    ids, uniques = factorize(pieces)
-    return ids, len(uniques)
+        pieces = _pooled_unknowns(col)
+    codes, uniques = factorize(pieces)
+    return codes, len(uniques), len(uniques)
+
+
+def _pooled_unknowns(col: TokenizerColumns) -> list[str]:
+    """The flat pieces with every unknown piece (whatever text it covers) as one token."""
+    pieces = list(col.type_pieces)
+    for i in np.flatnonzero(col.type_unk).tolist():
+        pieces[i] = "\x00<unk>"
+    return pieces
 
 
 def _finish(est: dict[Figure, Estimate], settings: BootstrapSettings, plan: IntrinsicPlan) -> list[IntrinsicSummary]:
     table, masks, alpha = plan.table, plan.masks, plan.alpha
     n_types = len(table.types)
-    occ = {name: _counts_matrix(table, m) for name, m in masks.items()}
     freq = {
         name: np.bincount(table.word_type, weights=None if m is None else m.astype(np.float64), minlength=n_types)
         for name, m in masks.items()
     }
-    cols, points = [], []
+    # per group: d statistic / d (one more occurrence of word type t), two columns per tokenizer
+    per_type: dict[str, list[np.ndarray]] = {name: [] for name in masks}
+    points = []
     for col, groups in zip(plan.columns, plan.figures):
-        piece_id, n_ids = _piece_ids(col)
+        piece_id, n_ids, n_distinct = _piece_ids(col)
         owner = np.repeat(np.arange(n_types), np.diff(col.type_offsets))  # word type of each flat piece
         # a vocabulary smaller than the distinct pieces seen is not the real one: no efficiency, no utilisation
-        vocab = col.vocab_size if col.vocab_size >= n_ids else 0
+        vocab = col.vocab_size if col.vocab_size >= n_distinct else 0
         for name, handles in groups.items():
             counts = np.bincount(piece_id, weights=freq[name][owner], minlength=n_ids)
             if counts.sum() == 0:
                 continue
             h, eff, dh, deff = _derivatives(counts, vocab, alpha)
-            # d statistic / d (one more occurrence of word type t) = sum of the derivatives of its pieces
-            per_type = np.column_stack([np.bincount(owner, weights=d[piece_id], minlength=n_types) for d in (dh, deff)])
-            cols.append(occ[name] @ per_type)  # psi: (sentences, 2)
-            points.append((col, vocab, name, handles, h, eff, counts, 2 * (len(cols) - 1)))
-    sd = None
-    if settings.n_resamples and cols and table.n_sentences:
-        # variance of sum_s w_s psi_s under multinomial(n, 1/n) sentence weights: sum psi^2 - (sum psi)^2 / n
-        m = np.concatenate(cols, axis=1)
-        sd = np.sqrt(np.maximum((m * m).sum(0) - m.sum(0) ** 2 / table.n_sentences, 0.0))
+            # the derivative for a word type is the sum of the derivatives of its pieces
+            points.append((col, vocab, name, handles, h, eff, counts, len(per_type[name])))
+            per_type[name] += [np.bincount(owner, weights=d[piece_id], minlength=n_types) for d in (dh, deff)]
+    sd = {}
+    if settings.n_resamples and points and table.n_sentences:
+        for name, columns in per_type.items():
+            if not columns:
+                continue
+            psi = _sentence_sums(table, masks[name], columns)  # (sentences, 2 per tokenizer)
+            # variance of sum_s w_s psi_s under multinomial(n, 1/n) sentence weights: sum psi^2 - (sum psi)^2 / n
+            sd[name] = np.sqrt(np.maximum((psi * psi).sum(0) - psi.sum(0) ** 2 / table.n_sentences, 0.0))
     z = NormalDist().inv_cdf(0.5 + settings.confidence / 2)
     nan = float("nan")
     out: dict[str, IntrinsicSummary] = {}
@@ -212,10 +242,11 @@ def _finish(est: dict[Figure, Estimate], settings: BootstrapSettings, plan: Intr
         first = est[handles[0]]
         ests = []
         for k, value in ((j, h), (j + 1, eff)):
-            if sd is None or math.isnan(value):
+            if name not in sd or math.isnan(value):
                 ests.append(Estimate(value, nan, nan, first.n_words, first.n_sentences))
             else:
-                ests.append(Estimate(value, value - z * sd[k], value + z * sd[k], first.n_words, first.n_sentences))
+                half = z * sd[name][k]
+                ests.append(Estimate(value, value - half, value + half, first.n_words, first.n_sentences))
         util = intrinsic.vocab_utilization(counts, vocab_size=vocab) if vocab else nan
         summary = out.setdefault(col.name, IntrinsicSummary(col.name, vocab, alpha, {}))
         summary.groups[name] = IntrinsicEstimates(

@@ -62,6 +62,8 @@ class TokenizerColumns:
         n_unk: ``int32`` unknown pieces of each row.
         type_unk: ``bool`` per piece of :attr:`type_pieces`, ``True`` for an unknown piece
             (``None`` when not known, e.g. a table read back from Parquet).
+        type_piece_ids: vocabulary id per piece of :attr:`type_pieces` (``None`` when the
+            tokenizer gives none, or read back from Parquet).
     """
 
     name: str
@@ -73,6 +75,7 @@ class TokenizerColumns:
     n_pieces: np.ndarray
     n_unk: np.ndarray
     type_unk: np.ndarray | None = None
+    type_piece_ids: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -315,4 +318,5 @@ def tokenizer_columns(table: SegmentationTable, seg: Segmenter) -> TokenizerColu
         n_pieces=counts[table.word_type],
         n_unk=unk_per_type[table.word_type],
         type_unk=np.asarray(result.unk, dtype=bool),
+        type_piece_ids=result.ids,
     )

@@ -158,6 +158,10 @@ def to_iob2(
             scheme = detect_scheme([tags])
     if scheme == "IOB2" and _valid_iob2(tags):
         return tuple(tags), 0  # the common case (WikiANN, SNIPS, ...): nothing to convert
+    if scheme == "IOB1":
+        converted = _valid_iob1_to_iob2(tags)  # CoNLL-2003: no tag to report or repair
+        if converted is not None:
+            return converted, 0
     allowed = SCHEMES[scheme]
     n = len(tags)
     parsed = [split_tag(t) for t in tags]
@@ -293,6 +297,25 @@ def _valid_iob2(tags: Sequence[str]) -> bool:
                 return False
         prev = tag
     return True
+
+
+def _valid_iob1_to_iob2(tags: Sequence[str]) -> tuple[str, ...] | None:
+    """IOB1 ``tags`` in IOB2 when none is malformed or a forbidden ``B-`` (else ``None``: the full
+    conversion then reports or repairs it). An ``I-X`` that starts an entity becomes ``B-X``."""
+    out = []
+    prev = "O"  # the previous tag, in IOB2
+    for tag in tags:
+        if tag != "O":
+            head = tag[:2]
+            if len(tag) < 3 or (head != "B-" and head != "I-"):
+                return None
+            if prev == "O" or prev[2:] != tag[2:]:  # not inside an entity of this type
+                if head == "B-":
+                    return None
+                tag = "B-" + tag[2:]
+        out.append(tag)
+        prev = tag
+    return tuple(out)
 
 
 def _prev(tags: Sequence[str], i: int) -> str:

@@ -46,15 +46,20 @@ class Segmentation:
         offsets: ``int64`` array of length ``n_words + 1``; word ``i`` has pieces
             ``pieces[offsets[i]:offsets[i + 1]]``.
         unk: ``bool`` array, one per piece, ``True`` where the piece is the unknown token.
+        ids: the vocabulary id of each piece, when the tokenizer gives ids (``None`` otherwise);
+            lets the intrinsic metrics count pieces without hashing their strings again.
     """
 
     pieces: list[str]
     offsets: np.ndarray
     unk: np.ndarray
+    ids: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if len(self.offsets) == 0 or self.offsets[-1] != len(self.pieces) or len(self.unk) != len(self.pieces):
             raise ValueError("inconsistent Segmentation: offsets/unk do not match pieces")
+        if self.ids is not None and len(self.ids) != len(self.pieces):
+            raise ValueError("inconsistent Segmentation: ids do not match pieces")
 
     def __len__(self) -> int:
         return len(self.offsets) - 1

@@ -164,7 +164,7 @@ def ids_to_segmentation(
     np.cumsum(counts, out=offsets[1:])
     pieces = id_to_piece[flat_ids].tolist() if len(flat_ids) else []
     unk = flat_ids == unk_id if unk_id is not None and unk_id >= 0 else np.zeros(len(flat_ids), dtype=bool)
-    return Segmentation(pieces, offsets, np.asarray(unk, dtype=bool))
+    return Segmentation(pieces, offsets, np.asarray(unk, dtype=bool), ids=np.asarray(flat_ids, dtype=np.int64))
 
 
 def default_name(path: Path) -> str:
