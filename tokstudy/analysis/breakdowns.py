@@ -18,7 +18,7 @@ from typing import Sequence
 
 from tokstudy.analysis.estimates import BootstrapSettings, GroupedEstimates
 from tokstudy.analysis.ratio_batch import RatioBatch
-from tokstudy.analysis.stats import SUBSETS, _GroupedPlan
+from tokstudy.analysis.stats import SUBSETS, GroupedPlan
 from tokstudy.analysis.table import SegmentationTable
 
 
@@ -40,6 +40,6 @@ def breakdowns(
     names = list(tokenizers or table.tokenizer_names)
     settings = BootstrapSettings(n_resamples, confidence, seed)
     batch = RatioBatch(table, settings)
-    plans = {g: [_GroupedPlan.register(batch, table, t, g, s) for t in names for s in subsets] for g in groupings}
+    plans = {g: [GroupedPlan.register(batch, table, t, g, s) for t in names for s in subsets] for g in groupings}
     est = batch.run()
     return {g: [p.result(est, settings) for p in ps] for g, ps in plans.items()}

@@ -108,7 +108,11 @@ class _Table4Plan:
 
 
 @dataclass(frozen=True)
-class _GroupedPlan:
+class GroupedPlan:
+    """One tokenizer's additional segmentation per group of ``by`` over the words of ``subset``, as figures planned
+    into a :class:`~tokstudy.analysis.ratio_batch.RatioBatch` (shared by :func:`table_statistics` and
+    :func:`tokstudy.analysis.breakdowns.breakdowns`, so every grouped figure has one implementation)."""
+
     column: TokenizerColumns
     by: str
     subset: str
@@ -116,7 +120,7 @@ class _GroupedPlan:
     figures: tuple[Figure, ...]
 
     @classmethod
-    def register(cls, batch: RatioBatch, table: SegmentationTable, tokenizer, by: str, subset: str) -> "_GroupedPlan":
+    def register(cls, batch: RatioBatch, table: SegmentationTable, tokenizer, by: str, subset: str) -> "GroupedPlan":
         col = table.column(tokenizer)
         codes, names = group_codes(table, by)
         grouping = batch.grouping(("by", by, subset), lambda: np.where(subset_mask(table, subset), codes, -1), names)
@@ -219,7 +223,7 @@ def additional_segmentation_by(
     """
     settings = BootstrapSettings(n_resamples, confidence, seed)
     batch = RatioBatch(table, settings)
-    plan = _GroupedPlan.register(batch, table, tokenizer, by, subset)
+    plan = GroupedPlan.register(batch, table, tokenizer, by, subset)
     return plan.result(batch.run(), settings)
 
 
@@ -275,7 +279,7 @@ def table_statistics(
     batch = RatioBatch(table, settings)
     t4 = [_Table4Plan.register(batch, table, t) for t in names]
     sm = [_SummaryPlan.register(batch, table, t) for t in names] if summary else []
-    by = {g: [_GroupedPlan.register(batch, table, t, g, "all") for t in names] for g in groupings}
+    by = {g: [GroupedPlan.register(batch, table, t, g, "all") for t in names] for g in groupings}
     if intrinsic:
         from tokstudy.analysis.intrinsic_table import IntrinsicPlan
 
