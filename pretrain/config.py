@@ -26,15 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tokstudy.configfile import require
+
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 SHARING_MODES = ("all", "none", "groups")
 OPTIMIZERS = ("auto", "lamb", "adamw")
 COMPILE_MODES = ("auto", "on", "off")
-
-
-def _check(cond: bool, where: str, message: str) -> None:
-    if not cond:
-        raise ValueError(f"{where}: {message}")
 
 
 @dataclass(frozen=True)
@@ -88,22 +85,22 @@ class ModelConfig:
             "max_position_embeddings",
             "type_vocab_size",
         ):
-            _check(int(getattr(self, name)) >= 1, w, f"{name} must be >= 1, got {getattr(self, name)}")
-        _check(
+            require(int(getattr(self, name)) >= 1, w, f"{name} must be >= 1, got {getattr(self, name)}")
+        require(
             self.hidden_size % self.num_heads == 0,
             w,
             f"num_heads ({self.num_heads}) must divide hidden_size ({self.hidden_size})",
         )
-        _check(self.sharing in SHARING_MODES, w, f"sharing must be one of {SHARING_MODES}, got {self.sharing!r}")
+        require(self.sharing in SHARING_MODES, w, f"sharing must be one of {SHARING_MODES}, got {self.sharing!r}")
         if self.sharing == "groups":
-            _check(
+            require(
                 self.num_layers % self.num_groups == 0,
                 w,
                 f"num_groups ({self.num_groups}) must divide num_layers ({self.num_layers})",
             )
         for name in ("dropout", "attention_dropout", "classifier_dropout"):
-            _check(0.0 <= getattr(self, name) < 1.0, w, f"{name} must be in [0, 1), got {getattr(self, name)}")
-        _check(
+            require(0.0 <= getattr(self, name) < 1.0, w, f"{name} must be in [0, 1), got {getattr(self, name)}")
+        require(
             self.initializer_range > 0 and self.layer_norm_eps > 0,
             w,
             "initializer_range and layer_norm_eps must be > 0",
@@ -123,7 +120,7 @@ class ModelConfig:
         """A ``transformers.AlbertConfig`` for this architecture and ``vocab_size`` (SDPA attention)."""
         from transformers import AlbertConfig
 
-        _check(vocab_size >= 8, f"ModelConfig {self.name!r}", f"vocab_size must be >= 8, got {vocab_size}")
+        require(vocab_size >= 8, f"ModelConfig {self.name!r}", f"vocab_size must be >= 8, got {vocab_size}")
         ids = dict(special_ids or {})
         groups, inner = self.albert_groups()
         config = AlbertConfig(
@@ -239,38 +236,38 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         w = "TrainConfig"
-        _check(self.batch_size >= 1, w, f"batch_size must be >= 1, got {self.batch_size}")
+        require(self.batch_size >= 1, w, f"batch_size must be >= 1, got {self.batch_size}")
         if self.micro_batch_size is not None:
-            _check(
+            require(
                 1 <= self.micro_batch_size <= self.batch_size,
                 w,
                 f"micro_batch_size must be in [1, batch_size={self.batch_size}], got {self.micro_batch_size}",
             )
-            _check(
+            require(
                 self.batch_size % self.micro_batch_size == 0,
                 w,
                 f"micro_batch_size ({self.micro_batch_size}) must divide batch_size ({self.batch_size})",
             )
-        _check(self.lr > 0, w, f"lr must be > 0, got {self.lr}")
-        _check(self.total_steps >= 1, w, f"total_steps must be >= 1, got {self.total_steps}")
-        _check(
+        require(self.lr > 0, w, f"lr must be > 0, got {self.lr}")
+        require(self.total_steps >= 1, w, f"total_steps must be >= 1, got {self.total_steps}")
+        require(
             0 <= self.warmup_steps <= self.total_steps,
             w,
             f"warmup_steps must be in [0, total_steps={self.total_steps}], got {self.warmup_steps}",
         )
         if isinstance(self.compile, bool):  # YAML reads a bare on/off as a boolean
             object.__setattr__(self, "compile", "on" if self.compile else "off")
-        _check(self.compile in COMPILE_MODES, w, f"compile must be one of {COMPILE_MODES}, got {self.compile!r}")
-        _check(self.optimizer in OPTIMIZERS, w, f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
-        _check(self.weight_decay >= 0, w, f"weight_decay must be >= 0, got {self.weight_decay}")
-        _check(
+        require(self.compile in COMPILE_MODES, w, f"compile must be one of {COMPILE_MODES}, got {self.compile!r}")
+        require(self.optimizer in OPTIMIZERS, w, f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
+        require(self.weight_decay >= 0, w, f"weight_decay must be >= 0, got {self.weight_decay}")
+        require(
             len(self.betas) == 2 and all(0 <= b < 1 for b in self.betas),
             w,
             f"betas must be two values in [0, 1), got {self.betas}",
         )
-        _check(self.eps > 0, w, f"eps must be > 0, got {self.eps}")
+        require(self.eps > 0, w, f"eps must be > 0, got {self.eps}")
         for name in ("checkpoint_every", "keep_last", "log_every"):
-            _check(getattr(self, name) >= 1, w, f"{name} must be >= 1, got {getattr(self, name)}")
+            require(getattr(self, name) >= 1, w, f"{name} must be >= 1, got {getattr(self, name)}")
         object.__setattr__(self, "betas", tuple(float(b) for b in self.betas))
 
     def batch_layout(self, world_size: int) -> tuple[int, int]:

@@ -31,8 +31,8 @@ from pretrain.finetune.run import PRIMARY, finetune
 from pretrain.model import build_model
 from pretrain.tokenizer_info import tokenizer_info
 from pretrain.train import train
-from tokstudy.study.backends import FinetunedRun, PretrainedModel, TaskSplits
-from tokstudy.study.config import FinetuneSection, PretrainSection, TaskSpec
+from tokstudy.study.backends import FinetunedRun, FinetuneRequest, PretrainedModel
+from tokstudy.study.config import PretrainSection
 
 #: How the fine-tuner's metric keys are written in the study's tables.
 _METRIC_NAMES = {"f1": "F1", "accuracy": "accuracy"}
@@ -87,27 +87,19 @@ class PretrainBackend:
         )
         return save_hf_model(model.config, model.state_dict(), work / "random_init", tokenizer_dir=tokenizer_dir)
 
-    def finetune(
-        self,
-        work: Path,
-        model_dir: Path,
-        task: TaskSpec,
-        splits: TaskSplits,
-        seed: int,
-        section: FinetuneSection,
-        *,
-        progress: bool = True,
-    ) -> FinetunedRun:
-        """Fine-tune ``model_dir`` on one task with one seed; the test score, predictions and cost of that seed."""
+    def finetune(self, work: Path, request: FinetuneRequest, *, progress: bool = True) -> FinetunedRun:
+        """Fine-tune ``request.model_dir`` on one task with one seed; the test score, predictions and cost of that
+        seed."""
+        task, splits, section, seed = request.task, request.splits, request.section, request.seed
         train_split, dev = splits.train, splits.dev
         if task.dataset.startswith("sst2"):  # SST-2's test labels are not public: its dev is the test set
             train_split, dev = holdout(train_split, 0.05, 0)
         cfg = FinetuneConfig(
-            model=str(model_dir),
+            model=str(request.model_dir),
             task=task.task,
             dataset=task.dataset,
             language=task.language,
-            model_name=model_dir.parent.name,
+            model_name=request.model_dir.parent.name,
             n_seeds=1,
             first_seed=seed,
             epochs=section.epochs,

@@ -40,6 +40,20 @@ from tokstudy.errors import ConfigError
 T = TypeVar("T")
 
 
+def require(condition: bool, where: str, message: str) -> None:
+    """Refuse a value in a configuration's ``__post_init__``: ``ValueError("<where>: <message>")`` unless
+    ``condition`` holds; :func:`build_config` reports it with the file and the section.
+
+    >>> require(2 >= 1, "Run", "steps must be >= 1")
+    >>> require(0 >= 1, "Run", "steps must be >= 1, got 0")
+    Traceback (most recent call last):
+    ...
+    ValueError: Run: steps must be >= 1, got 0
+    """
+    if not condition:
+        raise ValueError(f"{where}: {message}")
+
+
 def read_config(path: str | os.PathLike) -> dict[str, Any]:
     """The mapping in a YAML (or ``.json``) file; an empty file is an empty mapping."""
     path = Path(path)

@@ -15,6 +15,8 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from tokstudy.configfile import require
+
 TASKS = ("sop", "nsp")
 SINGLE_SEGMENT_POLICIES = ("split", "skip")
 
@@ -118,8 +120,7 @@ class PrepareConfig:
             (self.encode_batch_documents >= 1, "encode_batch_documents must be >= 1"),
         ]
         for ok, message in checks:
-            if not ok:
-                raise ValueError(f"PrepareConfig: {message}")
+            require(ok, "PrepareConfig", message)
 
     @property
     def max_num_tokens(self) -> int:

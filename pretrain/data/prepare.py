@@ -62,11 +62,17 @@ class TokenizerTables:
     """What prepare needs from a sentencepiece model, computed once."""
 
     model_file: Path
+    """The SentencePiece ``.model`` file."""
     sha256: str
+    """Hash of the model file (part of the store's identity, so a changed tokenizer rebuilds the store)."""
     vocab_size: int
+    """Pieces in the vocabulary (V)."""
     special_ids: dict[str, int]
-    word_start: np.ndarray  # bool [V]
-    random_ids: np.ndarray  # int32: ordinary pieces a random replacement is drawn from
+    """Ids of the special pieces (``cls``, ``sep``, ``mask``, ``pad``, ``unk``)."""
+    word_start: np.ndarray
+    """bool [V]: the piece starts a word (special pieces count as starts)."""
+    random_ids: np.ndarray
+    """int32: the ordinary pieces a random replacement is drawn from."""
 
 
 def model_file_of(tokenizer: str | Path) -> Path:

@@ -10,7 +10,7 @@ object is built, so a typo fails before any model is loaded.
 >>> FinetuneConfig(model="m", task="ner", dataset="conll2003", stride=200, max_length=128)
 Traceback (most recent call last):
 ...
-ValueError: stride=200 must be below half the pieces a window holds (max_length - 2 = 126)
+ValueError: FinetuneConfig: stride=200 must be below half the pieces a window holds (max_length - 2 = 126)
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+from tokstudy.configfile import require
 
 TASKS = ("ner", "classification")
 UNSEEN_LABEL_POLICIES = ("error", "keep", "map_o")
@@ -103,39 +105,37 @@ class FinetuneConfig:
     """Free-form metadata copied into results (e.g. vocabulary size)."""
 
     def __post_init__(self) -> None:
-        if not self.model:
-            raise ValueError("model: a model directory is required")
-        if self.task not in TASKS:
-            raise ValueError(f"task={self.task!r}: expected one of {TASKS}")
-        if self.unseen_labels not in UNSEEN_LABEL_POLICIES:
-            raise ValueError(f"unseen_labels={self.unseen_labels!r}: expected one of {UNSEEN_LABEL_POLICIES}")
-        if self.unseen_labels == "map_o" and self.task != "ner":
-            raise ValueError("unseen_labels='map_o' only applies to token tasks (task='ner')")
+        w = "FinetuneConfig"
+        require(bool(self.model), w, "model: a model directory is required")
+        require(self.task in TASKS, w, f"task={self.task!r}: expected one of {TASKS}")
+        require(
+            self.unseen_labels in UNSEEN_LABEL_POLICIES,
+            w,
+            f"unseen_labels={self.unseen_labels!r}: expected one of {UNSEEN_LABEL_POLICIES}",
+        )
+        require(
+            self.unseen_labels != "map_o" or self.task == "ner",
+            w,
+            "unseen_labels='map_o' only applies to token tasks (task='ner')",
+        )
         for name in ("n_seeds", "epochs", "batch_size", "eval_batch_size", "evals_per_epoch"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name}={getattr(self, name)} must be >= 1")
-        if self.patience < 0:
-            raise ValueError(f"patience={self.patience} must be >= 0")
-        if not 0 < self.learning_rate < 1:
-            raise ValueError(f"learning_rate={self.learning_rate} must be in (0, 1)")
-        if not 0 <= self.warmup_ratio < 1:
-            raise ValueError(f"warmup_ratio={self.warmup_ratio} must be in [0, 1)")
-        if not 0 < self.holdout_fraction < 1:
-            raise ValueError(f"holdout_fraction={self.holdout_fraction} must be in (0, 1)")
-        if self.max_length < 4:
-            raise ValueError(f"max_length={self.max_length} must be >= 4 ([CLS], [SEP] and some pieces)")
-        if self.stride < 0 or 2 * self.stride >= self.max_length - 2:
-            raise ValueError(
-                f"stride={self.stride} must be below half the pieces a window holds "
-                f"(max_length - 2 = {self.max_length - 2})"
-            )
+            require(getattr(self, name) >= 1, w, f"{name}={getattr(self, name)} must be >= 1")
+        require(self.patience >= 0, w, f"patience={self.patience} must be >= 0")
+        require(0 < self.learning_rate < 1, w, f"learning_rate={self.learning_rate} must be in (0, 1)")
+        require(0 <= self.warmup_ratio < 1, w, f"warmup_ratio={self.warmup_ratio} must be in [0, 1)")
+        require(0 < self.holdout_fraction < 1, w, f"holdout_fraction={self.holdout_fraction} must be in (0, 1)")
+        require(self.max_length >= 4, w, f"max_length={self.max_length} must be >= 4 ([CLS], [SEP] and some pieces)")
+        require(
+            0 <= self.stride and 2 * self.stride < self.max_length - 2,
+            w,
+            f"stride={self.stride} must be below half the pieces a window holds "
+            f"(max_length - 2 = {self.max_length - 2})",
+        )
         for name in ("max_train_sentences", "max_eval_sentences"):
             value = getattr(self, name)
-            if value is not None and value < 1:
-                raise ValueError(f"{name}={value} must be >= 1 or None")
+            require(value is None or value >= 1, w, f"{name}={value} must be >= 1 or None")
         bad = [s for s in self.predict_splits if s not in ("dev", "test")]
-        if bad:
-            raise ValueError(f"predict_splits={self.predict_splits}: expected 'dev' and/or 'test', got {bad}")
+        require(not bad, w, f"predict_splits={self.predict_splits}: expected 'dev' and/or 'test', got {bad}")
         object.__setattr__(self, "predict_splits", tuple(self.predict_splits))
 
     def seeds(self) -> list[int]:

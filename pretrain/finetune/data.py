@@ -33,10 +33,15 @@ class TaskData:
     """Train/dev/test splits ready for fine-tuning, and the label set (index = label id)."""
 
     train: Dataset
+    """Sentences to fine-tune on."""
     dev: Dataset
+    """Sentences early stopping chooses the epoch on."""
     test: Dataset
+    """Sentences the reported score comes from."""
     labels: tuple[str, ...]
+    """The label set; a label's index is its id."""
     notes: tuple[str, ...] = ()
+    """What preparing the splits changed (labels mapped or dropped, sentences held out), for the log."""
 
 
 def _where(ds: Dataset) -> str:

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 from tokstudy.analysis.predictions import write_predictions
-from tokstudy.study.backends import FinetunedRun, PretrainedModel, TaskSplits
-from tokstudy.study.config import FinetuneSection, PretrainSection, TaskSpec
+from tokstudy.study.backends import FinetunedRun, FinetuneRequest, PretrainedModel
+from tokstudy.study.config import PretrainSection
 
 #: The cost every fake run reports (energy measured, so the score-against-energy figure is drawn).
 FAKE_COST = {
@@ -50,17 +50,8 @@ class FakeBackend:
         self.calls.append(("untrained_model", tokenizer_dir.name))
         return _write_model(work / "random_init", tokenizer_dir, False)
 
-    def finetune(
-        self,
-        work: Path,
-        model_dir: Path,
-        task: TaskSpec,
-        splits: TaskSplits,
-        seed: int,
-        section: FinetuneSection,
-        *,
-        progress: bool = True,
-    ) -> FinetunedRun:
+    def finetune(self, work: Path, request: FinetuneRequest, *, progress: bool = True) -> FinetunedRun:
+        model_dir, task, splits, seed = request.model_dir, request.task, request.splits, request.seed
         model = json.loads((model_dir / "fake_model.json").read_text())
         self.calls.append(("finetune", model["tokenizer"], model["pretrained"], task.label, seed))
         assert len(splits.train) > 0 and len(splits.test) > 0
@@ -79,6 +70,6 @@ class FakeBackend:
             score=score,
             predictions=predictions,
             dev_score=score - 1.0,
-            epochs_run=section.epochs,
+            epochs_run=request.section.epochs,
             cost=dict(FAKE_COST),
         )

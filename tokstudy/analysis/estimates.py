@@ -66,11 +66,17 @@ class AdditionalSegmentation:
     """One row of Table 4: additional segmentation % of NE, non-NE and all words."""
 
     tokenizer: str
+    """The tokenizer's column name."""
     ne: Estimate
+    """Words inside a named entity."""
     non_ne: Estimate
+    """Words outside every named entity."""
     all: Estimate
+    """Every word."""
     boundary_policy: str
+    """How a lone word-boundary piece was counted (:mod:`tokstudy.analysis.boundary`)."""
     bootstrap: BootstrapSettings
+    """How the intervals were made."""
 
 
 @dataclass(frozen=True)
@@ -78,11 +84,17 @@ class GroupedEstimates:
     """Additional segmentation % per group (entity type, B/I position, language, ...)."""
 
     tokenizer: str
+    """The tokenizer's column name."""
     by: str
+    """What the words are grouped by (``entity_type``, ``position``, ``language``, ...)."""
     subset: str
+    """Which words are counted (``ne``, ``non_ne`` or ``all``)."""
     groups: dict[str, Estimate]
+    """The figure of each group, by group name."""
     boundary_policy: str
+    """How a lone word-boundary piece was counted (:mod:`tokstudy.analysis.boundary`)."""
     bootstrap: BootstrapSettings
+    """How the intervals were made."""
 
 
 @dataclass(frozen=True)

@@ -29,9 +29,13 @@ class Summary:
     """Mean, sample standard deviation and count of per-seed scores (``values`` kept for tests)."""
 
     mean: float
+    """Mean of the scores."""
     std: float
+    """Sample standard deviation (n - 1 in the denominator); 0 for a single score."""
     n: int
+    """Number of scores (seeds)."""
     values: tuple[float, ...]
+    """The scores themselves."""
 
     def format(self, scale: float = 100.0, digits: int = 2) -> str:
         """``"91.02 ± 0.35"`` (scores scaled to percent by default)."""

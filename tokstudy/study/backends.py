@@ -22,7 +22,7 @@ log or metrics) and a backend never sees the study's stages.
 ...         return PretrainedModel(work / "model")
 ...     def untrained_model(self, work, tokenizer_dir, section):
 ...         return work / "random_init"
-...     def finetune(self, work, model_dir, task, splits, seed, section, *, progress=True):
+...     def finetune(self, work, request, *, progress=True):
 ...         return FinetunedRun(metric="F1", score=50.0)
 >>> isinstance(Echo(), TrainerBackend)
 True
@@ -79,6 +79,22 @@ class TaskSplits:
     """Sentences the reported score and the predictions come from."""
 
 
+@dataclass(frozen=True)
+class FinetuneRequest:
+    """One fine-tuning run the study asks of its backend: one model, one task, one seed."""
+
+    model_dir: Path
+    """The model to fine-tune: an exported Hugging Face directory (a pre-trained model or the untrained control)."""
+    task: TaskSpec
+    """The task: dataset, language, labels and the caps on its splits."""
+    splits: TaskSplits
+    """The task's train, dev and test sentences, already cut to the task's caps."""
+    seed: int
+    """The fine-tuning seed (one run per seed)."""
+    section: FinetuneSection
+    """The fine-tuning settings, already resolved for the task (:meth:`TaskSpec.settings`)."""
+
+
 @runtime_checkable
 class TrainerBackend(Protocol):
     """The trainer the study runs its pre-training, control and fine-tuning stages on.
@@ -99,17 +115,7 @@ class TrainerBackend(Protocol):
         in the exported model's format; returns its directory."""
         ...
 
-    def finetune(
-        self,
-        work: Path,
-        model_dir: Path,
-        task: TaskSpec,
-        splits: TaskSplits,
-        seed: int,
-        section: FinetuneSection,
-        *,
-        progress: bool = True,
-    ) -> FinetunedRun:
-        """Fine-tune ``model_dir`` on ``task`` with ``seed`` and ``section``'s settings (already resolved for the
-        task); predictions and logs go under ``work``."""
+    def finetune(self, work: Path, request: FinetuneRequest, *, progress: bool = True) -> FinetunedRun:
+        """Fine-tune ``request.model_dir`` on ``request.task`` with ``request.seed`` and ``request.section``'s
+        settings; predictions and logs go under ``work``."""
         ...

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from tokstudy.study.backends import TaskSplits, TrainerBackend
+from tokstudy.study.backends import FinetuneRequest, TaskSplits, TrainerBackend
 from tokstudy.study.config import StudyConfig, TaskSpec
 from tokstudy.study.sources import Sources, resolve_sources
 from tokstudy.study.stages import Pipeline
@@ -254,15 +254,8 @@ def _finetune(
     sources: Sources,
     progress: bool,
 ) -> dict:
-    run = backend.finetune(
-        work,
-        model_dir,
-        task,
-        _task_splits(task, sources),
-        seed,
-        task.settings(config.finetune),
-        progress=progress,
-    )
+    request = FinetuneRequest(model_dir, task, _task_splits(task, sources), seed, task.settings(config.finetune))
+    run = backend.finetune(work, request, progress=progress)
     return {
         "metric": run.metric,
         "score": float(run.score),
