@@ -27,7 +27,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,19 +35,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 def write_rule_predictions(path: Path) -> int:
-    from tokstudy.analysis.predictions import write_predictions
+    """Rule predictions for CoNLL-2003 test (``tests.fixtures_predictions``); returns the number of words."""
+    from tests.fixtures_predictions import write_rule_predictions as write
     from tokstudy.data.registry import load_dataset
 
     test = load_dataset("conll2003", "test")
-    out, ids = [], []
-    for s in test.sentences:
-        if not s.words:
-            continue
-        wrong = [zlib.crc32(w.encode()) % 100 < 5 + 3 * len(w) + 20 * (t != "O") for w, t in zip(s.words, s.tags)]
-        out.append((s.words, s.tags, [("O" if t != "O" else "B-MISC") if e else t for t, e in zip(s.tags, wrong)]))
-        ids.append(s.sent_id)
-    write_predictions(path, out, metadata={"model": "rule", "dataset": "conll2003", "split": "test"}, sent_ids=ids)
-    return sum(len(o[0]) for o in out)
+    write(path, test, metadata={"dataset": "conll2003", "split": "test"})
+    return sum(len(s.words) for s in test.sentences)
 
 
 def child_cpu() -> float:

@@ -164,38 +164,18 @@ def test_real_conll2003_runs_and_every_figure_is_finite(tmp_path):
     predictions from a deterministic rule (no fine-tuned model is at hand in the tests): errors on a
     hashed share of words that grows with length and inside entities."""
     import json
-    import zlib
-
-    import sentencepiece as spm
 
     from tests.conftest import corpus_path
-    from tokstudy.analysis.predictions import write_predictions
+    from tests.fixtures_predictions import write_rule_predictions
+    from tests.fixtures_sentencepiece import train_unigram
     from tokstudy.cli import main
     from tokstudy.data.registry import load_dataset
 
     corpus_path("conll2003")
     train, test = load_dataset("conll2003", "train"), load_dataset("conll2003", "test")
-    text = tmp_path / "train.txt"
-    text.write_text("\n".join(" ".join(s.words) for s in train.sentences), encoding="utf-8")
-    specs = []
-    for v in (1000,):
-        spm.SentencePieceTrainer.train(
-            input=str(text),
-            model_prefix=str(tmp_path / f"sp{v}"),
-            vocab_size=v,
-            model_type="unigram",
-            minloglevel=2,
-            num_threads=1,
-        )
-        specs += ["-t", f"sp{v}={tmp_path / f'sp{v}.model'}"]
-    out, ids = [], []
-    for s in test.sentences:
-        if not s.words:
-            continue
-        wrong = [zlib.crc32(w.encode()) % 100 < 5 + 3 * len(w) + 20 * (t != "O") for w, t in zip(s.words, s.tags)]
-        out.append((s.words, s.tags, [("O" if t != "O" else "B-MISC") if e else t for t, e in zip(s.tags, wrong)]))
-        ids.append(s.sent_id)
-    preds = write_predictions(tmp_path / "preds.tsv", out, metadata={"model": "rule"}, sent_ids=ids)
+    model = train_unigram((" ".join(s.words) for s in train.sentences), tmp_path / "sp1000", 1000, num_threads=1)
+    specs = ["-t", f"sp1000={model}"]
+    preds = write_rule_predictions(tmp_path / "preds.tsv", test)
     js = tmp_path / "a.json"
     assert (
         main(

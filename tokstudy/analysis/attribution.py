@@ -45,6 +45,7 @@ from itertools import chain
 import numpy as np
 
 from tokstudy.analysis.alignment import AlignedPredictions, align_predictions
+from tokstudy.analysis.correlation import PiecesBin
 from tokstudy.analysis.predictions import Predictions
 from tokstudy.analysis.table import INSIDE, SegmentationTable
 from tokstudy.data.types import Dataset
@@ -83,17 +84,10 @@ NAN_OR = OddsRatio(float("nan"), float("nan"), float("nan"), float("nan"))
 
 
 @dataclass(frozen=True)
-class FrequencyCell:
+class FrequencyCell(PiecesBin):
     """Words of one training-frequency bin and one pieces level, and how many were mislabelled."""
 
     frequency: str
-    pieces: str
-    n: int
-    n_errors: int
-
-    @property
-    def error_rate(self) -> float:
-        return self.n_errors / self.n if self.n else float("nan")
 
 
 @dataclass(frozen=True)
@@ -331,7 +325,9 @@ def frequency_bins(pieces: np.ndarray, error: np.ndarray, train_count: np.ndarra
     n = np.bincount(key, minlength=4 * len(names))
     e = np.bincount(key, weights=error.astype(np.float64), minlength=4 * len(names))
     return tuple(
-        FrequencyCell(names[f], PIECE_LEVELS[p], int(n[f * 4 + p]), int(round(e[f * 4 + p])))
+        FrequencyCell(
+            frequency=names[f], pieces=PIECE_LEVELS[p], n=int(n[f * 4 + p]), n_errors=int(round(e[f * 4 + p]))
+        )
         for f in range(len(names))
         for p in range(4)
     )
