@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis_app.components import bootstrap, charts, explorer
-from analysis_app.services import cache
+from analysis_app.services import cache, defaults
 from analysis_app.services.loading import InputError
 from analysis_app.services.mislabels import bins_frame, correlation_display, correlation_rows, format_p
 
@@ -107,7 +107,7 @@ def render(sel) -> None:
 
     st.subheader("Most over-segmented mislabelled words")
     tok = st.selectbox("Pieces under", [t.name for t in sel.tokenizers], key=TOKENIZER)
-    words = cache.mislabelled(sel.dataset, tuple(sel.tokenizers), pred_src, tok, 50)
+    words = cache.mislabelled(sel.dataset, tuple(sel.tokenizers), pred_src, tok, defaults.MISLABELLED_SHOWN)
     if words.empty:
         st.success("The model labelled every word correctly.")
         return
