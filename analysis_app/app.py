@@ -18,12 +18,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from analysis_app.services import prewarm, settings  # needs the checkout on sys.path (above)
 
 st.set_page_config(page_title="tokstudy", page_icon=":material/splitscreen:", layout="wide")
-st.navigation(
+pages = st.navigation(
     [
         st.Page("pages/explorer.py", title="Segmentation explorer", icon=":material/search:", default=True),
         st.Page("pages/statistics.py", title="Statistics (Table 4)", icon=":material/bar_chart:"),
         st.Page("pages/errors.py", title="Errors", icon=":material/error:"),
         st.Page("pages/languages.py", title="Languages", icon=":material/language:"),
     ]
-).run()
+)
+with prewarm.page_run():  # the server's preparation pauses while a page is drawn
+    pages.run()
 prewarm.start(settings.parse_settings())  # no-op under server.py (started with the server)
