@@ -91,12 +91,11 @@ def render(sel) -> None:
         ignore_index=True,
     )
     charts.draw(st, "error_rate_line", curves)
-    st.caption("Bars: 95% Wilson intervals of each error rate. One panel per word set, one colour per tokenizer.")
-    st.dataframe(
-        curves,
-        width="stretch",
-        hide_index=True,
-        column_config={c: num(format="%.4f") for c in ("error_rate", "ci_low", "ci_high")},
+    # no table of these 30 numbers: the chart's tooltips and the CSV hold them (a second data grid
+    # was a sixth of this page's drawing time in the browser)
+    st.caption(
+        "Bars: 95% Wilson intervals of each error rate. One panel per word set, one colour per tokenizer; "
+        "hover a point for its counts, or download them:"
     )
     st.download_button(
         "Download error rates (CSV)",
@@ -121,11 +120,7 @@ def render(sel) -> None:
     )
     # room for the attribution component (odds ratios per word property), added by its own module
     st.caption("Open a word's sentence in the explorer:")
-    n_links = (
-        st.slider("links shown", 5, min(50, len(words)), min(10, len(words)), key=LINKS)
-        if len(words) > 5
-        else len(words)
-    )
+    n_links = st.slider("links shown", 5, min(50, len(words)), 5, key=LINKS) if len(words) > 5 else len(words)
     for row in words.head(n_links).itertuples():
         st.page_link(
             "pages/explorer.py",
