@@ -48,6 +48,11 @@ _running = 0
 _idle = threading.Condition()
 #: the longest a step waits for page runs to end (a page left running must not stop preparation).
 MAX_WAIT = 10.0
+#: set when the first page run of this process has ended; preparation beyond the start page's inputs
+#: waits for it (at most :data:`FIRST_PAGE_WAIT` s), so a newcomer's browser, loading and drawing the
+#: first page, does not share the two cores with work for pages not yet visited.
+_first_page = threading.Event()
+FIRST_PAGE_WAIT = 5.0
 #: what each step took (seconds), for the benchmark and the log.
 timings: dict[str, float] = {}
 
@@ -98,6 +103,7 @@ def page_run():
         with _idle:
             _running -= 1
             _idle.notify_all()
+        _first_page.set()
 
 
 def _wait_for_pages() -> None:
@@ -121,13 +127,14 @@ def _step(name: str, fn, *args) -> object:
             print(f"prewarm {name}: {timings[name]:.2f} s", flush=True)
 
 
-def prewarm(settings: AppSettings) -> dict[str, float]:
+def prewarm(settings: AppSettings, *, wait_for_first_page: bool = True) -> dict[str, float]:
     """Compute the default view of every page; returns :data:`timings`.
 
-    Two threads, as the machine has two cores: this one goes in page order (the start page's
-    inputs, Statistics, then the imports and fits of Errors, mostly pure Python under the GIL);
-    the Languages page's segmentation of the parallel text (SentencePiece releases the GIL while
-    it encodes) runs beside it once the tokenizers are loaded.
+    The start page's inputs first (tokenizers, dataset, predictions); then, once the first page
+    run has ended (``wait_for_first_page``), two threads, as the machine has two cores: this one
+    goes on in page order (Statistics, then the imports and fits of Errors, mostly pure Python
+    under the GIL), the Languages page's segmentation of the parallel text (SentencePiece
+    releases the GIL while it encodes) runs beside it.
     """
     from analysis_app.services import cache, defaults
     from analysis_app.services.sources import initial_sources, predictions_for
@@ -143,13 +150,17 @@ def prewarm(settings: AppSettings) -> dict[str, float]:
     for t in toks:
         _step(f"tokenizer {t.name}", cache.segmenter, t)
         _step(f"byte level {t.name}", cache.byte_level, t)
-    languages = threading.Thread(target=_languages, args=(settings, toks), name=_THREAD, daemon=True)
-    if toks:
-        languages.start()
     if ds is not None:
         _step("dataset", cache.dataset, ds)
         for p in preds:
             _step(f"predictions {p.key}", cache.sentence_predictions, ds, p)
+    if wait_for_first_page:
+        t0 = time.perf_counter()
+        _first_page.wait(FIRST_PAGE_WAIT)
+        timings["waiting for the first page"] = time.perf_counter() - t0
+    languages = threading.Thread(target=_languages, args=(settings, toks), name=_THREAD, daemon=True)
+    if toks:
+        languages.start()
     if ds is not None and toks:
         _step("table", cache.table_for, (ds,), toks)
         _step("table 4", cache.table4, (ds,), toks, n, seed)
