@@ -97,9 +97,14 @@ def page_run():
     global _running
     with _idle:
         _running += 1
+    verbose = os.environ.get(ENV) == "verbose"
+    if verbose:
+        print(f"page run starts at {time.time():.3f}", flush=True)
     try:
         yield
     finally:
+        if verbose:
+            print(f"page run ends at {time.time():.3f}", flush=True)
         with _idle:
             _running -= 1
             _idle.notify_all()
@@ -166,7 +171,6 @@ def prewarm(settings: AppSettings, *, wait_for_first_page: bool = True) -> dict[
         _step("table 4", cache.table4, (ds,), toks, n, seed)
         _step("grouped", cache.grouped, (ds,), toks, defaults.GROUP_BY, defaults.SUBSET, n, seed)
         _step("summary", cache.summary, (ds,), toks, n, seed)
-    _step("chart builder", _warm_charts)
     for m in MODULES:
         _step(f"import {m}", importlib.import_module, m)
     if ds is not None and toks and preds:
@@ -195,11 +199,3 @@ def _languages(settings: AppSettings, toks: tuple) -> None:
         langs = tuple(defaults.default_languages(sorted(paras)))
         _step("parity", cache.parity, directory, langs, toks, defaults.reference(langs), n, seed)
         _step("continued", cache.continued, directory, langs, toks, n, seed)
-
-
-def _warm_charts() -> None:
-    """Import Altair and validate one small chart: its first schema validation loads the Vega-Lite schema."""
-    import altair as alt
-    import pandas as pd
-
-    alt.Chart(pd.DataFrame({"a": ["x"], "b": [1.0]})).mark_bar().encode(x="a:N", y="b:Q").to_dict()

@@ -14,8 +14,9 @@ def _chart_data(at, field: str):
     from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
     for chart in at.get("vega_lite_chart"):
-        for ds in chart.proto.datasets:
-            frame = convert_arrow_bytes_to_pandas_df(ds.data.data)
+        blobs = [ds.data.data for ds in chart.proto.datasets] + [chart.proto.data.data]
+        for blob in filter(None, blobs):
+            frame = convert_arrow_bytes_to_pandas_df(blob)
             if field in frame.columns:
                 return frame
     raise AssertionError(f"no chart draws {field!r}")
