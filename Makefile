@@ -36,7 +36,7 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 
 app: setup
-	TOKSTUDY_DATA=$(DATA) $(VENV)/bin/streamlit run analysis_app/app.py -- --results results/demo
+	TOKSTUDY_DATA=$(DATA) $(VENV)/bin/streamlit run analysis_app/server.py -- --results results/demo
 
 bench: setup
 	TOKSTUDY_DATA=$(DATA) $(PY) benchmarks/run_all.py

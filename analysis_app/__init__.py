@@ -1,6 +1,7 @@
-"""tokstudy's Streamlit analysis app (``streamlit run analysis_app/app.py``).
+"""tokstudy's Streamlit analysis app (``streamlit run analysis_app/server.py``, what `make app` runs).
 
-Layers: ``app.py`` (page config and navigation), ``pages/`` (thin pages),
-``components/`` (widgets that own their session-state keys) and ``services/``
-(plain Python over the tokstudy API; only ``services/cache.py`` touches Streamlit).
+Layers: ``server.py`` (``app.py`` plus preparing every page's default view as the server starts),
+``app.py`` (page config and navigation), ``pages/`` (thin pages), ``components/`` (widgets that
+own their session-state keys) and ``services/`` (plain Python over the tokstudy API; only
+``services/cache.py`` touches Streamlit, and ``services/prewarm.py`` calls it from a thread).
 """

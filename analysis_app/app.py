@@ -1,8 +1,10 @@
 """tokstudy analysis app: page configuration and navigation only.
 
-Run: ``streamlit run analysis_app/app.py -- --results results/demo --allow-dir /data``
-(see ``analysis_app/services/settings.py`` for the options). Server settings (no "Deploy"
-button) are in ``.streamlit/config.toml`` at the checkout root, where `make app` starts it.
+Run: ``streamlit run analysis_app/server.py -- --results results/demo --allow-dir /data`` (what
+`make app` runs: this script, with the server computing each page's default view as it starts),
+or ``streamlit run analysis_app/app.py ...`` (the same app; the computing starts with the first
+visit). Options: ``analysis_app/services/settings.py``. Server settings (no "Deploy" button) are
+in ``.streamlit/config.toml`` at the checkout root, where `make app` starts it.
 """
 
 import sys
@@ -13,15 +15,17 @@ import streamlit as st
 # `streamlit run analysis_app/app.py` puts analysis_app/ (not the checkout) on sys.path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis_app.services import warmup  # needs the checkout on sys.path (above)
+from analysis_app.services import prewarm, settings  # needs the checkout on sys.path (above)
 
 st.set_page_config(page_title="tokstudy", page_icon=":material/splitscreen:", layout="wide")
-st.navigation(
+pages = st.navigation(
     [
         st.Page("pages/explorer.py", title="Segmentation explorer", icon=":material/search:", default=True),
         st.Page("pages/statistics.py", title="Statistics (Table 4)", icon=":material/bar_chart:"),
         st.Page("pages/errors.py", title="Errors", icon=":material/error:"),
         st.Page("pages/languages.py", title="Languages", icon=":material/language:"),
     ]
-).run()
-warmup.start()  # after the first page is drawn, so it does not compete with it
+)
+with prewarm.page_run():  # the server's preparation pauses while a page is drawn
+    pages.run()
+prewarm.start(settings.parse_settings())  # no-op under server.py (started with the server)

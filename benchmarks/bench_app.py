@@ -5,8 +5,13 @@ folder with 3 SentencePiece tokenizers and one model's predictions for CoNLL-200
 whole split), driven by Debian's chromium through Playwright. Each page is clicked in the
 sidebar navigation and timed from the click until the script run it started has ended and
 every element is drawn (no placeholder left). *Cold*: the page's first visit in a fresh app
-process (empty caches; the explorer is the start page, so its cold figure is the first page
-load); *warm*: later visits of the same page in the same session (median of 5).
+process (the explorer is the start page, so its cold figure is the first page load), in three
+settings: *ready* (the visit comes after the server's own preparation of every page's default
+view has finished: ``analysis_app/services/prewarm.py``; the time that took is printed),
+*at once* (clicked as soon as the start page is drawn, the preparation still under way: the
+definition of the earlier figures), *unprepared* (``TOKSTUDY_APP_PREWARM=0``: the page computes
+everything itself); ``--quick`` leaves out the last. *Warm*: later visits of the same page in
+the same session (median of 5).
 
 Without ``--browser``: the explorer's render path alone, as before:
 
@@ -150,23 +155,66 @@ _WATCH = """() => {
     .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
   window.__ts.t0 = performance.now();
 }"""
-_DONE = """() => {
+_DONE = """(title) => {
   const s = window.__ts.states;
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (document.querySelector('[data-testid="stSkeleton"]')) return null;
+  if (app.getAttribute('data-test-script-state') !== 'notRunning') return null;
   const ran = s.findIndex(x => x[0] === 'running');
-  if (ran < 0) return null;
-  const end = s.slice(ran).find(x => x[0] === 'notRunning');
-  if (!end || document.querySelector('[data-testid="stSkeleton"]')) return null;
-  if (document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state') !== 'notRunning') return null;
-  return Math.max(end[1], performance.now() - 0) - window.__ts.t0;
+  if (ran >= 0) {
+    const end = s.slice(ran).find(x => x[0] === 'notRunning');
+    return end ? Math.max(end[1], performance.now()) - window.__ts.t0 : null;
+  }
+  // a run fast enough that the frontend never showed 'running': done once the page's title is drawn
+  const h1 = document.querySelector('[data-testid="stMain"] h1');
+  return h1 && h1.innerText.trim() === title ? performance.now() - window.__ts.t0 : null;
 }"""  # noqa: E501 (JavaScript source)
+#: each page's title (its h1), what ``_DONE`` looks for when the run was too fast to be seen running.
+TITLES = {
+    "Segmentation explorer": "Segmentation explorer",
+    "Statistics (Table 4)": "Statistics",
+    "Errors": "Errors",
+    "Languages": "Languages",
+}
 
 
 def _timed_click(page, label: str) -> float:
     """Seconds from a click on the navigation entry ``label`` until the page is drawn and the script idle."""
     page.evaluate(_WATCH)
     page.get_by_test_id("stSidebarNav").get_by_text(label, exact=True).click()
-    handle = page.wait_for_function(_DONE, timeout=300_000, polling=20)
+    handle = page.wait_for_function(_DONE, arg=TITLES[label], timeout=300_000, polling=20)
     return handle.json_value() / 1000
+
+
+READY_LINE = "tokstudy: every page's default view computed"
+
+
+def _wait_ready(log: Path, timeout: float = 300) -> float:
+    """Seconds until the server's preparation (analysis_app/services/prewarm.py) printed its last line."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < timeout:
+        if log.exists() and READY_LINE in log.read_text(errors="replace"):
+            return time.perf_counter() - t0
+        time.sleep(0.05)
+    raise TimeoutError(f"{log}: no {READY_LINE!r} within {timeout} s")
+
+
+def _cold(tmp: Path, target: str, *, ready: bool, prewarm: bool) -> tuple[float, float | None]:
+    """One page's first visit in a fresh app process; (seconds, seconds the preparation took after health)."""
+    from tests.app.browser import NAV_LABELS, chromium_page, running_app, wait_idle
+
+    env = {"TOKSTUDY_APP_PREWARM": "1" if prewarm else "0"}
+    with running_app(tmp, tmp, env=env) as url, chromium_page() as page:
+        waited = _wait_ready(tmp / f"streamlit-{url.rsplit(':', 1)[1]}.log") if ready else None
+        if target == "explorer":
+            t0 = time.perf_counter()
+            page.goto(url)
+            page.wait_for_selector('[data-testid="stApp"]')
+            wait_idle(page, started_within=0.5)
+            return time.perf_counter() - t0 - 0.1, waited  # minus wait_idle's settle pause
+        page.goto(url)
+        wait_idle(page)
+        return _timed_click(page, NAV_LABELS[target]), waited
 
 
 def browser_main() -> None:
@@ -177,22 +225,25 @@ def browser_main() -> None:
     dirs = train_tokenizers(tmp)
     write_predictions_for_test(tmp, dirs[0])
     pages = ["explorer", "statistics", "errors", "languages"]
-    cold: dict[str, float] = {}
-    for target in pages:  # each page's first visit in a fresh process
-        with running_app(tmp, tmp) as url, chromium_page() as page:
-            if target == "explorer":
-                t0 = time.perf_counter()
-                page.goto(url)
-                page.wait_for_selector('[data-testid="stApp"]')
-                wait_idle(page, started_within=0.5)
-                cold[target] = time.perf_counter() - t0 - 0.1  # minus wait_idle's settle pause
-                continue
-            page.goto(url)
-            wait_idle(page)
-            cold[target] = _timed_click(page, NAV_LABELS[target])
-            print(f"cold {target}: {cold[target]:.2f} s", flush=True)
+    # three meanings of "cold" (each: the page's first visit in a fresh app process)
+    kinds = {
+        "ready": dict(ready=True, prewarm=True),  # after the server's preparation has finished
+        "at once": dict(ready=False, prewarm=True),  # as soon as the start page is drawn (earlier definition)
+        "unprepared": dict(ready=False, prewarm=False),  # TOKSTUDY_APP_PREWARM=0: the page computes everything
+    }
+    if "--quick" in sys.argv:
+        kinds = {"ready": kinds["ready"], "at once": kinds["at once"]}
+    cold: dict[str, dict[str, float]] = {k: {} for k in kinds}
+    ready_after: list[float] = []
+    for kind, opts in kinds.items():
+        for target in pages:
+            cold[kind][target], waited = _cold(tmp, target, **opts)
+            if waited is not None:
+                ready_after.append(waited)
+            print(f"cold ({kind}) {target}: {cold[kind][target]:.2f} s", flush=True)
     warm: dict[str, list[float]] = {p: [] for p in pages}
     with running_app(tmp, tmp) as url, chromium_page() as page:
+        _wait_ready(tmp / f"streamlit-{url.rsplit(':', 1)[1]}.log")
         page.goto(url)
         wait_idle(page)
         for p in pages[1:] + pages[:1]:  # fill every cache once
@@ -200,9 +251,14 @@ def browser_main() -> None:
         for _ in range(5):
             for p in pages[1:] + pages[:1]:
                 warm[p].append(_timed_click(page, NAV_LABELS[p]))
-    print("| page | cold (s) | warm, median of 5 (s) | warm max (s) |\n|---|---|---|---|")
+    if ready_after:
+        print(f"server preparation finished {min(ready_after):.1f} to {max(ready_after):.1f} s after the health check")
+    head = " | ".join(f"cold, {k} (s)" for k in kinds)
+    print(f"| page | {head} | warm, median of 5 (s) | warm max (s) |")
+    print("|---|" + "---:|" * (len(kinds) + 2))
     for p in pages:
-        print(f"| {NAV_LABELS[p]} | {cold[p]:.2f} | {statistics.median(warm[p]):.2f} | {max(warm[p]):.2f} |")
+        cells = " | ".join(f"{cold[k][p]:.2f}" for k in kinds)
+        print(f"| {NAV_LABELS[p]} | {cells} | {statistics.median(warm[p]):.2f} | {max(warm[p]):.2f} |")
 
 
 if __name__ == "__main__":

@@ -10,10 +10,10 @@ session-state key.
 
 from __future__ import annotations
 
-import dataclasses
-
 import pandas as pd
 import streamlit as st
+
+from analysis_app.services import cache
 
 COLUMNS = {
     "model": "model",
@@ -29,40 +29,6 @@ COLUMNS = {
 }
 
 
-def train_source(dataset):
-    """The training split of a registry dataset (``None`` for files and for a training split itself)."""
-    from analysis_app.services.sources import DatasetSource
-
-    if dataset.kind != "registry" or dataset.split == "train":
-        return None
-    return DatasetSource.registry(dataset.name, "train", dataset.language)
-
-
-@st.cache_data(max_entries=16, show_spinner="Fitting the logistic regressions ...")
-def attribution_rows(dataset, tokenizers: tuple, predictions: tuple) -> tuple[list[dict], str | None]:
-    """Attribution rows for every (model, tokenizer) and the training split used (cached per selection)."""
-    from analysis_app.services import cache
-    from tokstudy.analysis.alignment import align_predictions
-    from tokstudy.analysis.attribution import attribute_errors, word_counts
-    from tokstudy.errors import TokstudyError
-    from tokstudy.report.attribution import attribution_rows as rows_of
-
-    table = cache.table_for((dataset,), tokenizers)
-    train, label = train_source(dataset), None
-    counts = None
-    if train is not None:
-        try:
-            counts, label = word_counts(cache.dataset(train)), train.key
-        except (TokstudyError, OSError):  # no training split at the data location: frequency is not controlled
-            counts = None
-    res = []
-    for p in predictions:
-        aligned = align_predictions(table, cache.predictions(p), dataset=table.datasets[0])
-        aligned = dataclasses.replace(aligned, model=p.key)
-        res += [attribute_errors(table, aligned, t.name, train=counts, train_label=label) for t in tokenizers]
-    return rows_of(res), label
-
-
 def render(sel) -> None:
     """The finding and the odds ratios for the selected dataset, tokenizers and models."""
     if sel.dataset is None or not sel.tokenizers or not sel.predictions:
@@ -72,7 +38,7 @@ def render(sel) -> None:
 
     st.subheader("Does segmentation predict errors beyond frequency, entity status and length?")
     try:
-        rows, label = attribution_rows(sel.dataset, tuple(sel.tokenizers), tuple(sel.predictions))
+        rows, label = cache.attribution(sel.dataset, tuple(sel.tokenizers), tuple(sel.predictions))
     except TokstudyError as exc:
         st.error(f"these predictions do not fit {sel.dataset.key}: {exc}")
         return

@@ -1,16 +1,28 @@
-"""Altair charts with confidence intervals (bars + error bars) for the long-form frames of the services.
+"""Vega-Lite charts with confidence intervals (bars + error bars, lines + interval bars) for the long-form
+frames of the services.
 
-Building an Altair chart validates every encoding against the Vega-Lite schema, which took
-most of a warm page run (0.4 s per chart on 2 loaded cores); :func:`draw` therefore caches
-each chart's finished Vega-Lite spec by its frame and options, and hands the spec to
-``st.vega_lite_chart``.
+The specs are written as plain dicts, the very ones Altair would produce (``tests/app/test_charts.py``
+compares them with Altair's ``to_dict()``): building them through Altair (import, then the schema
+validation of every encoding) was most of a page's server time once its data was cached, so each page
+drew its charts in a fraction of the time without them. :func:`draw` hands the frame and the spec to
+``st.vega_lite_chart``, which attaches the frame as the chart's data.
 """
 
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
-import streamlit as st
+
+_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
+_CONFIG = {"view": {"continuousWidth": 300, "continuousHeight": 300}}
+_LEGEND = {"columns": 4, "labelLimit": 0, "orient": "bottom"}
+
+
+def _order(values) -> list:
+    return list(dict.fromkeys(values))
+
+
+def _kind(series: pd.Series) -> str:
+    return "quantitative" if series.dtype.kind in "iuf" else "nominal"
 
 
 def bars_with_ci(
@@ -23,84 +35,94 @@ def bars_with_ci(
     high: str = "ci_high",
     title: str = "",
     y_title: str = "",
-) -> alt.LayerChart:
-    """Grouped bars of ``value`` by ``x`` and ``colour``, each with its CI as an error bar."""
-    base = alt.Chart(df).encode(
-        x=alt.X(
-            f"{x}:N",
-            title=x.replace("_", " "),
-            sort=list(dict.fromkeys(df[x])),
-            axis=alt.Axis(labelAngle=0, labelLimit=160),
-        ),
-        xOffset=alt.XOffset(f"{colour}:N", sort=list(dict.fromkeys(df[colour]))),
-    )
-    bars = base.mark_bar().encode(
-        y=alt.Y(f"{value}:Q", title=y_title or value),
-        color=alt.Color(
-            f"{colour}:N",
-            sort=list(dict.fromkeys(df[colour])),
-            legend=alt.Legend(orient="bottom", labelLimit=0, columns=4),
-        ),
-        tooltip=[c for c in df.columns if df[c].dtype.kind in "OUiuf"][:10],
-    )
+) -> dict:
+    """Grouped bars of ``value`` by ``x`` and ``colour``, each with its CI as an error bar (Vega-Lite spec)."""
+    x_enc = {
+        "axis": {"labelAngle": 0, "labelLimit": 160},
+        "field": x,
+        "sort": _order(df[x]),
+        "title": x.replace("_", " "),
+        "type": "nominal",
+    }
+    offset = {"field": colour, "sort": _order(df[colour]), "type": "nominal"}
+    tooltip = [{"field": c, "type": _kind(df[c])} for c in df.columns if df[c].dtype.kind in "OUiuf"][:10]
+    bars = {
+        "mark": {"type": "bar"},
+        "encoding": {
+            "color": {"field": colour, "legend": dict(_LEGEND), "sort": _order(df[colour]), "type": "nominal"},
+            "tooltip": tooltip,
+            "x": x_enc,
+            "xOffset": offset,
+            "y": {"field": value, "title": y_title or value, "type": "quantitative"},
+        },
+    }
+    layers = [bars]
     if df[low].notna().any():
-        rule = base.mark_rule(color="black").encode(y=f"{low}:Q", y2=f"{high}:Q")
-        return (bars + rule).properties(title=title, height=300)
-    return alt.layer(bars).properties(title=title, height=300)
+        rule = {
+            "mark": {"type": "rule", "color": "black"},
+            "encoding": {
+                "x": x_enc,
+                "xOffset": offset,
+                "y": {"field": low, "type": "quantitative"},
+                "y2": {"field": high},
+            },
+        }
+        layers.append(rule)
+    return {"config": _CONFIG, "layer": layers, "height": 300, "title": title, "$schema": _SCHEMA}
 
 
-def error_rate_line(df: pd.DataFrame, *, title: str = "") -> alt.FacetChart:
+def error_rate_line(df: pd.DataFrame, *, title: str = "") -> dict:
     """Error rate by number of pieces (1, 2, 3, 4, 5+): one panel per word set (``words``: all / NE),
-    one line per tokenizer, each point with its interval (``ci_low``..``ci_high``) as a bar."""
-    order = ["1", "2", "3", "4", "5+"]
-    colour = alt.Color(
-        "tokenizer:N",
-        title="tokenizer",
-        sort=list(dict.fromkeys(df["tokenizer"])),
-        legend=alt.Legend(orient="bottom", labelLimit=0, columns=4),
-    )
-    base = alt.Chart().encode(
-        x=alt.X("pieces:N", title="pieces per word", sort=order, axis=alt.Axis(labelAngle=0)),
-        color=colour,
-    )
-    line = base.mark_line(point=True).encode(
-        y=alt.Y("error_rate:Q", title="error rate", axis=alt.Axis(format="%")),
-        tooltip=[
-            "tokenizer",
-            "words",
-            "pieces",
-            "n",
-            "errors",
-            alt.Tooltip("error_rate:Q", format=".1%"),
-            alt.Tooltip("ci_low:Q", format=".1%"),
-            alt.Tooltip("ci_high:Q", format=".1%"),
-        ],
-    )
-    bars = base.mark_rule(strokeWidth=2).encode(y="ci_low:Q", y2="ci_high:Q")
-    return (
-        alt.layer(bars, line, data=df)
-        .properties(height=280, width=320)
-        .facet(
-            column=alt.Column(
-                "words:N",
-                title=None,
-                sort=["all", "NE"],
-                header=alt.Header(labelFontSize=13, labelExpr="datum.value == 'NE' ? 'NE words' : 'all words'"),
-            )
-        )
-        .properties(title=title)
-    )
+    one line per tokenizer, each point with its interval (``ci_low``..``ci_high``) as a bar (Vega-Lite spec)."""
+    x_enc = {
+        "axis": {"labelAngle": 0},
+        "field": "pieces",
+        "sort": ["1", "2", "3", "4", "5+"],
+        "title": "pieces per word",
+        "type": "nominal",
+    }
+    colour = {
+        "field": "tokenizer",
+        "legend": dict(_LEGEND),
+        "sort": _order(df["tokenizer"]),
+        "title": "tokenizer",
+        "type": "nominal",
+    }
+    tooltip = [{"field": f, "type": "nominal"} for f in ("tokenizer", "words", "pieces")]
+    tooltip += [{"field": f, "type": "quantitative"} for f in ("n", "errors")]
+    tooltip += [{"field": f, "format": ".1%", "type": "quantitative"} for f in ("error_rate", "ci_low", "ci_high")]
+    bars = {
+        "mark": {"type": "rule", "strokeWidth": 2},
+        "encoding": {
+            "color": colour,
+            "x": x_enc,
+            "y": {"field": "ci_low", "type": "quantitative"},
+            "y2": {"field": "ci_high"},
+        },
+    }
+    line = {
+        "mark": {"type": "line", "point": True},
+        "encoding": {
+            "color": colour,
+            "tooltip": tooltip,
+            "x": x_enc,
+            "y": {"axis": {"format": "%"}, "field": "error_rate", "title": "error rate", "type": "quantitative"},
+        },
+    }
+    header = {"labelExpr": "datum.value == 'NE' ? 'NE words' : 'all words'", "labelFontSize": 13}
+    column = {"field": "words", "header": header, "sort": ["all", "NE"], "title": None, "type": "nominal"}
+    return {
+        "config": _CONFIG,
+        "facet": {"column": column},
+        "spec": {"layer": [bars, line], "height": 280, "width": 320},
+        "title": title,
+        "$schema": _SCHEMA,
+    }
 
 
 _CHARTS = {"bars_with_ci": bars_with_ci, "error_rate_line": error_rate_line}
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def spec(kind: str, df: pd.DataFrame, **options) -> dict:
-    """The Vega-Lite spec of chart ``kind`` (a function of this module) for ``df`` (cached)."""
-    return _CHARTS[kind](df, **options).to_dict()
-
-
 def draw(where, kind: str, df: pd.DataFrame, **options) -> None:
-    """Draw chart ``kind`` of ``df`` in ``where`` (``st`` or a column), full width, from the cached spec."""
-    where.vega_lite_chart(spec=spec(kind, df, **options), width="stretch")
+    """Draw chart ``kind`` (a function of this module) of ``df`` in ``where`` (``st`` or a column), full width."""
+    where.vega_lite_chart(df, spec=_CHARTS[kind](df, **options), width="stretch")

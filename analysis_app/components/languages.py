@@ -5,21 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from analysis_app.components import bootstrap, charts, workspace
-from analysis_app.services import cache
+from analysis_app.services import cache, defaults
 from analysis_app.services.paths import PathNotAllowedError, confine_path
 
 DIR, LANGS, REF = "ts_la_dir", "ts_la_langs", "ts_la_reference"
 KEYS = (DIR, LANGS, REF)
-
-
-def _default_dir() -> str:
-    # absolute: a relative data location (`TOKSTUDY_DATA=../shared/data`) is relative to the
-    # working directory, never to one of the allowed directories confine_path would try
-    import os
-
-    from tokstudy.datalocation import data_root
-
-    return os.path.abspath(data_root() / "xquad_parallel")
 
 
 def render(sel) -> None:
@@ -27,7 +17,7 @@ def render(sel) -> None:
         st.info("Select one or more tokenizers in the sidebar.")
         return
     if DIR not in st.session_state:
-        st.session_state[DIR] = _default_dir()
+        st.session_state[DIR] = defaults.parallel_dir()
     text = st.text_input("Parallel-text folder (<lang>.txt[.gz], paragraph i of every file is a translation)", key=DIR)
     try:
         directory = str(confine_path(text, workspace.settings().allow_dirs))
@@ -43,11 +33,10 @@ def render(sel) -> None:
         st.error(str(exc))
         return
     langs_all = sorted(paragraphs)
-    default = [lang for lang in ("en", "de", "es", "ru", "ar", "zh") if lang in langs_all] or langs_all[:4]
-    langs = st.multiselect("Languages", langs_all, default=default, key=LANGS)
-    ref_opts = [lang for lang in langs] or langs_all
+    langs = st.multiselect("Languages", langs_all, default=defaults.default_languages(langs_all), key=LANGS)
+    ref_opts = list(langs) or langs_all
     ref = st.selectbox(
-        "Reference language (parity 1.0)", ref_opts, index=ref_opts.index("en") if "en" in ref_opts else 0, key=REF
+        "Reference language (parity 1.0)", ref_opts, index=ref_opts.index(defaults.reference(ref_opts)), key=REF
     )
     if not langs:
         st.info("Pick languages to compare.")

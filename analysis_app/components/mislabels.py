@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis_app.components import bootstrap, charts, explorer
-from analysis_app.services import cache
+from analysis_app.services import cache, defaults
 from analysis_app.services.loading import InputError
 from analysis_app.services.mislabels import bins_frame, correlation_display, correlation_rows, format_p
 
@@ -91,12 +91,11 @@ def render(sel) -> None:
         ignore_index=True,
     )
     charts.draw(st, "error_rate_line", curves)
-    st.caption("Bars: 95% Wilson intervals of each error rate. One panel per word set, one colour per tokenizer.")
-    st.dataframe(
-        curves,
-        width="stretch",
-        hide_index=True,
-        column_config={c: num(format="%.4f") for c in ("error_rate", "ci_low", "ci_high")},
+    # no table of these 30 numbers: the chart's tooltips and the CSV hold them (a second data grid
+    # was a sixth of this page's drawing time in the browser)
+    st.caption(
+        "Bars: 95% Wilson intervals of each error rate. One panel per word set, one colour per tokenizer; "
+        "hover a point for its counts, or download them:"
     )
     st.download_button(
         "Download error rates (CSV)",
@@ -107,7 +106,7 @@ def render(sel) -> None:
 
     st.subheader("Most over-segmented mislabelled words")
     tok = st.selectbox("Pieces under", [t.name for t in sel.tokenizers], key=TOKENIZER)
-    words = cache.mislabelled(sel.dataset, tuple(sel.tokenizers), pred_src, tok, 50)
+    words = cache.mislabelled(sel.dataset, tuple(sel.tokenizers), pred_src, tok, defaults.MISLABELLED_SHOWN)
     if words.empty:
         st.success("The model labelled every word correctly.")
         return
@@ -121,11 +120,7 @@ def render(sel) -> None:
     )
     # room for the attribution component (odds ratios per word property), added by its own module
     st.caption("Open a word's sentence in the explorer:")
-    n_links = (
-        st.slider("links shown", 5, min(50, len(words)), min(10, len(words)), key=LINKS)
-        if len(words) > 5
-        else len(words)
-    )
+    n_links = st.slider("links shown", 5, min(50, len(words)), 5, key=LINKS) if len(words) > 5 else len(words)
     for row in words.head(n_links).itertuples():
         st.page_link(
             "pages/explorer.py",

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from analysis_app.services import defaults
 from analysis_app.services.settings import AppSettings, parse_settings
 from analysis_app.services.sources import (
     DatasetSource,
@@ -153,7 +154,7 @@ def sidebar(page: str) -> Selection:
     srcs = sources()
     names = [t.name for t in srcs.tokenizers]
     if SEL_TOK not in st.session_state:
-        st.session_state[SEL_TOK] = names[:3]
+        st.session_state[SEL_TOK] = defaults.tokenizer_names(names)
     chosen = [n for n in st.session_state[SEL_TOK] if n in names]
     st.session_state[SEL_TOK] = chosen
     wk = widget_key(W_TOK, page)

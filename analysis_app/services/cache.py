@@ -8,13 +8,14 @@ plus the file's modification time, so an overwritten file is reloaded.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import streamlit as st
 
 from analysis_app.services import languages as languages_svc
 from analysis_app.services import loading, mislabels, sentences, statistics
-from analysis_app.services.sources import DatasetSource, PredictionSource, TokenizerSource
+from analysis_app.services.sources import DatasetSource, PredictionSource, TokenizerSource, train_source
 
 
 def _mtime(path: str) -> float:
@@ -154,6 +155,29 @@ def mislabelled(
 ):
     t = table_for((dataset_src,), tokenizer_srcs)
     return mislabels.mislabelled_words(t, aligned(dataset_src, tokenizer_srcs, pred_src), tokenizer, limit=limit)
+
+
+@st.cache_data(max_entries=16, show_spinner="Fitting the logistic regressions ...")
+def attribution(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_srcs: tuple) -> tuple[list[dict], str | None]:
+    """Attribution rows (``tokstudy.report.attribution.attribution_rows``) for every (model, tokenizer) and
+    the training split whose word frequencies they control for (``None``: frequency not controlled)."""
+    from tokstudy.analysis.alignment import align_predictions
+    from tokstudy.analysis.attribution import attribute_errors, word_counts
+    from tokstudy.errors import TokstudyError
+    from tokstudy.report.attribution import attribution_rows
+
+    t = table_for((dataset_src,), tokenizer_srcs)
+    train, label, counts = train_source(dataset_src), None, None
+    if train is not None:
+        try:
+            counts, label = word_counts(dataset(train)), train.key
+        except (TokstudyError, OSError):  # no training split at the data location: frequency is not controlled
+            counts = None
+    res = []
+    for p in pred_srcs:
+        aligned_p = dataclasses.replace(align_predictions(t, predictions(p), dataset=t.datasets[0]), model=p.key)
+        res += [attribute_errors(t, aligned_p, s.name, train=counts, train_label=label) for s in tokenizer_srcs]
+    return attribution_rows(res), label
 
 
 @st.cache_resource(max_entries=4, show_spinner="Reading the parallel text ...")

@@ -222,3 +222,15 @@ def predictions_for(ds: DatasetSource, preds: tuple[PredictionSource, ...]) -> l
         names |= {f"{ds.name}_{ds.split}", f"{ds.name}-{ds.split}", f"{ds.name}.{ds.split}"}
     names = {n.replace(":", "_") for n in names} | names
     return [p for p in preds if p.dataset in names]
+
+
+def train_source(dataset: DatasetSource) -> DatasetSource | None:
+    """The training split of a registry dataset (``None`` for files and for a training split itself):
+    where the Errors page's word frequencies come from.
+
+    >>> train_source(DatasetSource.registry("conll2003", "test")).key
+    'conll2003:train'
+    """
+    if dataset.kind != "registry" or dataset.split == "train":
+        return None
+    return DatasetSource.registry(dataset.name, "train", dataset.language)

@@ -1,6 +1,6 @@
 """Helpers for the real-browser tests: start the app as `make app` does, drive Debian's chromium.
 
-The app runs in a subprocess (``streamlit run analysis_app/app.py -- --results DIR`` on a
+The app runs in a subprocess (``streamlit run analysis_app/server.py -- --results DIR`` on a
 free localhost port, killed with its process group at the end); the browser is Debian's
 ``/usr/bin/chromium`` driven by Playwright through ``executable_path`` (nothing is
 downloaded). :func:`wait_idle` waits until the script run a click started has finished.
@@ -54,13 +54,19 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90) -> None:
 def running_app(results: Path | str, log_dir: Path, *, env: dict | None = None):
     """The app started with ``--results results``; yields its URL, always stops it."""
     port = free_port()
-    env = {**os.environ, "TOKSTUDY_APP_UPLOAD_DIR": str(log_dir / "uploads"), "OMP_NUM_THREADS": "1", **(env or {})}
+    env = {
+        **os.environ,
+        "TOKSTUDY_APP_UPLOAD_DIR": str(log_dir / "uploads"),
+        "OMP_NUM_THREADS": "1",
+        "TOKSTUDY_APP_PREWARM": "1",  # as `make app` starts it
+        **(env or {}),
+    }
     cmd = [
         sys.executable,
         "-m",
         "streamlit",
         "run",
-        str(APP_DIR / "app.py"),
+        str(APP_DIR / "server.py"),
         "--server.headless",
         "true",
         "--server.port",

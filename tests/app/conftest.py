@@ -99,6 +99,13 @@ def demo_results(tmp_path_factory) -> Path:
     return run_study(config, backend=PretrainBackend(), log=lambda m: None, progress=False).root
 
 
+@pytest.fixture(autouse=True)
+def no_prewarm(monkeypatch):
+    """AppTest runs compute on their first visit (no background thread competing with them); the
+    browser tests start the server as `make app` does, preparation included (``tests/app/browser.py``)."""
+    monkeypatch.setenv("TOKSTUDY_APP_PREWARM", "0")
+
+
 @pytest.fixture
 def app_env(monkeypatch, results_dir, tmp_path):
     """Environment of an app started with ``--results <results_dir>``."""

@@ -75,8 +75,7 @@ def test_component_shows_the_api_odds_ratios(selection):
 
 
 def test_training_split_of_a_registry_dataset():
-    from analysis_app.components.attribution import train_source
-    from analysis_app.services.sources import DatasetSource
+    from analysis_app.services.sources import DatasetSource, train_source
 
     assert train_source(DatasetSource.registry("conll2003", "test")).key == "conll2003:train"
     assert train_source(DatasetSource.registry("conll2003", "train")) is None

@@ -11,6 +11,7 @@ MODULES = [
     "analysis_app.services.explorer",
     "analysis_app.services.sentences",
     "analysis_app.services.sources",
+    "analysis_app.services.defaults",
     "analysis_app.services.mislabels",
     "analysis_app.services.paths",
     "analysis_app.services.settings",
