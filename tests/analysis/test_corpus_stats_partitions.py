@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tokstudy.analysis.partitions import corpus_files, iter_partition_lines, plan_partitions
@@ -34,6 +34,7 @@ def expected(path):
 
 @settings(max_examples=60, deadline=None)
 @given(lines=st.lists(LINE, min_size=1, max_size=30), n=st.integers(1, 9), final_newline=st.booleans())
+@example(lines=[""], n=3, final_newline=False)  # an empty file cut in three (once gave two ranges)
 def test_any_cut_reads_each_line_once(tmp_path_factory, lines, n, final_newline):
     path = tmp_path_factory.mktemp("p") / "xx.txt"
     path.write_bytes(("\n".join(lines) + ("\n" if final_newline else "")).encode("utf-8"))
@@ -88,3 +89,14 @@ def test_doctests(name):
 
     result = doctest.testmod(importlib.import_module(name))
     assert result.failed == 0 and result.attempted > 0
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_empty_files_still_get_the_partitions_asked_for(tmp_path, n):
+    """Found by the property above: with only empty files the ranges have no sizes to be shared by."""
+    files = [(tmp_path / name, name) for name in ("a.txt", "b.txt")]
+    for path, _ in files:
+        path.write_bytes(b"")
+    parts = plan_partitions(files, n_partitions=max(n, 2))
+    assert len(parts) == max(n, 2) and all(p.start == p.end == 0 for p in parts)
+    assert [item for p in parts for item in iter_partition_lines(p)] == []

@@ -129,9 +129,10 @@ def _share(total: int, sizes: list[int]) -> list[int]:
     """Split ``total`` ranges over files by size (largest remainder), at least one each."""
     if not sizes:
         return []
-    weight = sum(sizes) or 1
     extra = total - len(sizes)
-    raw = [extra * s / weight for s in sizes]
+    weight = sum(sizes)
+    # empty files only: nothing to weigh by, so the ranges are shared equally
+    raw = [extra * s / weight for s in sizes] if weight else [extra / len(sizes)] * len(sizes)
     base = [int(r) for r in raw]
     order = sorted(range(len(sizes)), key=lambda i: raw[i] - base[i], reverse=True)
     for i in order[: extra - sum(base)]:
