@@ -201,7 +201,7 @@ def test_cyclic_gc_paused_during_tasks_and_restored_after():
     import gc
     import threading
 
-    from tokstudy.analysis.corpus_stats import cyclic_gc_paused
+    from tokstudy.analysis.gc_pause import cyclic_gc_paused
 
     assert gc.isenabled()
     inside, release = threading.Event(), threading.Event()
