@@ -230,3 +230,13 @@ def test_cyclic_gc_paused_during_tasks_and_restored_after():
     with pytest.raises(RuntimeError), cyclic_gc_paused():
         raise RuntimeError("a failing task")
     assert gc.isenabled()
+
+
+def test_local_cluster_config_names_keys_dask_knows():
+    """A key renamed in a later dask would be set silently and change nothing: each must exist in dask's defaults."""
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("dask.distributed")
+    from tokstudy.analysis.engines import LOCAL_CLUSTER_CONFIG
+
+    for key in LOCAL_CLUSTER_CONFIG:
+        dask.config.get(key)  # KeyError if dask does not know it
