@@ -3,11 +3,12 @@
 Why: counting a chunk builds lists of hundreds of thousands of words and pieces. The collector is
 triggered by allocation counts (about 400 young and 3-4 full collections per 8 MiB of text), walks
 those lists again and again, and every full collection also walks the process's whole heap of
-long-lived objects, which a dask worker makes 3-5x larger than a plain process (distributed,
-tornado, asyncio). Measured on 8 MiB of raw text with a 32k SentencePiece model: the collector
-took 35-45 % of the task's time in a plain process and 55-70 % in a dask worker, which was most
-of ``--engine dask``'s extra CPU (benchmarks/results/corpus.md). The counting creates no
-reference cycles (reference counting frees everything it makes), so nothing is kept longer.
+long-lived objects, which is about 3x larger in a dask worker (71k tracked objects, against 26k in
+a local pool worker: distributed, tornado, asyncio). Measured as CPU time of the task's thread on
+8 MiB of raw text with a 32k SentencePiece model, the collector took 13-16 % of a task in a local
+pool worker and 18-24 % in a dask worker: about half of ``--engine dask``'s extra worker CPU
+(benchmarks/results/corpus.md). The counting makes no reference cycles (reference counting frees
+everything it makes), so nothing is kept longer.
 
 >>> import gc
 >>> with cyclic_gc_paused():
