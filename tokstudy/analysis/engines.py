@@ -213,7 +213,10 @@ def run_dask(parts, tokenizers, settings, engine: EngineSettings, *, progress=Fa
         futures = [client.submit(partition_aggregate, p, tokenizers, settings, pure=False) for p in parts]
         index = {f.key: i for i, f in enumerate(futures)}
         try:
-            for fut in as_completed(futures):
+            # as_completed would otherwise follow default_client(): inside another client's `with`
+            # (as in the killed-worker test) that is another event loop, and a future re-gathered after
+            # its worker died then waits on the wrong loop ("bound to a different event loop")
+            for fut in as_completed(futures, loop=client.loop):
                 state.add(index[fut.key], fut.result())
                 fut.release()
         except BaseException:
