@@ -93,6 +93,7 @@ class PeakRSS(threading.Thread):
         self.peaks: dict[int, float] = {}
         self.cpu: dict[int, float] = {}  # user + system seconds, last sample
         self.names: dict[int, str] = {}
+        self.loads: list[float] = []  # the machine's 1-minute load average, every sample
         self.stop = threading.Event()
 
     def run(self) -> None:
@@ -112,6 +113,7 @@ class PeakRSS(threading.Thread):
                 except psutil.Error:
                     continue
                 self.peaks[p.pid] = max(self.peaks.get(p.pid, 0.0), rss)
+            self.loads.append(os.getloadavg()[0])
             time.sleep(self.interval)
 
     @property
@@ -171,6 +173,7 @@ def run_once(engine: str, corpus: Path, model: Path, workers: int, partition_mib
         "workers_mib": mon.workers[:workers],
         "cpu_client": cpu_client,
         "cpu_workers": cpu_workers,
+        "load": sum(mon.loads) / len(mon.loads) if mon.loads else float("nan"),
         "all_row": fert,
         "stdout": out,
     }
@@ -215,17 +218,28 @@ def main() -> None:
     print(
         "| corpus | engine | wall (s) | MiB/s | MiB/s per worker | CPU s client | CPU s workers "
         "| peak RSS client (MiB) "
-        "| peak RSS per worker (MiB) |"
+        "| peak RSS per worker (MiB) | load avg during the run |"
     )
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---|")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---|---:|")
     for r in rows:
         rate = r["size_mib"] / r["seconds"]
         print(
             f"| {r['size_mib']:.1f} MiB | {r['engine']} | {r['seconds']:.1f} | {rate:.2f} "
             f"| {rate / args.workers:.2f} | "
             f"{r['cpu_client']:.1f} | {r['cpu_workers']:.1f} | {r['client_mib']:.0f} | "
-            f"{', '.join(f'{w:.0f}' for w in r['workers_mib'])} |"
+            f"{', '.join(f'{w:.0f}' for w in r['workers_mib'])} | {r['load']:.1f} |"
         )
+    # dask / local for each size and round (engines run back to back within a round)
+    for size in args.sizes_mib:
+        of_size = [r for r in rows if abs(r["size_mib"] - size) < 0.1]
+        for local, dask in zip(
+            [r for r in of_size if r["engine"] == "local"], [r for r in of_size if r["engine"] == "dask"]
+        ):
+            cpu = (dask["cpu_client"] + dask["cpu_workers"]) / (local["cpu_client"] + local["cpu_workers"])
+            print(
+                f"\ndask / local at {size} MiB: wall {dask['seconds'] / local['seconds']:.2f}x, "
+                f"CPU seconds (client + workers) {cpu:.2f}x"
+            )
     big = [r for r in rows if r["size_mib"] == max(x["size_mib"] for x in rows)]
     for r in big:
         per_worker = r["bytes"] / r["seconds"] / args.workers

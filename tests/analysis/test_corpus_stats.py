@@ -194,3 +194,49 @@ def test_worker_killed_mid_run_gives_the_same_numbers(corpus, spm_model, cluster
     assert killed, "no worker held a task while the run went on; nothing was killed"
     assert res.aggregate.partitions == 12
     assert_identical(res, reference)
+
+
+def test_cyclic_gc_paused_during_tasks_and_restored_after():
+    """The collector is off while any task counts (threads overlap), back on after the last, untouched if it was off."""
+    import gc
+    import threading
+
+    from tokstudy.analysis.gc_pause import cyclic_gc_paused
+
+    assert gc.isenabled()
+    inside, release = threading.Event(), threading.Event()
+
+    def task():
+        with cyclic_gc_paused():
+            inside.set()
+            release.wait(10)
+
+    other = threading.Thread(target=task)
+    other.start()
+    inside.wait(10)
+    with cyclic_gc_paused():
+        assert not gc.isenabled()
+    assert not gc.isenabled(), "the other task still counts"
+    release.set()
+    other.join()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with cyclic_gc_paused():
+            pass
+        assert not gc.isenabled(), "a collector that was off stays off"
+    finally:
+        gc.enable()
+    with pytest.raises(RuntimeError), cyclic_gc_paused():
+        raise RuntimeError("a failing task")
+    assert gc.isenabled()
+
+
+def test_local_cluster_config_names_keys_dask_knows():
+    """A key renamed in a later dask would be set silently and change nothing: each must exist in dask's defaults."""
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("dask.distributed")
+    from tokstudy.analysis.engines import LOCAL_CLUSTER_CONFIG
+
+    for key in LOCAL_CLUSTER_CONFIG:
+        dask.config.get(key)  # KeyError if dask does not know it

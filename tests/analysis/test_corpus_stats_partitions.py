@@ -82,7 +82,9 @@ def test_missing_corpus(tmp_path):
         corpus_files(tmp_path)
 
 
-@pytest.mark.parametrize("name", ["tokstudy.analysis.partitions", "tokstudy.analysis.corpus_stats"])
+@pytest.mark.parametrize(
+    "name", ["tokstudy.analysis.partitions", "tokstudy.analysis.corpus_stats", "tokstudy.analysis.gc_pause"]
+)
 def test_doctests(name):
     import doctest
     import importlib

@@ -71,6 +71,24 @@ class EngineSettings:
         return self.processes or os.cpu_count() or 1
 
 
+#: dask settings of the ``LocalCluster`` that ``--engine dask`` starts without ``--scheduler``; each
+#: default changed here cost this CPU-bound task time on a 2-core machine
+#: (benchmarks/results/corpus.md). The same keys suit workers started on a cluster (docs/corpus_stats.md).
+LOCAL_CLUSTER_CONFIG = {
+    # the statistical profiler samples every task's stack every 10 ms
+    "distributed.worker.profile.enabled": False,
+    # MALLOC_TRIM_THRESHOLD_=65536 turns off glibc's dynamic mmap threshold: every large numpy
+    # array of a chunk is mmap'ed and page-faulted anew (1.43x the workers' CPU seconds with it)
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+    # event-loop health checks 50 times a second and /proc reads twice a second, in every worker
+    # and in this process (the scheduler and the nannies live here): each wakes a thread that
+    # takes the GIL from a task or the CPU from the other worker
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    # partitions are of equal size and queued on the scheduler; stealing only adds scheduler work
+    "distributed.scheduler.work-stealing": False,
+}
+
 #: called after each partition with (partitions done, partitions in all)
 Callback = Callable[[int, int], None]
 
@@ -180,17 +198,13 @@ def run_dask(parts, tokenizers, settings, engine: EngineSettings, *, progress=Fa
     else:
         import dask
 
-        # Two dask defaults cost this task CPU (benchmarks/results/corpus.md): the statistical profiler
-        # samples every task's stack every 10 ms, and MALLOC_TRIM_THRESHOLD_=65536 turns off glibc's
-        # dynamic mmap threshold, so every large numpy array of a chunk is mmap'ed and page-faulted anew.
-        with dask.config.set(
-            {
-                "distributed.worker.profile.enabled": False,
-                "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
-            }
-        ):
+        with dask.config.set(LOCAL_CLUSTER_CONFIG):
             cluster = LocalCluster(
-                n_workers=engine.workers, threads_per_worker=1, processes=True, dashboard_address=None
+                n_workers=engine.workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                memory_limit=0,  # no memory monitor in each worker and nanny; a task's memory is bounded
             )
         client = Client(cluster)
         label = f"dask LocalCluster, {engine.workers} workers"
@@ -199,7 +213,10 @@ def run_dask(parts, tokenizers, settings, engine: EngineSettings, *, progress=Fa
         futures = [client.submit(partition_aggregate, p, tokenizers, settings, pure=False) for p in parts]
         index = {f.key: i for i, f in enumerate(futures)}
         try:
-            for fut in as_completed(futures):
+            # as_completed would otherwise follow default_client(): inside another client's `with`
+            # (as in the killed-worker test) that is another event loop, and a future re-gathered after
+            # its worker died then waits on the wrong loop ("bound to a different event loop")
+            for fut in as_completed(futures, loop=client.loop):
                 state.add(index[fut.key], fut.result())
                 fut.release()
         except BaseException:

@@ -34,6 +34,7 @@ from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
+from tokstudy.analysis.bootstrap import percentile_interval
 from tokstudy.analysis.stats import BootstrapSettings, Estimate, SubsetSummary
 from tokstudy.data.types import Sentence
 
@@ -46,30 +47,29 @@ _WORKER_SEGMENTERS: list | None = None
 
 
 @dataclass(frozen=True)
-class StreamSettings:
+class StreamSettings(BootstrapSettings):
     """How a corpus is streamed.
+
+    ``n_resamples`` (Poisson bootstrap resamples, default 200, 0 = no intervals), ``confidence`` and
+    ``seed`` are those of :class:`~tokstudy.analysis.estimates.BootstrapSettings`.
 
     Attributes:
         chunk_sentences: sentences per chunk sent to a worker.
         processes: worker processes (1 = in this process, no pool).
-        n_resamples: Poisson bootstrap resamples (0 = no intervals).
-        confidence: interval coverage.
-        seed: bootstrap seed.
         count_lone_boundary: passed to every tokenizer loaded by path.
     """
 
+    n_resamples: int = 200
     chunk_sentences: int = 5000
     processes: int = 2
-    n_resamples: int = 200
-    confidence: float = 0.95
-    seed: int = 0
     count_lone_boundary: bool = True
 
     def __post_init__(self) -> None:
-        if self.chunk_sentences < 1 or self.processes < 1 or self.n_resamples < 0:
-            raise ValueError("chunk_sentences and processes must be >= 1, n_resamples >= 0")
-        if not 0 < self.confidence < 1:
-            raise ValueError(f"confidence must be in (0, 1), got {self.confidence}")
+        super().__post_init__()
+        if self.chunk_sentences < 1 or self.processes < 1:
+            raise ValueError(
+                f"chunk_sentences and processes must be >= 1, got {self.chunk_sentences}, {self.processes}"
+            )
 
 
 @dataclass
@@ -103,7 +103,6 @@ class StreamedStats:
         agg = self.aggregates[name]
         s = self.settings
         out = {}
-        a = (1 - s.confidence) / 2
         for k, subset in enumerate(SUBSETS):
             t = agg.totals[k]
             b = agg.boot[:, k, :]
@@ -112,9 +111,7 @@ class StreamedStats:
                 with np.errstate(invalid="ignore", divide="ignore"):
                     val = t[num] / t[den] if t[den] else float("nan")
                     if s.n_resamples and t[den]:
-                        r = b[:, num] / b[:, den]
-                        r = r[np.isfinite(r)]
-                        lo, hi = np.percentile(r, [100 * a, 100 * (1 - a)]) if len(r) else (np.nan, np.nan)
+                        lo, hi = percentile_interval(b[:, num] / b[:, den], s.confidence)
                     else:
                         lo = hi = float("nan")
                 return Estimate(float(f(val)), float(f(lo)), float(f(hi)), int(t[0]), int(agg.n_sentences[k]))

@@ -1,0 +1,139 @@
+"""Benchmark: CPU seconds of one corpus-stats worker per partition, local pool vs dask, interleaved.
+
+Where ``bench_corpus_stats.py`` times whole commands (start-up, client and tail included), this
+script isolates the steady state of a worker, which is what decides the throughput on a big
+corpus, and stays readable on a shared machine: four single-worker contestants are kept alive
+side by side and take turns on the same partitions, so a change of load hits all of them alike.
+
+* ``local, GC on`` / ``local, GC paused``: a spawned process (the local engine's pool), the task
+  with Python's cyclic collector left on, or paused as ``partition_aggregate`` does
+  (:mod:`tokstudy.analysis.gc_pause`);
+* ``dask, before`` / ``dask, now``: a ``LocalCluster`` worker with the settings of the first
+  version (profiler off, no ``MALLOC_TRIM_THRESHOLD_``) and the collector on, or with
+  ``LOCAL_CLUSTER_CONFIG``, no memory limit and the collector paused (what ``--engine dask`` runs).
+
+For each it prints the CPU seconds of the task's thread and of the whole worker process (event
+loop, sentencepiece threads) over all rounds, after a warm-up task that loads the tokenizer.
+
+Usage::
+
+    TOKSTUDY_DATA=../shared/data python benchmarks/bench_corpus_workers.py --mib 16 --rounds 4
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def task(part, tokenizers: tuple[str, ...], pause_gc: bool) -> float:
+    """Count one partition; the CPU seconds of this thread."""
+    from tokstudy.analysis.corpus_stats import (
+        CorpusStatsSettings,
+        aggregate_lines,
+        partition_aggregate,
+        worker_segmenters,
+    )
+    from tokstudy.analysis.partitions import iter_partition_lines
+
+    settings = CorpusStatsSettings()
+    start = time.thread_time()
+    if pause_gc:
+        partition_aggregate(part, tokenizers, settings)
+    else:
+        segmenters = worker_segmenters(tokenizers, settings.count_lone_boundary)
+        lines = iter_partition_lines(part)
+        aggregate_lines(lines, segmenters, file_key=part.key, language=part.language, settings=settings)
+    return time.thread_time() - start
+
+
+def process_cpu() -> float:
+    return time.process_time()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mib", type=float, default=16.0, help="corpus size, cut into 2 partitions")
+    ap.add_argument("--rounds", type=int, default=4)
+    args = ap.parse_args()
+
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    import dask
+    from bench_corpus_stats import make_corpus, tokenizer
+    from dask.distributed import Client, LocalCluster
+
+    from tokstudy.analysis.engines import LOCAL_CLUSTER_CONFIG
+    from tokstudy.analysis.partitions import plan_partitions
+
+    model = tokenizer(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
+    toks = (f"sp32k={model}",)
+    first = {
+        "distributed.worker.profile.enabled": False,
+        "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = Path(tmp) / "mix.txt"
+        make_corpus(corpus, int(args.mib * 2**20))
+        parts = plan_partitions([(corpus, "mix.txt")], n_partitions=2)
+        pools = [ProcessPoolExecutor(1, mp_context=mp.get_context("spawn")) for _ in range(2)]
+        with dask.config.set(first):
+            before = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None)
+        with dask.config.set(LOCAL_CLUSTER_CONFIG):
+            now = LocalCluster(
+                n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit=0
+            )
+        clients = [Client(before), Client(now)]
+        contestants = {
+            "local, GC on": (lambda p, pool=pools[0]: pool.submit(task, p, toks, False).result(),
+                             lambda pool=pools[0]: pool.submit(process_cpu).result()),
+            "local, GC paused": (lambda p, pool=pools[1]: pool.submit(task, p, toks, True).result(),
+                                 lambda pool=pools[1]: pool.submit(process_cpu).result()),
+            "dask, before": (lambda p, c=clients[0]: c.submit(task, p, toks, False, pure=False).result(),
+                             lambda c=clients[0]: sum(c.run(process_cpu).values())),
+            "dask, now": (lambda p, c=clients[1]: c.submit(task, p, toks, True, pure=False).result(),
+                          lambda c=clients[1]: sum(c.run(process_cpu).values())),
+        }  # fmt: skip
+        try:
+            for run, _ in contestants.values():
+                run(parts[0])  # warm-up: the tokenizer is loaded once per worker
+            start = {name: cpu() for name, (_, cpu) in contestants.items()}
+            thread = dict.fromkeys(contestants, 0.0)
+            loads = []
+            for _ in range(args.rounds):
+                for name, (run, _) in contestants.items():
+                    for p in parts:
+                        thread[name] += run(p)
+                loads.append(os.getloadavg()[0])
+            end = {name: cpu() for name, (_, cpu) in contestants.items()}
+        finally:
+            for c in clients:
+                c.close()
+            before.close()
+            now.close()
+            for pool in pools:
+                pool.shutdown()
+    print(
+        f"\nDate {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; load average "
+        f"during the rounds {min(loads):.1f}-{max(loads):.1f}.\nCommand: `TOKSTUDY_DATA=../shared/data python "
+        f"benchmarks/bench_corpus_workers.py --mib {args.mib} --rounds {args.rounds}`\n"
+    )
+    print("| worker | CPU s, task thread | CPU s, worker process | process / local GC on |")
+    print("|---|---:|---:|---:|")
+    base = end["local, GC on"] - start["local, GC on"]
+    for name in contestants:
+        proc = end[name] - start[name]
+        print(f"| {name} | {thread[name]:.2f} | {proc:.2f} | {proc / base:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
