@@ -100,6 +100,25 @@ def parse_tokenizer_spec(spec: str) -> tuple[str | None, str]:
     return None, spec
 
 
+def parse_registry_spec(spec: str, *, language: str | None = None) -> tuple[str, str | None, str]:
+    """``(name, language, split)`` of a registry spec ``NAME``, ``NAME:SPLIT`` or ``NAME:LANGUAGE:SPLIT``.
+
+    The split defaults to ``test``; the language to ``language`` unless the spec names one.
+
+    >>> parse_registry_spec("wikiann:ru:test"), parse_registry_spec("conll2003:dev"), parse_registry_spec("sst2")
+    (('wikiann', 'ru', 'test'), ('conll2003', None, 'dev'), ('sst2', None, 'test'))
+    """
+    parts = spec.split(":")
+    if len(parts) > 3:
+        raise UsageError(
+            f"dataset spec {spec!r} has {len(parts)} parts; expected NAME, NAME:SPLIT or "
+            "NAME:LANGUAGE:SPLIT (e.g. conll2003:test, wikiann:ru:test)"
+        )
+    if len(parts) == 3:
+        return parts[0], parts[1], parts[2]
+    return parts[0], language, parts[1] if len(parts) == 2 else "test"
+
+
 def load_dataset_spec(
     spec: str,
     *,
@@ -137,24 +156,13 @@ def load_dataset_spec(
         raise DataNotFoundError(f"{p}: dataset file not found")
     from tokstudy.data.registry import list_datasets, load_dataset
 
-    parts = spec.split(":")
-    name = parts[0]
+    name = spec.split(":", 1)[0]
     if name not in list_datasets():
         raise DataNotFoundError(
             f"{spec!r} is neither a file nor a known dataset; known datasets: {', '.join(list_datasets())} "
             "(write NAME:SPLIT or NAME:LANGUAGE:SPLIT, e.g. conll2003:test, wikiann:ru:test)"
         )
-    if len(parts) == 1:
-        split, lang = "test", language
-    elif len(parts) == 2:
-        split, lang = parts[1], language
-    elif len(parts) == 3:
-        lang, split = parts[1], parts[2]
-    else:
-        raise UsageError(
-            f"dataset spec {spec!r} has {len(parts)} parts; expected NAME, NAME:SPLIT or "
-            "NAME:LANGUAGE:SPLIT (e.g. conll2003:test, wikiann:ru:test)"
-        )
+    name, lang, split = parse_registry_spec(spec, language=language)
     try:
         return load_dataset(name, split, language=lang, data_dir=data_dir, lenient=options.lenient)
     except ValueError as exc:

@@ -24,6 +24,7 @@ import warnings
 from collections import defaultdict
 from pathlib import Path
 
+from tokstudy.analysis.inputs import parse_registry_spec
 from tokstudy.report import files as rf
 from tokstudy.report import tables as rt
 from tokstudy.study.config import StudyConfig
@@ -44,9 +45,7 @@ def _load_analysis_datasets(config: StudyConfig, sources: Sources) -> tuple[list
             datasets.append(sources.dataset(f"hf:{name}" + (f"@{cfg}" if cfg else ""), split))
             specs.append(spec)
             continue
-        parts = spec.split(":")
-        name, split = parts[0], parts[-1]
-        language = parts[1] if len(parts) == 3 else None
+        name, language, split = parse_registry_spec(spec)
         if not sources.has_dataset(name):
             skipped.append(spec)
             continue
