@@ -238,7 +238,7 @@ def test_help_documents_the_model_and_its_covariates(capsys):
 def test_rank_shortcut_only_when_statsmodels_would_find_full_rank():
     from statsmodels.tools.tools import matrix_rank
 
-    from tokstudy.analysis.attribution import _full_rank
+    from tokstudy.analysis.logit import full_rank as _full_rank
 
     rng = np.random.default_rng(1)
     x = np.column_stack([np.ones(500), rng.poisson(2, 500), rng.random((500, 4))])
@@ -284,7 +284,7 @@ def test_fits_equal_statsmodels_defaults_on_the_same_design_to_1e12(synthetic):
 def test_fits_run_with_every_blas_library_on_one_thread():
     from threadpoolctl import threadpool_info
 
-    from tokstudy.analysis.attribution import _one_blas_thread
+    from tokstudy.analysis.logit import one_blas_thread as _one_blas_thread
 
     with _one_blas_thread():
         blas = [i for i in threadpool_info() if i["user_api"] == "blas"]
