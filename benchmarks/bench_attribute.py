@@ -60,22 +60,8 @@ def main() -> None:
     preds = tmp / "preds.tsv"
     n_words = write_rule_predictions(preds)
     toks = [x for v in VOCABS for x in ("-t", f"sp{v // 1000}k={models[v]}")]
-    cmd = [
-        sys.executable,
-        "-m",
-        "tokstudy",
-        "attribute",
-        "-d",
-        "conll2003:test",
-        "--train-dataset",
-        "conll2003:train",
-        *toks,
-        "-p",
-        str(preds),
-        "--no-progress",
-        "--json",
-        str(tmp / "a.json"),
-    ]
+    command = "attribute -d conll2003:test --train-dataset conll2003:train --no-progress".split()
+    cmd = [sys.executable, "-m", "tokstudy", *command, *toks, "-p", str(preds), "--json", str(tmp / "a.json")]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     wall, cpu = [], []
     for _ in range(args.repeat):
