@@ -22,24 +22,10 @@ MODEL_NAME = "albert-spm-600"
 
 
 def _train(sentences: list[str], vocab_size: int, out: Path) -> Path:
-    import sentencepiece as spm
+    from tests.fixtures_sentencepiece import train_unigram
 
     out.mkdir(parents=True, exist_ok=True)
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(sentences),
-        model_prefix=str(out / "spiece"),
-        vocab_size=vocab_size,
-        model_type="unigram",
-        character_coverage=1.0,
-        pad_id=0,
-        unk_id=1,
-        bos_id=-1,
-        eos_id=-1,
-        control_symbols=["[CLS]", "[SEP]", "[MASK]"],
-        num_threads=1,
-        minloglevel=2,
-    )
-    return out / "spiece.model"
+    return train_unigram(sentences, out / "spiece", vocab_size, albert=True, character_coverage=1.0, num_threads=1)
 
 
 @pytest.fixture(scope="session")

@@ -120,13 +120,17 @@ def test_upload_tokenizer_pick_sentence_and_switch_every_page(page, demo_app, de
     )
 
 
-def test_bad_conll_upload_names_the_users_file(page, demo_app, tmp_path):
-    _open(page, demo_app)
+def _upload_conll(page, url: str, path, text: str) -> None:
+    """Open the app, write ``text`` to ``path`` and upload it as a CoNLL file in the sidebar's inputs."""
+    _open(page, url)
     _open_inputs(page)
-    bad = tmp_path / "my_corpus.conll"
-    bad.write_text("EU B-ORG\nrejects O\n\nGerman FOO-MISC\n", encoding="utf-8")
-    _uploader(page, "or upload a CoNLL file").set_input_files(str(bad))
+    path.write_text(text, encoding="utf-8")
+    _uploader(page, "or upload a CoNLL file").set_input_files(str(path))
     wait_idle(page)
+
+
+def test_bad_conll_upload_names_the_users_file(page, demo_app, tmp_path):
+    _upload_conll(page, demo_app, tmp_path / "my_corpus.conll", "EU B-ORG\nrejects O\n\nGerman FOO-MISC\n")
     errors = alerts(page, "error")
     assert any("my_corpus.conll" in e for e in errors), errors
     assert not any("data.conll" in e or "tokstudy_app_uploads" in e for e in errors), errors
@@ -134,13 +138,9 @@ def test_bad_conll_upload_names_the_users_file(page, demo_app, tmp_path):
 
 
 def test_lenient_option_reads_a_conll2002_style_file(page, demo_app, tmp_path):
-    _open(page, demo_app)
-    _open_inputs(page)
-    f = tmp_path / "esp_style.conll"
     # IOB2 with an I- tag after O, as esp.testb has at line 9291
-    f.write_text("La B-LOC\nCoruña I-LOC\n, O\n\nEl O\nAbogado I-MISC\nGeneral I-MISC\n", encoding="utf-8")
-    _uploader(page, "or upload a CoNLL file").set_input_files(str(f))
-    wait_idle(page)
+    text = "La B-LOC\nCoruña I-LOC\n, O\n\nEl O\nAbogado I-MISC\nGeneral I-MISC\n"
+    _upload_conll(page, demo_app, tmp_path / "esp_style.conll", text)
     assert any("esp_style.conll" in e and "lenient" in e for e in alerts(page, "error")), alerts(page, "error")
     page.get_by_text("Repair invalid tag sequences (lenient)").click()
     wait_idle(page)
