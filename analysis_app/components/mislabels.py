@@ -117,7 +117,7 @@ def render(sel) -> None:
         "Open a word's sentence in the explorer", range(len(labels)), format_func=labels.__getitem__, key=LINKS
     )
     st.page_link(
-        "pages/explorer.py",
+        "views/explorer.py",
         label=labels[pick],
         query_params=explorer.link_params(sel.dataset.key, int(words.sent_id.iloc[pick])),
         icon=":material/search:",

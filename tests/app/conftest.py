@@ -104,7 +104,7 @@ def app_env(monkeypatch, results_dir, tmp_path):
 
 
 def new_app(page: str | None = None, timeout: float = 60):
-    """An AppTest of the real entry point, switched to ``page`` (e.g. ``"pages/errors.py"``)."""
+    """An AppTest of the real entry point, switched to ``page`` (e.g. ``"views/errors.py"``)."""
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(APP_DIR / "app.py"), default_timeout=timeout)

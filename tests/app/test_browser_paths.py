@@ -13,6 +13,8 @@ import pytest
 
 from tests.app.browser import (
     CHROMIUM,
+    NAV_LABELS,
+    PAGES,
     alerts,
     chromium_page,
     exceptions,
@@ -61,6 +63,17 @@ def _open_inputs(page) -> None:
     if not exp.locator("details").get_attribute("open") is not None:
         exp.locator("summary").click()
         page.wait_for_timeout(200)
+
+
+def test_a_link_to_any_page_shows_the_apps_navigation(page, tmp_path):
+    """Opening /statistics etc. directly runs app.py's navigation, not a page script alone (as a ``pages/``
+    folder of page scripts made Streamlit do: its own sidebar of file names)."""
+    with running_app(tmp_path / "results" / "demo", tmp_path) as url:
+        for name in PAGE_ORDER:
+            _open(page, f"{url}/{PAGES[name]}")
+            nav = page.get_by_test_id("stSidebarNav").locator("a").all_inner_texts()
+            assert [t.split("\n")[-1].strip() for t in nav] == [NAV_LABELS[p] for p in PAGE_ORDER], (name, nav)
+            assert exceptions(page) == [], name
 
 
 def test_empty_start_every_page_explains_what_is_missing(page, tmp_path):
