@@ -146,8 +146,10 @@ def write_predictions_for_test(root: Path, tokenizer_dir: Path) -> None:
 _WATCH = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   window.__ts = {states: []};
-  new MutationObserver(() => window.__ts.states.push([app.getAttribute('data-test-script-state'), performance.now()]))
-    .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  if (window.__tsObserver) window.__tsObserver.disconnect();  // one observer, not one more per click
+  window.__tsObserver = new MutationObserver(
+    () => window.__ts.states.push([app.getAttribute('data-test-script-state'), performance.now()]));
+  window.__tsObserver.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
   window.__ts.t0 = performance.now();
 }"""
 _DONE = """(title) => {
