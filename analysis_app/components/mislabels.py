@@ -102,8 +102,11 @@ def render(sel) -> None:
         st.success("The model labelled every word correctly.")
         return
     st.dataframe(words, width="stretch", hide_index=True)
-    every = cache.mislabelled(sel.dataset, tuple(sel.tokenizers), pred_src, tok, None)
-    downloads.csv_button(f"Download every mislabelled word ({len(every)}, CSV)", every, f"mislabelled_{tok}.csv")
+    downloads.csv_button(
+        f"Download every mislabelled word ({int(aligned.error.sum())}, CSV)",
+        lambda: cache.mislabelled(sel.dataset, tuple(sel.tokenizers), pred_src, tok, None),  # on the click
+        f"mislabelled_{tok}.csv",
+    )
     # one link, to the sentence of the word picked here (a slider and a link per word were a quarter of
     # this page's elements; every one of the words in the table above can be picked)
     labels = [
