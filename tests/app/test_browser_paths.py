@@ -103,6 +103,13 @@ def test_demo_results_every_page_opens(page, demo_app, demo_results):
     assert page.get_by_test_id("stDataFrame").count() >= 3
     assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 1
     assert page.get_by_test_id("stAppDeployButton").count() == 0
+    # a CSV is written when its button is clicked (components/downloads.py): one row per tokenizer and word set
+    button = page.get_by_test_id("stDownloadButton").filter(has_text="Download correlations (CSV)")
+    with page.expect_download() as download:
+        button.locator("button").click()
+    assert download.value.suggested_filename == "correlation.csv"
+    lines = open(download.value.path(), encoding="utf-8").read().splitlines()
+    assert lines[0].startswith("tokenizer,model,words,pearson_r") and len(lines) == 1 + 2 * 2, lines
 
 
 def test_upload_tokenizer_pick_sentence_and_switch_every_page(page, demo_app, demo_results, tmp_path):
