@@ -118,29 +118,12 @@ def main() -> None:
 
 def write_predictions_for_test(root: Path, tokenizer_dir: Path) -> None:
     """One model's predictions for the whole of CoNLL-2003 test, erring more on words split more."""
-    import random
-
-    from tokstudy.analysis.predictions import write_predictions
+    from tests.app.synthetic import write_synthetic_predictions
     from tokstudy.data.registry import load_dataset
     from tokstudy.tokenization.loading import load_tokenizer
 
     test = load_dataset("conll2003", "test")
-    seg = load_tokenizer(tokenizer_dir)
-    rng = random.Random(0)
-    out = []
-    for s in test:
-        counts = seg.segment(list(s.words)).counts
-        pred = [
-            ("O" if g != "O" else "B-MISC") if rng.random() < min(0.05 * (n - 1), 0.6) else g
-            for g, n in zip(s.tags, counts)
-        ]
-        out.append((s.words, s.tags, pred))
-    write_predictions(
-        root / "predictions" / "model-spm-600" / "conll2003_test.tsv",
-        out,
-        metadata={"model": "model-spm-600", "dataset": "conll2003", "split": "test"},
-        sent_ids=[s.sent_id for s in test],
-    )
+    write_synthetic_predictions(root, "model-spm-600", test, load_tokenizer(tokenizer_dir))
 
 
 _WATCH = """() => {
