@@ -1,7 +1,9 @@
 """tokstudy's Streamlit analysis app (``streamlit run analysis_app/server.py``, what `make app` runs).
 
 Layers: ``server.py`` (``app.py`` plus preparing every page's default view as the server starts),
-``app.py`` (page config and navigation), ``pages/`` (thin pages), ``components/`` (widgets that
+``app.py`` (page config and navigation), ``views/`` (thin pages; not ``pages/``: Streamlit runs a
+``pages/`` folder's scripts as pages of their own, so a link to ``/statistics`` showed that page
+without ``app.py``'s navigation), ``components/`` (widgets that
 own their session-state keys) and ``services/`` (plain Python over the tokstudy API; only
 ``services/cache.py`` touches Streamlit, and ``services/prewarm.py`` calls it from a thread).
 """

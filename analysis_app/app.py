@@ -20,10 +20,10 @@ from analysis_app.services import prewarm, settings  # needs the checkout on sys
 st.set_page_config(page_title="tokstudy", page_icon=":material/splitscreen:", layout="wide")
 pages = st.navigation(
     [
-        st.Page("pages/explorer.py", title="Segmentation explorer", icon=":material/search:", default=True),
-        st.Page("pages/statistics.py", title="Statistics (Table 4)", icon=":material/bar_chart:"),
-        st.Page("pages/errors.py", title="Errors", icon=":material/error:"),
-        st.Page("pages/languages.py", title="Languages", icon=":material/language:"),
+        st.Page("views/explorer.py", title="Segmentation explorer", icon=":material/search:", default=True),
+        st.Page("views/statistics.py", title="Statistics (Table 4)", icon=":material/bar_chart:"),
+        st.Page("views/errors.py", title="Errors", icon=":material/error:"),
+        st.Page("views/languages.py", title="Languages", icon=":material/language:"),
     ]
 )
 with prewarm.page_run():  # the server's preparation pauses while a page is drawn

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from analysis_app.components import downloads
 from analysis_app.services import cache
 
 COLUMNS = {
@@ -51,9 +52,4 @@ def render(sel) -> None:
         f"sentence; covariates: {covs}. "
         + (f"Word frequencies from `{label}`." if label else "**No training split: frequency is not controlled.**")
     )
-    st.download_button(
-        "Download odds ratios (CSV)",
-        pd.DataFrame(rows).to_csv(index=False).encode("utf-8"),
-        file_name="attribution.csv",
-        mime="text/csv",
-    )
+    downloads.csv_button("Download odds ratios (CSV)", pd.DataFrame(rows), "attribution.csv")

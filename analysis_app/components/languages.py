@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analysis_app.components import bootstrap, charts, workspace
+from analysis_app.components import bootstrap, charts, downloads, workspace
 from analysis_app.services import cache, defaults
 from analysis_app.services.paths import PathNotAllowedError, confine_path
 
@@ -50,44 +50,24 @@ def render(sel) -> None:
         "so fertility and continued words of zh / ja / th (no spaces) are not comparable, parity is."
     )
     c1, c2 = st.columns(2)
-    charts.draw(
-        c1,
-        "bars_with_ci",
-        par,
-        x="language",
-        colour="tokenizer",
-        value="parity",
-        low="parity_low",
-        high="parity_high",
-        title=f"Parity (pieces relative to {ref})",
-        y_title="parity",
-    )
-    charts.draw(
-        c2,
-        "bars_with_ci",
-        par,
-        x="language",
-        colour="tokenizer",
-        value="fertility",
-        low="fertility_low",
-        high="fertility_high",
-        title="Fertility (pieces per word)",
-        y_title="pieces per word",
-    )
-    charts.draw(
-        st,
-        "bars_with_ci",
-        cont,
-        x="language",
-        colour="tokenizer",
-        value="continued",
-        low="continued_low",
-        high="continued_high",
-        title="Continued words (% split into 2+ pieces)",
-        y_title="%",
-    )
+    figures = [  # (where, frame, measure, title, y title): the measure's CI is in <measure>_low / _high
+        (c1, par, "parity", f"Parity (pieces relative to {ref})", "parity"),
+        (c2, par, "fertility", "Fertility (pieces per word)", "pieces per word"),
+        (st, cont, "continued", "Continued words (% split into 2+ pieces)", "%"),
+    ]
+    for where, frame, measure, title, y_title in figures:
+        charts.draw(
+            where,
+            "bars_with_ci",
+            frame,
+            x="language",
+            colour="tokenizer",
+            value=measure,
+            low=f"{measure}_low",
+            high=f"{measure}_high",
+            title=title,
+            y_title=y_title,
+        )
     table = par.merge(cont, on=["tokenizer", "language"])
     st.dataframe(table, width="stretch", hide_index=True)
-    st.download_button(
-        "Download (CSV)", table.to_csv(index=False).encode("utf-8"), file_name="languages.csv", mime="text/csv"
-    )
+    downloads.csv_button("Download (CSV)", table, "languages.csv")

@@ -6,18 +6,20 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analysis_app.components import bootstrap, charts, explorer
+from analysis_app.components import bootstrap, charts, downloads, explorer
 from analysis_app.services import cache, defaults
 from analysis_app.services.loading import InputError
-from analysis_app.services.mislabels import bins_frame, correlation_display, correlation_rows, format_p
+from analysis_app.services.mislabels import bins_frame, correlation_display, correlation_rows
 
-MODEL, TOKENIZER, LINKS = "ts_er_model", "ts_er_tokenizer", "ts_er_links"
+MODEL, TOKENIZER, LINKS = "ts_er_model", "ts_er_tokenizer", "ts_er_link"
 KEYS = (MODEL, TOKENIZER, LINKS)
 
 
-def _fmt_r(c) -> str:
-    ci = "" if c.low != c.low else f" [{c.low:.3f}, {c.high:.3f}]"
-    return f"{c.r:.3f}{ci}"
+def _ci_label(n_resamples: int) -> str:
+    """What the table's ``ci_low`` / ``ci_high`` are (empty without resamples)."""
+    if not n_resamples:
+        return "without intervals (0 resamples)"
+    return f"with the 95% sentence-bootstrap interval of r ({n_resamples} resamples)"
 
 
 def render(sel) -> None:
@@ -53,30 +55,24 @@ def render(sel) -> None:
         )
 
     st.subheader("Does segmentation go with errors?")
-    cols = st.columns(len(results))
-    for col, res in zip(cols, results):
-        col.metric(
-            f"Pearson r, {res.tokenizer}", f"{res.all.r:.3f}", help="pieces per word vs word mislabelled (all words)"
-        )
-        col.caption(
-            f"all words: r = {_fmt_r(res.all)}, p = {format_p(res.all.p_value)}, n = {res.all.n}  \n"
-            f"NE words: r = {_fmt_r(res.ne)}, p = {format_p(res.ne.p_value)}  \n"
-            f"error rate {res.error_rate:.1%} ({res.n_errors} of {res.n_words} words)"
-        )
+    # one table (no metric per tokenizer above it: they repeated its numbers and were a fifth of the
+    # page's elements); the model is the one picked above, its column stays in the CSV
+    first = results[0]
+    st.caption(
+        f"Pearson and Spearman correlation of a word's pieces with its being mislabelled, per tokenizer, over all "
+        f"words and over the words inside entities (NE), {_ci_label(n)}. The model mislabels "
+        f"{first.error_rate:.1%} of the words ({first.n_errors} of {first.n_words})."
+    )
     corr = correlation_rows(results).assign(model=pred_src.key)  # the file's model may be a long path
     num = st.column_config.NumberColumn
     st.dataframe(
         correlation_display(corr),
         width="stretch",
         hide_index=True,
+        column_order=[c for c in corr.columns if c != "model"],
         column_config={c: num(format="%.4f") for c in ("pearson_r", "ci_low", "ci_high", "spearman")},
     )
-    st.download_button(
-        "Download correlations (CSV)",
-        corr.to_csv(index=False).encode("utf-8"),
-        file_name="correlation.csv",
-        mime="text/csv",
-    )
+    downloads.csv_button("Download correlations (CSV)", corr, "correlation.csv")
 
     st.subheader("Error rate by number of pieces")
     curves = pd.concat(
@@ -97,12 +93,7 @@ def render(sel) -> None:
         "Bars: 95% Wilson intervals of each error rate. One panel per word set, one colour per tokenizer; "
         "hover a point for its counts, or download them:"
     )
-    st.download_button(
-        "Download error rates (CSV)",
-        curves.to_csv(index=False).encode("utf-8"),
-        file_name="error_rate_by_pieces.csv",
-        mime="text/csv",
-    )
+    downloads.csv_button("Download error rates (CSV)", curves, "error_rate_by_pieces.csv")
 
     st.subheader("Most over-segmented mislabelled words")
     tok = st.selectbox("Pieces under", [t.name for t in sel.tokenizers], key=TOKENIZER)
@@ -111,23 +102,26 @@ def render(sel) -> None:
         st.success("The model labelled every word correctly.")
         return
     st.dataframe(words, width="stretch", hide_index=True)
-    every = cache.mislabelled(sel.dataset, tuple(sel.tokenizers), pred_src, tok, None)
-    st.download_button(
-        f"Download every mislabelled word ({len(every)}, CSV)",
-        every.to_csv(index=False).encode("utf-8"),
-        file_name=f"mislabelled_{tok}.csv",
-        mime="text/csv",
+    downloads.csv_button(
+        f"Download every mislabelled word ({int(aligned.error.sum())}, CSV)",
+        lambda: cache.mislabelled(sel.dataset, tuple(sel.tokenizers), pred_src, tok, None),  # on the click
+        f"mislabelled_{tok}.csv",
     )
-    # room for the attribution component (odds ratios per word property), added by its own module
-    st.caption("Open a word's sentence in the explorer:")
-    n_links = st.slider("links shown", 5, min(50, len(words)), 5, key=LINKS) if len(words) > 5 else len(words)
-    for row in words.head(n_links).itertuples():
-        st.page_link(
-            "pages/explorer.py",
-            label=(
-                f"{row.word}  ({row.n_pieces} pieces: {row.pieces}; gold {row.gold}, predicted {row.predicted})"
-                f" - sentence {row.sent_id}"
-            ),
-            query_params=explorer.link_params(sel.dataset.key, row.sent_id),
-            icon=":material/search:",
-        )
+    # one link, to the sentence of the word picked here (a slider and a link per word were a quarter of
+    # this page's elements; every one of the words in the table above can be picked)
+    labels = [
+        f"{row.word}  ({row.n_pieces} pieces: {row.pieces}; gold {row.gold}, predicted {row.predicted})"
+        f" - sentence {row.sent_id}"
+        for row in words.itertuples()
+    ]
+    if st.session_state.get(LINKS, 0) >= len(labels):  # fewer words under another selection
+        st.session_state.pop(LINKS)
+    pick = st.selectbox(
+        "Open a word's sentence in the explorer", range(len(labels)), format_func=labels.__getitem__, key=LINKS
+    )
+    st.page_link(
+        "views/explorer.py",
+        label=labels[pick],
+        query_params=explorer.link_params(sel.dataset.key, int(words.sent_id.iloc[pick])),
+        icon=":material/search:",
+    )

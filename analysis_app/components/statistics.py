@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analysis_app.components import bootstrap, charts
+from analysis_app.components import bootstrap, charts, downloads
 from analysis_app.services import cache, statistics
 from analysis_app.services.loading import InputError
 
@@ -23,7 +23,7 @@ SUBSETS = {"ne": "NE words", "non_ne": "non-NE words", "all": "all words"}
 
 
 def _download(label: str, df, name: str) -> None:
-    st.download_button(label, df.to_csv(index=False).encode("utf-8"), file_name=name, mime="text/csv", key=f"dl_{name}")
+    downloads.csv_button(label, df, name, key=f"dl_{name}")
 
 
 def render(sel) -> None:

@@ -9,7 +9,6 @@ into many pieces, so the Errors page has something to show.
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
@@ -22,24 +21,10 @@ MODEL_NAME = "albert-spm-600"
 
 
 def _train(sentences: list[str], vocab_size: int, out: Path) -> Path:
-    import sentencepiece as spm
+    from tests.fixtures_sentencepiece import train_unigram
 
     out.mkdir(parents=True, exist_ok=True)
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(sentences),
-        model_prefix=str(out / "spiece"),
-        vocab_size=vocab_size,
-        model_type="unigram",
-        character_coverage=1.0,
-        pad_id=0,
-        unk_id=1,
-        bos_id=-1,
-        eos_id=-1,
-        control_symbols=["[CLS]", "[SEP]", "[MASK]"],
-        num_threads=1,
-        minloglevel=2,
-    )
-    return out / "spiece.model"
+    return train_unigram(sentences, out / "spiece", vocab_size, albert=True, character_coverage=1.0, num_threads=1)
 
 
 @pytest.fixture(scope="session")
@@ -57,7 +42,7 @@ def conll_test(conll_dir):
 @pytest.fixture(scope="session")
 def results_dir(tmp_path_factory, conll_dir, conll_test) -> Path:
     """``results/`` with three tokenizers and one model's predictions on CoNLL-2003 test."""
-    from tokstudy.analysis.predictions import write_predictions
+    from tests.app.synthetic import write_synthetic_predictions
     from tokstudy.data.conll import read_conll
     from tokstudy.tokenization.sentencepiece_ import SentencePieceSegmenter
 
@@ -65,22 +50,7 @@ def results_dir(tmp_path_factory, conll_dir, conll_test) -> Path:
     train = read_conll(conll_dir / "eng.train.gz", name="conll2003", language="en", split="train")
     sentences = [" ".join(s.words) for s in train.sentences[:6000]]
     models = [_train(sentences, v, root / "tokenizers" / f"spm-{v}") for v in VOCAB_SIZES]
-    seg = SentencePieceSegmenter(models[0])
-    rng = random.Random(0)
-    out = []
-    for s in conll_test:
-        counts = seg.segment(list(s.words)).counts
-        pred = [
-            ("O" if g != "O" else "B-MISC") if rng.random() < min(0.05 * (n - 1), 0.6) else g
-            for g, n in zip(s.tags, counts)
-        ]
-        out.append((s.words, s.tags, pred))
-    write_predictions(
-        root / "predictions" / MODEL_NAME / "conll2003_test.tsv",
-        out,
-        metadata={"model": MODEL_NAME, "dataset": "conll2003", "split": "test"},
-        sent_ids=[s.sent_id for s in conll_test],
-    )
+    write_synthetic_predictions(root, MODEL_NAME, conll_test, SentencePieceSegmenter(models[0]))
     return root
 
 
@@ -118,7 +88,7 @@ def app_env(monkeypatch, results_dir, tmp_path):
 
 
 def new_app(page: str | None = None, timeout: float = 60):
-    """An AppTest of the real entry point, switched to ``page`` (e.g. ``"pages/errors.py"``)."""
+    """An AppTest of the real entry point, switched to ``page`` (e.g. ``"views/errors.py"``)."""
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(APP_DIR / "app.py"), default_timeout=timeout)

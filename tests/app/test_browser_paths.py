@@ -13,6 +13,8 @@ import pytest
 
 from tests.app.browser import (
     CHROMIUM,
+    NAV_LABELS,
+    PAGES,
     alerts,
     chromium_page,
     exceptions,
@@ -63,6 +65,17 @@ def _open_inputs(page) -> None:
         page.wait_for_timeout(200)
 
 
+def test_a_link_to_any_page_shows_the_apps_navigation(page, tmp_path):
+    """Opening /statistics etc. directly runs app.py's navigation, not a page script alone (as a ``pages/``
+    folder of page scripts made Streamlit do: its own sidebar of file names)."""
+    with running_app(tmp_path / "results" / "demo", tmp_path) as url:
+        for name in PAGE_ORDER:
+            _open(page, f"{url}/{PAGES[name]}")
+            nav = page.get_by_test_id("stSidebarNav").locator("a").all_inner_texts()
+            assert [t.split("\n")[-1].strip() for t in nav] == [NAV_LABELS[p] for p in PAGE_ORDER], (name, nav)
+            assert exceptions(page) == [], name
+
+
 def test_empty_start_every_page_explains_what_is_missing(page, tmp_path):
     with running_app(tmp_path / "results" / "demo", tmp_path) as url:
         _open(page, url)
@@ -90,6 +103,13 @@ def test_demo_results_every_page_opens(page, demo_app, demo_results):
     assert page.get_by_test_id("stDataFrame").count() >= 3
     assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 1
     assert page.get_by_test_id("stAppDeployButton").count() == 0
+    # a CSV is written when its button is clicked (components/downloads.py): one row per tokenizer and word set
+    button = page.get_by_test_id("stDownloadButton").filter(has_text="Download correlations (CSV)")
+    with page.expect_download() as download:
+        button.locator("button").click()
+    assert download.value.suggested_filename == "correlation.csv"
+    lines = open(download.value.path(), encoding="utf-8").read().splitlines()
+    assert lines[0].startswith("tokenizer,model,words,pearson_r") and len(lines) == 1 + 2 * 2, lines
 
 
 def test_upload_tokenizer_pick_sentence_and_switch_every_page(page, demo_app, demo_results, tmp_path):
@@ -120,13 +140,17 @@ def test_upload_tokenizer_pick_sentence_and_switch_every_page(page, demo_app, de
     )
 
 
-def test_bad_conll_upload_names_the_users_file(page, demo_app, tmp_path):
-    _open(page, demo_app)
+def _upload_conll(page, url: str, path, text: str) -> None:
+    """Open the app, write ``text`` to ``path`` and upload it as a CoNLL file in the sidebar's inputs."""
+    _open(page, url)
     _open_inputs(page)
-    bad = tmp_path / "my_corpus.conll"
-    bad.write_text("EU B-ORG\nrejects O\n\nGerman FOO-MISC\n", encoding="utf-8")
-    _uploader(page, "or upload a CoNLL file").set_input_files(str(bad))
+    path.write_text(text, encoding="utf-8")
+    _uploader(page, "or upload a CoNLL file").set_input_files(str(path))
     wait_idle(page)
+
+
+def test_bad_conll_upload_names_the_users_file(page, demo_app, tmp_path):
+    _upload_conll(page, demo_app, tmp_path / "my_corpus.conll", "EU B-ORG\nrejects O\n\nGerman FOO-MISC\n")
     errors = alerts(page, "error")
     assert any("my_corpus.conll" in e for e in errors), errors
     assert not any("data.conll" in e or "tokstudy_app_uploads" in e for e in errors), errors
@@ -134,13 +158,9 @@ def test_bad_conll_upload_names_the_users_file(page, demo_app, tmp_path):
 
 
 def test_lenient_option_reads_a_conll2002_style_file(page, demo_app, tmp_path):
-    _open(page, demo_app)
-    _open_inputs(page)
-    f = tmp_path / "esp_style.conll"
     # IOB2 with an I- tag after O, as esp.testb has at line 9291
-    f.write_text("La B-LOC\nCoruña I-LOC\n, O\n\nEl O\nAbogado I-MISC\nGeneral I-MISC\n", encoding="utf-8")
-    _uploader(page, "or upload a CoNLL file").set_input_files(str(f))
-    wait_idle(page)
+    text = "La B-LOC\nCoruña I-LOC\n, O\n\nEl O\nAbogado I-MISC\nGeneral I-MISC\n"
+    _upload_conll(page, demo_app, tmp_path / "esp_style.conll", text)
     assert any("esp_style.conll" in e and "lenient" in e for e in alerts(page, "error")), alerts(page, "error")
     page.get_by_text("Repair invalid tag sequences (lenient)").click()
     wait_idle(page)

@@ -7,7 +7,7 @@ import pytest
 from tests.app.conftest import new_app, no_exceptions
 
 
-@pytest.mark.parametrize("page", [None, "pages/statistics.py", "pages/errors.py", "pages/languages.py"])
+@pytest.mark.parametrize("page", [None, "views/statistics.py", "views/errors.py", "views/languages.py"])
 def test_pages_explain_what_is_missing(page, monkeypatch, tmp_path):
     monkeypatch.setenv("TOKSTUDY_APP_RESULTS", str(tmp_path / "results" / "demo"))
     monkeypatch.setenv("TOKSTUDY_APP_UPLOAD_DIR", str(tmp_path / "uploads"))

@@ -27,7 +27,7 @@ def test_correlation_and_error_rates_match_scipy(app_env, conll_test):
 
     from tokstudy.tokenization.loading import load_tokenizer
 
-    at = run_page("pages/errors.py")
+    at = run_page("views/errors.py")
     no_exceptions(at)
     corr = at.dataframe[0].value
     preds = {}
@@ -57,7 +57,7 @@ def test_correlation_and_error_rates_match_scipy(app_env, conll_test):
 
 
 def test_word_link_opens_its_sentence_in_the_explorer(app_env, conll_test):
-    at = run_page("pages/errors.py")
+    at = run_page("views/errors.py")
     worst = at.dataframe[1].value.iloc[0]
     link = at.get("page_link")[0].proto
     assert link.page.endswith("explorer") or "explorer" in link.page or link.page == ""
@@ -75,7 +75,25 @@ def test_word_link_opens_its_sentence_in_the_explorer(app_env, conll_test):
 
 
 def test_bad_predictions_upload_shows_a_clear_error(app_env):
-    at = run_page("pages/errors.py")
+    at = run_page("views/errors.py")
     at.file_uploader(key="ts_in_pred_upload").set_value(("preds.tsv", b"EU\tB-ORG\n", "text/plain")).run()
     no_exceptions(at)
     assert any("not a predictions file" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_the_link_follows_the_word_picked(app_env):
+    """One link under the table, to the sentence of the word picked in its selectbox (any of the table's words)."""
+    from urllib.parse import parse_qs
+
+    at = run_page("views/errors.py")
+    worst = at.dataframe[1].value
+    pick = at.selectbox(key="ts_er_link")
+    assert len(pick.options) == len(worst)
+    for k in (0, 7, len(worst) - 1):
+        pick.set_value(k).run()
+        no_exceptions(at)
+        (link,) = at.get("page_link")
+        row = worst.iloc[k]
+        assert parse_qs(link.proto.query_string) == {"dataset": ["conll2003:test"], "sent": [str(int(row.sent_id))]}
+        assert link.proto.label.startswith(f"{row.word}  ({row.n_pieces} pieces")
+        pick = at.selectbox(key="ts_er_link")

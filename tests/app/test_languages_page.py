@@ -27,7 +27,7 @@ def test_parity_and_fertility_match_a_recount(app_env, data_location):
     from tokstudy.tokenization.loading import load_tokenizer
 
     xquad = corpus_path("xquad_parallel")
-    at = run_page("pages/languages.py")
+    at = run_page("views/languages.py")
     no_exceptions(at)
     table = at.dataframe[0].value
     assert set(table.language) == {"en", "de", "es", "ru", "ar", "zh"}
@@ -45,7 +45,7 @@ def test_parity_and_fertility_match_a_recount(app_env, data_location):
 
 
 def test_folder_outside_allowed_dirs_and_bad_upload(app_env):
-    at = run_page("pages/languages.py")
+    at = run_page("views/languages.py")
     at.text_input(key="ts_la_dir").set_value("/etc").run()
     no_exceptions(at)
     assert any("outside the directories" in e.value for e in at.error)

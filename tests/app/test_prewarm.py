@@ -53,7 +53,7 @@ def test_every_page_reads_what_the_server_prepared(app_env, fresh_caches, monkey
     from tokstudy.datalocation import data_root
 
     monkeypatch.setenv("TOKSTUDY_APP_ALLOW_DIRS", os.path.abspath(data_root()))
-    expected = {p: run_page(f"pages/{p}.py", timeout=180) for p in ("statistics", "errors", "languages")}
+    expected = {p: run_page(f"views/{p}.py", timeout=180) for p in ("statistics", "errors", "languages")}
     for at in expected.values():
         no_exceptions(at)
     st.cache_data.clear()
@@ -63,7 +63,7 @@ def test_every_page_reads_what_the_server_prepared(app_env, fresh_caches, monkey
     assert {"table", "table 4", "correlation", "attribution", "parity", "continued"} <= set(timings)
     _forbid(monkeypatch)
     for page, before in expected.items():
-        at = run_page(f"pages/{page}.py", timeout=60)
+        at = run_page(f"views/{page}.py", timeout=60)
         no_exceptions(at)
         assert len(at.dataframe) == len(before.dataframe) > 0, page
         for got, want in zip(at.dataframe, before.dataframe):

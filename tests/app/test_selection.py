@@ -5,7 +5,7 @@ from __future__ import annotations
 from analysis_app.components.workspace import W_DS, W_TOK, widget_key
 from tests.app.conftest import new_app, no_exceptions
 
-PAGES = ["pages/statistics.py", "pages/explorer.py", "pages/errors.py", "pages/languages.py", "pages/explorer.py"]
+PAGES = ["views/statistics.py", "views/explorer.py", "views/errors.py", "views/languages.py", "views/explorer.py"]
 _SHORT = {p: p.split("/")[1].removesuffix(".py") for p in PAGES}
 
 

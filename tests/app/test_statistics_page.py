@@ -10,7 +10,7 @@ from tests.app.conftest import no_exceptions, run_page
 def test_table4_matches_a_direct_recount(app_env, conll_test):
     from tokstudy.tokenization.loading import load_tokenizer
 
-    at = run_page("pages/statistics.py")
+    at = run_page("views/statistics.py")
     no_exceptions(at)
     table = at.dataframe[0].value
     assert list(table.index) == ["spm-600", "spm-1200", "spm-2400"]
@@ -36,7 +36,7 @@ def test_table4_matches_a_direct_recount(app_env, conll_test):
 
 
 def test_bad_conll_upload_shows_a_clear_error(app_env):
-    at = run_page("pages/statistics.py")
+    at = run_page("views/statistics.py")
     at.file_uploader(key="ts_in_ds_upload").set_value(
         ("broken.conll", b"EU B-ORG\nrejects\tO extra\n", "text/plain")
     ).run()

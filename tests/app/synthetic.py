@@ -1,0 +1,35 @@
+"""One model's predictions for a dataset, made up so that the Errors page has something to show.
+
+A gold tag is replaced (``O`` by ``B-MISC``, an entity tag by ``O``) with probability
+``min(0.05 * (pieces - 1), 0.6)`` under the given segmenter, deterministically (seeded): the model
+errs more on words split into more pieces. Used by the app tests' ``results_dir`` and by
+``benchmarks/bench_app.py``.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+
+def write_synthetic_predictions(root: Path, model: str, dataset, segmenter, *, seed: int = 0) -> Path:
+    """Write ``root/predictions/<model>/<name>_<split>.tsv`` for every sentence of ``dataset``; its path."""
+    from tokstudy.analysis.predictions import write_predictions
+
+    rng = random.Random(seed)
+    out = []
+    for s in dataset:
+        counts = segmenter.segment(list(s.words)).counts
+        pred = [
+            ("O" if g != "O" else "B-MISC") if rng.random() < min(0.05 * (n - 1), 0.6) else g
+            for g, n in zip(s.tags, counts)
+        ]
+        out.append((s.words, s.tags, pred))
+    path = root / "predictions" / model / f"{dataset.name}_{dataset.split}.tsv"
+    write_predictions(
+        path,
+        out,
+        metadata={"model": model, "dataset": dataset.name, "split": dataset.split},
+        sent_ids=[s.sent_id for s in dataset],
+    )
+    return path
