@@ -29,28 +29,14 @@ def load_segmenter(path: str | os.PathLike, name: str | None = None, count_lone_
     path = Path(path)
     if not path.exists():
         raise InputError(f"{path}: no such tokenizer file or directory")
-    try:
-        from tokstudy.tokenization.loading import load_tokenizer
-    except ImportError:  # pragma: no cover - only while the loader is not there yet
-        load_tokenizer = _load_sentencepiece_only
+    from tokstudy.tokenization.loading import load_tokenizer
+
     try:
         return load_tokenizer(str(path), name=name, count_lone_boundary=count_lone_boundary)
     except TokstudyError as exc:
         raise InputError(str(exc)) from None
     except Exception as exc:  # e.g. the Rust tokenizers parser's own exception type: still the user's file
         raise InputError(f"{path}: not a tokenizer tokstudy can load ({type(exc).__name__}: {exc})") from None
-
-
-def _load_sentencepiece_only(path: str, *, name=None, count_lone_boundary=True):
-    from tokstudy.tokenization.sentencepiece_ import SentencePieceSegmenter
-
-    p = Path(path)
-    if p.is_dir():
-        models = sorted(p.glob("*.model"))
-        if not models:
-            raise InputError(f"{p}: no SentencePiece .model file in this directory")
-        p = models[0]
-    return SentencePieceSegmenter(p, name=name, count_lone_boundary=count_lone_boundary)
 
 
 def load_conll(
