@@ -14,6 +14,7 @@ from analysis_app.services.loading import InputError
 from analysis_app.services.paths import PathNotAllowedError, confine_path
 from analysis_app.services.sources import DatasetSource, PredictionSource
 from analysis_app.services.uploads import accept_text_upload, accept_tokenizer_upload
+from tokstudy.analysis.inputs import dataset_file_key
 
 TOK_PATH, TOK_UP, DS_PATH, DS_UP, DS_LANG, PRED_PATH, PRED_UP = (
     "ts_in_tok_path",
@@ -135,7 +136,7 @@ def _dataset_inputs() -> None:
     if path and st.button("Add dataset", key=DS_PATH + "_btn"):
         p = _confined(path)
         if p:
-            _report(*_add_dataset(p, _stem(p), lang, lenient))
+            _report(*_add_dataset(p, dataset_file_key(p)[0], lang, lenient))
     up = st.file_uploader("or upload a CoNLL file", type=["conll", "txt", "gz", "iob", "bio", "tsv"], key=DS_UP)
     if up is not None:
         done = st.session_state.setdefault(DONE, {})
@@ -179,7 +180,7 @@ def _prediction_inputs() -> None:
     if path and st.button("Add predictions", key=PRED_PATH + "_btn"):
         p = _confined(path)
         if p:
-            _report(*_add_predictions(p, _stem(p)))
+            _report(*_add_predictions(p, dataset_file_key(p)[0]))
     up = st.file_uploader("or upload predictions", type=["tsv", "txt", "conll"], key=PRED_UP)
     if up is not None:
         done = st.session_state.setdefault(DONE, {})
@@ -208,15 +209,6 @@ def _add_predictions(path: str, model: str) -> tuple[bool, str]:
         return False, str(exc)
     workspace.set_sources(srcs.add_predictions(src))
     return True, f"predictions {model!r} loaded for {ds_key}: {len(preds.sentences)} sentences"
-
-
-def _stem(path: str) -> str:
-    from pathlib import Path
-
-    name = Path(path).name
-    for suffix in (".gz", ".txt", ".tsv", ".conll", ".iob", ".bio"):
-        name = name.removesuffix(suffix)
-    return name or "data"
 
 
 def sized_name(base: str, vocab_size: int) -> str:

@@ -49,13 +49,14 @@ def load_conll(
 ):
     """A CoNLL column file as a :class:`~tokstudy.data.types.Dataset` (IOB2 tags); ``lenient`` repairs
     invalid tag sequences (counted in ``Dataset.repaired``) instead of refusing the file."""
+    from tokstudy.analysis.inputs import dataset_file_key
     from tokstudy.data.conll import read_conll
 
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such file")
     try:
-        return read_conll(path, name=name or _stem(path), language=language, split=split, lenient=lenient)
+        return read_conll(path, name=name or dataset_file_key(path)[0], language=language, split=split, lenient=lenient)
     except TokstudyError as exc:
         raise InputError(f"not a CoNLL file tokstudy can read: {exc}") from None
     except (UnicodeDecodeError, OSError, EOFError) as exc:
@@ -87,11 +88,3 @@ def load_predictions(path: str | os.PathLike):
         raise InputError(f"not a predictions file tokstudy can read: {exc}") from None
     except (UnicodeDecodeError, OSError, EOFError, ValueError) as exc:
         raise InputError(f"{path}: cannot be read as predictions ({exc})") from None
-
-
-def _stem(path: Path) -> str:
-    name = path.name
-    for suffix in (".gz", ".txt", ".conll", ".tsv", ".iob", ".bio"):
-        if name.endswith(suffix) and len(name) > len(suffix):
-            name = name[: -len(suffix)]
-    return name

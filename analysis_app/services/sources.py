@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from analysis_app.services.results import discover
+from tokstudy.analysis.inputs import dataset_file_key
 
 
 @dataclass(frozen=True)
@@ -169,7 +170,7 @@ def initial_sources(results: Path | None) -> Sources:
             sources, _ = sources.add_tokenizer(str(f.path), f.name, "results")
         for f in index.datasets:
             sources, _ = sources.add_dataset(
-                DatasetSource.conll(str(f.path), _stem(f.path.name), language=guess_language(f.path))
+                DatasetSource.conll(str(f.path), dataset_file_key(f.path)[0], language=guess_language(f.path))
             )
         for f in index.predictions:
             sources = sources.add_predictions(PredictionSource(f.model, str(f.path), f.dataset))
@@ -201,12 +202,6 @@ def guess_language(path) -> str:
             if token in _LANG_ALIASES:
                 return _LANG_ALIASES[token]
     return "und"
-
-
-def _stem(name: str) -> str:
-    for suffix in (".gz", ".conll", ".iob", ".bio"):
-        name = name.removesuffix(suffix)
-    return name
 
 
 def predictions_for(ds: DatasetSource, preds: tuple[PredictionSource, ...]) -> list[PredictionSource]:

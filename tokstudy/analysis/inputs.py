@@ -174,8 +174,8 @@ def read_dataset_file(path: Path, options: FileOptions, *, language: str = "und"
     fmt = options.format_of(path)
     if path.is_dir() and fmt != "slu":
         raise DataNotFoundError(_folder_message(path, fmt))
-    stem = path.name.split(".")[0]
-    common = {"name": stem, "language": language, "split": _split_from_name(path.name)}
+    name, split = dataset_file_key(path)
+    common = {"name": name, "language": language, "split": split}
     if fmt == "slu":
         if not path.is_dir():
             raise DataFormatError(f"--format slu expects a folder holding {', '.join(_SLU_FILES)}", path=path)
@@ -231,6 +231,18 @@ def _folder_message(path: Path, fmt: str) -> str:
             "give one dataset file, or a SNIPS/ATIS-style folder"
         )
     return f"{path}: is a folder, not a {fmt} file (it holds {listing}); give one of its files"
+
+
+def dataset_file_key(path: str | os.PathLike) -> tuple[str, str]:
+    """``(name, split)`` a dataset file is known by everywhere (CLI, study, app): its file name up to the
+    first dot, and the split its name suggests (``train``; ``dev`` for dev/valid/testa; ``test`` for
+    test/testb; else ``all``).
+
+    >>> dataset_file_key("data/eng.testb"), dataset_file_key("my_corpus.conll"), dataset_file_key("de-train.txt.gz")
+    (('eng', 'test'), ('my_corpus', 'all'), ('de-train', 'train'))
+    """
+    file_name = Path(path).name
+    return file_name.split(".")[0] or file_name, _split_from_name(file_name)
 
 
 def _split_from_name(name: str) -> str:
