@@ -4,7 +4,8 @@ Read top-down: ``config`` (settings) -> ``data`` (splits, label set, unseen-labe
 ``features`` (word -> pieces alignment, first-piece labels, windows) -> ``modeling`` (load and
 check a local Hugging Face encoder) -> ``trainer`` (AdamW loop, early stopping) -> ``predict`` /
 ``evaluation`` (per-word predictions, seqeval scores, predictions files) -> ``run`` (N seeds,
-atomic outputs, ``run.json``) -> ``protocol`` (mean ± std, Welch) -> ``results`` (Tables 1-2).
+atomic outputs, ``run.json``) -> ``results`` (Tables 1-2; mean ± std and Welch from
+:mod:`tokstudy.analysis.welch`).
 
 The main entry point::
 

@@ -35,7 +35,7 @@ from pretrain.finetune.config import FinetuneConfig
 from pretrain.finetune.data import TaskData, load_task
 from pretrain.finetune.evaluation import atomic_write_text, score_split, write_split_predictions
 from pretrain.finetune.modeling import FINETUNE_META, load_for_task, max_positions
-from pretrain.finetune.protocol import Summary, summarize
+from tokstudy.analysis.welch import Summary, summarize
 from tokstudy.data.atomicwrite import apply_umask
 
 RUN_FILE = "run.json"

@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-import pretrain.finetune.protocol as protocol
 import tokstudy.analysis.welch as welch
-
-
-def test_the_protocol_names_the_library_functions():
-    for name in protocol.__all__:
-        assert getattr(protocol, name) is getattr(welch, name), name
 
 
 def test_the_fine_tuner_uses_them():
