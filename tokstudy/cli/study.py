@@ -36,6 +36,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="fail instead of using the generated synthetic sample when a corpus is missing",
     )
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        help="training runs at once, each in its own process (default: the configuration's `jobs`, else 1)",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     p.set_defaults(func=run)
 
@@ -44,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from tokstudy.study.config import load_study_config
     from tokstudy.study.pipeline import run_study
 
-    overrides = {"output_dir": args.output, "data_dir": args.data_dir}
+    overrides = {"output_dir": args.output, "data_dir": args.data_dir, "jobs": args.jobs}
     if args.no_sample:
         overrides["allow_sample"] = False
     config = load_study_config(args.config, **overrides)

@@ -172,10 +172,18 @@ class StudyConfig:
     """Fall back to the generated synthetic sample when the real corpora are absent."""
     smoke_test: bool = False
     """The models are too small or too briefly trained to be analysed; the report says they are a smoke test."""
+    jobs: int = 1
+    """Training runs (pre-training, fine-tuning) at once, each in its own process with cores / jobs threads: on a
+    few CPU cores small models train faster side by side than one at a time on every core. Not part of any
+    stage's key (thread counts change only float rounding); on a GPU keep 1."""
     tokenizers: TokenizerSection = field(default_factory=TokenizerSection)
     pretrain: PretrainSection = field(default_factory=PretrainSection)
     finetune: FinetuneSection = field(default_factory=FinetuneSection)
     analysis: AnalysisSection = field(default_factory=AnalysisSection)
+
+    def __post_init__(self) -> None:
+        if self.jobs < 1:
+            raise ValueError(f"jobs must be >= 1, got {self.jobs}")
 
     def results_dir(self) -> Path:
         return Path(self.output_dir or f"results/{self.name}")

@@ -30,13 +30,14 @@ import json
 import os
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
 from tokstudy.study.backends import FinetuneRequest, TaskSplits, TrainerBackend
 from tokstudy.study.config import StudyConfig, TaskSpec
 from tokstudy.study.sources import Sources, resolve_sources
-from tokstudy.study.stages import Pipeline
+from tokstudy.study.stages import Pipeline, Stage
 
 #: Version of the analysis stage's table schemas (docs/analysis.md, "Report files"); 2 = one schema per JSON file,
 #: shared with ``tokstudy report``. Part of the stage's key, so a folder analysed with version 1 is analysed again.
@@ -99,50 +100,66 @@ def run_study(
     )
     tokenizer_dirs = {t["name"]: root / t["path"] for t in toks["tokenizers"]}
 
-    # 2. one ALBERT per tokenizer, identical settings -------------------------------------------
-    models: dict[str, Path] = {}
-    for name, tok_dir in tokenizer_dirs.items():
-        out = pipe.run(
-            f"pretrain/{name}",
-            {"section": dataclasses.asdict(config.pretrain), "inputs": inputs},
-            lambda work, d=tok_dir: _pretrain(work, root, d, backend, config, sources, progress),
-            deps=["tokenizers"],
-        )
-        models[name] = root / out["model"]
-
-    # 2b. the no-pre-training control: the same architecture with its initial (random) weights ---
-    controls: dict[str, Path] = {}
-    if config.finetune.no_pretraining_control:
-        for name, tok_dir in tokenizer_dirs.items():
-            out = pipe.run(
-                f"control/{name}",
-                {"model": config.pretrain.model, "seed": config.pretrain.seed},
-                lambda work, d=tok_dir: _control(work, root, d, backend, config),
-                deps=["tokenizers"],
-            )
-            controls[name] = root / out["model"]
-
-    # 3. fine-tuning: every model x task x seed, each its own resumable stage ------------------
+    # 2. one ALBERT per tokenizer, identical settings; 2b. the no-pre-training control (the same architecture
+    # with its initial, random weights); 3. fine-tuning: every model x task x seed, each its own resumable stage.
+    # All of them are training runs for the backend, run `config.jobs` at a time (each waits for its model only).
     ft = config.finetune
     ft_common = {
         k: v for k, v in dataclasses.asdict(ft).items() if k not in ("tasks", "seeds", "no_pretraining_control")
     }
+    child_progress = progress and config.jobs <= 1  # one bar per run only when runs do not share the terminal
+    stages: list[Stage] = []
+    for name, tok_dir in tokenizer_dirs.items():
+        stages.append(
+            Stage(
+                f"pretrain/{name}",
+                {"section": dataclasses.asdict(config.pretrain), "inputs": inputs},
+                partial(
+                    _pretrain,
+                    root=root,
+                    tokenizer_dir=tok_dir,
+                    backend=backend,
+                    config=config,
+                    sources=sources,
+                    progress=child_progress,
+                ),
+                deps=("tokenizers",),
+            )
+        )
+        if ft.no_pretraining_control:
+            stages.append(
+                Stage(
+                    f"control/{name}",
+                    {"model": config.pretrain.model, "seed": config.pretrain.seed},
+                    partial(_control, root=root, tokenizer_dir=tok_dir, backend=backend, config=config),
+                    deps=("tokenizers",),
+                )
+            )
     runs: list[dict] = []
-    for kind, prefix, dep, dirs in (
-        ("pretrained", "finetune", "pretrain", models),
-        ("control", "finetune-control", "control", controls),
-    ):
-        for name, model_dir in dirs.items():
+    for kind, prefix, dep in (("pretrained", "finetune", "pretrain"), ("control", "finetune-control", "control")):
+        if kind == "control" and not ft.no_pretraining_control:
+            continue
+        for name in tokenizer_dirs:
             for task in ft.tasks:
                 for seed in range(ft.seeds):
                     stage = f"{prefix}/{name}/{task.label}/seed{seed}"
-                    out = pipe.run(
-                        stage,
-                        {"common": ft_common, "task": dataclasses.asdict(task), "seed": seed, "inputs": inputs},
-                        lambda work, m=model_dir, t=task, s=seed: _finetune(
-                            work, root, m, t, s, backend, config, sources, progress
-                        ),
-                        deps=[f"{dep}/{name}"],
+                    stages.append(
+                        Stage(
+                            stage,
+                            {"common": ft_common, "task": dataclasses.asdict(task), "seed": seed, "inputs": inputs},
+                            partial(
+                                _finetune,
+                                root=root,
+                                model_stage=f"{dep}/{name}",
+                                task=task,
+                                seed=seed,
+                                backend=backend,
+                                config=config,
+                                sources=sources,
+                                progress=child_progress,
+                            ),
+                            deps=(f"{dep}/{name}",),
+                        )
                     )
                     runs.append(
                         {
@@ -151,11 +168,12 @@ def run_study(
                             "task": task.label,
                             "seed": seed,
                             "pretrained": kind == "pretrained",
-                            **out,
                         }
                     )
+    outputs = dict(zip([s.name for s in stages], pipe.run_many(stages, jobs=config.jobs, progress=progress)))
+    runs = [{**run, **outputs[run["stage"]]} for run in runs]
     finetune_stages = [r["stage"] for r in runs]
-    pretrain_cost = {name: pipe.record(f"pretrain/{name}")["outputs"].get("cost") for name in models}
+    pretrain_cost = {name: outputs[f"pretrain/{name}"].get("cost") for name in tokenizer_dirs}
 
     # 4. analysis --------------------------------------------------------------------
     analysis = pipe.run(
@@ -215,6 +233,8 @@ def _train_tokenizers(work: Path, root: Path, config: StudyConfig, sources: Sour
 
 def _pretrain(
     work: Path,
+    inputs: dict,
+    *,
     root: Path,
     tokenizer_dir: Path,
     backend: TrainerBackend,
@@ -231,7 +251,9 @@ def _pretrain(
     return {"model": str(Path(model.model_dir).relative_to(root)), "cost": cost}
 
 
-def _control(work: Path, root: Path, tokenizer_dir: Path, backend: TrainerBackend, config: StudyConfig) -> dict:
+def _control(
+    work: Path, inputs: dict, *, root: Path, tokenizer_dir: Path, backend: TrainerBackend, config: StudyConfig
+) -> dict:
     return {"model": str(Path(backend.untrained_model(work, tokenizer_dir, config.pretrain)).relative_to(root))}
 
 
@@ -245,8 +267,10 @@ def _task_splits(task: TaskSpec, sources: Sources) -> TaskSplits:
 
 def _finetune(
     work: Path,
+    inputs: dict,
+    *,
     root: Path,
-    model_dir: Path,
+    model_stage: str,
     task: TaskSpec,
     seed: int,
     backend: TrainerBackend,
@@ -254,6 +278,7 @@ def _finetune(
     sources: Sources,
     progress: bool,
 ) -> dict:
+    model_dir = root / inputs[model_stage]["model"]
     request = FinetuneRequest(model_dir, task, _task_splits(task, sources), seed, task.settings(config.finetune))
     run = backend.finetune(work, request, progress=progress)
     return {

@@ -25,13 +25,16 @@ invalidates exactly the stages downstream of it and nothing else.
 
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
 import json
+import multiprocessing
 import os
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 #: bump to invalidate every cached stage after a change in what stages produce.
 PIPELINE_VERSION = 1
@@ -98,6 +101,93 @@ class Pipeline:
         dict of outputs (paths relative to the root where possible).
         """
         deps = list(deps)
+        key, cached = self._open(name, params, deps)
+        if cached is not None:
+            return cached
+        start = time.time()
+        outputs = fn(self.work_dir(name))
+        self._close(name, key, params, deps, outputs, time.time() - start)
+        return outputs
+
+    def run_many(self, stages: Sequence[Stage], *, jobs: int = 1, progress: bool = False) -> list[dict]:
+        """Run (or reuse) ``stages``, up to ``jobs`` at a time, each in its own process; their outputs, in order.
+
+        A stage starts once the stages it depends on *within* ``stages`` are done; its ``fn(work, inputs)``
+        gets those stages' outputs as ``inputs`` (name -> outputs). With ``jobs > 1`` every ``fn`` must be
+        picklable (a module-level function or a ``functools.partial`` of one): the processes are spawned, each
+        with ``cores // jobs`` compute threads (``OMP_NUM_THREADS``, read by torch when it is imported), which
+        is faster on a few cores than one process using them all for small models. The first stage that
+        fails stops the others from starting and its error is raised, naming the stage.
+        """
+        stages = list(stages)
+        names = [s.name for s in stages]
+        if len(set(names)) != len(names):
+            raise ValueError(f"run_many: a stage name appears twice in {names}")
+        outputs: dict[str, dict] = {}
+        pending: list[tuple[Stage, str]] = []
+        for stage in stages:  # keys first, in order: a stage's key depends on its dependencies' keys only
+            key, cached = self._open(stage.name, stage.params, list(stage.deps), prepare=False)
+            if cached is not None:
+                outputs[stage.name] = cached
+            else:
+                pending.append((stage, key))
+        if not pending:
+            return [outputs[n] for n in names]
+        bar = _progress_bar(len(pending), progress)
+        try:
+            if jobs <= 1 or len(pending) == 1:
+                for stage, key in pending:
+                    self._prepare(stage.name, key)
+                    start = time.time()
+                    out = stage.fn(self.work_dir(stage.name), _inputs(stage, outputs))
+                    self._close(stage.name, key, stage.params, list(stage.deps), out, time.time() - start)
+                    outputs[stage.name] = out
+                    bar.update(1)
+            else:
+                self._run_parallel(pending, outputs, jobs, bar)
+        finally:
+            bar.close()
+        return [outputs[n] for n in names]
+
+    def _run_parallel(self, pending: list[tuple[Stage, str]], outputs: dict[str, dict], jobs: int, bar) -> None:
+        threads = max(1, (os.cpu_count() or 1) // jobs)
+        context = multiprocessing.get_context("spawn")
+        waiting = list(pending)
+        batch = _names(pending)
+        running: dict[concurrent.futures.Future, tuple[Stage, str, float]] = {}
+        with concurrent.futures.ProcessPoolExecutor(
+            max_workers=jobs, mp_context=context, initializer=_limit_threads, initargs=(threads,)
+        ) as pool:
+            try:
+                while waiting or running:
+                    ready = [w for w in waiting if all(d in outputs or d not in batch for d in w[0].deps)]
+                    for item in ready:
+                        if len(running) >= jobs:
+                            break
+                        stage, key = item
+                        waiting.remove(item)
+                        self._prepare(stage.name, key)
+                        future = pool.submit(stage.fn, self.work_dir(stage.name), _inputs(stage, outputs))
+                        running[future] = (stage, key, time.time())
+                    if not running:
+                        raise RuntimeError(f"run_many: stages {[w[0].name for w in waiting]} wait on one another")
+                    done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+                    for future in done:
+                        stage, key, start = running.pop(future)
+                        try:
+                            out = future.result()
+                        except Exception as exc:
+                            raise StageError(f"stage {stage.name!r} failed: {type(exc).__name__}: {exc}") from exc
+                        self._close(stage.name, key, stage.params, list(stage.deps), out, time.time() - start)
+                        outputs[stage.name] = out
+                        bar.update(1)
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)  # what runs finishes; what waits never starts
+                raise
+
+    def _open(self, name: str, params: Any, deps: list[str], *, prepare: bool = True) -> tuple[str, dict | None]:
+        """The stage's key and, when it is done with that key, its outputs (logged as cached); else, with
+        ``prepare``, its work dir made ready (:meth:`_prepare`)."""
         missing = [d for d in deps if d not in self.keys]
         if missing:
             raise KeyError(f"stage {name!r} depends on {missing}, which have not run in this pipeline")
@@ -107,8 +197,14 @@ class Pipeline:
         if done is not None and done.get("key") == key:
             self.skipped.append(name)
             self.log(f"[cached] {name}")
-            return done["outputs"]
+            return key, done["outputs"]
+        if prepare:
+            self._prepare(name, key)
+        return key, None
 
+    def _prepare(self, name: str, key: str) -> None:
+        """Stamp the work dir with ``key``: a stale one (other settings) is wiped, an interrupted one with the
+        same key is kept, so that the stage resumes."""
         work = self.work_dir(name)
         stamp = work / _STAMP
         if work.exists() and (not stamp.is_file() or stamp.read_text() != key):
@@ -117,13 +213,13 @@ class Pipeline:
         work.mkdir(parents=True, exist_ok=True)
         stamp.write_text(key)
         self.log(f"[{'resume' if resuming else 'run'}] {name}")
-        start = time.time()
-        outputs = fn(work)
+
+    def _close(self, name: str, key: str, params: Any, deps: list[str], outputs: dict, seconds: float) -> None:
         record = {
             "name": name,
             "key": key,
             "outputs": outputs,
-            "seconds": round(time.time() - start, 2),
+            "seconds": round(seconds, 2),
             "params": params,
             "deps": deps,
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S"),
@@ -132,4 +228,37 @@ class Pipeline:
         tmp.write_text(json.dumps(record, indent=2, default=str, ensure_ascii=False))
         os.replace(tmp, self._records / f"{_safe(name)}.json")
         self.executed.append(name)
-        return outputs
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage for :meth:`Pipeline.run_many`: ``fn(work_dir, inputs)`` returns its JSON-able outputs."""
+
+    name: str
+    params: Any
+    fn: Callable[[Path, dict[str, dict]], dict]
+    deps: tuple[str, ...] = ()
+
+
+class StageError(RuntimeError):
+    """A stage run by :meth:`Pipeline.run_many` in another process failed (the cause is chained)."""
+
+
+def _names(pending: list[tuple[Stage, str]]) -> set[str]:
+    return {s.name for s, _ in pending}
+
+
+def _inputs(stage: Stage, outputs: dict[str, dict]) -> dict[str, dict]:
+    return {d: outputs[d] for d in stage.deps if d in outputs}
+
+
+def _limit_threads(threads: int) -> None:
+    """In a freshly spawned worker, before torch or numpy is imported: ``threads`` compute threads."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = str(threads)
+
+
+def _progress_bar(total: int, enabled: bool):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="training runs", unit="run", disable=not enabled or total < 2, leave=False)
