@@ -96,3 +96,10 @@ def test_the_same_name_twice_is_refused(tmp_path):
     stage = _stages()[0]
     with pytest.raises(ValueError, match="appears twice"):
         _pipeline(tmp_path).run_many([stage, stage], jobs=2)
+
+
+def test_a_dependency_run_before_the_batch_hands_over_its_outputs(tmp_path):
+    p = _pipeline(tmp_path)
+    p.run("pretrain/a", {"tag": "a"}, lambda work: {"model": "a"}, deps=["tok"])
+    stage = Stage("finetune/a/seed0", {"seed": 0}, partial(_finetune, dep="pretrain/a", seed=0), deps=("pretrain/a",))
+    assert p.run_many([stage], jobs=2)[0]["score"] == "a-0"

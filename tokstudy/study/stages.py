@@ -113,11 +113,12 @@ class Pipeline:
         """Run (or reuse) ``stages``, up to ``jobs`` at a time, each in its own process; their outputs, in order.
 
         A stage starts once the stages it depends on *within* ``stages`` are done; its ``fn(work, inputs)``
-        gets those stages' outputs as ``inputs`` (name -> outputs). With ``jobs > 1`` every ``fn`` must be
-        picklable (a module-level function or a ``functools.partial`` of one): the processes are spawned, each
-        with ``cores // jobs`` compute threads (``OMP_NUM_THREADS``, read by torch when it is imported), which
-        is faster on a few cores than one process using them all for small models. The first stage that
-        fails stops the others from starting and its error is raised, naming the stage.
+        gets the outputs of every stage it depends on as ``inputs`` (name -> outputs). With ``jobs > 1``
+        every ``fn`` must be picklable (a module-level function or a ``functools.partial`` of one): the
+        processes are spawned, each with ``cores // jobs`` compute threads (``OMP_NUM_THREADS``, read by torch
+        when it is imported), which is faster on a few cores than one process using them all for small
+        models. The first stage that fails stops the others from starting and its error is raised, naming
+        the stage.
         """
         stages = list(stages)
         names = [s.name for s in stages]
@@ -139,7 +140,7 @@ class Pipeline:
                 for stage, key in pending:
                     self._prepare(stage.name, key)
                     start = time.time()
-                    out = stage.fn(self.work_dir(stage.name), _inputs(stage, outputs))
+                    out = stage.fn(self.work_dir(stage.name), self._inputs(stage, outputs))
                     self._close(stage.name, key, stage.params, list(stage.deps), out, time.time() - start)
                     outputs[stage.name] = out
                     bar.update(1)
@@ -167,7 +168,7 @@ class Pipeline:
                         stage, key = item
                         waiting.remove(item)
                         self._prepare(stage.name, key)
-                        future = pool.submit(stage.fn, self.work_dir(stage.name), _inputs(stage, outputs))
+                        future = pool.submit(stage.fn, self.work_dir(stage.name), self._inputs(stage, outputs))
                         running[future] = (stage, key, time.time())
                     if not running:
                         raise RuntimeError(f"run_many: stages {[w[0].name for w in waiting]} wait on one another")
@@ -184,6 +185,10 @@ class Pipeline:
             except BaseException:
                 pool.shutdown(wait=True, cancel_futures=True)  # what runs finishes; what waits never starts
                 raise
+
+    def _inputs(self, stage: Stage, outputs: dict[str, dict]) -> dict[str, dict]:
+        """The outputs of ``stage``'s dependencies: from this batch, else from their done-records."""
+        return {d: outputs[d] if d in outputs else (self.record(d) or {}).get("outputs", {}) for d in stage.deps}
 
     def _open(self, name: str, params: Any, deps: list[str], *, prepare: bool = True) -> tuple[str, dict | None]:
         """The stage's key and, when it is done with that key, its outputs (logged as cached); else, with
@@ -246,10 +251,6 @@ class StageError(RuntimeError):
 
 def _names(pending: list[tuple[Stage, str]]) -> set[str]:
     return {s.name for s, _ in pending}
-
-
-def _inputs(stage: Stage, outputs: dict[str, dict]) -> dict[str, dict]:
-    return {d: outputs[d] for d in stage.deps if d in outputs}
 
 
 def _limit_threads(threads: int) -> None:

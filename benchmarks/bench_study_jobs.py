@@ -1,0 +1,101 @@
+"""The study's training runs one at a time on every core (``jobs: 1``) or side by side (``jobs: 2``).
+
+Runs the same fine-tuning stages twice through ``Pipeline.run_many`` (the code ``tokstudy study`` runs), in
+fresh results folders: ``--runs`` CoNLL-2003 NER runs (seeds 0..runs-1) of a study model from random weights
+(the no-pre-training control of the given preset and tokenizer), first with ``jobs=1`` (torch's default
+threads, every core), then with ``jobs=2`` (two spawned processes, cores / 2 threads each). Prints the wall
+time of each and checks that both give the same scores up to float rounding.
+
+    TOKSTUDY_DATA=../shared/data python benchmarks/bench_study_jobs.py --tokenizer results/cpu/tokenizers/sp-unigram-8k
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+import time
+from functools import partial
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tokenizer", required=True, help="a study tokenizer folder (tokenizers/<name>)")
+    ap.add_argument("--model", default="tiny", help="model preset (default tiny)")
+    ap.add_argument("--runs", type=int, default=4, help="fine-tuning runs (seeds) per setting")
+    ap.add_argument("--max-train", type=int, default=3000, help="CoNLL-2003 training sentences per run")
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    args = ap.parse_args()
+
+    from pretrain.study_backend import PretrainBackend
+    from tokstudy.study import pipeline
+    from tokstudy.study.config import FinetuneSection, PretrainSection, StudyConfig, TaskSpec
+    from tokstudy.study.sources import resolve_sources
+    from tokstudy.study.stages import Pipeline, Stage
+
+    task = TaskSpec("conll2003", "ner", max_train=args.max_train, max_eval=1000, epochs=args.epochs)
+    config = StudyConfig(
+        name="bench-jobs",
+        pretrain=PretrainSection(model=args.model),
+        finetune=FinetuneSection(tasks=(task,), seeds=args.runs, learning_rate=3e-3, patience=args.epochs),
+    )
+    backend = PretrainBackend(cuda=False)
+    print(f"# {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(
+        f"# {args.runs} CoNLL-2003 runs, {args.model} from random weights,",
+        f"{args.max_train} sentences x {args.epochs} epochs",
+    )
+    scores = {}
+    for jobs in args.jobs:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            sources = resolve_sources({"conll2003"}, root, data_dir=None, allow_sample=False)
+            pipe = Pipeline(root, log=lambda m: None)
+            pipe.run("tokenizers", {}, lambda work: {})
+            control = pipe.run(
+                "control/tok",
+                {},
+                lambda work: pipeline._control(
+                    work, {}, root=root, tokenizer_dir=Path(args.tokenizer).resolve(), backend=backend, config=config
+                ),
+                deps=["tokenizers"],
+            )
+            stages = [
+                Stage(
+                    f"finetune/seed{seed}",
+                    {"seed": seed},
+                    partial(
+                        pipeline._finetune,
+                        root=root,
+                        model_stage="control/tok",
+                        task=task,
+                        seed=seed,
+                        backend=backend,
+                        config=config,
+                        sources=sources,
+                        progress=False,
+                    ),
+                    deps=("control/tok",),
+                )
+                for seed in range(args.runs)
+            ]
+            assert control
+            start = time.perf_counter()
+            out = pipe.run_many(stages, jobs=jobs)
+            wall = time.perf_counter() - start
+        scores[jobs] = [round(o["score"], 2) for o in out]
+        print(f"jobs={jobs}: {wall:.1f} s wall, {wall / args.runs:.1f} s per run, test F1 {scores[jobs]}")
+    first = scores[args.jobs[0]]
+    for jobs, s in scores.items():
+        gap = max(abs(a - b) for a, b in zip(first, s))
+        print(f"jobs={jobs}: largest F1 difference from jobs={args.jobs[0]}: {gap:.2f}")
+
+
+if __name__ == "__main__":
+    main()
