@@ -107,8 +107,9 @@ def main() -> None:
         attribute_errors(table, aligned, name, train=counts)
     phases["3 x attribute_errors (3 logistic fits + partial r + bins each)"] = time.perf_counter() - t
 
+    flags = f"--repeat {args.repeat}" + (" --compare" if args.compare else "")
     lines = [
-        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_attribute.py --repeat {args.repeat}" + (" --compare" if args.compare else "") + "`; "
+        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_attribute.py {flags}`; "
         f"Python {platform.python_version()}, {os.cpu_count()} cores **shared with other jobs while measured**.",
         "",
         f"CoNLL-2003 test ({n_words:,} words) x SentencePiece unigram 8k/16k/32k, frequencies from conll2003:train, "
