@@ -112,7 +112,7 @@ class FitWorker:
             try:
                 self._conn.send((d, confidence))
                 status, value = self._conn.recv()
-            except (EOFError, OSError, ValueError) as exc:
+            except Exception as exc:  # noqa: BLE001  pipe closed, child gone, a reply that does not unpickle
                 self._stop(kill=True)
                 self.fallback = f"child gone: {type(exc).__name__}"
             else:
