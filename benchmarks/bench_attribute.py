@@ -12,7 +12,7 @@ output), interleaved rounds, wall and CPU time (user + system of the child and o
 then the phases in process. By default the command fits in a second process that imports statsmodels
 while the first reads (:mod:`tokstudy.analysis.fit_worker`); ``--compare`` alternates each run with
 one of the same command with ``--no-fit-process`` (everything in one process, as before) and reports
-both and their pairwise differences.
+both and their pairwise differences; ``--before TREE`` adds the command run from another source tree.
 
 Usage::
 
@@ -58,6 +58,12 @@ def main() -> None:
     ap.add_argument(
         "--compare", action="store_true", help="alternate each run with one with --no-fit-process (in process)"
     )
+    ap.add_argument(
+        "--before",
+        default=None,
+        metavar="TREE",
+        help="also alternate with the command run from another source tree (e.g. a `git archive` of an older commit)",
+    )
     args = ap.parse_args()
     from bench_stats import VOCABS, train_models
 
@@ -69,15 +75,19 @@ def main() -> None:
     command = "attribute -d conll2003:test --train-dataset conll2003:train --no-progress".split()
     cmd = [sys.executable, "-m", "tokstudy", *command, *toks, "-p", str(preds), "--json", str(tmp / "a.json")]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    variants = {"": cmd, " `--no-fit-process`": cmd + ["--no-fit-process"]} if args.compare else {"": cmd}
+    variants = {"": (cmd, env)}
+    if args.compare:
+        variants[" `--no-fit-process`"] = (cmd + ["--no-fit-process"], env)
+    if args.before:
+        variants[f" from {args.before}"] = (cmd, {**env, "PYTHONPATH": str(Path(args.before).resolve())})
     wall = {k: [] for k in variants}
     cpu = {k: [] for k in variants}
     load = [os.getloadavg()[0]]
     for i in range(args.repeat):
-        order = list(variants) if i % 2 == 0 else list(variants)[::-1]
+        order = list(variants) if i % 2 == 0 else list(variants)[::-1]  # interleaved, alternating order
         for k in order:
             t, c = time.perf_counter(), child_cpu()
-            subprocess.run(variants[k], check=True, env=env, stdout=subprocess.DEVNULL)
+            subprocess.run(variants[k][0], check=True, env=variants[k][1], stdout=subprocess.DEVNULL)
             wall[k].append(time.perf_counter() - t)
             cpu[k].append(child_cpu() - c)
     load.append(os.getloadavg()[0])
@@ -108,6 +118,7 @@ def main() -> None:
     phases["3 x attribute_errors (3 logistic fits + partial r + bins each)"] = time.perf_counter() - t
 
     flags = f"--repeat {args.repeat}" + (" --compare" if args.compare else "")
+    flags += f" --before {args.before}" if args.before else ""
     lines = [
         f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_attribute.py {flags}`; "
         f"Python {platform.python_version()}, {os.cpu_count()} cores **shared with other jobs while measured**.",
@@ -124,11 +135,10 @@ def main() -> None:
             f"{statistics.median(wall[k]):.2f} |",
             f"| same, CPU time (user + system) | {min(cpu[k]):.2f} | {statistics.median(cpu[k]):.2f} |",
         ]
-    if args.compare:
-        a, b = variants
-        diff = [x - y for x, y in zip(wall[a], wall[b])]
+    for k in list(variants)[1:]:
+        diff = [x - y for x, y in zip(wall[""], wall[k])]
         lines.append(
-            f"| wall, fit process minus in process, pairwise (best / median) | {min(diff):+.2f} | "
+            f"| wall, `tokstudy attribute` minus{k}, pairwise (best / median) | {min(diff):+.2f} | "
             f"{statistics.median(diff):+.2f} |"
         )
     lines += [
