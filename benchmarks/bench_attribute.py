@@ -75,11 +75,14 @@ def main() -> None:
     command = "attribute -d conll2003:test --train-dataset conll2003:train --no-progress".split()
     cmd = [sys.executable, "-m", "tokstudy", *command, *toks, "-p", str(preds), "--json", str(tmp / "a.json")]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    variants = {"": (cmd, env)}
+    if "TOKSTUDY_DATA" in env:  # the other tree runs from its own root (``-m`` puts the working directory first)
+        env["TOKSTUDY_DATA"] = str(Path(env["TOKSTUDY_DATA"]).resolve())
+    variants = {"": (cmd, env, ROOT)}
     if args.compare:
-        variants[" `--no-fit-process`"] = (cmd + ["--no-fit-process"], env)
+        variants[" `--no-fit-process`"] = (cmd + ["--no-fit-process"], env, ROOT)
     if args.before:
-        variants[f" from {args.before}"] = (cmd, {**env, "PYTHONPATH": str(Path(args.before).resolve())})
+        tree = Path(args.before).resolve()
+        variants[f" from {args.before}"] = (cmd, {**env, "PYTHONPATH": str(tree)}, tree)
     wall = {k: [] for k in variants}
     cpu = {k: [] for k in variants}
     load = [os.getloadavg()[0]]
@@ -87,7 +90,8 @@ def main() -> None:
         order = list(variants) if i % 2 == 0 else list(variants)[::-1]  # interleaved, alternating order
         for k in order:
             t, c = time.perf_counter(), child_cpu()
-            subprocess.run(variants[k][0], check=True, env=variants[k][1], stdout=subprocess.DEVNULL)
+            command, environ, cwd = variants[k]
+            subprocess.run(command, check=True, env=environ, cwd=cwd, stdout=subprocess.DEVNULL)
             wall[k].append(time.perf_counter() - t)
             cpu[k].append(child_cpu() - c)
     load.append(os.getloadavg()[0])
