@@ -68,7 +68,7 @@ def test_the_child_fits_bit_identically_to_the_in_process_fit(designs):
         assert worker.fallback == ""  # the child did the fits
     for d, g in zip(designs, got):
         assert_same_bits(g, fit_design(d, 0.9))
-    assert children() == before
+    assert not children() - before  # none left, zombies included
 
 
 def test_in_process_when_not_started_or_no_fork(designs, monkeypatch):
@@ -94,7 +94,7 @@ def test_falls_back_in_process_when_the_child_cannot_start(designs, monkeypatch)
     with FitWorker() as worker:
         assert worker.pid is None and worker.fallback.startswith("child did not start: BlockingIOError")
         assert_same_bits(worker.fit(designs[0], 0.95), fit_design(designs[0], 0.95))
-    assert children() == before
+    assert not children() - before  # none left, zombies included
 
 
 @needs_fork
@@ -107,7 +107,7 @@ def test_falls_back_in_process_when_the_child_dies(designs):
         assert time.monotonic() - t < 60  # no hang on the dead child
         assert worker.pid is None and worker.fallback.startswith("child gone")
     assert_same_bits(got, fit_design(designs[0], 0.95))
-    assert children() == before
+    assert not children() - before  # none left, zombies included
 
 
 @needs_fork
@@ -123,7 +123,7 @@ def test_an_error_in_a_child_fit_is_raised_again_in_process(designs):
         assert worker.fallback.startswith("child failed: ValueError")
         assert str(raised.value) == str(in_process.value)
         assert_same_bits(worker.fit(d, 0.95), fit_design(d, 0.95))  # in process from then on
-    assert children() == before
+    assert not children() - before  # none left, zombies included
 
 
 @needs_fork
@@ -134,7 +134,7 @@ def test_an_error_in_the_parent_stops_the_child():
             pid = worker.pid
             assert pid in children()
             raise RuntimeError("reading failed")
-    assert children() == before
+    assert not children() - before  # none left, zombies included
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
 

@@ -47,7 +47,7 @@ def test_json_is_byte_identical_with_and_without_the_fit_process(en_models, rule
     child, inproc = (tmp_path / "child.json").read_bytes(), (tmp_path / "inproc.json").read_bytes()
     assert child == inproc
     assert child.count(b'"or_') >= 2 * len(en_models)  # odds ratios of each tokenizer
-    assert children() == before
+    assert not children() - before  # none left, zombies included
 
 
 @needs_fork
@@ -58,7 +58,7 @@ def test_an_error_while_reading_stops_the_fit_process(en_models, tmp_path, capsy
     model = next(iter(en_models.values()))
     code = main(["attribute", "-d", "conll2003:test", "-t", f"sp={model}", "-p", str(bad), "--no-progress"])
     assert code != 0 and str(bad) in capsys.readouterr().err
-    assert children() == before
+    assert not children() - before  # none left, zombies included
 
 
 @needs_fork
@@ -75,4 +75,4 @@ def test_ctrl_c_while_reading_stops_the_fit_process(en_models, rule_predictions,
         ["attribute", "-d", "conll2003:test", "-t", f"sp={model}", "-p", str(rule_predictions), "--no-progress"]
     )
     assert code != 0 and "interrupted" in capsys.readouterr().err
-    assert children() == before
+    assert not children() - before  # none left, zombies included
