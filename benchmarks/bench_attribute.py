@@ -8,12 +8,15 @@ mislabelled: no fine-tuned model is needed to time the regression); word frequen
 
 Measured: the command end to end in a fresh process (``python -m tokstudy attribute ...``:
 imports, statsmodels included, reading test and train, the table, alignment, 3 x 3 logistic fits,
-output), interleaved rounds, wall and CPU time (user + system of the child); then the phases in
-process.
+output), interleaved rounds, wall and CPU time (user + system of the child and of its fit process);
+then the phases in process. By default the command fits in a second process that imports statsmodels
+while the first reads (:mod:`tokstudy.analysis.fit_worker`); ``--compare`` alternates each run with
+one of the same command with ``--no-fit-process`` (everything in one process, as before) and reports
+both and their pairwise differences; ``--before TREE`` adds the command run from another source tree.
 
 Usage::
 
-    TOKSTUDY_DATA=../shared/data python benchmarks/bench_attribute.py [--repeat 5]
+    TOKSTUDY_DATA=../shared/data python benchmarks/bench_attribute.py [--repeat 5] [--compare]
 """
 
 from __future__ import annotations
@@ -52,6 +55,15 @@ def child_cpu() -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5, help="end-to-end runs (best and median reported)")
+    ap.add_argument(
+        "--compare", action="store_true", help="alternate each run with one with --no-fit-process (in process)"
+    )
+    ap.add_argument(
+        "--before",
+        default=None,
+        metavar="TREE",
+        help="also alternate with the command run from another source tree (e.g. a `git archive` of an older commit)",
+    )
     args = ap.parse_args()
     from bench_stats import VOCABS, train_models
 
@@ -63,12 +75,26 @@ def main() -> None:
     command = "attribute -d conll2003:test --train-dataset conll2003:train --no-progress".split()
     cmd = [sys.executable, "-m", "tokstudy", *command, *toks, "-p", str(preds), "--json", str(tmp / "a.json")]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    wall, cpu = [], []
-    for _ in range(args.repeat):
-        t, c = time.perf_counter(), child_cpu()
-        subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
-        wall.append(time.perf_counter() - t)
-        cpu.append(child_cpu() - c)
+    if "TOKSTUDY_DATA" in env:  # the other tree runs from its own root (``-m`` puts the working directory first)
+        env["TOKSTUDY_DATA"] = str(Path(env["TOKSTUDY_DATA"]).resolve())
+    variants = {"": (cmd, env, ROOT)}
+    if args.compare:
+        variants[" `--no-fit-process`"] = (cmd + ["--no-fit-process"], env, ROOT)
+    if args.before:
+        tree = Path(args.before).resolve()
+        variants[f" from {args.before}"] = (cmd, {**env, "PYTHONPATH": str(tree)}, tree)
+    wall = {k: [] for k in variants}
+    cpu = {k: [] for k in variants}
+    load = [os.getloadavg()[0]]
+    for i in range(args.repeat):
+        order = list(variants) if i % 2 == 0 else list(variants)[::-1]  # interleaved, alternating order
+        for k in order:
+            t, c = time.perf_counter(), child_cpu()
+            command, environ, cwd = variants[k]
+            subprocess.run(command, check=True, env=environ, cwd=cwd, stdout=subprocess.DEVNULL)
+            wall[k].append(time.perf_counter() - t)
+            cpu[k].append(child_cpu() - c)
+    load.append(os.getloadavg()[0])
 
     # phases, in process (imports already warm after the first)
     phases = {}
@@ -95,8 +121,10 @@ def main() -> None:
         attribute_errors(table, aligned, name, train=counts)
     phases["3 x attribute_errors (3 logistic fits + partial r + bins each)"] = time.perf_counter() - t
 
+    flags = f"--repeat {args.repeat}" + (" --compare" if args.compare else "")
+    flags += f" --before {args.before}" if args.before else ""
     lines = [
-        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_attribute.py --repeat {args.repeat}`; "
+        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_attribute.py {flags}`; "
         f"Python {platform.python_version()}, {os.cpu_count()} cores **shared with other jobs while measured**.",
         "",
         f"CoNLL-2003 test ({n_words:,} words) x SentencePiece unigram 8k/16k/32k, frequencies from conll2003:train, "
@@ -104,8 +132,22 @@ def main() -> None:
         "",
         "| what | best (s) | median (s) |",
         "|---|---:|---:|",
-        f"| `tokstudy attribute` end to end, fresh process, wall | {min(wall):.2f} | {statistics.median(wall):.2f} |",
-        f"| same, CPU time (user + system) | {min(cpu):.2f} | {statistics.median(cpu):.2f} |",
+    ]
+    for k in variants:
+        lines += [
+            f"| `tokstudy attribute`{k} end to end, fresh process, wall | {min(wall[k]):.2f} | "
+            f"{statistics.median(wall[k]):.2f} |",
+            f"| same, CPU time (user + system) | {min(cpu[k]):.2f} | {statistics.median(cpu[k]):.2f} |",
+        ]
+    for k in list(variants)[1:]:
+        diff = [x - y for x, y in zip(wall[""], wall[k])]
+        lines.append(
+            f"| wall, `tokstudy attribute` minus{k}, pairwise (best / median) | {min(diff):+.2f} | "
+            f"{statistics.median(diff):+.2f} |"
+        )
+    lines += [
+        "",
+        f"Load average (1 min) at start / end of the end-to-end runs: {load[0]:.1f} / {load[1]:.1f}.",
         "",
         "Phases, in process (one run):",
         "",

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import chain
 
@@ -268,38 +268,36 @@ def frequency_bins(pieces: np.ndarray, error: np.ndarray, train_count: np.ndarra
     )
 
 
-def attribute_errors(
-    table: SegmentationTable,
-    predictions: Predictions | AlignedPredictions,
-    tokenizer: str | None = None,
-    *,
-    train: Dataset | Iterable[Dataset] | Mapping[str, int] | None = None,
-    train_label: str | None = None,
-    dataset: str | None = None,
-    check_gold: bool = True,
-    confidence: float = 0.95,
-) -> Attribution:
-    """Odds ratio of a word being mislabelled per extra piece, beyond frequency, entity status and length.
+#: one fitted logit: coefficients, CI bounds ``(k, 2)`` and p-values (intercept first), or None
+Fitted = tuple[np.ndarray, np.ndarray, np.ndarray] | None
 
-    ``train`` is the fine-tuning training split (a :class:`Dataset`, several, or word counts);
-    without it the frequency covariates are left out and the result says so
-    (``frequency_source is None``). ``train_label`` names it in the output. See the module
-    docstring for the model.
+
+@dataclass(frozen=True)
+class Fits:
+    """The models fitted on one :class:`Design` (plain arrays: cheap to send to another process).
+
+    Attributes:
+        adjusted: error ~ extra pieces + covariates.
+        unadjusted: error ~ extra pieces.
+        levels: the pieces levels present beyond 1 (1 = 2 pieces, 2 = 3, 3 = 4+).
+        categorical: error ~ one 0/1 column per level in ``levels`` + covariates (None when no level).
+        partial_r: partial correlation of pieces and error given the covariates.
+        partial_p: its p-value.
+        notes: why a model could not be fitted.
     """
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    col = table.column(tokenizer)
-    aligned = (
-        predictions
-        if isinstance(predictions, AlignedPredictions)
-        else align_predictions(table, predictions, dataset=dataset, check_gold=check_gold)
-    )
-    counts = None if train is None else word_counts(train)
-    if train is not None and train_label is None:
-        first = train if isinstance(train, Dataset) else None
-        train_label = f"{first.name}:{first.split}" if first is not None else "training words"
-    d = design(table, aligned, col.name, counts)
-    notes = [f"constant here, left out: {', '.join(d.dropped)}"] if d.dropped else []
+
+    adjusted: Fitted
+    unadjusted: Fitted
+    levels: tuple[int, ...]
+    categorical: Fitted
+    partial_r: float
+    partial_p: float
+    notes: tuple[str, ...]
+
+
+def fit_design(d: Design, confidence: float) -> Fits:
+    """The three logits and the partial correlation of :func:`attribute_errors` on one design."""
+    notes = []
     with one_blas_thread():
         extra = d.pieces - 1
         adj, why = fit_logit(d.error, np.column_stack([extra, d.covariates]), d.sentence, confidence)
@@ -320,8 +318,47 @@ def attribute_errors(
         )
         if why:
             notes.append(f"categorical model: {why}")
-        by_pieces = {PIECE_LEVELS[k]: _odds(cat, 1 + i) for i, k in enumerate(levels)}
         pr, pp = partial_correlation(d.pieces, d.error, d.covariates)
+    return Fits(adj, un, tuple(levels), cat, pr, pp, tuple(notes))
+
+
+def attribute_errors(
+    table: SegmentationTable,
+    predictions: Predictions | AlignedPredictions,
+    tokenizer: str | None = None,
+    *,
+    train: Dataset | Iterable[Dataset] | Mapping[str, int] | None = None,
+    train_label: str | None = None,
+    dataset: str | None = None,
+    check_gold: bool = True,
+    confidence: float = 0.95,
+    fitter: Callable[[Design, float], Fits] | None = None,
+) -> Attribution:
+    """Odds ratio of a word being mislabelled per extra piece, beyond frequency, entity status and length.
+
+    ``train`` is the fine-tuning training split (a :class:`Dataset`, several, or word counts);
+    without it the frequency covariates are left out and the result says so
+    (``frequency_source is None``). ``train_label`` names it in the output. See the module
+    docstring for the model. ``fitter`` fits the design (default :func:`fit_design`, in this
+    process); the CLI passes one that runs the same function in a second process.
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    col = table.column(tokenizer)
+    aligned = (
+        predictions
+        if isinstance(predictions, AlignedPredictions)
+        else align_predictions(table, predictions, dataset=dataset, check_gold=check_gold)
+    )
+    counts = None if train is None else word_counts(train)
+    if train is not None and train_label is None:
+        first = train if isinstance(train, Dataset) else None
+        train_label = f"{first.name}:{first.split}" if first is not None else "training words"
+    d = design(table, aligned, col.name, counts)
+    f = (fitter or fit_design)(d, confidence)
+    notes = [f"constant here, left out: {', '.join(d.dropped)}"] if d.dropped else []
+    notes += f.notes
+    by_pieces = {PIECE_LEVELS[k]: _odds(f.categorical, 1 + i) for i, k in enumerate(f.levels)}
     return Attribution(
         tokenizer=col.name,
         model=aligned.model,
@@ -330,11 +367,11 @@ def attribute_errors(
         n_errors=int(d.error.sum()),
         n_sentences=int(len(np.unique(d.sentence))),
         covariates=d.names,
-        adjusted=_odds(adj, 1),
-        unadjusted=_odds(un, 1),
+        adjusted=_odds(f.adjusted, 1),
+        unadjusted=_odds(f.unadjusted, 1),
         by_pieces=by_pieces,
-        partial_r=pr,
-        partial_p=pp,
+        partial_r=f.partial_r,
+        partial_p=f.partial_p,
         by_frequency=frequency_bins(d.pieces, d.error, None if counts is None else d.train_count),
         frequency_source=train_label if counts is not None else None,
         confidence=confidence,

@@ -61,11 +61,19 @@ def register(sub) -> None:
     p.add_argument("--json", default=None, metavar="FILE", help="also write every figure as JSON")
     p.add_argument("--csv", default=None, metavar="FILE", help="also write the odds ratios as CSV")
     p.add_argument("--figure", default=None, metavar="STEM", help="also draw the odds ratios to STEM.png and STEM.svg")
+    p.add_argument(
+        "--no-fit-process",
+        action="store_true",
+        help="fit in this process (by default a second process, started at once, imports statsmodels while "
+        "this one reads the data, then fits; the results are identical)",
+    )
     p.set_defaults(func=run)
 
 
-def compute(table, args) -> list:
-    """Every (predictions file, tokenizer) attribution of the parsed arguments."""
+def compute(table, args, fitter=None) -> list:
+    """Every (predictions file, tokenizer) attribution of the parsed arguments.
+
+    ``fitter`` fits each design (default: in process; see :mod:`tokstudy.analysis.fit_worker`)."""
     from tokstudy.analysis.alignment import align_predictions
     from tokstudy.analysis.attribution import attribute_errors, word_counts
     from tokstudy.analysis.inputs import load_datasets
@@ -84,18 +92,24 @@ def compute(table, args) -> list:
         )
         for tok in table.tokenizer_names:
             out.append(
-                attribute_errors(table, aligned, tok, train=counts, train_label=label, confidence=args.confidence)
+                attribute_errors(
+                    table, aligned, tok, train=counts, train_label=label, confidence=args.confidence, fitter=fitter
+                )
             )
     return out
 
 
 def run(args) -> int:
-    from tokstudy.cli.arguments import table_from_args
+    from tokstudy.analysis.fit_worker import FitWorker
+
+    # first: the child imports statsmodels on the other core while this process reads
+    with FitWorker(start=not args.no_fit_process) as worker:
+        from tokstudy.cli.arguments import table_from_args
+
+        res = compute(table_from_args(args), args, fitter=worker.fit)
     from tokstudy.report import attribution as ra
     from tokstudy.report import tables as rt
 
-    table = table_from_args(args)
-    res = compute(table, args)
     rows, cells = ra.attribution_rows(res), ra.frequency_rows(res)
     print(ra.attribution_section(rows, cells))
     if args.json:
