@@ -99,6 +99,24 @@ def test_the_whole_study_runs_on_a_fake_backend_without_torch(fake_study):
     assert sorted(p.name for p in (out / "predictions").iterdir()) == sorted(toks)
 
 
+def test_two_jobs_at_once_give_the_same_study(fake_study, tmp_path):
+    """``jobs: 2``: the training runs go to two spawned processes, and every table is what one at a time gave."""
+    from tests.study.fake_backend import FakeBackend
+
+    _, out, empty = fake_study
+    config = load_study_config(TINY, output_dir=str(tmp_path / "out"), data_dir=str(empty), jobs=2)
+    result = run_study(config, backend=FakeBackend(), log=lambda m: None, progress=False)
+    n_runs = 3 + 3 + 2 * 3 * len(config.finetune.tasks) * config.finetune.seeds  # pre-training, control, fine-tuning
+    assert (
+        sum(1 for s in result.executed if s.split("/")[0] in {"pretrain", "control", "finetune", "finetune-control"})
+        == n_runs
+    )
+    for table in ("scores.json", "control.json", "table4.json"):
+        assert (tmp_path / "out" / "tables" / table).read_text() == (out / "tables" / table).read_text(), table
+    costs = json.loads((tmp_path / "out" / "tables" / "cost.json").read_text())
+    assert all(c["method"] == "fake backend" for c in costs["pretrain"].values())
+
+
 def test_a_finished_study_asks_the_backend_nothing(fake_study):
     _, out, empty = fake_study
     config = load_study_config(TINY, output_dir=str(out), data_dir=str(empty))
