@@ -5,9 +5,14 @@ For each size, raw_text_large en/fr/de/es/it (the text of ``bench_stats.py --big
 plain-text file in a temp dir, cut into byte-range partitions, and the command runs as a subprocess
 with the sp32k tokenizer of ``bench_stats.py`` (same recipe, cached under ``$TMPDIR/tokstudy_bench_spm``).
 A sampling thread (psutil, every 0.2 s) records the peak RSS of the client process (the command
-itself) and of each of its descendant processes (the workers). Reports wall time, throughput per
-worker, peak RSS, and a projection of the time for 91 GB on N workers from the measured per-worker
-throughput.
+itself) and of each of its descendant processes (the workers), their CPU seconds, and from ``/proc``
+the workers' minor page faults and, per thread, CPU seconds, context switches and migrations between
+cores (the busiest thread of a worker is the one that ran the tasks: a dask worker's task thread, a
+pool worker's main thread). Reports wall time, throughput per worker, peak RSS, and a projection of
+the time for 91 GB on N workers from the measured per-worker throughput.
+
+``--engines local dask dask:MALLOC_ARENA_MAX=1`` adds a run of an engine with extra environment
+variables (inherited by the workers), for experiments; the ratios to ``local`` are printed per round.
 
 Usage::
 

@@ -12,12 +12,18 @@ side by side and take turns on the same partitions, so a change of load hits all
   version (profiler off, no ``MALLOC_TRIM_THRESHOLD_``) and the collector on, or with
   ``LOCAL_CLUSTER_CONFIG``, no memory limit and the collector paused (what ``--engine dask`` runs).
 
+``--concurrent`` runs the contestants at the same time instead of in turn (with ``--only 'local, GC
+paused' 'dask, now'``: one pool worker and one dask worker on the two cores, as busy as in a
+2-worker command, and a change of load hits both at once).
+
 For each it prints the CPU seconds of the task's thread and of the whole worker process (event
 loop, sentencepiece threads) over all rounds, after a warm-up task that loads the tokenizer.
 
 Usage::
 
     TOKSTUDY_DATA=../shared/data python benchmarks/bench_corpus_workers.py --mib 16 --rounds 4
+    TOKSTUDY_DATA=../shared/data python benchmarks/bench_corpus_workers.py --mib 32 --rounds 3 --concurrent \
+        --only 'local, GC paused' 'dask, now'
 """
 
 from __future__ import annotations
