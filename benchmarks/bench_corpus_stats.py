@@ -278,16 +278,18 @@ def main() -> None:
     print(
         "| corpus | engine | wall (s) | MiB/s | MiB/s per worker | CPU s client | CPU s workers "
         "| peak RSS client (MiB) "
-        "| peak RSS per worker (MiB) | load avg during the run |"
+        "| peak RSS per worker (MiB) | load avg during the run | CPU s task threads | workers' minor faults "
+        "| workers' context switches vol / invol |"
     )
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---|---:|")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|")
     for r in rows:
         rate = r["size_mib"] / r["seconds"]
         print(
             f"| {r['size_mib']:.1f} MiB | {r['engine']} | {r['seconds']:.1f} | {rate:.2f} "
             f"| {rate / args.workers:.2f} | "
             f"{r['cpu_client']:.1f} | {r['cpu_workers']:.1f} | {r['client_mib']:.0f} | "
-            f"{', '.join(f'{w:.0f}' for w in r['workers_mib'])} | {r['load']:.1f} |"
+            f"{', '.join(f'{w:.0f}' for w in r['workers_mib'])} | {r['load']:.1f} | {r['cpu_task_threads']:.1f} "
+            f"| {r['faults_workers'][0]:,} | {r['faults_workers'][1]:,} / {r['faults_workers'][2]:,} |"
         )
     # dask / local for each size and round (engines run back to back within a round)
     for size in args.sizes_mib:
