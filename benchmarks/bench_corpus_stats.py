@@ -5,9 +5,14 @@ For each size, raw_text_large en/fr/de/es/it (the text of ``bench_stats.py --big
 plain-text file in a temp dir, cut into byte-range partitions, and the command runs as a subprocess
 with the sp32k tokenizer of ``bench_stats.py`` (same recipe, cached under ``$TMPDIR/tokstudy_bench_spm``).
 A sampling thread (psutil, every 0.2 s) records the peak RSS of the client process (the command
-itself) and of each of its descendant processes (the workers). Reports wall time, throughput per
-worker, peak RSS, and a projection of the time for 91 GB on N workers from the measured per-worker
-throughput.
+itself) and of each of its descendant processes (the workers), their CPU seconds, and from ``/proc``
+the workers' minor page faults and, per thread, CPU seconds, context switches and migrations between
+cores (the busiest thread of a worker is the one that ran the tasks: a dask worker's task thread, a
+pool worker's main thread). Reports wall time, throughput per worker, peak RSS, and a projection of
+the time for 91 GB on N workers from the measured per-worker throughput.
+
+``--engines local dask dask:MALLOC_ARENA_MAX=1`` adds a run of an engine with extra environment
+variables (inherited by the workers), for experiments; the ratios to ``local`` are printed per round.
 
 Usage::
 
@@ -92,6 +97,10 @@ class PeakRSS(threading.Thread):
         self.interval = interval
         self.peaks: dict[int, float] = {}
         self.cpu: dict[int, float] = {}  # user + system seconds, last sample
+        self.minflt: dict[int, int] = {}  # minor page faults, last sample (Linux /proc)
+        # per process and thread: CPU seconds, context switches (voluntary, involuntary), migrations, while alive
+        # (a dask worker's task thread ends before its process)
+        self.threads: dict[int, dict[int, tuple[float, int, int, int]]] = {}
         self.names: dict[int, str] = {}
         self.loads: list[float] = []  # the machine's 1-minute load average, every sample
         self.stop = threading.Event()
@@ -109,6 +118,8 @@ class PeakRSS(threading.Thread):
                     rss = p.memory_info().rss / 2**20
                     t = p.cpu_times()
                     self.cpu[p.pid] = t.user + t.system
+                    self.minflt[p.pid] = _minflt(p.pid)
+                    self.threads.setdefault(p.pid, {}).update(_threads(p.pid))
                     self.names.setdefault(p.pid, " ".join(p.cmdline()[:4]))
                 except psutil.Error:
                     continue
@@ -133,7 +144,38 @@ class PeakRSS(threading.Thread):
         return sorted((v for pid, v in self.peaks.items() if pid != self.root.pid and v > 40), reverse=True)
 
 
-def run_once(engine: str, corpus: Path, model: Path, workers: int, partition_mib: float, resamples: int) -> dict:
+def _minflt(pid: int) -> int:
+    """Minor page faults of a process, its exited threads included (``/proc/PID/stat`` field 10)."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[7])
+    except OSError:
+        return 0
+
+
+def _threads(pid: int) -> dict[int, tuple[float, int, int, int]]:
+    """CPU seconds, voluntary and involuntary context switches, migrations between cores of each live thread."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            stat = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            status = dict(line.split(":", 1) for line in (task / "status").read_text().splitlines() if ":" in line)
+            sched = (task / "sched").read_text() if (task / "sched").exists() else ""
+            moved = next((int(x.split(":")[1]) for x in sched.splitlines() if x.startswith("se.nr_migrations")), 0)
+            out[int(task.name)] = (
+                (int(stat[11]) + int(stat[12])) / tick,
+                int(status["voluntary_ctxt_switches"]),
+                int(status["nonvoluntary_ctxt_switches"]),
+                moved,
+            )
+        except (OSError, KeyError, ValueError):
+            continue
+    return out
+
+
+def run_once(
+    engine: str, corpus: Path, model: Path, workers: int, partition_mib: float, resamples: int, extra_env=None
+) -> dict:
     cmd = [
         sys.executable,
         "-m",
@@ -153,7 +195,7 @@ def run_once(engine: str, corpus: Path, model: Path, workers: int, partition_mib
         str(resamples),
         "--no-progress",
     ]
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", **(extra_env or {}))
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     mon = PeakRSS(proc.pid)
@@ -166,6 +208,11 @@ def run_once(engine: str, corpus: Path, model: Path, workers: int, partition_mib
         raise SystemExit(f"{' '.join(cmd)} failed:\n{err[-3000:]}")
     fert = next((line for line in out.splitlines() if "| all |" in line), "")
     cpu_client, cpu_workers = mon.cpu_split
+    worker_pids = [pid for pid in mon.threads if pid != mon.root.pid]
+    threads = [t for pid in worker_pids for t in mon.threads[pid].values()]
+    faults = [sum(mon.minflt.get(pid, 0) for pid in worker_pids), *(sum(t[k] for t in threads) for k in (1, 2, 3))]
+    # the busiest thread of each worker process: the one that ran the tasks
+    busiest = sum(max(t[0] for t in mon.threads[pid].values()) for pid in worker_pids if mon.threads[pid])
     return {
         "engine": engine,
         "seconds": dt,
@@ -173,6 +220,8 @@ def run_once(engine: str, corpus: Path, model: Path, workers: int, partition_mib
         "workers_mib": mon.workers[:workers],
         "cpu_client": cpu_client,
         "cpu_workers": cpu_workers,
+        "faults_workers": faults,
+        "cpu_task_threads": busiest,
         "load": sum(mon.loads) / len(mon.loads) if mon.loads else float("nan"),
         "all_row": fert,
         "stdout": out,
@@ -185,7 +234,12 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--partition-mib", type=float, default=16.0)
     ap.add_argument("--resamples", type=int, default=200)
-    ap.add_argument("--engines", nargs="+", default=["local", "dask"])
+    ap.add_argument(
+        "--engines",
+        nargs="+",
+        default=["local", "dask"],
+        help="engines in the order run; ENGINE:KEY=VALUE,... adds environment variables to that run's command",
+    )
     ap.add_argument("--rounds", type=int, default=1, help="rounds per size, engines alternating within each")
     args = ap.parse_args()
     model = tokenizer(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
@@ -195,13 +249,19 @@ def main() -> None:
             corpus = Path(tmp) / "mix.txt"  # en, fr, de, es, it: language "mix"
             n = make_corpus(corpus, int(size * 2**20))
             for engine in [e for _ in range(args.rounds) for e in args.engines]:
-                r = run_once(engine, corpus, model, args.workers, args.partition_mib, args.resamples)
-                r.update(size_mib=n / 2**20, bytes=n)
+                name, _, spec = engine.partition(":")  # e.g. dask:MALLOC_ARENA_MAX=1 (an experiment's environment)
+                extra = dict(kv.split("=", 1) for kv in spec.split(",") if kv)
+                r = run_once(name, corpus, model, args.workers, args.partition_mib, args.resamples, extra)
+                r.update(size_mib=n / 2**20, bytes=n, engine=engine)
                 rows.append(r)
                 print(
                     f"# {engine} {n / 2**20:.1f} MiB: {r['seconds']:.1f} s, client {r['client_mib']:.0f} MiB, "
                     f"workers {[round(w) for w in r['workers_mib']]} MiB, CPU s client {r['cpu_client']:.1f} "
-                    f"workers {r['cpu_workers']:.1f}\n# {r['all_row']}",
+                    f"workers {r['cpu_workers']:.1f} (task threads {r['cpu_task_threads']:.1f}); workers' minor "
+                    f"faults {r['faults_workers'][0]:,}, context "
+                    f"switches {r['faults_workers'][1]:,} voluntary {r['faults_workers'][2]:,} involuntary, "
+                    f"{r['faults_workers'][3]:,} migrations; load "
+                    f"{r['load']:.1f}\n# {r['all_row']}",
                     flush=True,
                 )
             corpus.unlink()
@@ -218,28 +278,32 @@ def main() -> None:
     print(
         "| corpus | engine | wall (s) | MiB/s | MiB/s per worker | CPU s client | CPU s workers "
         "| peak RSS client (MiB) "
-        "| peak RSS per worker (MiB) | load avg during the run |"
+        "| peak RSS per worker (MiB) | load avg during the run | CPU s task threads | workers' minor faults "
+        "| workers' context switches vol / invol |"
     )
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---|---:|")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|")
     for r in rows:
         rate = r["size_mib"] / r["seconds"]
         print(
             f"| {r['size_mib']:.1f} MiB | {r['engine']} | {r['seconds']:.1f} | {rate:.2f} "
             f"| {rate / args.workers:.2f} | "
             f"{r['cpu_client']:.1f} | {r['cpu_workers']:.1f} | {r['client_mib']:.0f} | "
-            f"{', '.join(f'{w:.0f}' for w in r['workers_mib'])} | {r['load']:.1f} |"
+            f"{', '.join(f'{w:.0f}' for w in r['workers_mib'])} | {r['load']:.1f} | {r['cpu_task_threads']:.1f} "
+            f"| {r['faults_workers'][0]:,} | {r['faults_workers'][1]:,} / {r['faults_workers'][2]:,} |"
         )
     # dask / local for each size and round (engines run back to back within a round)
     for size in args.sizes_mib:
         of_size = [r for r in rows if abs(r["size_mib"] - size) < 0.1]
-        for local, dask in zip(
-            [r for r in of_size if r["engine"] == "local"], [r for r in of_size if r["engine"] == "dask"]
-        ):
-            cpu = (dask["cpu_client"] + dask["cpu_workers"]) / (local["cpu_client"] + local["cpu_workers"])
-            print(
-                f"\ndask / local at {size} MiB: wall {dask['seconds'] / local['seconds']:.2f}x, "
-                f"CPU seconds (client + workers) {cpu:.2f}x"
-            )
+        for other in [e for e in args.engines if e != "local"]:
+            for local, dask in zip(
+                [r for r in of_size if r["engine"] == "local"], [r for r in of_size if r["engine"] == other]
+            ):
+                cpu = (dask["cpu_client"] + dask["cpu_workers"]) / (local["cpu_client"] + local["cpu_workers"])
+                print(
+                    f"\n{other} / local at {size} MiB: wall {dask['seconds'] / local['seconds']:.2f}x, "
+                    f"CPU seconds (client + workers) {cpu:.2f}x, workers' CPU seconds "
+                    f"{dask['cpu_workers'] / local['cpu_workers']:.2f}x"
+                )
     big = [r for r in rows if r["size_mib"] == max(x["size_mib"] for x in rows)]
     for r in big:
         per_worker = r["bytes"] / r["seconds"] / args.workers

@@ -12,12 +12,18 @@ side by side and take turns on the same partitions, so a change of load hits all
   version (profiler off, no ``MALLOC_TRIM_THRESHOLD_``) and the collector on, or with
   ``LOCAL_CLUSTER_CONFIG``, no memory limit and the collector paused (what ``--engine dask`` runs).
 
+``--concurrent`` runs the contestants at the same time instead of in turn (with ``--only 'local, GC
+paused' 'dask, now'``: one pool worker and one dask worker on the two cores, as busy as in a
+2-worker command, and a change of load hits both at once).
+
 For each it prints the CPU seconds of the task's thread and of the whole worker process (event
 loop, sentencepiece threads) over all rounds, after a warm-up task that loads the tokenizer.
 
 Usage::
 
     TOKSTUDY_DATA=../shared/data python benchmarks/bench_corpus_workers.py --mib 16 --rounds 4
+    TOKSTUDY_DATA=../shared/data python benchmarks/bench_corpus_workers.py --mib 32 --rounds 3 --concurrent \
+        --only 'local, GC paused' 'dask, now'
 """
 
 from __future__ import annotations
@@ -63,6 +69,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mib", type=float, default=16.0, help="corpus size, cut into 2 partitions")
     ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument(
+        "--concurrent",
+        action="store_true",
+        help="run the contestants at the same time (each on the same partitions), so that the cores are as busy as "
+        "in a 2-worker command and a change of load hits all of them at once; default: one after another",
+    )
+    ap.add_argument("--only", nargs="+", help="these contestants only (e.g. 'local, GC paused' 'dask, now')")
     args = ap.parse_args()
 
     import multiprocessing as mp
@@ -106,13 +119,31 @@ def main() -> None:
         try:
             for run, _ in contestants.values():
                 run(parts[0])  # warm-up: the tokenizer is loaded once per worker
+            if args.only:
+                contestants = {k: v for k, v in contestants.items() if k in args.only}
+            rotation = [0]
+
+            def order():  # the contestants, starting one later each round (none always first)
+                items = list(contestants.items())
+                rotation[0] += 1
+                k = rotation[0] % len(items)
+                return items[k:] + items[:k]
+
             start = {name: cpu() for name, (_, cpu) in contestants.items()}
             thread = dict.fromkeys(contestants, 0.0)
             loads = []
             for _ in range(args.rounds):
-                for name, (run, _) in contestants.items():
-                    for p in parts:
-                        thread[name] += run(p)
+                if args.concurrent:
+                    from concurrent.futures import ThreadPoolExecutor
+
+                    with ThreadPoolExecutor(len(contestants)) as ex:
+                        runs = {n: ex.submit(lambda run: sum(run(p) for p in parts), r) for n, (r, _) in order()}
+                        for name, fut in runs.items():
+                            thread[name] += fut.result()
+                else:
+                    for name, (run, _) in order():
+                        for p in parts:
+                            thread[name] += run(p)
                 loads.append(os.getloadavg()[0])
             end = {name: cpu() for name, (_, cpu) in contestants.items()}
         finally:
@@ -122,14 +153,17 @@ def main() -> None:
             now.close()
             for pool in pools:
                 pool.shutdown()
+    only = " --only " + " ".join(repr(o) for o in args.only) if args.only else ""
+    base_name = "local, GC on" if "local, GC on" in contestants else next(iter(contestants))
     print(
         f"\nDate {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; load average "
         f"during the rounds {min(loads):.1f}-{max(loads):.1f}.\nCommand: `TOKSTUDY_DATA=../shared/data python "
-        f"benchmarks/bench_corpus_workers.py --mib {args.mib} --rounds {args.rounds}`\n"
+        f"benchmarks/bench_corpus_workers.py --mib {args.mib} --rounds {args.rounds}"
+        f"{' --concurrent' if args.concurrent else ''}{only}`\n"
     )
-    print("| worker | CPU s, task thread | CPU s, worker process | process / local GC on |")
+    print(f"| worker | CPU s, task thread | CPU s, worker process | process / {base_name} |")
     print("|---|---:|---:|---:|")
-    base = end["local, GC on"] - start["local, GC on"]
+    base = end[base_name] - start[base_name]
     for name in contestants:
         proc = end[name] - start[name]
         print(f"| {name} | {thread[name]:.2f} | {proc:.2f} | {proc / base:.2f} |")
