@@ -17,7 +17,6 @@ both are offered because readers ask for either.)
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,16 +103,42 @@ class ErrorCorrelation:
 
 
 def pearson_spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float]:
-    """Pearson r, p and Spearman rho, p (NaN when undefined, e.g. a constant vector)."""
-    from scipy import stats
+    """Pearson r, p and Spearman rho, p (NaN when undefined, e.g. a constant vector).
+
+    ``scipy.stats.pearsonr`` / ``spearmanr``'s own formulas (two-sided p: r's beta distribution on
+    (-1, 1) with a = b = n/2 - 1; rho's t with n - 2 degrees of freedom; rho = Pearson r of the
+    average ranks) through ``scipy.special``, so that an interactive first use (the app's Errors
+    page) does not wait a second and more for ``scipy.stats`` to import.
+    """
+    from scipy import special
 
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return (float("nan"),) * 4
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        r, p = stats.pearsonr(x, y)
-        rho, sp = stats.spearmanr(x, y)
-    return float(r), float(p), float(rho), float(sp)
+    n = len(x)
+    r = _pearson_r(x, y)
+    ab = n / 2 - 1
+    p = float(2 * special.betaincc(ab, ab, (abs(r) + 1) / 2))  # scipy's _SimpleBeta(ab, ab, loc=-1, scale=2).sf
+    rho = float(np.corrcoef(_average_ranks(x), _average_ranks(y))[0, 1])  # as spearmanr computes it
+    dof = n - 2
+    with np.errstate(divide="ignore"):  # rho = +-1: t = +-inf, p = 0 (as spearmanr)
+        t = rho * np.sqrt(np.clip(dof / ((np.float64(rho) + 1.0) * (1.0 - rho)), 0.0, None))
+    sp = float(2 * special.stdtr(dof, -abs(t)))
+    return r, p, rho, sp
+
+
+def _pearson_r(x: np.ndarray, y: np.ndarray) -> float:
+    xm = np.asarray(x, np.float64) - np.mean(x)
+    ym = np.asarray(y, np.float64) - np.mean(y)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.dot(xm / np.linalg.norm(xm), ym / np.linalg.norm(ym))
+    return float(np.clip(r, -1.0, 1.0))
+
+
+def _average_ranks(a: np.ndarray) -> np.ndarray:
+    """Ranks 1..n, ties given their average rank (``scipy.stats.rankdata(method="average")``)."""
+    _, inverse, counts = np.unique(np.asarray(a), return_inverse=True, return_counts=True)
+    last = np.cumsum(counts)  # the highest rank of each distinct value
+    return (last - (counts - 1) / 2.0)[inverse.ravel()]
 
 
 def bootstrap_pearson(x, y, sentence, n_sentences, settings: BootstrapSettings) -> tuple[float, float]:
