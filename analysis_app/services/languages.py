@@ -7,8 +7,8 @@ splits them), so both views count the same words.
 
 Both ask their tokenizers to segment the same words, so the parallel text is segmented once:
 :func:`presegment` segments every distinct word of the selected languages with each tokenizer
-(one call per tokenizer, two at a time: SentencePiece releases the GIL while it encodes) and
-gives back :class:`Presegmented` tokenizers that answer ``segment`` from that result.
+(one call per tokenizer) and gives back :class:`Presegmented` tokenizers that answer ``segment``
+from that result.
 """
 
 from __future__ import annotations
@@ -54,12 +54,8 @@ class Presegmented(Segmenter):
 
 def presegment(paragraphs: Mapping[str, Sequence[str]], segmenters: Sequence) -> list[Presegmented]:
     """Each tokenizer's segmentation of every whitespace word of ``paragraphs``, computed once."""
-    from concurrent.futures import ThreadPoolExecutor
-
     words = list(dict.fromkeys(w for paras in paragraphs.values() for p in paras for w in p.split()))
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda seg: seg.segment(words), segmenters))
-    return [Presegmented(seg, words, res) for seg, res in zip(segmenters, results)]
+    return [Presegmented(seg, words, seg.segment(words)) for seg in segmenters]
 
 
 def read_parallel(directory: str, languages: Sequence[str] | None = None) -> dict[str, list[str]]:

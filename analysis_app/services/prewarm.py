@@ -173,8 +173,9 @@ def _languages(settings: AppSettings, toks: tuple, n: int, seed: int) -> list[St
         _LOG.info("prewarm parallel text: %s: %s", type(exc).__name__, exc)
         return []
     langs = tuple(defaults.default_languages(sorted(paras)))
+    segment = [("languages", f"segmenting {t.name}", cache.parallel_segmented_by, (directory, langs, t)) for t in toks]
     return [
-        ("languages", "parallel segmentation", cache.parallel_segmented, (directory, langs, toks)),
+        *segment,
         ("languages", "parity", cache.parity, (directory, langs, toks, defaults.reference(langs), n, seed)),
         ("languages", "continued", cache.continued, (directory, langs, toks, n, seed)),
     ]

@@ -88,17 +88,23 @@ def test_pearson_and_spearman_equal_scipy(setup):
 def test_entity_view_matches_independent_chunking(setup):
     ds, t, path, sents = setup
     seg = ChunkSegmenter(3)
-    max_p, missed = [], []
+    max_p, mean_p, missed = [], [], []
     for words, gold, pred in sents:
         found = conll_chunks(pred)
         for a, b, typ in sorted(conll_chunks(gold)):
             max_p.append(max(len(seg.pieces(w)) for w in words[a:b]))
+            mean_p.append(sum(len(seg.pieces(w)) for w in words[a:b]) / (b - a))
             missed.append(int((a, b, typ) not in found))
     res = correlate_errors(t, read_predictions(path), "chunk3", n_resamples=0).entities
     assert res.n_entities == len(missed) and res.n_found == len(missed) - sum(missed)
     r, p = stats.pearsonr(max_p, missed)
     assert res.max_pieces.r == pytest.approx(r, abs=1e-12) and res.max_pieces.p_value == pytest.approx(p, rel=1e-9)
     assert sum(b.n for b in res.by_max_pieces) == len(missed)
+    assert {b.pieces: b.n for b in res.by_max_pieces if b.n} == {
+        k: n for k in ("1", "2", "3", "4", "5+") if (n := sum((str(m) if m < 5 else "5+") == k for m in max_p))
+    }
+    r_mean, _ = stats.pearsonr(mean_p, missed)
+    assert res.mean_pieces.r == pytest.approx(r_mean, abs=1e-12)
 
 
 def _write(tmp_path, sents, name="bad.tsv"):

@@ -198,7 +198,7 @@ def entity_view(table: SegmentationTable, aligned: AlignedPredictions, n_pieces:
     bounds = np.flatnonzero(np.diff(sent)) + 1
     starts = np.concatenate([[0], bounds]).tolist()
     ends = np.concatenate([bounds, [len(rows)]]).tolist()
-    max_p, mean_p, missed, ent_sent = [], [], [], []
+    first, last, missed, ent_sent = [], [], [], []  # each gold entity's rows [first, last) in ``rows``
     pieces = n_pieces[rows]
     for a, b in zip(starts, ends):
         gold = iob2_spans(aligned.gold[a:b])
@@ -206,19 +206,23 @@ def entity_view(table: SegmentationTable, aligned: AlignedPredictions, n_pieces:
             continue
         found = set(iob2_spans(aligned.pred[a:b]))
         for s, e, typ in gold:
-            seg = pieces[a + s : a + e]
-            max_p.append(int(seg.max()))
-            mean_p.append(float(seg.mean()))
+            first.append(a + s)
+            last.append(a + e)
             missed.append((s, e, typ) not in found)
             ent_sent.append(int(sent[a]))
-    max_arr = np.asarray(max_p, dtype=np.int64)
+    # max and mean pieces of every entity at once: reduce over [first, last) and skip the gaps between
+    edges = np.asarray([first, last], dtype=np.int64).T.ravel()
+    padded = np.append(pieces, 0).astype(np.int64)  # ``last`` may be len(pieces): reduceat needs an index there
+    max_arr = np.maximum.reduceat(padded, edges)[0::2] if len(first) else np.zeros(0, np.int64)
+    sums = np.add.reduceat(padded, edges)[0::2] if len(first) else np.zeros(0, np.int64)
+    mean_p = sums / (np.asarray(last, dtype=np.int64) - np.asarray(first, dtype=np.int64))
     miss = np.asarray(missed, dtype=bool)
     ent_sent = np.asarray(ent_sent, dtype=np.int64)
     return EntityView(
         n_entities=len(miss),
         n_found=int((~miss).sum()),
         max_pieces=correlation(max_arr, miss, ent_sent, settings),
-        mean_pieces=correlation(np.asarray(mean_p), miss, ent_sent, settings),
+        mean_pieces=correlation(mean_p.astype(np.float64), miss, ent_sent, settings),
         by_max_pieces=pieces_bins(max_arr, miss),
     )
 
