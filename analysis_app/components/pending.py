@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-#: seconds between two looks at the job.
-POLL_S = 0.4
+#: seconds between two looks at the job (each look is a script run: the page is idle in between).
+POLL_S = 1.0
 
 
 def render(job, message: str) -> None:
