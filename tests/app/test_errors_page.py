@@ -108,6 +108,7 @@ def test_odds_ratios_follow_the_rest_of_the_page(app_env, monkeypatch):
     from analysis_app.services import background, pageruns
     from tests.app.conftest import settle
 
+    background.wait_all()  # a job an earlier test started must not answer for this one
     st.cache_data.clear()
     background.forget()
     fits = []

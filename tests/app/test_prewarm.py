@@ -41,6 +41,7 @@ def _forbid(monkeypatch):
 def fresh_caches():
     from analysis_app.services import background
 
+    background.wait_all()  # a job an earlier test started must not answer for this one
     st.cache_data.clear()
     st.cache_resource.clear()
     background.forget()
