@@ -26,6 +26,6 @@ pages = st.navigation(
         st.Page("views/languages.py", title="Languages", icon=":material/language:"),
     ]
 )
-with prewarm.page_run():  # the server's preparation pauses while a page is drawn
+with prewarm.page_run(pages.url_path):  # the server's preparation pauses while a page is drawn
     pages.run()
 prewarm.start(settings.parse_settings())  # no-op under server.py (started with the server)

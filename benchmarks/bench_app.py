@@ -16,6 +16,9 @@ Columns:
   *unprepared* (``TOKSTUDY_APP_PREWARM=0``: the page computes everything itself); ``--quick``
   leaves out the last.
 - *warm*: later visits of the same page in the same session (median and max of 5).
+- The Errors page fits its odds ratios beside the page (``analysis_app/services/background.py``):
+  on a cold visit that has to fit them, the page is drawn (and timed) with a placeholder in their
+  place, and the time from the click until the odds-ratio table has replaced it is printed too.
 - *first page load* (the start page's row only): the browser opening the app's URL in a fresh
   app process, timed from ``page.goto`` until the start page is drawn and the script idle; this
   includes loading Streamlit's whole frontend and opening its websocket, which no click does.
@@ -158,6 +161,22 @@ TITLES = {
 }
 
 
+_ODDS_DRAWN = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const main = document.querySelector('[data-testid="stMain"]');
+  const text = main ? main.innerText : '';
+  if (app.getAttribute('data-test-script-state') !== 'notRunning') return null;
+  if (!text.includes('Logistic regression of') || text.includes('Fitting the logistic regressions')) return null;
+  return performance.now() - window.__ts.t0;
+}"""
+
+
+def _odds_ratios_drawn(page) -> float:
+    """Seconds from the last timed click until the Errors page's odds-ratio table (fitted beside the
+    page, ``analysis_app/services/background.py``) has replaced its placeholder."""
+    return page.wait_for_function(_ODDS_DRAWN, timeout=300_000, polling=20).json_value() / 1000
+
+
 def _timed_click(page, label: str) -> float:
     """Seconds from a click on the navigation entry ``label`` until the page is drawn and the script idle."""
     page.evaluate(_WATCH)
@@ -185,8 +204,9 @@ def _wait_ready(log: Path, timeout: float = 300) -> float:
 EXPLORER_FROM = "statistics"
 
 
-def _cold(tmp: Path, target: str, *, ready: bool, prewarm: bool) -> tuple[float, float | None]:
-    """One page's first visit in a fresh app process; (seconds, seconds the preparation took after health).
+def _cold(tmp: Path, target: str, *, ready: bool, prewarm: bool) -> tuple[float, float | None, float | None]:
+    """One page's first visit in a fresh app process; (seconds, seconds the preparation took after health,
+    seconds until the Errors page's odds ratios were drawn: ``None`` for other pages).
 
     ``target`` is a page (timed from the click on its navigation entry until the script is idle) or
     ``"first load"``: the browser opening the app's URL (loading Streamlit's frontend, opening the
@@ -202,10 +222,11 @@ def _cold(tmp: Path, target: str, *, ready: bool, prewarm: bool) -> tuple[float,
             page.goto(url)
             page.wait_for_selector('[data-testid="stApp"]')
             wait_idle(page, started_within=0.5)
-            return time.perf_counter() - t0 - 0.1, waited  # minus wait_idle's settle pause
+            return time.perf_counter() - t0 - 0.1, waited, None  # minus wait_idle's settle pause
         page.goto(f"{url}/{PAGES[EXPLORER_FROM]}" if target == "explorer" else url)
         wait_idle(page)
-        return _timed_click(page, NAV_LABELS[target]), waited
+        seconds = _timed_click(page, NAV_LABELS[target])
+        return seconds, waited, _odds_ratios_drawn(page) if target == "errors" else None
 
 
 def browser_main() -> None:
@@ -226,12 +247,16 @@ def browser_main() -> None:
         kinds = {"ready": kinds["ready"], "at once": kinds["at once"]}
     cold: dict[str, dict[str, float]] = {k: {} for k in kinds}
     ready_after: list[float] = []
+    odds: dict[str, float] = {}
     for kind, opts in kinds.items():
         for target in ["first load", *pages]:
-            cold[kind][target], waited = _cold(tmp, target, **opts)
+            cold[kind][target], waited, odds_at = _cold(tmp, target, **opts)
             if waited is not None:
                 ready_after.append(waited)
             print(f"cold ({kind}) {target}: {cold[kind][target]:.2f} s", flush=True)
+            if odds_at is not None:
+                odds[kind] = odds_at
+                print(f"cold ({kind}) errors, odds-ratio table drawn: {odds_at:.2f} s", flush=True)
     warm: dict[str, list[float]] = {p: [] for p in pages}
     with running_app(tmp, tmp) as url, chromium_page() as page:
         _wait_ready(tmp / f"streamlit-{url.rsplit(':', 1)[1]}.log")
@@ -242,6 +267,8 @@ def browser_main() -> None:
         for _ in range(5):
             for p in pages[1:] + pages[:1]:
                 warm[p].append(_timed_click(page, NAV_LABELS[p]))
+                if p == "errors" and _odds_ratios_drawn(page) > warm[p][-1] + 0.5:  # drawn in the same run?
+                    print("warning: a warm Errors visit drew the odds-ratio placeholder", flush=True)
     if ready_after:
         print(f"server preparation finished {min(ready_after):.1f} to {max(ready_after):.1f} s after the health check")
     head = " | ".join(f"cold, {k} (s)" for k in kinds)
@@ -253,6 +280,8 @@ def browser_main() -> None:
         print(f"| {NAV_LABELS[p]} | {cells} | {statistics.median(warm[p]):.2f} | {max(warm[p]):.2f} | {first} |")
     firsts = ", ".join(f"{k} {cold[k]['first load']:.2f} s" for k in kinds)
     print(f"first page load (the start page, {NAV_LABELS[pages[0]]}, by its URL): {firsts}")
+    drawn = ", ".join(f"{k} {v:.2f} s" for k, v in odds.items())
+    print(f"Errors page, cold: its odds-ratio table (fitted beside the page) drawn after the click: {drawn}")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,10 @@ split of a registry dataset (the split fine-tuning read); for a dataset file the
 table says frequency is not controlled. The finding line and the table are the report's
 (:mod:`tokstudy.report.attribution`), so the app and the reports show the same numbers. Owns no
 session-state key.
+
+The fits (``statsmodels``, a second and more to import, and the training split's word counts) run
+beside the page (:mod:`analysis_app.services.background`): the rest of the Errors page is drawn
+without waiting for them, this section shows a placeholder until they are done, then the table.
 """
 
 from __future__ import annotations
@@ -13,8 +17,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analysis_app.components import downloads
-from analysis_app.services import cache
+from analysis_app.components import downloads, pending
+from analysis_app.services import background, cache
+
+#: the longest the page waits for the fits before drawing the placeholder (a cache hit takes milliseconds).
+INLINE_WAIT_S = 0.1
 
 COLUMNS = {
     "model": "model",
@@ -38,8 +45,15 @@ def render(sel) -> None:
     from tokstudy.report.attribution import finding_markdown
 
     st.subheader("Does segmentation predict errors beyond frequency, entity status and length?")
+    args = (sel.dataset, tuple(sel.tokenizers), tuple(sel.predictions))
+    job = background.submit(cache.attribution, *args)
     try:
-        rows, label = cache.attribution(sel.dataset, tuple(sel.tokenizers), tuple(sel.predictions))
+        job.exception(timeout=INLINE_WAIT_S)
+    except TimeoutError:
+        pending.render(job, "Fitting the logistic regressions (odds ratios per extra piece) ...")
+        return
+    try:
+        rows, label = cache.attribution(*args)  # the job's value, from the cache
     except TokstudyError as exc:
         st.error(f"these predictions do not fit {sel.dataset.key}: {exc}")
         return

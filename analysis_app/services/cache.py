@@ -185,15 +185,28 @@ def parallel(directory: str, languages: tuple | None = None):
     return languages_svc.read_parallel(directory, list(languages) if languages else None)
 
 
-@st.cache_data(max_entries=16, show_spinner="Segmenting the parallel text ...")
+@st.cache_resource(max_entries=12, show_spinner="Segmenting the parallel text ...")
+def parallel_segmented_by(directory: str, languages: tuple, tokenizer_src: TokenizerSource):
+    """The selected languages' words segmented once by one tokenizer (``languages.Presegmented``)."""
+    paras = {k: v for k, v in parallel(directory).items() if k in languages}
+    return languages_svc.presegment(paras, [segmenter(tokenizer_src)])[0]
+
+
+def parallel_segmented(directory: str, languages: tuple, tokenizer_srcs: tuple) -> list:
+    """What both :func:`parity` and :func:`continued` count: the parallel text segmented once per
+    tokenizer and selection (one cache entry per tokenizer, so the server's preparation can do one at a time)."""
+    return [parallel_segmented_by(directory, languages, t) for t in tokenizer_srcs]
+
+
+@st.cache_data(max_entries=16, show_spinner="Bootstrapping parity ...")
 def parity(directory: str, languages: tuple, tokenizer_srcs: tuple, reference: str, n_resamples: int, seed: int):
     paras = {k: v for k, v in parallel(directory).items() if k in languages}
-    return languages_svc.parity_frame(
-        paras, segmenters(tokenizer_srcs), reference=reference, n_resamples=n_resamples, seed=seed
-    )
+    segs = parallel_segmented(directory, languages, tokenizer_srcs)
+    return languages_svc.parity_frame(paras, segs, reference=reference, n_resamples=n_resamples, seed=seed)
 
 
 @st.cache_data(max_entries=16, show_spinner="Counting continued words ...")
 def continued(directory: str, languages: tuple, tokenizer_srcs: tuple, n_resamples: int, seed: int):
     paras = {k: v for k, v in parallel(directory).items() if k in languages}
-    return languages_svc.continued_frame(paras, segmenters(tokenizer_srcs), n_resamples=n_resamples, seed=seed)
+    segs = parallel_segmented(directory, languages, tokenizer_srcs)
+    return languages_svc.continued_frame(paras, segs, n_resamples=n_resamples, seed=seed)

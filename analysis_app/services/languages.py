@@ -4,13 +4,58 @@ Parity and fertility come from :func:`tokstudy.analysis.parity.parity`; the shar
 continued words from :func:`tokstudy.analysis.stats.segmentation_summary` over a table
 of each language's paragraphs (unlabelled sentences split on whitespace, as ``parity``
 splits them), so both views count the same words.
+
+Both ask their tokenizers to segment the same words, so the parallel text is segmented once:
+:func:`presegment` segments every distinct word of the selected languages with each tokenizer
+(one call per tokenizer) and gives back :class:`Presegmented` tokenizers that answer ``segment``
+from that result.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
+
+from tokstudy.tokenization.base import Segmentation, Segmenter
+
+
+class Presegmented(Segmenter):
+    """A tokenizer whose segmentation of a fixed set of words is already computed.
+
+    ``segment(words)`` looks each word up (a ``KeyError`` for a word outside the set) and returns
+    exactly what the tokenizer returned for it; name, kind, vocabulary size and boundary policy
+    are the tokenizer's.
+    """
+
+    def __init__(self, seg: Segmenter, words: Sequence[str], result: Segmentation):
+        self.name, self.kind, self.vocab_size = seg.name, getattr(seg, "kind", "unknown"), seg.vocab_size
+        self.count_lone_boundary, self.context = seg.count_lone_boundary, seg.context
+        self._index = pd.Index(words)  # distinct words: a hash table lookup in C
+        self._pieces = np.empty(len(result.pieces), dtype=object)
+        self._pieces[:] = result.pieces
+        self._result = result
+
+    def segment(self, words: Sequence[str]) -> Segmentation:
+        res = self._result
+        idx = self._index.get_indexer(list(words))
+        if len(idx) and idx.min() < 0:
+            raise KeyError(f"{self.name}: {words[int(np.argmin(idx))]!r} is not among the presegmented words")
+        counts = np.diff(res.offsets)[idx]
+        offsets = np.zeros(len(idx) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        # position of every piece of the chosen words in the full result
+        pos = np.repeat(res.offsets[idx] - offsets[:-1], counts) + np.arange(offsets[-1], dtype=np.int64)
+        pieces = self._pieces[pos].tolist()
+        ids = None if res.ids is None else np.asarray(res.ids)[pos]
+        return Segmentation(pieces, offsets, np.asarray(res.unk)[pos], ids)
+
+
+def presegment(paragraphs: Mapping[str, Sequence[str]], segmenters: Sequence) -> list[Presegmented]:
+    """Each tokenizer's segmentation of every whitespace word of ``paragraphs``, computed once."""
+    words = list(dict.fromkeys(w for paras in paragraphs.values() for p in paras for w in p.split()))
+    return [Presegmented(seg, words, seg.segment(words)) for seg in segmenters]
 
 
 def read_parallel(directory: str, languages: Sequence[str] | None = None) -> dict[str, list[str]]:

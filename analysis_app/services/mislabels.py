@@ -35,11 +35,11 @@ def wilson_interval(errors: int, n: int, confidence: float = 0.95) -> tuple[floa
     >>> [round(v, 4) for v in wilson_interval(5, 10)]
     [0.2366, 0.7634]
     """
-    from scipy.stats import norm
+    from statistics import NormalDist  # not scipy.stats: a second and more to import on a first visit
 
     if n <= 0:
         return float("nan"), float("nan")
-    z = float(norm.ppf(0.5 + confidence / 2))
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
     p = errors / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)

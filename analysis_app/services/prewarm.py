@@ -8,6 +8,12 @@ through the very cached functions the pages call (:mod:`analysis_app.services.ca
 reads the same cache entries afterwards; :func:`start` runs it in a daemon thread as the server
 starts (:func:`lifespan`, used by ``analysis_app/server.py``), so the server answers at once.
 
+The work is one queue of steps, each tagged with the page that shows it, run by one thread: while
+a page is being drawn the queue pauses between steps (:mod:`analysis_app.services.pageruns`), and
+when it goes on it takes the steps of the page last asked for first, so a newcomer who opens a page
+before its preparation has started does not wait behind other pages' work. The Errors page's
+odds ratios go through :mod:`analysis_app.services.background`, the page's own way to compute them.
+
 Correctness does not depend on it: a page that asks for a value still being computed waits for
 that computation (Streamlit's per-key compute lock; Python's import lock for modules), it never
 sees half a result, and a failure here is left for the page to report with its own message.
@@ -24,37 +30,31 @@ import os
 import threading
 import time
 import warnings
+from collections.abc import Callable
 
+from analysis_app.services import pageruns
 from analysis_app.services.settings import AppSettings
 
 ENV = "TOKSTUDY_APP_PREWARM"
-#: modules the statistics pages import, heaviest first (imports run before any data is read).
+#: modules the statistics pages import (imports run before any data is read); ``statsmodels`` and
+#: ``scipy.stats`` come with the odds ratios, the last step, computed as the page would.
 MODULES = (
     "pandas",
-    "scipy.stats",
-    "statsmodels.discrete.discrete_model",
     "tokstudy.analysis.table",
     "tokstudy.analysis.stats",
     "tokstudy.analysis.correlation",
-    "tokstudy.analysis.attribution",
     "tokstudy.analysis.parity",
-    "tokstudy.report.attribution",
 )
 
 _LOG = logging.getLogger(__name__)
 _started = threading.Event()
-#: script runs in progress (:func:`page_run`); preparation waits between steps while any is.
-_running = 0
-_idle = threading.Condition()
-#: the longest a step waits for page runs to end (a page left running must not stop preparation).
-MAX_WAIT = 10.0
-#: set when the first page run of this process has ended; preparation beyond the start page's inputs
-#: waits for it (at most :data:`FIRST_PAGE_WAIT` s), so a newcomer's browser, loading and drawing the
-#: first page, does not share the two cores with work for pages not yet visited.
-_first_page = threading.Event()
+#: the longest preparation beyond the start page's inputs waits for the first page run to end, so a
+#: newcomer's browser, loading and drawing the first page, does not share the two cores with it.
 FIRST_PAGE_WAIT = 5.0
 #: what each step took (seconds), for the benchmark and the log.
 timings: dict[str, float] = {}
+#: ``page_run`` for ``app.py`` (the tracking lives in :mod:`analysis_app.services.pageruns`).
+page_run = pageruns.page_run
 
 
 def enabled(environ=None) -> bool:
@@ -90,34 +90,8 @@ async def lifespan(app):
     yield
 
 
-@contextlib.contextmanager
-def page_run():
-    """Around a script run (``app.py``): preparation pauses between its steps while a page is drawn,
-    so a newcomer's first page does not share the two cores with work for pages not yet visited."""
-    global _running
-    with _idle:
-        _running += 1
-    verbose = os.environ.get(ENV) == "verbose"
-    if verbose:
-        print(f"page run starts at {time.time():.3f}", flush=True)
-    try:
-        yield
-    finally:
-        if verbose:
-            print(f"page run ends at {time.time():.3f}", flush=True)
-        with _idle:
-            _running -= 1
-            _idle.notify_all()
-        _first_page.set()
-
-
-def _wait_for_pages() -> None:
-    with _idle:
-        _idle.wait_for(lambda: _running == 0, timeout=MAX_WAIT)
-
-
 def _step(name: str, fn, *args) -> object:
-    _wait_for_pages()
+    pageruns.wait_for_pages()
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings():  # the page shows its own warnings when it runs
@@ -132,14 +106,87 @@ def _step(name: str, fn, *args) -> object:
             print(f"prewarm {name}: {timings[name]:.2f} s", flush=True)
 
 
+#: a step of the queue: (page url path, name, function, arguments).
+Step = tuple[str, str, Callable, tuple]
+
+
+def next_step(queue: list[Step], page: str | None) -> Step:
+    """Take the next step from ``queue``: the first of ``page`` if it has one, else the first.
+
+    >>> q = [("statistics", "table 4", print, ()), ("errors", "aligned", print, ())]
+    >>> next_step(q, "errors")[1], [s[1] for s in q]
+    ('aligned', ['table 4'])
+    >>> next_step(q, None)[1], q
+    ('table 4', [])
+    """
+    for i, step in enumerate(queue):
+        if step[0] == page:
+            return queue.pop(i)
+    return queue.pop(0)
+
+
+def run_queue(queue: list[Step]) -> None:
+    """Run every step, the page last asked for (:func:`pageruns.requested`) first."""
+    while queue:
+        _page, name, fn, args = next_step(queue, pageruns.requested())
+        _step(name, fn, *args)
+
+
+def plan(settings: AppSettings, toks: tuple, ds, preds: tuple) -> list[Step]:
+    """The steps of every page's default view beyond the start page, in page order."""
+    from analysis_app.services import background, cache, defaults
+
+    n, seed = defaults.RESAMPLES, defaults.SEED
+    steps: list[Step] = [("", f"import {m}", importlib.import_module, (m,)) for m in MODULES]
+    if ds is not None and toks:
+        steps += [
+            ("statistics", "table", cache.table_for, ((ds,), toks)),
+            ("statistics", "table 4", cache.table4, ((ds,), toks, n, seed)),
+            ("statistics", "grouped", cache.grouped, ((ds,), toks, defaults.GROUP_BY, defaults.SUBSET, n, seed)),
+            ("statistics", "summary", cache.summary, ((ds,), toks, n, seed)),
+        ]
+    if toks:
+        steps += _languages(settings, toks, n, seed)
+    if ds is not None and toks and preds:
+        p = preds[0]
+        steps += [
+            ("errors", "table", cache.table_for, ((ds,), toks)),
+            ("errors", "aligned", cache.aligned, (ds, toks, p)),
+            ("errors", "correlation", cache.correlation, (ds, toks, p, n, seed)),
+            ("errors", "mislabelled", cache.mislabelled, (ds, toks, p, toks[0].name, defaults.MISLABELLED_SHOWN)),
+            ("errors", "mislabelled (all)", cache.mislabelled, (ds, toks, p, toks[0].name, None)),
+            ("errors", "attribution", lambda *a: background.submit(cache.attribution, *a).result(), (ds, toks, preds)),
+        ]
+    return steps
+
+
+def _languages(settings: AppSettings, toks: tuple, n: int, seed: int) -> list[Step]:
+    """The Languages page's default view: the parallel text segmented once, then its parity, fertility
+    and continued words (nothing when the folder cannot be read: the page reports why)."""
+    from analysis_app.services import cache, defaults
+    from analysis_app.services.paths import confine_path
+
+    try:
+        directory = str(confine_path(defaults.parallel_dir(), settings.allow_dirs))
+        paras = cache.parallel(directory)
+    except Exception as exc:  # the page meets the same error and reports it
+        _LOG.info("prewarm parallel text: %s: %s", type(exc).__name__, exc)
+        return []
+    langs = tuple(defaults.default_languages(sorted(paras)))
+    segment = [("languages", f"segmenting {t.name}", cache.parallel_segmented_by, (directory, langs, t)) for t in toks]
+    return [
+        *segment,
+        ("languages", "parity", cache.parity, (directory, langs, toks, defaults.reference(langs), n, seed)),
+        ("languages", "continued", cache.continued, (directory, langs, toks, n, seed)),
+    ]
+
+
 def prewarm(settings: AppSettings, *, wait_for_first_page: bool = True) -> dict[str, float]:
     """Compute the default view of every page; returns :data:`timings`.
 
     The start page's inputs first (tokenizers, dataset, predictions); then, once the first page
-    run has ended (``wait_for_first_page``), two threads, as the machine has two cores: this one
-    goes on in page order (Statistics, then the imports and fits of Errors, mostly pure Python
-    under the GIL), the Languages page's segmentation of the parallel text (SentencePiece
-    releases the GIL while it encodes) runs beside it.
+    run has ended (``wait_for_first_page``), the queue of :func:`plan`, the page last asked for
+    first (:func:`run_queue`).
     """
     from analysis_app.services import cache, defaults
     from analysis_app.services.sources import initial_sources, predictions_for
@@ -150,7 +197,6 @@ def prewarm(settings: AppSettings, *, wait_for_first_page: bool = True) -> dict[
     toks = tuple(srcs.tokenizer(n) for n in names)
     ds = srcs.datasets[0] if srcs.datasets else None
     preds = tuple(predictions_for(ds, srcs.predictions)) if ds else ()
-    n, seed = defaults.RESAMPLES, defaults.SEED
     # the start page (Segmentation explorer): tokenizers, the dataset, each model's predictions
     for t in toks:
         _step(f"tokenizer {t.name}", cache.segmenter, t)
@@ -161,41 +207,9 @@ def prewarm(settings: AppSettings, *, wait_for_first_page: bool = True) -> dict[
             _step(f"predictions {p.key}", cache.sentence_predictions, ds, p)
     if wait_for_first_page:
         t0 = time.perf_counter()
-        _first_page.wait(FIRST_PAGE_WAIT)
+        pageruns.first_page.wait(FIRST_PAGE_WAIT)
         timings["waiting for the first page"] = time.perf_counter() - t0
-    languages = threading.Thread(target=_languages, args=(settings, toks), name=_THREAD, daemon=True)
-    if toks:
-        languages.start()
-    if ds is not None and toks:
-        _step("table", cache.table_for, (ds,), toks)
-        _step("table 4", cache.table4, (ds,), toks, n, seed)
-        _step("grouped", cache.grouped, (ds,), toks, defaults.GROUP_BY, defaults.SUBSET, n, seed)
-        _step("summary", cache.summary, (ds,), toks, n, seed)
-    for m in MODULES:
-        _step(f"import {m}", importlib.import_module, m)
-    if ds is not None and toks and preds:
-        p = preds[0]
-        _step("aligned", cache.aligned, ds, toks, p)
-        _step("correlation", cache.correlation, ds, toks, p, n, seed)
-        _step("mislabelled", cache.mislabelled, ds, toks, p, toks[0].name, defaults.MISLABELLED_SHOWN)
-        _step("mislabelled (all)", cache.mislabelled, ds, toks, p, toks[0].name, None)
-        _step("attribution", cache.attribution, ds, toks, preds)
-    if languages.is_alive():
-        languages.join()
+    run_queue(plan(settings, toks, ds, preds))
     # one line in the terminal `make app` runs in (and what the benchmark waits for)
     print(f"tokstudy: every page's default view computed ({time.perf_counter() - t_start:.1f} s)", flush=True)
     return timings
-
-
-def _languages(settings: AppSettings, toks: tuple) -> None:
-    """The Languages page's default view: the parallel text's parity, fertility and continued words."""
-    from analysis_app.services import cache, defaults
-    from analysis_app.services.paths import confine_path
-
-    n, seed = defaults.RESAMPLES, defaults.SEED
-    directory = _step("parallel folder", lambda: str(confine_path(defaults.parallel_dir(), settings.allow_dirs)))
-    paras = _step("parallel text", cache.parallel, directory) if directory else None
-    if paras:
-        langs = tuple(defaults.default_languages(sorted(paras)))
-        _step("parity", cache.parity, directory, langs, toks, defaults.reference(langs), n, seed)
-        _step("continued", cache.continued, directory, langs, toks, n, seed)

@@ -88,17 +88,23 @@ def test_pearson_and_spearman_equal_scipy(setup):
 def test_entity_view_matches_independent_chunking(setup):
     ds, t, path, sents = setup
     seg = ChunkSegmenter(3)
-    max_p, missed = [], []
+    max_p, mean_p, missed = [], [], []
     for words, gold, pred in sents:
         found = conll_chunks(pred)
         for a, b, typ in sorted(conll_chunks(gold)):
             max_p.append(max(len(seg.pieces(w)) for w in words[a:b]))
+            mean_p.append(sum(len(seg.pieces(w)) for w in words[a:b]) / (b - a))
             missed.append(int((a, b, typ) not in found))
     res = correlate_errors(t, read_predictions(path), "chunk3", n_resamples=0).entities
     assert res.n_entities == len(missed) and res.n_found == len(missed) - sum(missed)
     r, p = stats.pearsonr(max_p, missed)
     assert res.max_pieces.r == pytest.approx(r, abs=1e-12) and res.max_pieces.p_value == pytest.approx(p, rel=1e-9)
     assert sum(b.n for b in res.by_max_pieces) == len(missed)
+    assert {b.pieces: b.n for b in res.by_max_pieces if b.n} == {
+        k: n for k in ("1", "2", "3", "4", "5+") if (n := sum((str(m) if m < 5 else "5+") == k for m in max_p))
+    }
+    r_mean, _ = stats.pearsonr(mean_p, missed)
+    assert res.mean_pieces.r == pytest.approx(r_mean, abs=1e-12)
 
 
 def _write(tmp_path, sents, name="bad.tsv"):
@@ -155,3 +161,24 @@ def test_constant_errors_give_nan_not_a_crash(setup, tmp_path):
     perfect = [(w, g, g) for w, g, _ in sents]
     res = correlate_errors(t, _write(tmp_path, perfect, "perfect.tsv"), "chunk3", n_resamples=50)
     assert np.isnan(res.all.r) and res.n_errors == 0 and res.entities.n_found == res.entities.n_entities
+
+
+@pytest.mark.parametrize("n, ties", [(3, False), (10, True), (200, True), (5000, False), (5000, True)])
+def test_pearson_spearman_equals_scipy(n, ties):
+    """The scipy.stats-free formulas give scipy.stats.pearsonr / spearmanr's numbers (r, rho and p)."""
+    from scipy import stats
+
+    from tokstudy.analysis.correlation import pearson_spearman
+
+    rng = np.random.default_rng(n)
+    x = rng.integers(1, 6, n).astype(float) if ties else rng.normal(size=n)
+    y = 0.1 * x + rng.normal(size=n) if n > 3 else np.array([1.0, 3.0, 2.0])
+    y = np.round(y, 1) if ties else y
+    r, p, rho, sp = pearson_spearman(x, y)
+    want_r, want_p = stats.pearsonr(x, y)
+    want_rho, want_sp = stats.spearmanr(x, y)
+    assert r == pytest.approx(want_r, abs=1e-12) and p == pytest.approx(want_p, rel=1e-9, abs=1e-300)
+    assert rho == pytest.approx(want_rho, abs=1e-12) and sp == pytest.approx(want_sp, rel=1e-9, abs=1e-300)
+    r, p, rho, sp = pearson_spearman(x, -x)
+    assert (r, rho) == (pytest.approx(-1.0), pytest.approx(-1.0)) and sp == 0.0
+    assert p == pytest.approx(stats.pearsonr(x, -x)[1], rel=1e-6, abs=1e-15)

@@ -107,3 +107,14 @@ def run_page(page: str, timeout: float = 60):
     no_exceptions(at)
     at.switch_page(page).run()
     return at
+
+
+def settle(at, timeout: float = 180):
+    """Wait for what the page computes beside it (``services/background.py``: the odds ratios), then
+    rerun it, as its polling placeholder does in a browser; returns ``at``."""
+    from analysis_app.services import background
+
+    background.wait_all(timeout)
+    at.run()
+    no_exceptions(at)
+    return at

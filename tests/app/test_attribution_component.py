@@ -49,6 +49,7 @@ def selection(tmp_path_factory):
 def test_component_shows_the_api_odds_ratios(selection):
     from streamlit.testing.v1 import AppTest
 
+    from tests.app.conftest import settle
     from tokstudy.analysis.attribution import attribute_errors
     from tokstudy.analysis.predictions import read_predictions
     from tokstudy.analysis.table import segmentation_table
@@ -56,8 +57,7 @@ def test_component_shows_the_api_odds_ratios(selection):
     from tokstudy.tokenization.loading import load_tokenizer
 
     dataset, toks, preds = selection
-    at = AppTest.from_function(_component_script, args=selection, default_timeout=120).run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = settle(AppTest.from_function(_component_script, args=selection, default_timeout=120).run())
     frame = at.dataframe[0].value
     table = segmentation_table(
         [read_conll(dataset.path, name="synth", language="en", split="test")],

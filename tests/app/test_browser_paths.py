@@ -100,6 +100,11 @@ def test_demo_results_every_page_opens(page, demo_app, demo_results):
     assert any("cover the first 80 of" in t and "sentences only" in t for t in alerts(page, "info")), alerts(
         page, "info"
     )
+    # the odds ratios are fitted beside the page (services/background.py): their table replaces a placeholder
+    page.get_by_test_id("stMain").get_by_text("Logistic regression of", exact=False).wait_for(timeout=180_000)
+    wait_idle(page)
+    assert exceptions(page) == [] and alerts(page, "error") == []
+    assert not any("Fitting the logistic regressions" in t for t in alerts(page, "info"))
     assert page.get_by_test_id("stDataFrame").count() >= 3
     assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 1
     assert page.get_by_test_id("stAppDeployButton").count() == 0

@@ -16,6 +16,7 @@ MODULES = [
     "analysis_app.services.paths",
     "analysis_app.services.settings",
     "analysis_app.services.results",
+    "analysis_app.services.prewarm",
     "analysis_app.components.inputs",
     "tokstudy.analysis.alignment",
 ]

@@ -97,3 +97,41 @@ def test_the_link_follows_the_word_picked(app_env):
         assert parse_qs(link.proto.query_string) == {"dataset": ["conll2003:test"], "sent": [str(int(row.sent_id))]}
         assert link.proto.label.startswith(f"{row.word}  ({row.n_pieces} pieces")
         pick = at.selectbox(key="ts_er_link")
+
+
+def test_odds_ratios_follow_the_rest_of_the_page(app_env, monkeypatch):
+    """The page is drawn before the logistic regressions are fitted (a placeholder meanwhile); the fits
+    run once, beside the page, and the table then shows them."""
+    import streamlit as st
+
+    import tokstudy.analysis.attribution as attribution_api
+    from analysis_app.services import background, pageruns
+    from tests.app.conftest import settle
+
+    background.wait_all()  # a job an earlier test started must not answer for this one
+    st.cache_data.clear()
+    background.forget()
+    fits = []
+    attribute = attribution_api.attribute_errors
+
+    def counted(*a, **k):
+        fits.append(a[2])
+        return attribute(*a, **k)
+
+    monkeypatch.setattr(attribution_api, "attribute_errors", counted)
+    with pageruns.page_run("errors"):  # fits wait until no page is drawn: hold them back during this run
+        at = run_page("views/errors.py")
+        no_exceptions(at)
+        assert fits == []
+    assert any("Fitting the logistic regressions" in i.value for i in at.info)
+    assert not any("OR per extra piece (adjusted)" in d.value.columns for d in at.dataframe)
+    assert len(at.dataframe) == 2  # correlations and mislabelled words are drawn already
+    settle(at)
+    odds = [d.value for d in at.dataframe if "OR per extra piece (adjusted)" in d.value.columns]
+    assert len(odds) == 1 and set(odds[0].tokenizer) == {"spm-600", "spm-1200", "spm-2400"}
+    assert sorted(fits) == ["spm-1200", "spm-2400", "spm-600"]  # each fitted once
+    assert not any("Fitting the logistic regressions" in i.value for i in at.info)
+    settle(at)
+    assert len(fits) == 3
+    st.cache_data.clear()
+    background.forget()

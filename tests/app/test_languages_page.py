@@ -54,3 +54,51 @@ def test_folder_outside_allowed_dirs_and_bad_upload(app_env):
     ).run()
     no_exceptions(at)
     assert any("not a Hugging Face tokenizer.json" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_the_parallel_text_is_segmented_once(app_env, data_location, monkeypatch):
+    """Parity, fertility and continued words count the same segmentation: one ``segment`` call per
+    tokenizer for the page's whole first computation."""
+    import streamlit as st
+
+    from tests.app.conftest import new_app
+    from tokstudy.tokenization.sentencepiece_ import SentencePieceSegmenter
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = new_app(timeout=120).run()
+    no_exceptions(at)
+    calls: dict[str, int] = {}
+    segment = SentencePieceSegmenter.segment
+
+    def counted(self, words):
+        calls[self.name] = calls.get(self.name, 0) + 1
+        return segment(self, words)
+
+    monkeypatch.setattr(SentencePieceSegmenter, "segment", counted)
+    at.switch_page("views/languages.py").run()
+    no_exceptions(at)
+    assert len(at.dataframe[0].value) == 3 * 6
+    assert calls == {"spm-600": 1, "spm-1200": 1, "spm-2400": 1}
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def test_presegmented_answers_as_the_tokenizer(app_env):
+    from analysis_app.services.languages import presegment
+    from tokstudy.tokenization.loading import load_tokenizer
+
+    seg = load_tokenizer(app_env / "tokenizers" / "spm-600")
+    paras = {"en": ["The cat sat , on the mat .", "Unbelievably long words"], "ar": ["مرحبا بالعالم"]}
+    (pre,) = presegment(paras, [seg])
+    assert (pre.name, pre.vocab_size, pre.describe_boundary_policy()) == (
+        seg.name,
+        seg.vocab_size,
+        seg.describe_boundary_policy(),
+    )
+    for words in (["mat", "cat", "mat", "مرحبا"], [], ["Unbelievably"]):
+        got, want = pre.segment(words), seg.segment(words)
+        assert got.as_lists() == want.as_lists()
+        assert list(got.unk) == list(want.unk) and list(got.ids) == list(want.ids)
+    with pytest.raises(KeyError, match="dog"):
+        pre.segment(["dog"])

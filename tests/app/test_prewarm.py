@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import streamlit as st
 
-from tests.app.conftest import no_exceptions, run_page
+from tests.app.conftest import no_exceptions, run_page, settle
 
 
 def _forbid(monkeypatch):
@@ -31,6 +31,7 @@ def _forbid(monkeypatch):
         (languages, "parity_frame"),
         (languages, "continued_frame"),
         (languages, "read_parallel"),
+        (languages, "presegment"),
     ):
         monkeypatch.setattr(mod, name, fail)
     monkeypatch.setattr("tokstudy.analysis.attribution.attribute_errors", fail)
@@ -38,26 +39,33 @@ def _forbid(monkeypatch):
 
 @pytest.fixture
 def fresh_caches():
+    from analysis_app.services import background
+
+    background.wait_all()  # a job an earlier test started must not answer for this one
     st.cache_data.clear()
     st.cache_resource.clear()
+    background.forget()
     yield
     st.cache_data.clear()
     st.cache_resource.clear()
+    background.forget()
 
 
 def test_every_page_reads_what_the_server_prepared(app_env, fresh_caches, monkeypatch):
     import os
 
-    from analysis_app.services import prewarm
+    from analysis_app.services import background, prewarm
     from analysis_app.services.settings import parse_settings
     from tokstudy.datalocation import data_root
 
     monkeypatch.setenv("TOKSTUDY_APP_ALLOW_DIRS", os.path.abspath(data_root()))
-    expected = {p: run_page(f"views/{p}.py", timeout=180) for p in ("statistics", "errors", "languages")}
+    expected = {p: settle(run_page(f"views/{p}.py", timeout=180)) for p in ("statistics", "errors", "languages")}
     for at in expected.values():
         no_exceptions(at)
+    assert any("OR per extra piece (adjusted)" in d.value.columns for d in expected["errors"].dataframe)
     st.cache_data.clear()
     st.cache_resource.clear()
+    background.forget()
 
     timings = prewarm.prewarm(parse_settings([]), wait_for_first_page=False)
     assert {"table", "table 4", "correlation", "attribution", "parity", "continued"} <= set(timings)
@@ -77,3 +85,47 @@ def test_switched_off_and_started_once(monkeypatch):
     assert prewarm.enabled({})
     monkeypatch.setenv("TOKSTUDY_APP_PREWARM", "0")
     assert prewarm.start(None) is False
+
+
+def test_the_page_asked_for_is_prepared_first(monkeypatch):
+    """A page opened while its preparation is still queued does not wait behind other pages' steps."""
+    from analysis_app.services import pageruns, prewarm
+
+    done = []
+    queue = [(page, f"{page} {i}", done.append, (f"{page} {i}",)) for page in ("statistics", "errors") for i in (1, 2)]
+    with pageruns.page_run("errors"):  # the user opens the Errors page; the queue goes on once it is drawn
+        pass
+    prewarm.run_queue(queue)
+    assert done == ["errors 1", "errors 2", "statistics 1", "statistics 2"]
+    assert pageruns.requested() == "errors"
+    with pageruns.page_run("statistics"):
+        pass
+    queue = [("errors", "e", done.append, ("e",)), ("languages", "l", done.append, ("l",))]
+    prewarm.run_queue(queue)  # none of the Statistics page's: page order
+    assert done[-2:] == ["e", "l"]
+
+
+def test_preparation_pauses_while_a_page_is_drawn():
+    import threading
+    import time
+
+    from analysis_app.services import pageruns, prewarm
+
+    done = []
+    page_started, page_ends = threading.Event(), threading.Event()
+
+    def page():
+        with pageruns.page_run("languages"):
+            page_started.set()
+            page_ends.wait(5)
+            done.append("page drawn")
+
+    threading.Thread(target=page).start()
+    page_started.wait(5)
+    worker = threading.Thread(target=prewarm.run_queue, args=([("errors", "e", done.append, ("step",))],))
+    worker.start()
+    time.sleep(0.2)
+    assert done == []  # the step waits for the page
+    page_ends.set()
+    worker.join(5)
+    assert done == ["page drawn", "step"]

@@ -17,7 +17,6 @@ both are offered because readers ask for either.)
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,16 +103,42 @@ class ErrorCorrelation:
 
 
 def pearson_spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float]:
-    """Pearson r, p and Spearman rho, p (NaN when undefined, e.g. a constant vector)."""
-    from scipy import stats
+    """Pearson r, p and Spearman rho, p (NaN when undefined, e.g. a constant vector).
+
+    ``scipy.stats.pearsonr`` / ``spearmanr``'s own formulas (two-sided p: r's beta distribution on
+    (-1, 1) with a = b = n/2 - 1; rho's t with n - 2 degrees of freedom; rho = Pearson r of the
+    average ranks) through ``scipy.special``, so that an interactive first use (the app's Errors
+    page) does not wait a second and more for ``scipy.stats`` to import.
+    """
+    from scipy import special
 
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return (float("nan"),) * 4
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        r, p = stats.pearsonr(x, y)
-        rho, sp = stats.spearmanr(x, y)
-    return float(r), float(p), float(rho), float(sp)
+    n = len(x)
+    r = _pearson_r(x, y)
+    ab = n / 2 - 1
+    p = float(2 * special.betaincc(ab, ab, (abs(r) + 1) / 2))  # scipy's _SimpleBeta(ab, ab, loc=-1, scale=2).sf
+    rho = float(np.corrcoef(_average_ranks(x), _average_ranks(y))[0, 1])  # as spearmanr computes it
+    dof = n - 2
+    with np.errstate(divide="ignore"):  # rho = +-1: t = +-inf, p = 0 (as spearmanr)
+        t = rho * np.sqrt(np.clip(dof / ((np.float64(rho) + 1.0) * (1.0 - rho)), 0.0, None))
+    sp = float(2 * special.stdtr(dof, -abs(t)))
+    return r, p, rho, sp
+
+
+def _pearson_r(x: np.ndarray, y: np.ndarray) -> float:
+    xm = np.asarray(x, np.float64) - np.mean(x)
+    ym = np.asarray(y, np.float64) - np.mean(y)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.dot(xm / np.linalg.norm(xm), ym / np.linalg.norm(ym))
+    return float(np.clip(r, -1.0, 1.0))
+
+
+def _average_ranks(a: np.ndarray) -> np.ndarray:
+    """Ranks 1..n, ties given their average rank (``scipy.stats.rankdata(method="average")``)."""
+    _, inverse, counts = np.unique(np.asarray(a), return_inverse=True, return_counts=True)
+    last = np.cumsum(counts)  # the highest rank of each distinct value
+    return (last - (counts - 1) / 2.0)[inverse.ravel()]
 
 
 def bootstrap_pearson(x, y, sentence, n_sentences, settings: BootstrapSettings) -> tuple[float, float]:
@@ -173,7 +198,7 @@ def entity_view(table: SegmentationTable, aligned: AlignedPredictions, n_pieces:
     bounds = np.flatnonzero(np.diff(sent)) + 1
     starts = np.concatenate([[0], bounds]).tolist()
     ends = np.concatenate([bounds, [len(rows)]]).tolist()
-    max_p, mean_p, missed, ent_sent = [], [], [], []
+    first, last, missed, ent_sent = [], [], [], []  # each gold entity's rows [first, last) in ``rows``
     pieces = n_pieces[rows]
     for a, b in zip(starts, ends):
         gold = iob2_spans(aligned.gold[a:b])
@@ -181,19 +206,23 @@ def entity_view(table: SegmentationTable, aligned: AlignedPredictions, n_pieces:
             continue
         found = set(iob2_spans(aligned.pred[a:b]))
         for s, e, typ in gold:
-            seg = pieces[a + s : a + e]
-            max_p.append(int(seg.max()))
-            mean_p.append(float(seg.mean()))
+            first.append(a + s)
+            last.append(a + e)
             missed.append((s, e, typ) not in found)
             ent_sent.append(int(sent[a]))
-    max_arr = np.asarray(max_p, dtype=np.int64)
+    # max and mean pieces of every entity at once: reduce over [first, last) and skip the gaps between
+    edges = np.asarray([first, last], dtype=np.int64).T.ravel()
+    padded = np.append(pieces, 0).astype(np.int64)  # ``last`` may be len(pieces): reduceat needs an index there
+    max_arr = np.maximum.reduceat(padded, edges)[0::2] if len(first) else np.zeros(0, np.int64)
+    sums = np.add.reduceat(padded, edges)[0::2] if len(first) else np.zeros(0, np.int64)
+    mean_p = sums / (np.asarray(last, dtype=np.int64) - np.asarray(first, dtype=np.int64))
     miss = np.asarray(missed, dtype=bool)
     ent_sent = np.asarray(ent_sent, dtype=np.int64)
     return EntityView(
         n_entities=len(miss),
         n_found=int((~miss).sum()),
         max_pieces=correlation(max_arr, miss, ent_sent, settings),
-        mean_pieces=correlation(np.asarray(mean_p), miss, ent_sent, settings),
+        mean_pieces=correlation(mean_p.astype(np.float64), miss, ent_sent, settings),
         by_max_pieces=pieces_bins(max_arr, miss),
     )
 
