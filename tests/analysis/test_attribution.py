@@ -289,3 +289,56 @@ def test_fits_run_with_every_blas_library_on_one_thread():
     with _one_blas_thread():
         blas = [i for i in threadpool_info() if i["user_api"] == "blas"]
         assert blas and all(i["num_threads"] == 1 for i in blas)
+
+
+def test_a_fit_that_fails_from_the_warm_start_is_tried_from_statsmodels_start(synthetic, monkeypatch):
+    """Newton's method has no line search: from the intercept-only start it can end on a singular Hessian
+    where statsmodels' own start converges (a cpu study's CoNLL-2003 predictions did). The fit is then
+    tried again, and gives what the plain statsmodels fit gives."""
+    from statsmodels.discrete.discrete_model import Logit
+
+    from tokstudy.analysis import logit
+    from tokstudy.analysis.alignment import align_predictions
+    from tokstudy.analysis.attribution import design
+
+    ds, preds, seg, counts, table, res = synthetic
+    d = design(table, align_predictions(table, preds), None, counts)
+    x = np.column_stack([d.pieces - 1, d.covariates])
+    fit = Logit.fit
+    starts = []
+
+    def singular_from_a_warm_start(self, start_params=None, **kw):
+        starts.append(start_params)
+        if start_params is not None:
+            raise np.linalg.LinAlgError("Singular matrix")
+        return fit(self, start_params=start_params, **kw)
+
+    monkeypatch.setattr(Logit, "fit", singular_from_a_warm_start)
+    (params, ci, p), reason = logit.fit_logit(d.error, x, d.sentence, 0.95)
+    assert reason == "" and len(starts) == 2 and starts[0] is not None and starts[1] is None
+    monkeypatch.setattr(Logit, "fit", fit)
+    plain = fit(
+        Logit(d.error, np.column_stack([np.ones(len(d.error)), x])),
+        disp=0,
+        method="newton",
+        cov_type="cluster",
+        cov_kwds={"groups": d.sentence},
+    )
+    np.testing.assert_allclose(params, plain.params, rtol=1e-10)
+    np.testing.assert_allclose(ci, plain.conf_int(alpha=0.05), rtol=1e-10)
+
+
+def test_a_fit_that_fails_from_both_starts_says_why(synthetic, monkeypatch):
+    from statsmodels.discrete.discrete_model import Logit
+
+    from tokstudy.analysis import logit
+
+    def always_singular(self, **kw):
+        raise np.linalg.LinAlgError("Singular matrix")
+
+    monkeypatch.setattr(Logit, "fit", always_singular)
+    y = np.array([0.0, 1.0, 0.0, 1.0])
+    assert logit.fit_logit(y, np.array([[1.0], [2.0], [3.0], [5.0]]), np.arange(4), 0.95) == (
+        None,
+        "LinAlgError: Singular matrix",
+    )
