@@ -170,7 +170,9 @@ def run_study(
                             "pretrained": kind == "pretrained",
                         }
                     )
-    outputs = dict(zip([s.name for s in stages], pipe.run_many(stages, jobs=config.jobs, progress=progress)))
+    # with one job each run draws its own bars; with several, one bar counts the finished runs
+    done = pipe.run_many(stages, jobs=config.jobs, progress=progress and config.jobs > 1)
+    outputs = dict(zip([s.name for s in stages], done))
     runs = [{**run, **outputs[run["stage"]]} for run in runs]
     finetune_stages = [r["stage"] for r in runs]
     pretrain_cost = {name: outputs[f"pretrain/{name}"].get("cost") for name in tokenizer_dirs}
