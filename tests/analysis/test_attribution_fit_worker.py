@@ -146,7 +146,10 @@ def test_ctrl_c_leaves_no_process_behind(tmp_path):
     script.write_text(
         textwrap.dedent(
             """
-            import sys, time
+            import signal, sys, time
+            # as in a terminal: Ctrl-C raises KeyboardInterrupt (a process started in the background by a
+            # non-interactive shell, as CI may be, inherits SIGINT ignored and would sleep through it)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
             from tokstudy.analysis.fit_worker import FitWorker
             with FitWorker() as worker:
                 print(worker.pid, flush=True)
