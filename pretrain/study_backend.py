@@ -106,6 +106,8 @@ class PretrainBackend:
             batch_size=section.batch_size,
             learning_rate=section.learning_rate,
             patience=section.patience,
+            dropout=section.dropout,
+            token_dropout=section.token_dropout,
             max_length=section.max_length,
             stride=min(32, section.max_length // 4),
             unseen_labels="map_o" if task.task == "ner" else "keep",

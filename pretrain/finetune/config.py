@@ -81,6 +81,14 @@ class FinetuneConfig:
     stride: int = 32
     """Left-context pieces carried into the next window of a long sentence (those words are not
     labelled again: every word is predicted exactly once)."""
+    dropout: float | None = None
+    """Dropout for fine-tuning (hidden states, attention probabilities and the classifier head); ``None`` keeps
+    the model's own (ALBERT v2 and the pre-trainer's exports: 0, which lets a small model memorise CoNLL-2003's
+    training entities within two epochs)."""
+    token_dropout: float = 0.0
+    """Probability that a training input piece is replaced by ``<unk>`` (word dropout, as in Lample et al. 2016 for
+    NER): the model learns to label a word from its context and cannot rely on having seen it in training.
+    Never applied at evaluation."""
     label_all_pieces: bool = False
     """Train on every piece of a word (same label) instead of its first piece only; prediction
     always reads the first piece."""
@@ -122,6 +130,8 @@ class FinetuneConfig:
             require(getattr(self, name) >= 1, w, f"{name}={getattr(self, name)} must be >= 1")
         require(self.patience >= 0, w, f"patience={self.patience} must be >= 0")
         require(0 < self.learning_rate < 1, w, f"learning_rate={self.learning_rate} must be in (0, 1)")
+        require(self.dropout is None or 0 <= self.dropout < 1, w, f"dropout={self.dropout} must be in [0, 1) or None")
+        require(0 <= self.token_dropout < 1, w, f"token_dropout={self.token_dropout} must be in [0, 1)")
         require(0 <= self.warmup_ratio < 1, w, f"warmup_ratio={self.warmup_ratio} must be in [0, 1)")
         require(0 < self.holdout_fraction < 1, w, f"holdout_fraction={self.holdout_fraction} must be in (0, 1)")
         require(self.max_length >= 4, w, f"max_length={self.max_length} must be >= 4 ([CLS], [SEP] and some pieces)")

@@ -70,8 +70,12 @@ def check_vocab(tokenizer, model, path: str | os.PathLike) -> None:
         )
 
 
-def load_for_task(path: str | os.PathLike, task: str, labels: Sequence[str], *, quiet: bool = True):
-    """A model with a fresh (or, for a fine-tuned directory, its own) head for ``labels``, and its tokenizer."""
+def load_for_task(
+    path: str | os.PathLike, task: str, labels: Sequence[str], *, quiet: bool = True, dropout: float | None = None
+):
+    """A model with a fresh (or, for a fine-tuned directory, its own) head for ``labels``, and its tokenizer.
+
+    ``dropout`` replaces the model's hidden, attention and classifier dropout (``None`` keeps them)."""
     from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification
     from transformers.utils import logging as hf_logging
 
@@ -79,12 +83,21 @@ def load_for_task(path: str | os.PathLike, task: str, labels: Sequence[str], *, 
     tok = load_tokenizer(path)
     auto = AutoModelForTokenClassification if task == "ner" else AutoModelForSequenceClassification
     id2label = {i: lab for i, lab in enumerate(labels)}
+    overrides = {}
+    if dropout is not None:
+        overrides = dict(
+            hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout, classifier_dropout_prob=dropout
+        )
     previous = hf_logging.get_verbosity()
     if quiet:  # the "newly initialised classifier" report is expected here
         hf_logging.set_verbosity_error()
     try:
         model = auto.from_pretrained(
-            str(path), num_labels=len(labels), id2label=id2label, label2id={v: k for k, v in id2label.items()}
+            str(path),
+            num_labels=len(labels),
+            id2label=id2label,
+            label2id={v: k for k, v in id2label.items()},
+            **overrides,
         )
     except Exception as exc:
         raise ValueError(f"{path}: could not load the model for {task}: {exc}") from exc

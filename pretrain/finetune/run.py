@@ -80,12 +80,12 @@ def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: P
 
     meter = CostMeter()  # wall time, kWh, CO2e of this seed (training + evaluation)
     seed_everything(seed)  # the classifier head is initialised from this seed
-    model, tok = load_for_task(config.model, config.task, data.labels)
+    model, tok = load_for_task(config.model, config.task, data.labels, dropout=config.dropout)
     device = resolve_device(config.device)
     model.to(device)
     max_length = max_positions(model, config.max_length)
     stride = min(config.stride, (max_length - 2) // 2 - 1)
-    cls_id, sep_id, pad_id, _ = special_ids(tok)
+    cls_id, sep_id, pad_id, unk_id = special_ids(tok)
     id2label = dict(enumerate(data.labels))
     label2id = {lab: i for i, lab in id2label.items()}
 
@@ -122,6 +122,8 @@ def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: P
         pad_id=pad_id,
         device=device,
         token_labels=config.task == "ner",
+        unk_id=unk_id,
+        keep_ids=(cls_id, sep_id, pad_id),
     )
     seed_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{seed_dir.name}.", suffix=".partial", dir=seed_dir.parent))

@@ -86,6 +86,18 @@ def collate(items: Sequence, pad_id: int, device, *, token_labels: bool):
     return {"input_ids": ids.to(device), "attention_mask": mask.to(device), "labels": labels.to(device)}
 
 
+def drop_tokens(batch: dict, rate: float, unk_id: int, keep_ids: Sequence[int], generator) -> dict:
+    """``batch`` with each input piece replaced by ``unk_id`` with probability ``rate`` (word dropout); padding and
+    the ``keep_ids`` (``[CLS]``, ``[SEP]``) are never replaced. Labels are unchanged: the model must still label
+    the word, from its context."""
+    import torch
+
+    ids = batch["input_ids"]
+    draw = torch.rand(ids.shape, generator=generator).to(ids.device) < rate
+    droppable = (batch["attention_mask"] == 1) & ~torch.isin(ids, torch.tensor(list(keep_ids), device=ids.device))
+    return {**batch, "input_ids": ids.masked_fill(draw & droppable, unk_id)}
+
+
 def train(
     model,
     items: Sequence,
@@ -96,12 +108,15 @@ def train(
     pad_id: int,
     device=None,
     token_labels: bool = True,
+    unk_id: int | None = None,
+    keep_ids: Sequence[int] = (),
 ) -> TrainResult:
     """Fine-tune ``model`` in place on ``items``; returns with the best-dev weights loaded.
 
     ``evaluate(model)`` returns the dev score (higher is better), called
     ``config.evals_per_epoch`` times per epoch; training stops after ``config.patience``
-    evaluations without improvement.
+    evaluations without improvement. With ``config.token_dropout`` (> 0), training inputs lose pieces to
+    ``unk_id`` (:func:`drop_tokens`), drawn from a generator seeded by ``seed``.
     """
     import torch
     from tqdm.auto import tqdm
@@ -114,6 +129,10 @@ def train(
     device = device or next(model.parameters()).device
     seed_everything(seed)
     rng = random.Random(seed)
+    rate = getattr(config, "token_dropout", 0.0)
+    if rate and unk_id is None:
+        raise ValueError("token_dropout needs the tokenizer's unk id (unk_id)")
+    dropper = torch.Generator().manual_seed(seed) if rate else None
     lengths = [len(it) for it in items]
     steps_per_epoch = math.ceil(len(items) / config.batch_size)
     total = steps_per_epoch * config.epochs
@@ -136,6 +155,8 @@ def train(
         batches = batch_order(lengths, config.batch_size, rng, group_by_length=config.group_by_length)
         for b, idx in enumerate(batches, start=1):
             batch = collate([items[i] for i in idx], pad_id, device, token_labels=token_labels)
+            if rate:
+                batch = drop_tokens(batch, rate, unk_id, keep_ids, dropper)
             loss = model(**batch).loss
             loss.backward()
             if config.max_grad_norm > 0:

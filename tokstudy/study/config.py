@@ -136,6 +136,10 @@ class FinetuneSection:
     max_length: int = 128
     patience: int = 2
     """Early-stopping patience, in epochs without dev improvement."""
+    dropout: float | None = None
+    """Fine-tuning dropout (hidden, attention, classifier); None keeps the model's own (0 for our exports)."""
+    token_dropout: float = 0.0
+    """Probability that a training input piece is replaced by ``<unk>`` (word dropout); never at evaluation."""
     no_pretraining_control: bool = False
     """Also fine-tune each vocabulary's architecture from random weights (same tasks, settings and seeds),
     so the report can say whether pre-training helped."""
