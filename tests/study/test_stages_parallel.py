@@ -103,3 +103,61 @@ def test_a_dependency_run_before_the_batch_hands_over_its_outputs(tmp_path):
     p.run("pretrain/a", {"tag": "a"}, lambda work: {"model": "a"}, deps=["tok"])
     stage = Stage("finetune/a/seed0", {"seed": 0}, partial(_finetune, dep="pretrain/a", seed=0), deps=("pretrain/a",))
     assert p.run_many([stage], jobs=2)[0]["score"] == "a-0"
+
+
+def _sleeper(work, inputs):
+    """A long 'training run' that says it started (its pid) and then waits."""
+    (work / "pid").write_text(str(os.getpid()))
+    time.sleep(120)
+    return {"done": True}
+
+
+def test_ctrl_c_stops_every_run_and_records_none_done(tmp_path):
+    """SIGINT to the process group, as a terminal sends it, while two runs are under way: the command ends
+    at once with KeyboardInterrupt, no run process is left, and neither run is recorded as done."""
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+
+    script = tmp_path / "study.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import signal
+            # as in a terminal (a process started in the background may inherit SIGINT ignored)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            from tokstudy.study.stages import Pipeline, Stage
+            from tests.study.test_stages_parallel import _sleeper
+
+            if __name__ == "__main__":
+                p = Pipeline({str(tmp_path / "study")!r}, log=lambda m: None)
+                p.run_many([Stage("pretrain/a", {{}}, _sleeper), Stage("pretrain/b", {{}}, _sleeper)], jobs=2)
+            """
+        )
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.Popen(
+        [sys.executable, str(script)], stderr=subprocess.PIPE, text=True, env=env, start_new_session=True
+    )
+    pid_files = [tmp_path / "study" / "pretrain" / tag / "pid" for tag in ("a", "b")]
+    try:
+        deadline = time.time() + 90
+        while not all(f.is_file() and f.read_text() for f in pid_files):
+            assert proc.poll() is None and time.time() < deadline, "the two runs did not start"
+            time.sleep(0.1)
+        children = [int(f.read_text()) for f in pid_files]
+        os.killpg(proc.pid, signal.SIGINT)
+        started = time.time()
+        _, err = proc.communicate(timeout=60)
+        stopped_after = time.time() - started
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode != 0 and "KeyboardInterrupt" in err, err[-2000:]
+    assert stopped_after < 30  # not after the runs' 120 s
+    for child in children:
+        with pytest.raises(ProcessLookupError):
+            os.kill(child, 0)
+    assert not list((tmp_path / "study" / ".stages").glob("pretrain__*.json"))
