@@ -61,7 +61,7 @@ def main() -> None:
             control = pipe.run(
                 "control/tok",
                 {},
-                lambda work: pipeline._control(
+                lambda work: pipeline.control_stage(
                     work, {}, root=root, tokenizer_dir=Path(args.tokenizer).resolve(), backend=backend, config=config
                 ),
                 deps=["tokenizers"],
@@ -71,7 +71,7 @@ def main() -> None:
                     f"finetune/seed{seed}",
                     {"seed": seed},
                     partial(
-                        pipeline._finetune,
+                        pipeline.finetune_stage,
                         root=root,
                         model_stage="control/tok",
                         task=task,

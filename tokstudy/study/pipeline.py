@@ -131,7 +131,7 @@ def run_study(
                 Stage(
                     f"control/{name}",
                     {"model": config.pretrain.model, "seed": config.pretrain.seed},
-                    partial(_control, root=root, tokenizer_dir=tok_dir, backend=backend, config=config),
+                    partial(control_stage, root=root, tokenizer_dir=tok_dir, backend=backend, config=config),
                     deps=("tokenizers",),
                 )
             )
@@ -148,7 +148,7 @@ def run_study(
                             stage,
                             {"common": ft_common, "task": dataclasses.asdict(task), "seed": seed, "inputs": inputs},
                             partial(
-                                _finetune,
+                                finetune_stage,
                                 root=root,
                                 model_stage=f"{dep}/{name}",
                                 task=task,
@@ -196,7 +196,7 @@ def run_study(
     return StudyResult(root, root / report["markdown"], root / report["html"], pipe.executed, pipe.skipped)
 
 
-# --- stage bodies -------------------------------------------------------------------
+# --- stage bodies (control_stage and finetune_stage are public: benchmarks time one stage with them) ---
 
 
 def _train_tokenizers(work: Path, root: Path, config: StudyConfig, sources: Sources, progress: bool) -> dict:
@@ -253,9 +253,10 @@ def _pretrain(
     return {"model": str(Path(model.model_dir).relative_to(root)), "cost": cost}
 
 
-def _control(
+def control_stage(
     work: Path, inputs: dict, *, root: Path, tokenizer_dir: Path, backend: TrainerBackend, config: StudyConfig
 ) -> dict:
+    """The body of a ``control/<tokenizer>`` stage: the pre-training preset's initial weights, exported in ``work``."""
     return {"model": str(Path(backend.untrained_model(work, tokenizer_dir, config.pretrain)).relative_to(root))}
 
 
@@ -267,7 +268,7 @@ def _task_splits(task: TaskSpec, sources: Sources) -> TaskSplits:
     return TaskSplits(train, dev, test)
 
 
-def _finetune(
+def finetune_stage(
     work: Path,
     inputs: dict,
     *,
@@ -280,6 +281,8 @@ def _finetune(
     sources: Sources,
     progress: bool,
 ) -> dict:
+    """The body of a ``finetune/...`` stage: one (model, task, seed) run of the backend; its score, predictions
+    and cost. ``inputs[model_stage]["model"]`` is the model folder, relative to ``root``."""
     model_dir = root / inputs[model_stage]["model"]
     request = FinetuneRequest(model_dir, task, _task_splits(task, sources), seed, task.settings(config.finetune))
     run = backend.finetune(work, request, progress=progress)
