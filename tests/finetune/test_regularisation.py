@@ -81,3 +81,12 @@ def test_training_with_word_dropout_is_reproducible_and_differs_from_without(tin
     with_drop = run("a", token_dropout=0.3, dropout=0.1)
     assert run("b", token_dropout=0.3, dropout=0.1) == with_drop
     assert run("c") != with_drop
+
+
+def test_the_new_settings_enter_the_training_key_only_when_set():
+    """Finished seeds of an earlier version (no such settings) stay reusable; a set rate retrains."""
+    base = FinetuneConfig(model="m", task="ner", dataset="conll2003")
+    assert "dropout" not in base.training_key() and "token_dropout" not in base.training_key()
+    assert FinetuneConfig(model="m", task="ner", dataset="conll2003", dropout=0.1).training_key()["dropout"] == 0.1
+    key = FinetuneConfig(model="m", task="ner", dataset="conll2003", token_dropout=0.2).training_key()
+    assert key["token_dropout"] == 0.2 and key != base.training_key()

@@ -169,3 +169,27 @@ def test_the_protocols_docstring_example_runs():
 
     result = doctest.testmod(backends)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_new_finetuning_settings_at_their_default_keep_earlier_results(fake_study, tmp_path):
+    """``dropout`` and ``token_dropout`` came later: at their defaults they are not in the stage keys (a results
+    folder of an earlier version is reused); set, they retrain every fine-tuning run and nothing else."""
+    import dataclasses
+    import shutil
+
+    from tests.study.fake_backend import FakeBackend
+
+    _, out, empty = fake_study
+    record = json.loads(next((out / ".stages").glob("finetune__*.json")).read_text())
+    assert set(record["params"]["common"]) == {"epochs", "batch_size", "learning_rate", "max_length", "patience"}
+    copy = tmp_path / "out"
+    shutil.copytree(out, copy)
+    config = load_study_config(TINY, output_dir=str(copy), data_dir=str(empty))
+    config = dataclasses.replace(config, finetune=dataclasses.replace(config.finetune, token_dropout=0.1))
+    backend = FakeBackend()
+    result = run_study(config, backend=backend, log=lambda m: None, progress=False)
+    kinds = {c[0] for c in backend.calls}
+    assert kinds == {"finetune"}, kinds
+    n_finetune = 2 * 3 * len(config.finetune.tasks) * config.finetune.seeds
+    assert len(backend.calls) == n_finetune
+    assert {s.split("/")[0] for s in result.executed} == {"finetune", "finetune-control", "analysis", "report"}

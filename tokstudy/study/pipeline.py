@@ -69,6 +69,11 @@ def _needed_corpora(config: StudyConfig) -> set[str]:
     return {n for n in needed if not Path(n).exists() and not n.startswith("hf")}
 
 
+#: fine-tuning settings added after results were first written, at their default (the earlier behaviour): left
+#: out of the stage keys, so that a results folder of an earlier version is reused instead of trained again
+_ADDED_AT_DEFAULT = {("dropout", None), ("token_dropout", 0.0)}
+
+
 def run_study(
     config: StudyConfig,
     *,
@@ -105,7 +110,9 @@ def run_study(
     # All of them are training runs for the backend, run `config.jobs` at a time (each waits for its model only).
     ft = config.finetune
     ft_common = {
-        k: v for k, v in dataclasses.asdict(ft).items() if k not in ("tasks", "seeds", "no_pretraining_control")
+        k: v
+        for k, v in dataclasses.asdict(ft).items()
+        if k not in ("tasks", "seeds", "no_pretraining_control") and (k, v) not in _ADDED_AT_DEFAULT
     }
     child_progress = progress and config.jobs <= 1  # one bar per run only when runs do not share the terminal
     stages: list[Stage] = []
