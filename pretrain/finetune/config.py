@@ -176,8 +176,12 @@ class FinetuneConfig:
         }
         # settings added later, at their default (the earlier behaviour), are left out: finished seeds of an
         # earlier version stay reusable
-        added_at_default = {("dropout", None), ("token_dropout", 0.0)}
-        return {k: v for k, v in self.to_dict().items() if k not in ignore and (k, v) not in added_at_default}
+        added_at_default = {"dropout": None, "token_dropout": 0.0}
+        return {
+            k: v
+            for k, v in self.to_dict().items()
+            if k not in ignore and not (k in added_at_default and v == added_at_default[k])
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str = "<dict>") -> "FinetuneConfig":

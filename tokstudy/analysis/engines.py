@@ -89,6 +89,31 @@ LOCAL_CLUSTER_CONFIG = {
     "distributed.scheduler.work-stealing": False,
 }
 
+def _pin_this_process(core: int) -> int:
+    """Bind every thread of the calling process to ``core`` (threads started later inherit it)."""
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            os.sched_setaffinity(int(tid), {core})
+        except OSError:  # a thread that has just ended
+            pass
+    return core
+
+
+def pin_local_workers(client) -> bool:
+    """Give each worker of a ``LocalCluster`` a core of its own when there are enough cores (Linux only).
+
+    Returns whether the workers were pinned."""
+    if not hasattr(os, "sched_setaffinity") or not os.path.isdir("/proc/self/task"):
+        return False
+    cores = sorted(os.sched_getaffinity(0))
+    workers = sorted(client.scheduler_info()["workers"])
+    if len(workers) > len(cores):
+        return False
+    for address, core in zip(workers, cores):
+        client.run(_pin_this_process, core, workers=[address])
+    return True
+
+
 #: called after each partition with (partitions done, partitions in all)
 Callback = Callable[[int, int], None]
 
@@ -208,6 +233,8 @@ def run_dask(parts, tokenizers, settings, engine: EngineSettings, *, progress=Fa
             )
         client = Client(cluster)
         label = f"dask LocalCluster, {engine.workers} workers"
+        if os.environ.get("TOKSTUDY_DASK_PIN") == "1":  # experiment (issue 14): measured before it is adopted
+            pin_local_workers(client)
     state = _Progress(parts, progress, callback, label)
     try:
         futures = [client.submit(partition_aggregate, p, tokenizers, settings, pure=False) for p in parts]

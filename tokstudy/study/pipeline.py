@@ -71,7 +71,7 @@ def _needed_corpora(config: StudyConfig) -> set[str]:
 
 #: fine-tuning settings added after results were first written, at their default (the earlier behaviour): left
 #: out of the stage keys, so that a results folder of an earlier version is reused instead of trained again
-_ADDED_AT_DEFAULT = {("dropout", None), ("token_dropout", 0.0)}
+_ADDED_AT_DEFAULT = {"dropout": None, "token_dropout": 0.0}
 
 
 def run_study(
@@ -112,7 +112,8 @@ def run_study(
     ft_common = {
         k: v
         for k, v in dataclasses.asdict(ft).items()
-        if k not in ("tasks", "seeds", "no_pretraining_control") and (k, v) not in _ADDED_AT_DEFAULT
+        if k not in ("tasks", "seeds", "no_pretraining_control")
+        and not (k in _ADDED_AT_DEFAULT and v == _ADDED_AT_DEFAULT[k])
     }
     child_progress = progress and config.jobs <= 1  # one bar per run only when runs do not share the terminal
     stages: list[Stage] = []
