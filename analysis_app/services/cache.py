@@ -146,7 +146,7 @@ def correlation(
     """``correlate_errors`` for each tokenizer (list, tokenizer order)."""
     t = table_for((dataset_src,), tokenizer_srcs)
     a = aligned(dataset_src, tokenizer_srcs, pred_src)
-    return [mislabels.correlate(t, a, s.name, n_resamples=n_resamples, seed=seed) for s in tokenizer_srcs]
+    return mislabels.correlate(t, a, [s.name for s in tokenizer_srcs], n_resamples=n_resamples, seed=seed)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

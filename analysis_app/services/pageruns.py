@@ -19,6 +19,9 @@ _idle = threading.Condition()
 MAX_WAIT = 10.0
 #: set when the first page run of this process has ended.
 first_page = threading.Event()
+#: set to print when each script run starts and ends (as ``TOKSTUDY_APP_PREWARM=verbose`` does), with or
+#: without the server's preparation: to tell the server's part of a click from the browser's.
+TIMING_ENV = "TOKSTUDY_APP_TIMING"
 #: the page (its URL path, "" for the start page) of the latest script run to start.
 _requested: list[str | None] = [None]
 
@@ -31,7 +34,7 @@ def page_run(page: str | None = None):
         _running += 1
         if page is not None:
             _requested[0] = page
-    verbose = os.environ.get("TOKSTUDY_APP_PREWARM") == "verbose"
+    verbose = os.environ.get("TOKSTUDY_APP_PREWARM") == "verbose" or os.environ.get(TIMING_ENV, "") not in ("", "0")
     if verbose:
         print(f"page run ({page}) starts at {time.time():.3f}", flush=True)
     try:

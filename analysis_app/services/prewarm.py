@@ -44,6 +44,7 @@ MODULES = (
     "tokstudy.analysis.stats",
     "tokstudy.analysis.correlation",
     "tokstudy.analysis.parity",
+    "scipy.special",  # the Errors page's p-values (tokstudy.analysis.correlation imports it when first used)
 )
 
 _LOG = logging.getLogger(__name__)
