@@ -143,7 +143,9 @@ _WATCH = """() => {
 _DONE = """(title) => {
   const s = window.__ts.states;
   const app = document.querySelector('[data-testid="stApp"]');
-  if (document.querySelector('[data-testid="stSkeleton"]')) return null;
+  // a placeholder still drawn, other than in the hidden container of components/preload.py
+  const shown = e => !e.closest('.st-key-ts_preload');
+  if ([...document.querySelectorAll('[data-testid="stSkeleton"]')].some(shown)) return null;
   if (app.getAttribute('data-test-script-state') !== 'notRunning') return null;
   const ran = s.findIndex(x => x[0] === 'running');
   if (ran >= 0) {
