@@ -15,6 +15,7 @@ import streamlit as st
 # `streamlit run analysis_app/app.py` puts analysis_app/ (not the checkout) on sys.path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from analysis_app.components import preload  # noqa: E402 (needs the checkout on sys.path, above)
 from analysis_app.services import prewarm, settings  # needs the checkout on sys.path (above)
 
 st.set_page_config(page_title="tokstudy", page_icon=":material/splitscreen:", layout="wide")
@@ -28,4 +29,5 @@ pages = st.navigation(
 )
 with prewarm.page_run(pages.url_path):  # the server's preparation pauses while a page is drawn
     pages.run()
+    preload.render()  # a session's first run: the browser loads the chart and table code (hidden)
 prewarm.start(settings.parse_settings())  # no-op under server.py (started with the server)

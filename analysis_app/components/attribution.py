@@ -20,9 +20,6 @@ import streamlit as st
 from analysis_app.components import downloads, pending
 from analysis_app.services import background, cache
 
-#: the longest the page waits for the fits before drawing the placeholder (a cache hit takes milliseconds).
-INLINE_WAIT_S = 0.1
-
 COLUMNS = {
     "model": "model",
     "tokenizer": "tokenizer",
@@ -47,9 +44,9 @@ def render(sel) -> None:
     st.subheader("Does segmentation predict errors beyond frequency, entity status and length?")
     args = (sel.dataset, tuple(sel.tokenizers), tuple(sel.predictions))
     job = background.submit(cache.attribution, *args)
-    try:
-        job.exception(timeout=INLINE_WAIT_S)
-    except TimeoutError:
+    # no waiting for a job that is not done: it starts only once this page run has ended (the job
+    # waits for page runs), so on a first visit the wait was time lost before the placeholder
+    if not job.done():
         pending.render(job, "Fitting the logistic regressions (odds ratios per extra piece) ...")
         return
     try:

@@ -146,7 +146,7 @@ def correlation(
     """``correlate_errors`` for each tokenizer (list, tokenizer order)."""
     t = table_for((dataset_src,), tokenizer_srcs)
     a = aligned(dataset_src, tokenizer_srcs, pred_src)
-    return [mislabels.correlate(t, a, s.name, n_resamples=n_resamples, seed=seed) for s in tokenizer_srcs]
+    return mislabels.correlate(t, a, [s.name for s in tokenizer_srcs], n_resamples=n_resamples, seed=seed)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -185,11 +185,19 @@ def parallel(directory: str, languages: tuple | None = None):
     return languages_svc.read_parallel(directory, list(languages) if languages else None)
 
 
+@st.cache_resource(max_entries=4, show_spinner=False)
+def parallel_words(directory: str, languages: tuple):
+    """The selected languages' distinct words and word -> position (``languages.distinct_words``),
+    found once for every tokenizer."""
+    return languages_svc.distinct_words({k: v for k, v in parallel(directory).items() if k in languages})
+
+
 @st.cache_resource(max_entries=12, show_spinner="Segmenting the parallel text ...")
 def parallel_segmented_by(directory: str, languages: tuple, tokenizer_src: TokenizerSource):
     """The selected languages' words segmented once by one tokenizer (``languages.Presegmented``)."""
     paras = {k: v for k, v in parallel(directory).items() if k in languages}
-    return languages_svc.presegment(paras, [segmenter(tokenizer_src)])[0]
+    words = parallel_words(directory, languages)
+    return languages_svc.presegment(paras, [segmenter(tokenizer_src)], words=words)[0]
 
 
 def parallel_segmented(directory: str, languages: tuple, tokenizer_srcs: tuple) -> list:

@@ -8,12 +8,14 @@ splits them), so both views count the same words.
 Both ask their tokenizers to segment the same words, so the parallel text is segmented once:
 :func:`presegment` segments every distinct word of the selected languages with each tokenizer
 (one call per tokenizer) and gives back :class:`Presegmented` tokenizers that answer ``segment``
-from that result.
+from that result. Both only count pieces, so a tokenizer that can segment without reading the
+text of its unknown pieces (``segment_ids``: SentencePiece) does so, in one encode call.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import repeat
 
 import numpy as np
 import pandas as pd
@@ -25,21 +27,25 @@ class Presegmented(Segmenter):
     """A tokenizer whose segmentation of a fixed set of words is already computed.
 
     ``segment(words)`` looks each word up (a ``KeyError`` for a word outside the set) and returns
-    exactly what the tokenizer returned for it; name, kind, vocabulary size and boundary policy
-    are the tokenizer's.
+    what the tokenizer's counting segmentation (:func:`counting_segmentation`) gave for it: the
+    offsets, ``unk`` flags and ids of its ``segment``, an unknown piece left as the unknown token
+    rather than the text it covers; name, kind, vocabulary size and boundary policy are the tokenizer's.
+    ``index`` (word -> position in ``words``) may be shared by several tokenizers of the same words.
     """
 
-    def __init__(self, seg: Segmenter, words: Sequence[str], result: Segmentation):
+    def __init__(self, seg: Segmenter, words: Sequence[str], result: Segmentation, index: dict | None = None):
         self.name, self.kind, self.vocab_size = seg.name, getattr(seg, "kind", "unknown"), seg.vocab_size
         self.count_lone_boundary, self.context = seg.count_lone_boundary, seg.context
-        self._index = pd.Index(words)  # distinct words: a hash table lookup in C
+        # a dict: looking up a few hundred thousand words is several times faster than a pandas Index
+        # of (Arrow) strings, which also has to be built first
+        self._index = index if index is not None else {w: i for i, w in enumerate(words)}
         self._pieces = np.empty(len(result.pieces), dtype=object)
         self._pieces[:] = result.pieces
         self._result = result
 
     def segment(self, words: Sequence[str]) -> Segmentation:
         res = self._result
-        idx = self._index.get_indexer(list(words))
+        idx = np.fromiter(map(self._index.get, words, repeat(-1)), dtype=np.int64, count=len(words))
         if len(idx) and idx.min() < 0:
             raise KeyError(f"{self.name}: {words[int(np.argmin(idx))]!r} is not among the presegmented words")
         counts = np.diff(res.offsets)[idx]
@@ -52,10 +58,28 @@ class Presegmented(Segmenter):
         return Segmentation(pieces, offsets, np.asarray(res.unk)[pos], ids)
 
 
-def presegment(paragraphs: Mapping[str, Sequence[str]], segmenters: Sequence) -> list[Presegmented]:
-    """Each tokenizer's segmentation of every whitespace word of ``paragraphs``, computed once."""
+def counting_segmentation(seg: Segmenter, words: Sequence[str]) -> Segmentation:
+    """``seg.segment_ids(words)`` where the tokenizer has it (the pieces without the text of unknown
+    ones, one encode call), else ``seg.segment(words)``; either way the counts, ``unk`` flags and ids
+    of ``seg.segment(words)``."""
+    return getattr(seg, "segment_ids", seg.segment)(words)
+
+
+def distinct_words(paragraphs: Mapping[str, Sequence[str]]) -> tuple[list[str], dict[str, int]]:
+    """Every whitespace word of ``paragraphs`` once (first appearance first), and word -> position."""
     words = list(dict.fromkeys(w for paras in paragraphs.values() for p in paras for w in p.split()))
-    return [Presegmented(seg, words, seg.segment(words)) for seg in segmenters]
+    return words, {w: i for i, w in enumerate(words)}
+
+
+def presegment(
+    paragraphs: Mapping[str, Sequence[str]], segmenters: Sequence, *, words: tuple | None = None
+) -> list[Presegmented]:
+    """Each tokenizer's segmentation of every whitespace word of ``paragraphs``, computed once.
+
+    ``words``: :func:`distinct_words` of ``paragraphs`` when already computed (shared by every tokenizer).
+    """
+    words, index = words if words is not None else distinct_words(paragraphs)
+    return [Presegmented(seg, words, counting_segmentation(seg, words), index) for seg in segmenters]
 
 
 def read_parallel(directory: str, languages: Sequence[str] | None = None) -> dict[str, list[str]]:

@@ -15,11 +15,16 @@ import numpy as np
 import pandas as pd
 
 
-def correlate(table, aligned, tokenizer: str, *, n_resamples: int = 1000, seed: int = 0):
-    """``correlate_errors`` for one tokenizer and one model's aligned predictions."""
-    from tokstudy.analysis.correlation import correlate_errors
+def correlate(table, aligned, tokenizers: Sequence[str], *, n_resamples: int = 1000, seed: int = 0) -> list:
+    """``correlate_errors`` for each tokenizer and one model's aligned predictions (tokenizer order).
 
-    return correlate_errors(table, aligned, tokenizer, n_resamples=n_resamples, seed=seed)
+    The gold entities and whether the model found each (``entity_spans``, a loop over every sentence)
+    are the same for every tokenizer: found once.
+    """
+    from tokstudy.analysis.correlation import correlate_errors, entity_spans
+
+    spans = entity_spans(table, aligned)
+    return [correlate_errors(table, aligned, t, n_resamples=n_resamples, seed=seed, spans=spans) for t in tokenizers]
 
 
 def align(table, predictions, dataset: str):

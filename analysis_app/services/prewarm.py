@@ -102,8 +102,8 @@ def _step(name: str, fn, *args) -> object:
         return None
     finally:
         timings[name] = time.perf_counter() - t0
-        if os.environ.get(ENV) == "verbose":
-            print(f"prewarm {name}: {timings[name]:.2f} s", flush=True)
+        if os.environ.get(ENV) == "verbose" or os.environ.get(pageruns.TIMING_ENV, "") not in ("", "0"):
+            print(f"prewarm {name}: {timings[name]:.2f} s, ended at {time.time():.3f}", flush=True)
 
 
 #: a step of the queue: (page url path, name, function, arguments).
@@ -150,6 +150,9 @@ def plan(settings: AppSettings, toks: tuple, ds, preds: tuple) -> list[Step]:
     if ds is not None and toks and preds:
         p = preds[0]
         steps += [
+            # the p-values' module (tokstudy.analysis.correlation imports it when first used): an errors step,
+            # not among MODULES, so that a click on another page does not wait behind its import
+            ("errors", "import scipy.special", importlib.import_module, ("scipy.special",)),
             ("errors", "table", cache.table_for, ((ds,), toks)),
             ("errors", "aligned", cache.aligned, (ds, toks, p)),
             ("errors", "correlation", cache.correlation, (ds, toks, p, n, seed)),

@@ -182,3 +182,17 @@ def test_pearson_spearman_equals_scipy(n, ties):
     r, p, rho, sp = pearson_spearman(x, -x)
     assert (r, rho) == (pytest.approx(-1.0), pytest.approx(-1.0)) and sp == 0.0
     assert p == pytest.approx(stats.pearsonr(x, -x)[1], rel=1e-6, abs=1e-15)
+
+
+def test_shared_entity_spans_give_the_same_result(setup):
+    """``spans`` found once (``entity_spans``) and passed to each tokenizer's ``correlate_errors`` change nothing."""
+    from tokstudy.analysis.alignment import align_predictions
+    from tokstudy.analysis.correlation import entity_spans
+
+    ds, t, path, sents = setup
+    aligned = align_predictions(t, read_predictions(path))
+    spans = entity_spans(t, aligned)
+    assert len(spans.first) == sum(len(conll_chunks(gold)) for _, gold, _ in sents)
+    for seed in (0, 3):
+        shared = correlate_errors(t, aligned, "chunk3", n_resamples=50, seed=seed, spans=spans)
+        assert shared == correlate_errors(t, read_predictions(path), "chunk3", n_resamples=50, seed=seed)

@@ -56,6 +56,31 @@ def test_correlation_and_error_rates_match_scipy(app_env, conll_test):
     assert links and "sentence" in links[0].proto.label
 
 
+def test_correlations_find_the_entities_once_and_match_each_tokenizer_alone(app_env, monkeypatch):
+    """The cached correlations of 3 tokenizers find the gold entities once (``entity_spans``: a loop over
+    every sentence, the same for every tokenizer) and equal ``correlate_errors`` run per tokenizer alone."""
+    import streamlit as st
+
+    import tokstudy.analysis.correlation as correlation_api
+    from analysis_app.services import cache, defaults
+    from analysis_app.services.sources import initial_sources, predictions_for
+
+    st.cache_data.clear()
+    srcs = initial_sources(str(app_env))
+    toks = tuple(srcs.tokenizer(n) for n in defaults.tokenizer_names([t.name for t in srcs.tokenizers]))
+    ds = srcs.datasets[0]
+    pred = predictions_for(ds, srcs.predictions)[0]
+    calls = []
+    spans_of = correlation_api.entity_spans
+    monkeypatch.setattr(correlation_api, "entity_spans", lambda *a: calls.append(1) or spans_of(*a))
+    got = cache.correlation(ds, toks, pred, 40, 2)
+    assert len(calls) == 1 and [r.tokenizer for r in got] == [t.name for t in toks]
+    table, aligned = cache.table_for((ds,), toks), cache.aligned(ds, toks, pred)
+    monkeypatch.setattr(correlation_api, "entity_spans", spans_of)
+    assert got == [correlation_api.correlate_errors(table, aligned, t.name, n_resamples=40, seed=2) for t in toks]
+    st.cache_data.clear()
+
+
 def test_word_link_opens_its_sentence_in_the_explorer(app_env, conll_test):
     at = run_page("views/errors.py")
     worst = at.dataframe[1].value.iloc[0]

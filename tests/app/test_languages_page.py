@@ -57,8 +57,8 @@ def test_folder_outside_allowed_dirs_and_bad_upload(app_env):
 
 
 def test_the_parallel_text_is_segmented_once(app_env, data_location, monkeypatch):
-    """Parity, fertility and continued words count the same segmentation: one ``segment`` call per
-    tokenizer for the page's whole first computation."""
+    """Parity, fertility and continued words count the same segmentation: one encode call per
+    tokenizer for the page's whole first computation (no second one for the text of unknown pieces)."""
     import streamlit as st
 
     from tests.app.conftest import new_app
@@ -69,13 +69,13 @@ def test_the_parallel_text_is_segmented_once(app_env, data_location, monkeypatch
     at = new_app(timeout=120).run()
     no_exceptions(at)
     calls: dict[str, int] = {}
-    segment = SentencePieceSegmenter.segment
+    encode = SentencePieceSegmenter._encode
 
-    def counted(self, words):
+    def counted(self, words, out_type):
         calls[self.name] = calls.get(self.name, 0) + 1
-        return segment(self, words)
+        return encode(self, words, out_type)
 
-    monkeypatch.setattr(SentencePieceSegmenter, "segment", counted)
+    monkeypatch.setattr(SentencePieceSegmenter, "_encode", counted)
     at.switch_page("views/languages.py").run()
     no_exceptions(at)
     assert len(at.dataframe[0].value) == 3 * 6
@@ -84,7 +84,7 @@ def test_the_parallel_text_is_segmented_once(app_env, data_location, monkeypatch
     st.cache_resource.clear()
 
 
-def test_presegmented_answers_as_the_tokenizer(app_env):
+def test_presegmented_counts_as_the_tokenizer(app_env):
     from analysis_app.services.languages import presegment
     from tokstudy.tokenization.loading import load_tokenizer
 
@@ -96,9 +96,12 @@ def test_presegmented_answers_as_the_tokenizer(app_env):
         seg.vocab_size,
         seg.describe_boundary_policy(),
     )
-    for words in (["mat", "cat", "mat", "مرحبا"], [], ["Unbelievably"]):
+    for words in (["mat", "cat", "mat", "مرحبا"], [], ["Unbelievably"], ["بالعالم", "on"]):
         got, want = pre.segment(words), seg.segment(words)
-        assert got.as_lists() == want.as_lists()
+        assert list(got.offsets) == list(want.offsets)
         assert list(got.unk) == list(want.unk) and list(got.ids) == list(want.ids)
+        # the text of a piece as the tokenizer gives it, but an unknown piece as the unknown token
+        assert got.pieces == [seg.unk_piece if u else p for p, u in zip(want.pieces, want.unk)]
+    assert pre.segment(["مرحبا"]).unk.any()  # the case above is exercised
     with pytest.raises(KeyError, match="dog"):
         pre.segment(["dog"])

@@ -60,6 +60,34 @@ def test_sentencepiece_unknown_pieces_show_their_text(trained):
     assert "".join(out.pieces).replace(BOUNDARY, "") == "ქართული"
 
 
+@pytest.mark.parametrize("algorithm", ["sp-unigram", "sp-bpe"])
+def test_sentencepiece_segment_ids_is_segment_less_the_text_of_unknown_pieces(trained, algorithm, monkeypatch):
+    """``segment_ids``: the offsets, unk flags and ids of ``segment`` in one encode call; a piece's text
+    differs only where it is unknown (there it is the model's unknown piece), checked against
+    sentencepiece's own ``encode`` of each word."""
+    seg = load_tokenizer(trained(algorithm)[0].path)
+    words = ["Paris", "ኢትዮጵያ", "", "ქართული", "the", "ﬁnal", "日本語ქ"]
+    full, ids = seg.segment(words), seg.segment_ids(words)
+    assert list(full.offsets) == list(ids.offsets) and list(full.unk) == list(ids.unk) and ids.unk.any()
+    assert list(full.ids) == list(ids.ids)
+    for i, w in enumerate(words):
+        want_ids = seg.processor.encode(w, out_type=int) if w else []
+        assert list(ids.ids[ids.offsets[i] : ids.offsets[i + 1]]) == want_ids
+        want_text = seg.processor.encode(w, out_type=str) if w else []
+        assert full.pieces_of(i) == want_text
+        assert ids.pieces_of(i) == [
+            seg.unk_piece if u else p for p, u in zip(want_text, ids.unk[ids.offsets[i] : ids.offsets[i + 1]])
+        ]
+    calls = []
+    encode = type(seg)._encode
+    monkeypatch.setattr(type(seg), "_encode", lambda self, ws, t: calls.append(len(ws)) or encode(self, ws, t))
+    seg.segment_ids(words)
+    assert calls == [6]  # the six non-empty words, once
+    calls.clear()
+    seg.segment(words)
+    assert calls == [6, 3]  # then the three holding an unknown piece, for their text
+
+
 def test_normalisation_can_change_a_word_but_not_alignment(trained):
     seg = load_tokenizer(trained("sp-unigram")[0].path)
     out = seg.segment(["ﬁnal", "Ｐａｒｉｓ", "x"])  # NFKC: ligature and full-width letters

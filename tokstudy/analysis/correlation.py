@@ -191,15 +191,26 @@ def _measure(n_pieces: np.ndarray, measure: str) -> np.ndarray:
     raise ValueError(f"unknown measure {measure!r}; expected one of {MEASURES}")
 
 
-def entity_view(table: SegmentationTable, aligned: AlignedPredictions, n_pieces: np.ndarray, settings) -> EntityView:
-    """Per gold entity (from the file's gold tags): max/mean pieces vs found exactly."""
+@dataclass(frozen=True)
+class EntitySpans:
+    """Every gold entity of aligned predictions: its words ``[first, last)`` (positions in ``aligned.rows``),
+    whether the model missed it (not found with the same span and type) and its sentence. The same for
+    every tokenizer: :func:`entity_spans` once, then :func:`entity_view` per tokenizer."""
+
+    first: np.ndarray
+    last: np.ndarray
+    missed: np.ndarray
+    sentence: np.ndarray
+
+
+def entity_spans(table: SegmentationTable, aligned: AlignedPredictions) -> EntitySpans:
+    """The gold entities of ``aligned`` (from the file's gold tags) and whether each was found exactly."""
     rows = aligned.rows
     sent = table.sentence[rows]
     bounds = np.flatnonzero(np.diff(sent)) + 1
     starts = np.concatenate([[0], bounds]).tolist()
     ends = np.concatenate([bounds, [len(rows)]]).tolist()
     first, last, missed, ent_sent = [], [], [], []  # each gold entity's rows [first, last) in ``rows``
-    pieces = n_pieces[rows]
     for a, b in zip(starts, ends):
         gold = iob2_spans(aligned.gold[a:b])
         if not gold:
@@ -210,14 +221,34 @@ def entity_view(table: SegmentationTable, aligned: AlignedPredictions, n_pieces:
             last.append(a + e)
             missed.append((s, e, typ) not in found)
             ent_sent.append(int(sent[a]))
+    return EntitySpans(
+        np.asarray(first, dtype=np.int64),
+        np.asarray(last, dtype=np.int64),
+        np.asarray(missed, dtype=bool),
+        np.asarray(ent_sent, dtype=np.int64),
+    )
+
+
+def entity_view(
+    table: SegmentationTable,
+    aligned: AlignedPredictions,
+    n_pieces: np.ndarray,
+    settings,
+    spans: EntitySpans | None = None,
+) -> EntityView:
+    """Per gold entity (from the file's gold tags): max/mean pieces vs found exactly.
+
+    ``spans``: :func:`entity_spans` of ``table`` and ``aligned`` when already found (for another tokenizer).
+    """
+    spans = entity_spans(table, aligned) if spans is None else spans
+    first, last, miss, ent_sent = spans.first, spans.last, spans.missed, spans.sentence
+    pieces = n_pieces[aligned.rows]
     # max and mean pieces of every entity at once: reduce over [first, last) and skip the gaps between
-    edges = np.asarray([first, last], dtype=np.int64).T.ravel()
+    edges = np.stack([first, last]).T.ravel()
     padded = np.append(pieces, 0).astype(np.int64)  # ``last`` may be len(pieces): reduceat needs an index there
     max_arr = np.maximum.reduceat(padded, edges)[0::2] if len(first) else np.zeros(0, np.int64)
     sums = np.add.reduceat(padded, edges)[0::2] if len(first) else np.zeros(0, np.int64)
-    mean_p = sums / (np.asarray(last, dtype=np.int64) - np.asarray(first, dtype=np.int64))
-    miss = np.asarray(missed, dtype=bool)
-    ent_sent = np.asarray(ent_sent, dtype=np.int64)
+    mean_p = sums / (last - first)
     return EntityView(
         n_entities=len(miss),
         n_found=int((~miss).sum()),
@@ -238,12 +269,15 @@ def correlate_errors(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    spans: EntitySpans | None = None,
 ) -> ErrorCorrelation:
     """Correlate each word's segmentation under ``tokenizer`` with the model's errors.
 
     ``predictions`` is a :class:`Predictions` (aligned here, raising
     :class:`~tokstudy.errors.AlignmentError` on any mismatch) or an already aligned
     :class:`AlignedPredictions`. ``dataset`` picks the table's dataset when it has several.
+    ``spans``: :func:`entity_spans` of the table and the aligned predictions, when already found (they
+    are the same for every tokenizer).
     """
     settings = BootstrapSettings(n_resamples, confidence, seed)
     col = table.column(tokenizer)
@@ -271,7 +305,7 @@ def correlate_errors(
         ne=correlation(x[ne], err[ne], sent[ne], settings),
         by_pieces=pieces_bins(npieces, err),
         by_pieces_ne=pieces_bins(npieces[ne], err[ne]),
-        entities=entity_view(table, aligned, col.n_pieces, settings),
+        entities=entity_view(table, aligned, col.n_pieces, settings, spans),
         boundary_policy=col.boundary_policy,
         bootstrap=settings,
     )

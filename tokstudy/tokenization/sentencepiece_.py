@@ -101,6 +101,19 @@ class SentencePieceSegmenter(Segmenter):
         return [x[k:] for x in out]
 
     def segment(self, words: Sequence[str]) -> Segmentation:
+        seg = self.segment_ids(words)
+        if seg.unk.any():
+            self._surface_unknowns(seg, words)
+        return seg
+
+    def segment_ids(self, words: Sequence[str]) -> Segmentation:
+        """:meth:`segment` with each unknown piece left as the model's unknown piece (e.g. ``<unk>``).
+
+        Offsets, ``unk`` flags and ids are exactly :meth:`segment`'s; only the text of unknown pieces
+        differs. One encode call: :meth:`segment` encodes the words holding an unknown piece a second
+        time to read the text they cover, which is most of its time on text the vocabulary does not
+        cover (Arabic or Chinese under an English vocabulary). For counting pieces (parity, fertility).
+        """
         n = len(words)
         nonempty = [i for i, w in enumerate(words) if w] if not all(words) else None
         batch = words if nonempty is None else [words[i] for i in nonempty]
@@ -119,8 +132,6 @@ class SentencePieceSegmenter(Segmenter):
             self.unk_id,
             drop_id=None if self.count_lone_boundary else self.boundary_id,
         )
-        if seg.unk.any():
-            self._surface_unknowns(seg, words)
         return seg
 
     def _surface_unknowns(self, seg: Segmentation, words: Sequence[str]) -> None:
