@@ -240,3 +240,30 @@ def test_local_cluster_config_names_keys_dask_knows():
 
     for key in LOCAL_CLUSTER_CONFIG:
         dask.config.get(key)  # KeyError if dask does not know it
+
+
+def _thread_affinities() -> list[list[int]]:
+    import os
+
+    return [sorted(os.sched_getaffinity(int(t))) for t in os.listdir("/proc/self/task")]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "sched_setaffinity"), reason="core affinity is Linux-only")
+def test_local_cluster_workers_are_pinned_to_a_core_each():
+    """Every thread of each worker (and the task threads started later) runs on that worker's own core."""
+    import os
+
+    distributed = pytest.importorskip("dask.distributed")
+    from tokstudy.analysis.engines import pin_local_workers
+
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs 2 cores")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        with distributed.Client(c) as client:
+            assert pin_local_workers(client)
+            per_worker = client.run(_thread_affinities)
+            cores = [{tuple(a) for a in affinities} for affinities in per_worker.values()]
+            assert all(len(c) == 1 and len(next(iter(c))) == 1 for c in cores), cores
+            assert len({next(iter(c)) for c in cores}) == 2  # two different cores
+            task = client.submit(lambda: sorted(os.sched_getaffinity(0)), pure=False).result()
+            assert len(task) == 1

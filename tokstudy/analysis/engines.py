@@ -50,6 +50,9 @@ class EngineSettings:
         scheduler: address of a running dask scheduler (``tcp://host:8786``); only with ``dask``.
         partitions: cut the corpus into this many partitions (``.gz`` files are never split).
         partition_bytes: otherwise, the size of a byte-range partition of a plain-text file.
+        pin_workers: bind each worker of a ``LocalCluster`` (no ``scheduler``) to a core of its own, when there
+            are at least as many cores as workers (Linux); turn it off on a machine shared with other jobs.
+            Measured at 1 GiB on 2 cores: 0.88x the wall time of unpinned workers (benchmarks/results/corpus.md).
     """
 
     engine: str = "local"
@@ -57,6 +60,7 @@ class EngineSettings:
     scheduler: str | None = None
     partitions: int | None = None
     partition_bytes: int = DEFAULT_PARTITION_BYTES
+    pin_workers: bool = True
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:
@@ -88,6 +92,7 @@ LOCAL_CLUSTER_CONFIG = {
     # partitions are of equal size and queued on the scheduler; stealing only adds scheduler work
     "distributed.scheduler.work-stealing": False,
 }
+
 
 def _pin_this_process(core: int) -> int:
     """Bind every thread of the calling process to ``core`` (threads started later inherit it)."""
@@ -233,7 +238,7 @@ def run_dask(parts, tokenizers, settings, engine: EngineSettings, *, progress=Fa
             )
         client = Client(cluster)
         label = f"dask LocalCluster, {engine.workers} workers"
-        if os.environ.get("TOKSTUDY_DASK_PIN") == "1":  # experiment (issue 14): measured before it is adopted
+        if engine.pin_workers:
             pin_local_workers(client)
     state = _Progress(parts, progress, callback, label)
     try:

@@ -57,6 +57,11 @@ def register(sub) -> None:
         help="local processes, or LocalCluster workers (default: the number of cores)",
     )
     p.add_argument(
+        "--no-pin-workers",
+        action="store_true",
+        help="with --engine dask and no --scheduler: do not bind each LocalCluster worker to a core of its own",
+    )
+    p.add_argument(
         "--partitions", type=int, default=None, help="cut the corpus into this many partitions (.gz files stay whole)"
     )
     p.add_argument(
@@ -93,6 +98,7 @@ def run(args) -> int:
         scheduler=args.scheduler,
         partitions=args.partitions,
         partition_bytes=max(1, int(args.partition_mb * (1 << 20))),
+        pin_workers=not args.no_pin_workers,
     )
     res = corpus_stats(
         args.corpus,
