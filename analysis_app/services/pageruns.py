@@ -28,6 +28,14 @@ first_page = threading.Event()
 #: set to print when each script run starts and ends (as ``TOKSTUDY_APP_PREWARM=verbose`` does), with or
 #: without the server's preparation: to tell the server's part of a click from the browser's.
 TIMING_ENV = "TOKSTUDY_APP_TIMING"
+
+
+def timing_on() -> bool:
+    """Whether script runs and preparation steps print their times (``TOKSTUDY_APP_TIMING`` or
+    ``TOKSTUDY_APP_PREWARM=verbose``)."""
+    return os.environ.get("TOKSTUDY_APP_PREWARM") == "verbose" or os.environ.get(TIMING_ENV, "") not in ("", "0")
+
+
 #: the page (its URL path, "" for the start page) of the latest script run to start.
 _requested: list[str | None] = [None]
 
@@ -40,7 +48,7 @@ def page_run(page: str | None = None):
         _running += 1
         if page is not None:
             _requested[0] = page
-    verbose = os.environ.get("TOKSTUDY_APP_PREWARM") == "verbose" or os.environ.get(TIMING_ENV, "") not in ("", "0")
+    verbose = timing_on()
     if verbose:
         print(f"page run ({page}) starts at {time.time():.3f}", flush=True)
     try:

@@ -102,7 +102,7 @@ def _step(name: str, fn, *args) -> object:
         return None
     finally:
         timings[name] = time.perf_counter() - t0
-        if os.environ.get(ENV) == "verbose" or os.environ.get(pageruns.TIMING_ENV, "") not in ("", "0"):
+        if pageruns.timing_on():
             print(f"prewarm {name}: {timings[name]:.2f} s, ended at {time.time():.3f}", flush=True)
 
 
