@@ -193,3 +193,27 @@ def test_new_finetuning_settings_at_their_default_keep_earlier_results(fake_stud
     n_finetune = 2 * 3 * len(config.finetune.tasks) * config.finetune.seeds
     assert len(backend.calls) == n_finetune
     assert {s.split("/")[0] for s in result.executed} == {"finetune", "finetune-control", "analysis", "report"}
+
+
+def test_a_task_of_its_own_dropout_retrains_that_task_only(fake_study, tmp_path):
+    """A task's ``dropout`` / ``token_dropout`` came later too: unset, the task's stage key is as before; set on one
+    task, only that task's runs train again."""
+    import dataclasses
+    import shutil
+
+    from tests.study.fake_backend import FakeBackend
+
+    _, out, empty = fake_study
+    record = json.loads(next((out / ".stages").glob("finetune__*.json")).read_text())
+    assert not {"dropout", "token_dropout"} & set(record["params"]["task"])
+    copy = tmp_path / "out"
+    shutil.copytree(out, copy)
+    config = load_study_config(TINY, output_dir=str(copy), data_dir=str(empty))
+    first, *rest = config.finetune.tasks
+    tasks = (dataclasses.replace(first, token_dropout=0.1), *rest)
+    config = dataclasses.replace(config, finetune=dataclasses.replace(config.finetune, tasks=tasks))
+    backend = FakeBackend()
+    run_study(config, backend=backend, log=lambda m: None, progress=False)
+    assert {c[0] for c in backend.calls} == {"finetune"}
+    assert len(backend.calls) == 2 * 3 * config.finetune.seeds  # (pre-trained + control) x 3 tokenizers x seeds
+    assert {c[3] for c in backend.calls} == {first.label}, backend.calls

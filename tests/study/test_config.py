@@ -60,13 +60,17 @@ def test_the_small_preset_sits_between_tiny_and_base():
     assert PretrainSection(model="base").model_spec() == "base"  # the pre-trainer's presets pass through
 
 
-def test_a_task_may_set_its_own_epochs_and_learning_rate(tmp_path):
+def test_a_task_may_set_its_own_epochs_learning_rate_and_dropout(tmp_path):
     from tokstudy.study.config import FinetuneSection, TaskSpec
 
     sec = FinetuneSection(epochs=3, learning_rate=1e-3)
     own = TaskSpec("conll2003", "ner", epochs=10, learning_rate=3e-3).settings(sec)
     assert (own.epochs, own.learning_rate, own.batch_size) == (10, 3e-3, sec.batch_size)
     assert TaskSpec("snips", "classification").settings(sec) is sec
+    regularised = TaskSpec("conll2003", "ner", dropout=0.1, token_dropout=0.15).settings(sec)
+    assert (regularised.dropout, regularised.token_dropout, regularised.epochs) == (0.1, 0.15, sec.epochs)
+    with pytest.raises(ValueError, match=r"token_dropout must be in \[0, 1\), got 1.0"):
+        TaskSpec("conll2003", "ner", token_dropout=1.0)
     bad = tmp_path / "bad.yaml"
     bad.write_text("finetune:\n  tasks:\n    - {dataset: conll2003, task: ner, epochs: 0}\n")
     with pytest.raises(DataFormatError, match=r"finetune.tasks\[0\]: epochs must be >= 1"):

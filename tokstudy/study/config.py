@@ -84,6 +84,10 @@ class PretrainSection:
         return str(shipped) if shipped.is_file() else self.model
 
 
+#: fine-tuning settings a task may set for itself (None in the task: the ``finetune`` section's value)
+TASK_OVERRIDES = ("epochs", "learning_rate", "dropout", "token_dropout")
+
+
 @dataclass(frozen=True)
 class TaskSpec:
     """One fine-tuning task."""
@@ -103,6 +107,10 @@ class TaskSpec:
     """Maximum epochs for this task (early stopping still applies); None: ``finetune.epochs``."""
     learning_rate: float | None = None
     """Peak learning rate for this task; None: ``finetune.learning_rate``."""
+    dropout: float | None = None
+    """Fine-tuning dropout for this task; None: ``finetune.dropout``."""
+    token_dropout: float | None = None
+    """Word-dropout rate for this task; None: ``finetune.token_dropout``."""
 
     def __post_init__(self) -> None:
         if self.task not in ("ner", "classification"):
@@ -111,10 +119,14 @@ class TaskSpec:
             raise ValueError(f"epochs must be >= 1, got {self.epochs}")
         if self.learning_rate is not None and not 0 < self.learning_rate < 1:
             raise ValueError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
+        for name in ("dropout", "token_dropout"):
+            value = getattr(self, name)
+            if value is not None and not 0 <= value < 1:
+                raise ValueError(f"{name} must be in [0, 1), got {value}")
 
     def settings(self, section: FinetuneSection) -> FinetuneSection:
-        """``section`` with this task's own epochs and learning rate, where it sets them."""
-        overrides = {k: v for k, v in (("epochs", self.epochs), ("learning_rate", self.learning_rate)) if v is not None}
+        """``section`` with this task's own settings (:data:`TASK_OVERRIDES`), where it sets them."""
+        overrides = {k: getattr(self, k) for k in TASK_OVERRIDES if getattr(self, k) is not None}
         return dataclasses.replace(section, **overrides) if overrides else section
 
     @property

@@ -72,6 +72,13 @@ def _needed_corpora(config: StudyConfig) -> set[str]:
 #: fine-tuning settings added after results were first written, at their default (the earlier behaviour): left
 #: out of the stage keys, so that a results folder of an earlier version is reused instead of trained again
 _ADDED_AT_DEFAULT = {"dropout": None, "token_dropout": 0.0}
+#: task settings added the same way (None: the task takes the section's value)
+_TASK_ADDED_AT_DEFAULT = ("dropout", "token_dropout")
+
+
+def _task_key(task: TaskSpec) -> dict:
+    """A task's part of its stage key: its fields, less those added later and left unset."""
+    return {k: v for k, v in dataclasses.asdict(task).items() if not (k in _TASK_ADDED_AT_DEFAULT and v is None)}
 
 
 def run_study(
@@ -154,7 +161,7 @@ def run_study(
                     stages.append(
                         Stage(
                             stage,
-                            {"common": ft_common, "task": dataclasses.asdict(task), "seed": seed, "inputs": inputs},
+                            {"common": ft_common, "task": _task_key(task), "seed": seed, "inputs": inputs},
                             partial(
                                 finetune_stage,
                                 root=root,
