@@ -108,6 +108,7 @@ class PretrainBackend:
             patience=section.patience,
             dropout=section.dropout,
             token_dropout=section.token_dropout,
+            decode=section.decode,
             max_length=section.max_length,
             stride=min(32, section.max_length // 4),
             unseen_labels="map_o" if task.task == "ner" else "keep",

@@ -28,6 +28,9 @@ _FLAGS = {
     "unseen_labels": "unseen_labels",
     "device": "device",
     "evals_per_epoch": "evals_per_epoch",
+    "dropout": "dropout",
+    "token_dropout": "token_dropout",
+    "decode": "decode",
 }
 
 
@@ -73,6 +76,14 @@ def register(sub) -> None:
     )
     p.add_argument(
         "--label-all-pieces", action="store_true", default=None, help="train on every piece, not only the first"
+    )
+    p.add_argument("--dropout", type=float, help="fine-tuning dropout (default: the model's own, 0 for our exports)")
+    p.add_argument("--token-dropout", type=float, help="word dropout: training pieces replaced by <unk> at this rate")
+    p.add_argument(
+        "--decode",
+        choices=["argmax", "viterbi"],
+        help="token tasks: each word's best label (default), or each sentence's best label sequence under the "
+        "training split's label bigrams",
     )
     p.add_argument("--device", help="auto (default), cpu, cuda, cuda:N")
     p.add_argument(

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from pretrain.finetune.decoding import DECODINGS
 from tokstudy.configfile import require
 
 TASKS = ("ner", "classification")
@@ -89,6 +90,10 @@ class FinetuneConfig:
     """Probability that a training input piece is replaced by ``<unk>`` (word dropout, as in Lample et al. 2016 for
     NER): the model learns to label a word from its context and cannot rely on having seen it in training.
     Never applied at evaluation."""
+    decode: str = "argmax"
+    """Token tasks: ``argmax`` labels each word on its own; ``viterbi`` picks each sentence's best label sequence
+    under the training split's label bigrams (no ``B-PER B-PER`` for one name; see
+    :mod:`pretrain.finetune.decoding`). Dev F1 for early stopping is decoded the same way."""
     label_all_pieces: bool = False
     """Train on every piece of a word (same label) instead of its first piece only; prediction
     always reads the first piece."""
@@ -132,6 +137,7 @@ class FinetuneConfig:
         require(0 < self.learning_rate < 1, w, f"learning_rate={self.learning_rate} must be in (0, 1)")
         require(self.dropout is None or 0 <= self.dropout < 1, w, f"dropout={self.dropout} must be in [0, 1) or None")
         require(0 <= self.token_dropout < 1, w, f"token_dropout={self.token_dropout} must be in [0, 1)")
+        require(self.decode in DECODINGS, w, f"decode={self.decode!r}: expected one of {DECODINGS}")
         require(0 <= self.warmup_ratio < 1, w, f"warmup_ratio={self.warmup_ratio} must be in [0, 1)")
         require(0 < self.holdout_fraction < 1, w, f"holdout_fraction={self.holdout_fraction} must be in (0, 1)")
         require(self.max_length >= 4, w, f"max_length={self.max_length} must be >= 4 ([CLS], [SEP] and some pieces)")
@@ -176,7 +182,7 @@ class FinetuneConfig:
         }
         # settings added later, at their default (the earlier behaviour), are left out: finished seeds of an
         # earlier version stay reusable
-        added_at_default = {"dropout": None, "token_dropout": 0.0}
+        added_at_default = {"dropout": None, "token_dropout": 0.0, "decode": "argmax"}
         return {
             k: v
             for k, v in self.to_dict().items()

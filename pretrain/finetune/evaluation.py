@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pretrain.finetune.decoding import LabelBigrams
 from pretrain.finetune.features import word_pieces
 from pretrain.finetune.metrics import accuracy, entity_scores, token_accuracy
 from pretrain.finetune.predict import predict_labels, predict_tags
@@ -22,9 +23,21 @@ from tokstudy.data.types import Dataset
 
 
 def score_split(
-    model, tokenizer, ds: Dataset, *, task: str, id2label: dict, max_length: int, stride: int = 32, batch_size: int = 64
+    model,
+    tokenizer,
+    ds: Dataset,
+    *,
+    task: str,
+    id2label: dict,
+    max_length: int,
+    stride: int = 32,
+    batch_size: int = 64,
+    bigrams: LabelBigrams | None = None,
 ) -> tuple[dict, list]:
-    """Predict ``ds`` and score it; returns ``(metrics, predictions)`` (tags per sentence, or labels)."""
+    """Predict ``ds`` and score it; returns ``(metrics, predictions)`` (tags per sentence, or labels).
+
+    Token tasks decode with ``bigrams`` (Viterbi) when given, else word by word (see
+    :mod:`pretrain.finetune.decoding`)."""
     words = [list(s.words) for s in ds]
     pieces = word_pieces(tokenizer, words)
     if task == "ner":
@@ -37,6 +50,7 @@ def score_split(
             stride=stride,
             batch_size=batch_size,
             pieces=pieces,
+            bigrams=bigrams,
         )
         gold = [list(s.tags) for s in ds]
         default, strict = entity_scores(gold, pred), entity_scores(gold, pred, mode="strict")
@@ -112,6 +126,7 @@ def evaluate_finetuned(
         max_length=meta["max_length"],
         stride=meta["stride"],
         batch_size=batch_size,
+        bigrams=LabelBigrams.from_dict(meta["label_bigrams"]) if meta.get("label_bigrams") else None,
     )
     metrics["notes"] = [note] if note else []
     if predictions is not None:

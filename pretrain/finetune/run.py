@@ -33,6 +33,7 @@ from pathlib import Path
 from pretrain.cost import CostMeter
 from pretrain.finetune.config import FinetuneConfig
 from pretrain.finetune.data import TaskData, load_task
+from pretrain.finetune.decoding import label_bigrams
 from pretrain.finetune.evaluation import atomic_write_text, score_split, write_split_predictions
 from pretrain.finetune.modeling import FINETUNE_META, load_for_task, max_positions
 from tokstudy.analysis.welch import Summary, summarize
@@ -105,8 +106,19 @@ def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: P
         items = sentence_inputs(
             pieces, [label2id[s.label] for s in data.train], cls_id=cls_id, sep_id=sep_id, max_length=max_length
         )
+    # Viterbi decoding reads the label bigrams of the training split (the words' labels, not the windows')
+    bigrams = (
+        label_bigrams(([label2id[t] for t in s.tags] for s in data.train), len(data.labels))
+        if config.decode == "viterbi" and config.task == "ner"
+        else None
+    )
     common = dict(
-        task=config.task, id2label=id2label, max_length=max_length, stride=stride, batch_size=config.eval_batch_size
+        task=config.task,
+        id2label=id2label,
+        max_length=max_length,
+        stride=stride,
+        batch_size=config.eval_batch_size,
+        bigrams=bigrams,
     )
     primary = PRIMARY[config.task]
 
@@ -161,6 +173,8 @@ def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: P
             "model_name": config.display_name(),
             "training_key": config.training_key(),
         }
+        if bigrams is not None:  # pretrain evaluate decodes a saved model as it was decoded here
+            meta.update(decode="viterbi", label_bigrams=bigrams.to_dict())
         if config.save_models:
             model.to("cpu").save_pretrained(tmp / "model")
             tok.save_pretrained(tmp / "model")

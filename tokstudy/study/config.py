@@ -84,6 +84,9 @@ class PretrainSection:
         return str(shipped) if shipped.is_file() else self.model
 
 
+#: the fine-tuner's decodings (``pretrain.finetune.decoding.DECODINGS``; the torch-free study may not import it)
+DECODINGS = ("argmax", "viterbi")
+
 #: fine-tuning settings a task may set for itself (None in the task: the ``finetune`` section's value)
 TASK_OVERRIDES = ("epochs", "learning_rate", "dropout", "token_dropout")
 
@@ -152,9 +155,21 @@ class FinetuneSection:
     """Fine-tuning dropout (hidden, attention, classifier); None keeps the model's own (0 for our exports)."""
     token_dropout: float = 0.0
     """Probability that a training input piece is replaced by ``<unk>`` (word dropout); never at evaluation."""
+    decode: str = "argmax"
+    """Token tasks: ``argmax`` (each word's best label) or ``viterbi`` (each sentence's best label sequence under
+    the training split's label bigrams; the model is unchanged)."""
     no_pretraining_control: bool = False
     """Also fine-tune each vocabulary's architecture from random weights (same tasks, settings and seeds),
     so the report can say whether pre-training helped."""
+
+    def __post_init__(self) -> None:
+        # checked here, at load, rather than when the first fine-tuning run starts after pre-training
+        if self.decode not in DECODINGS:
+            raise ValueError(f"decode must be one of {DECODINGS}, got {self.decode!r}")
+        if self.dropout is not None and not 0 <= self.dropout < 1:
+            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
+        if not 0 <= self.token_dropout < 1:
+            raise ValueError(f"token_dropout must be in [0, 1), got {self.token_dropout}")
 
 
 @dataclass(frozen=True)
