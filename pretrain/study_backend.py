@@ -109,6 +109,7 @@ class PretrainBackend:
             dropout=section.dropout,
             token_dropout=section.token_dropout,
             decode=section.decode,
+            decode_prior_scale=section.decode_prior_scale,
             max_length=section.max_length,
             stride=min(32, section.max_length // 4),
             unseen_labels="map_o" if task.task == "ner" else "keep",

@@ -31,6 +31,7 @@ _FLAGS = {
     "dropout": "dropout",
     "token_dropout": "token_dropout",
     "decode": "decode",
+    "decode_prior_scale": "decode_prior_scale",
 }
 
 
@@ -84,6 +85,11 @@ def register(sub) -> None:
         choices=["argmax", "viterbi"],
         help="token tasks: each word's best label (default), or each sentence's best label sequence under the "
         "training split's label bigrams",
+    )
+    p.add_argument(
+        "--decode-prior-scale",
+        type=float,
+        help="with --decode viterbi: how much of the training label prior to divide out (0 none, 1 hybrid)",
     )
     p.add_argument("--device", help="auto (default), cpu, cuda, cuda:N")
     p.add_argument(

@@ -94,6 +94,9 @@ class FinetuneConfig:
     """Token tasks: ``argmax`` labels each word on its own; ``viterbi`` picks each sentence's best label sequence
     under the training split's label bigrams (no ``B-PER B-PER`` for one name; see
     :mod:`pretrain.finetune.decoding`). Dev F1 for early stopping is decoded the same way."""
+    decode_prior_scale: float = 0.0
+    """Viterbi only: how much of the training label prior is divided out of the model's log-probabilities
+    (0: none; 1: hybrid decoding with scaled likelihoods; see :mod:`pretrain.finetune.decoding`)."""
     label_all_pieces: bool = False
     """Train on every piece of a word (same label) instead of its first piece only; prediction
     always reads the first piece."""
@@ -138,6 +141,12 @@ class FinetuneConfig:
         require(self.dropout is None or 0 <= self.dropout < 1, w, f"dropout={self.dropout} must be in [0, 1) or None")
         require(0 <= self.token_dropout < 1, w, f"token_dropout={self.token_dropout} must be in [0, 1)")
         require(self.decode in DECODINGS, w, f"decode={self.decode!r}: expected one of {DECODINGS}")
+        require(0 <= self.decode_prior_scale <= 1, w, f"decode_prior_scale={self.decode_prior_scale} must be in [0, 1]")
+        require(
+            self.decode_prior_scale == 0 or self.decode == "viterbi",
+            w,
+            f"decode_prior_scale={self.decode_prior_scale} only applies with decode='viterbi'",
+        )
         require(0 <= self.warmup_ratio < 1, w, f"warmup_ratio={self.warmup_ratio} must be in [0, 1)")
         require(0 < self.holdout_fraction < 1, w, f"holdout_fraction={self.holdout_fraction} must be in (0, 1)")
         require(self.max_length >= 4, w, f"max_length={self.max_length} must be >= 4 ([CLS], [SEP] and some pieces)")
@@ -182,7 +191,7 @@ class FinetuneConfig:
         }
         # settings added later, at their default (the earlier behaviour), are left out: finished seeds of an
         # earlier version stay reusable
-        added_at_default = {"dropout": None, "token_dropout": 0.0, "decode": "argmax"}
+        added_at_default = {"dropout": None, "token_dropout": 0.0, "decode": "argmax", "decode_prior_scale": 0.0}
         return {
             k: v
             for k, v in self.to_dict().items()

@@ -12,6 +12,12 @@ where ``p`` is the model's softmax at each word's first piece and ``P`` are add-
 training labels. A transition never seen in training (``O -> I-PER`` in IOB2) keeps a small probability, so a
 model sure enough of it still wins.
 
+The model's ``p(y | x)`` already contains the label prior ``P(y)`` that the transitions model again. With
+``prior_scale`` > 0 each word's score is ``log p(y | x) - prior_scale * log P(y)``: 1 turns posteriors into
+scaled likelihoods as in hybrid neural/HMM speech recognition (Bourlard and Morgan), values between 0 and 1
+divide out part of the prior. On CoNLL-2003 dev with the cpu study's tiny model, 0.5 scored best of 0, 0.5 and 1
+(benchmarks/results/study.md).
+
 >>> b = label_bigrams([[0, 1, 2], [0, 0]], n_labels=3)  # labels O, B-PER, I-PER
 >>> import numpy as np
 >>> viterbi(np.log([[0.1, 0.8, 0.1], [0.1, 0.5, 0.4]]), b)  # B-PER B-PER by argmax
@@ -36,26 +42,41 @@ class LabelBigrams:
 
     start: np.ndarray
     transition: np.ndarray
+    prior: np.ndarray | None = None
+    """Log-frequency of each label in training (``prior[j]``); None: not known (``prior_scale`` must be 0)."""
+    prior_scale: float = 0.0
+    """How much of the label prior is divided out of the model's log-probabilities (module docstring)."""
 
     def to_dict(self) -> dict:
         """Plain JSON (saved with a fine-tuned model, so that ``pretrain evaluate`` decodes the same way)."""
-        return {"start": self.start.tolist(), "transition": self.transition.tolist()}
+        out = {"start": self.start.tolist(), "transition": self.transition.tolist(), "prior_scale": self.prior_scale}
+        return out | ({} if self.prior is None else {"prior": self.prior.tolist()})
 
     @classmethod
     def from_dict(cls, data: dict) -> "LabelBigrams":
         start, transition = np.asarray(data["start"], dtype=float), np.asarray(data["transition"], dtype=float)
+        prior = None if data.get("prior") is None else np.asarray(data["prior"], dtype=float)
         n = start.shape[0]
-        if start.ndim != 1 or transition.shape != (n, n):
+        if start.ndim != 1 or transition.shape != (n, n) or (prior is not None and prior.shape != (n,)):
             raise ValueError(f"label bigrams: start {start.shape} and transition {transition.shape} do not match")
-        return cls(start, transition)
+        return cls(start, transition, prior, float(data.get("prior_scale", 0.0)))
+
+    def __post_init__(self) -> None:
+        if self.prior_scale and self.prior is None:
+            raise ValueError(f"prior_scale={self.prior_scale} needs the label prior")
 
 
-def label_bigrams(sequences: Iterable[Sequence[int]], n_labels: int, *, smoothing: float = 1.0) -> LabelBigrams:
-    """Add-``smoothing`` estimates of the start and transition distributions from label-id sequences."""
+def label_bigrams(
+    sequences: Iterable[Sequence[int]], n_labels: int, *, smoothing: float = 1.0, prior_scale: float = 0.0
+) -> LabelBigrams:
+    """Add-``smoothing`` estimates of the start, transition and label distributions from label-id sequences."""
     if smoothing <= 0:
         raise ValueError(f"smoothing={smoothing} must be > 0 (a zero probability would forbid a label outright)")
+    if not 0 <= prior_scale <= 1:
+        raise ValueError(f"prior_scale={prior_scale} must be in [0, 1]")
     start = np.full(n_labels, smoothing, dtype=float)
     counts = np.full((n_labels, n_labels), smoothing, dtype=float)
+    labels = np.full(n_labels, smoothing, dtype=float)
     for seq in sequences:
         ids = np.asarray(seq, dtype=np.int64)
         if ids.size == 0:
@@ -64,7 +85,13 @@ def label_bigrams(sequences: Iterable[Sequence[int]], n_labels: int, *, smoothin
             raise ValueError(f"label ids must be in [0, {n_labels}), got {ids.min()}..{ids.max()}")
         start[ids[0]] += 1
         np.add.at(counts, (ids[:-1], ids[1:]), 1)
-    return LabelBigrams(np.log(start / start.sum()), np.log(counts / counts.sum(axis=1, keepdims=True)))
+        labels += np.bincount(ids, minlength=n_labels)
+    return LabelBigrams(
+        np.log(start / start.sum()),
+        np.log(counts / counts.sum(axis=1, keepdims=True)),
+        np.log(labels / labels.sum()),
+        float(prior_scale),
+    )
 
 
 def viterbi(emissions: np.ndarray, bigrams: LabelBigrams) -> list[int]:
@@ -76,6 +103,8 @@ def viterbi(emissions: np.ndarray, bigrams: LabelBigrams) -> list[int]:
         raise ValueError(f"emissions {emissions.shape} do not match {bigrams.start.shape[0]} labels")
     if n == 0:
         return []
+    if bigrams.prior_scale:
+        emissions = emissions - bigrams.prior_scale * bigrams.prior
     score = bigrams.start + emissions[0]
     back = np.empty((n, n_labels), dtype=np.int64)
     for t in range(1, n):

@@ -108,7 +108,9 @@ def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: P
         )
     # Viterbi decoding reads the label bigrams of the training split (the words' labels, not the windows')
     bigrams = (
-        label_bigrams(([label2id[t] for t in s.tags] for s in data.train), len(data.labels))
+        label_bigrams(
+            ([label2id[t] for t in s.tags] for s in data.train), len(data.labels), prior_scale=config.decode_prior_scale
+        )
         if config.decode == "viterbi" and config.task == "ner"
         else None
     )

@@ -69,6 +69,27 @@ def test_label_bigrams_are_the_smoothed_counts():
         viterbi(np.zeros((2, 4)), b)
 
 
+def test_the_prior_scale_divides_the_label_prior_out_of_the_emissions():
+    """With ``prior_scale`` s, Viterbi on emissions e equals plain Viterbi on e - s * log P(y) (brute force)."""
+    rng = np.random.default_rng(7)
+    seqs = [rng.integers(0, 4, size=rng.integers(1, 8)).tolist() for _ in range(50)]
+    counts = Counter(k for s in seqs for k in s)
+    for scale in (0.0, 0.5, 1.0):
+        b = label_bigrams(seqs, 4, prior_scale=scale)
+        assert np.exp(b.prior) == pytest.approx([(counts[j] + 1) / (sum(counts.values()) + 4) for j in range(4)])
+        plain = LabelBigrams(b.start, b.transition)
+        for _ in range(10):
+            e = np.log(rng.dirichlet(np.ones(4), size=5))
+            assert viterbi(e, b) == _brute_force(e - scale * b.prior, plain)
+        assert LabelBigrams.from_dict(json.loads(json.dumps(b.to_dict()))).prior_scale == scale
+    with pytest.raises(ValueError, match="prior_scale"):
+        label_bigrams(seqs, 4, prior_scale=1.5)
+    with pytest.raises(ValueError, match="needs the label prior"):
+        LabelBigrams(b.start, b.transition, None, 0.5)
+    with pytest.raises(ValueError, match="only applies with decode='viterbi'"):
+        FinetuneConfig(model="m", task="ner", dataset="conll2003", decode_prior_scale=0.5)
+
+
 def test_a_name_split_in_two_by_argmax_is_one_entity_after_viterbi():
     """The error seen in the cpu study: the second word of a person's name labelled B-PER again."""
     labels = ["O", "B-PER", "I-PER"]
@@ -87,7 +108,8 @@ def test_decode_is_checked_and_enters_the_training_key_only_when_set():
         FinetuneConfig(model="m", task="ner", dataset="conll2003", decode="crf")
     with pytest.raises(ValueError, match="decode must be one of"):
         FinetuneSection(decode="crf")
-    assert "decode" not in FinetuneConfig(model="m", task="ner", dataset="conll2003").training_key()
+    key = FinetuneConfig(model="m", task="ner", dataset="conll2003").training_key()
+    assert "decode" not in key and "decode_prior_scale" not in key
     key = FinetuneConfig(model="m", task="ner", dataset="conll2003", decode="viterbi").training_key()
     assert key["decode"] == "viterbi"
 
@@ -107,6 +129,7 @@ def test_viterbi_run_saves_its_bigrams_and_evaluate_decodes_the_same_way(tiny_mo
         task="ner",
         dataset="snips",
         decode="viterbi",
+        decode_prior_scale=0.5,
         **{**QUICK, "epochs": 2, "max_train_sentences": 400, "max_eval_sentences": 120},
     )
     record = finetune(cfg, tmp_path / "run").seeds[0]
@@ -114,9 +137,11 @@ def test_viterbi_run_saves_its_bigrams_and_evaluate_decodes_the_same_way(tiny_mo
     meta = json.loads((model_dir / "finetune.json").read_text())
     data = load_task(cfg)
     label2id = {lab: i for i, lab in enumerate(data.labels)}
-    expected = label_bigrams(([label2id[t] for t in s.tags] for s in data.train), len(data.labels))
+    expected = label_bigrams(([label2id[t] for t in s.tags] for s in data.train), len(data.labels), prior_scale=0.5)
     assert meta["decode"] == "viterbi"
-    assert np.allclose(LabelBigrams.from_dict(meta["label_bigrams"]).transition, expected.transition)
+    saved = LabelBigrams.from_dict(meta["label_bigrams"])
+    assert np.allclose(saved.transition, expected.transition) and np.allclose(saved.prior, expected.prior)
+    assert saved.prior_scale == 0.5
     again = evaluate_finetuned(model_dir, data.test, unseen_labels="map_o")
     assert again["f1"] == pytest.approx(record["test"]["f1"])
 

@@ -158,6 +158,8 @@ class FinetuneSection:
     decode: str = "argmax"
     """Token tasks: ``argmax`` (each word's best label) or ``viterbi`` (each sentence's best label sequence under
     the training split's label bigrams; the model is unchanged)."""
+    decode_prior_scale: float = 0.0
+    """Viterbi only: how much of the training label prior is divided out of the model's log-probabilities."""
     no_pretraining_control: bool = False
     """Also fine-tune each vocabulary's architecture from random weights (same tasks, settings and seeds),
     so the report can say whether pre-training helped."""
@@ -166,6 +168,10 @@ class FinetuneSection:
         # checked here, at load, rather than when the first fine-tuning run starts after pre-training
         if self.decode not in DECODINGS:
             raise ValueError(f"decode must be one of {DECODINGS}, got {self.decode!r}")
+        if not 0 <= self.decode_prior_scale <= 1 or (self.decode_prior_scale and self.decode != "viterbi"):
+            raise ValueError(
+                f"decode_prior_scale must be in [0, 1] and needs decode: viterbi, got {self.decode_prior_scale}"
+            )
         if self.dropout is not None and not 0 <= self.dropout < 1:
             raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
         if not 0 <= self.token_dropout < 1:

@@ -71,7 +71,7 @@ def _needed_corpora(config: StudyConfig) -> set[str]:
 
 #: fine-tuning settings added after results were first written, at their default (the earlier behaviour): left
 #: out of the stage keys, so that a results folder of an earlier version is reused instead of trained again
-_ADDED_AT_DEFAULT = {"dropout": None, "token_dropout": 0.0, "decode": "argmax"}
+_ADDED_AT_DEFAULT = {"dropout": None, "token_dropout": 0.0, "decode": "argmax", "decode_prior_scale": 0.0}
 #: task settings added the same way (None: the task takes the section's value)
 _TASK_ADDED_AT_DEFAULT = ("dropout", "token_dropout")
 
