@@ -110,6 +110,7 @@ class PretrainBackend:
             token_dropout=section.token_dropout,
             decode=section.decode,
             decode_prior_scale=section.decode_prior_scale,
+            label_all_pieces=section.label_all_pieces,
             max_length=section.max_length,
             stride=min(32, section.max_length // 4),
             unseen_labels="map_o" if task.task == "ner" else "keep",

@@ -4,6 +4,7 @@ backend (:class:`pretrain.study_backend.PretrainBackend`) has the protocol's exa
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import subprocess
@@ -141,6 +142,47 @@ def test_the_pretrain_backend_has_the_protocols_signatures():
         got = inspect.signature(getattr(PretrainBackend, name))
         assert list(got.parameters) == list(want.parameters), name
         assert [p.kind for p in got.parameters.values()] == [p.kind for p in want.parameters.values()], name
+
+
+def test_every_finetuning_setting_of_the_study_reaches_the_fine_tuner(monkeypatch, tmp_path):
+    """Each field of the study's ``finetune`` section (all set away from their defaults) arrives unchanged in the
+    ``FinetuneConfig`` the pre-trainer's backend builds: a new setting cannot be silently dropped on the way."""
+    import pretrain.study_backend as sb
+    from tokstudy.data.types import Dataset, Sentence
+    from tokstudy.study.backends import FinetuneRequest, TaskSplits
+    from tokstudy.study.config import FinetuneSection, TaskSpec
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_finetune(cfg, work, *, data):
+        seen["cfg"] = cfg
+        raise Stop
+
+    monkeypatch.setattr(sb, "finetune", fake_finetune)
+    section = FinetuneSection(
+        epochs=7,
+        batch_size=8,
+        learning_rate=2e-3,
+        max_length=64,
+        patience=4,
+        dropout=0.2,
+        token_dropout=0.1,
+        decode="viterbi",
+        decode_prior_scale=0.5,
+        label_all_pieces=True,
+    )
+    ds = Dataset([Sentence(("EU", "rejects"), ("B-ORG", "O"))], name="conll2003", language="en", split="train")
+    request = FinetuneRequest(tmp_path / "m", TaskSpec("conll2003", "ner"), TaskSplits(ds, ds, ds), 0, section)
+    with pytest.raises(Stop):
+        sb.PretrainBackend(cuda=False).finetune(tmp_path / "w", request, progress=False)
+    skip = {"tasks", "seeds", "no_pretraining_control"}
+    for f in dataclasses.fields(FinetuneSection):
+        if f.name not in skip:
+            assert getattr(seen["cfg"], f.name) == getattr(section, f.name), f.name
+        assert getattr(section, f.name) != f.default or f.name in skip, f"{f.name} left at its default"
 
 
 @pytest.mark.parametrize(

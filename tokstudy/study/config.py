@@ -88,7 +88,7 @@ class PretrainSection:
 DECODINGS = ("argmax", "viterbi")
 
 #: fine-tuning settings a task may set for itself (None in the task: the ``finetune`` section's value)
-TASK_OVERRIDES = ("epochs", "learning_rate", "dropout", "token_dropout")
+TASK_OVERRIDES = ("epochs", "learning_rate", "dropout", "token_dropout", "label_all_pieces")
 
 
 @dataclass(frozen=True)
@@ -114,6 +114,8 @@ class TaskSpec:
     """Fine-tuning dropout for this task; None: ``finetune.dropout``."""
     token_dropout: float | None = None
     """Word-dropout rate for this task; None: ``finetune.token_dropout``."""
+    label_all_pieces: bool | None = None
+    """Train on every piece of a word for this task; None: ``finetune.label_all_pieces``."""
 
     def __post_init__(self) -> None:
         if self.task not in ("ner", "classification"):
@@ -160,6 +162,8 @@ class FinetuneSection:
     the training split's label bigrams; the model is unchanged)."""
     decode_prior_scale: float = 0.0
     """Viterbi only: how much of the training label prior is divided out of the model's log-probabilities."""
+    label_all_pieces: bool = False
+    """Token tasks: train on every piece of a word (its label), not only the first; prediction reads the first."""
     no_pretraining_control: bool = False
     """Also fine-tune each vocabulary's architecture from random weights (same tasks, settings and seeds),
     so the report can say whether pre-training helped."""

@@ -71,9 +71,15 @@ def _needed_corpora(config: StudyConfig) -> set[str]:
 
 #: fine-tuning settings added after results were first written, at their default (the earlier behaviour): left
 #: out of the stage keys, so that a results folder of an earlier version is reused instead of trained again
-_ADDED_AT_DEFAULT = {"dropout": None, "token_dropout": 0.0, "decode": "argmax", "decode_prior_scale": 0.0}
+_ADDED_AT_DEFAULT = {
+    "dropout": None,
+    "token_dropout": 0.0,
+    "decode": "argmax",
+    "decode_prior_scale": 0.0,
+    "label_all_pieces": False,
+}
 #: task settings added the same way (None: the task takes the section's value)
-_TASK_ADDED_AT_DEFAULT = ("dropout", "token_dropout")
+_TASK_ADDED_AT_DEFAULT = ("dropout", "token_dropout", "label_all_pieces")
 
 
 def _task_key(task: TaskSpec) -> dict:
