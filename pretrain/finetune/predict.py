@@ -35,15 +35,16 @@ def _outputs_by_batch(model, items: Sequence, pad_id: int, batch_size: int, *, t
 
     device = next(model.parameters()).device
     model.eval()
-    with torch.inference_mode():
-        for idx in _batches(items, batch_size):
+    for idx in _batches(items, batch_size):
+        with torch.inference_mode():  # entered per batch: the caller's code between batches runs outside it
             batch = collate([items[i] for i in idx], pad_id, device, token_labels=token_labels)
             batch.pop("labels")
             logits = model(**batch).logits
             if log_probs:
-                yield idx, torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
+                out = torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
             else:
-                yield idx, logits.argmax(-1).cpu().tolist()
+                out = logits.argmax(-1).cpu().tolist()
+        yield idx, out
 
 
 def predict_tags(
