@@ -106,3 +106,20 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     assert rc == 1 and "missing --model --dataset" in capsys.readouterr().err
     rc = main(["compare", str(tmp_path), "--out", str(tmp_path / "t")])
     assert rc == 1 and "no run.json" in capsys.readouterr().err
+
+
+def test_decoding_and_regularisation_flags_reach_the_config(tmp_path, capsys):
+    import argparse
+
+    from pretrain.cli.finetune import config_from_args, register
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    argv = ["finetune", "--model", "m", "--task", "ner", "--dataset", "conll2003", "--output", str(tmp_path)]
+    flags = ["--decode", "viterbi", "--decode-prior-scale", "0.5", "--dropout", "0.1", "--token-dropout", "0.15"]
+    cfg = config_from_args(parser.parse_args(argv + flags))
+    assert (cfg.decode, cfg.decode_prior_scale, cfg.dropout, cfg.token_dropout) == ("viterbi", 0.5, 0.1, 0.15)
+    plain = config_from_args(parser.parse_args(argv))
+    assert (plain.decode, plain.decode_prior_scale, plain.dropout, plain.token_dropout) == ("argmax", 0.0, None, 0.0)
+    rc = main(argv + ["--decode-prior-scale", "0.5"])
+    assert rc == 1 and "only applies with decode='viterbi'" in capsys.readouterr().err
