@@ -21,6 +21,7 @@ MODULES = [
     "tokstudy.report.html",
     "tokstudy.analysis.parity",
     "tokstudy.report.attribution",
+    "tokstudy.study.report",
 ]
 
 

@@ -177,3 +177,9 @@ def test_viterbi_changes_a_trained_models_tags_towards_valid_sequences(snips_run
     changed = sum(a != v for at, vt in zip(argmax_tags, viterbi_tags) for a, v in zip(at, vt))
     assert changed > 0
     assert _invalid_transitions(viterbi_tags) < _invalid_transitions(argmax_tags)
+
+
+def test_the_modules_docstring_example_runs():
+    from tests.fixtures_doctest import assert_examples_pass
+
+    assert_examples_pass("pretrain.finetune.decoding")

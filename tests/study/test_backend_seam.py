@@ -86,6 +86,7 @@ def test_the_whole_study_runs_on_a_fake_backend_without_torch(fake_study):
     assert len(finetunes) == len(set(finetunes)) == 2 * len(toks) * n_tasks * n_seeds
     md = Path(child["report"]).read_text(encoding="utf-8")
     assert "## Tables 1-2" in md and "## Table 4" in md and "sp-unigram-500 (no PT)" in md
+    assert "Tagging tasks (F1) are labelled word by word" in md  # the tiny study's decoding, stated with the scores
     # the fake's numbers are what the tables show: pre-trained 80 + seed, controls 40 + seed
     scores = json.loads((out / "tables" / "scores.json").read_text())
     flat = json.dumps(scores)
@@ -227,9 +228,12 @@ def test_new_finetuning_settings_at_their_default_keep_earlier_results(fake_stud
     copy = tmp_path / "out"
     shutil.copytree(out, copy)
     config = load_study_config(TINY, output_dir=str(copy), data_dir=str(empty))
-    config = dataclasses.replace(config, finetune=dataclasses.replace(config.finetune, token_dropout=0.1))
+    finetune = dataclasses.replace(config.finetune, token_dropout=0.1, decode="viterbi", decode_prior_scale=0.5)
+    config = dataclasses.replace(config, finetune=finetune)
     backend = FakeBackend()
     result = run_study(config, backend=backend, log=lambda m: None, progress=False)
+    md = result.report_markdown.read_text(encoding="utf-8")
+    assert "Tagging tasks (F1) are decoded with Viterbi" in md and "prior scale of 0.5" in md
     kinds = {c[0] for c in backend.calls}
     assert kinds == {"finetune"}, kinds
     n_finetune = 2 * 3 * len(config.finetune.tasks) * config.finetune.seeds

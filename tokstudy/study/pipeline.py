@@ -210,7 +210,12 @@ def run_study(
     # 5. report ----------------------------------------------------------------------
     report = pipe.run(
         "report",
-        {"notes": sources.notes, "title": config.name, "smoke_test": config.smoke_test},
+        {
+            "notes": sources.notes,
+            "title": config.name,
+            "smoke_test": config.smoke_test,
+            "decode": [config.finetune.decode, config.finetune.decode_prior_scale],
+        },
         lambda work: _report(work, root, analysis, config, sources),
         deps=["analysis"],
     )

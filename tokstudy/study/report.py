@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 from tokstudy.report.document import Section, write_document
-from tokstudy.study.config import StudyConfig
+from tokstudy.study.config import FinetuneSection, StudyConfig
 from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, by_vocab, format_p
 from tokstudy.study.sources import Sources
 
@@ -89,6 +89,7 @@ def study_sections(root: Path, analysis: dict, config: StudyConfig, sources: Sou
         body = tables_1_2_markdown(
             scores, control, _read(root, "tables/cost.json"), order, config.finetune.seeds, figure=figure
         )
+        body = decoding_note(config.finetune) + "\n\n" + body
         sections.append(Section("Tables 1-2: fine-tuning scores and what each model cost", body))
     by_language = _text(root, "tables/by_language.md")
     if by_language:
@@ -107,6 +108,27 @@ def study_sections(root: Path, analysis: dict, config: StudyConfig, sources: Sou
         sections.append(Section("Table 3: segmentation examples", table3))
     sections.append(Section("Reproduce", f"```\ntokstudy study {config.name}\n```\nConfiguration: `config.json`."))
     return sections
+
+
+def decoding_note(section: FinetuneSection) -> str:
+    """How the tagging scores were obtained: the labels' decoding changes F1 by several points, so a reader must
+    know which one the tables show.
+
+    >>> decoding_note(FinetuneSection(decode="viterbi", decode_prior_scale=0.5))[:58]
+    'Tagging tasks (F1) are decoded with Viterbi: each sentence'
+    """
+    if section.decode == "viterbi":
+        prior = (
+            f", with a prior scale of {section.decode_prior_scale:g} (that share of the label prior divided out)"
+            if section.decode_prior_scale
+            else ""
+        )
+        return (
+            "Tagging tasks (F1) are decoded with Viterbi: each sentence's best label sequence under the model's "
+            f"probabilities and the training split's label bigrams{prior}; the models are plain token classifiers "
+            "(`finetune.decode`, docs/finetune.md)."
+        )
+    return "Tagging tasks (F1) are labelled word by word: each word takes the best label at its first piece."
 
 
 def _data_section(analysis: dict, sources: Sources) -> Section:
