@@ -15,8 +15,8 @@ model sure enough of it still wins.
 The model's ``p(y | x)`` already contains the label prior ``P(y)`` that the transitions model again. With
 ``prior_scale`` > 0 each word's score is ``log p(y | x) - prior_scale * log P(y)``: 1 turns posteriors into
 scaled likelihoods as in hybrid neural/HMM speech recognition (Bourlard and Morgan), values between 0 and 1
-divide out part of the prior. On CoNLL-2003 dev with the cpu study's tiny model, 0.5 scored best of 0, 0.5 and 1
-(benchmarks/results/study.md).
+divide out part of the prior. With the cpu study's tiny model, 0.5 scored best of 0, 0.5 and 1 on the dev splits
+of CoNLL-2003, SNIPS slots and CoNLL-2002 es (benchmarks/results/study.md).
 
 >>> b = label_bigrams([[0, 1, 2], [0, 0]], n_labels=3)  # labels O, B-PER, I-PER
 >>> import numpy as np
