@@ -2,9 +2,9 @@
 
 A token classifier scores every word independently, so nothing stops it from opening a new entity on the second
 word of a name: a tiny model labels "Diego Dominguez" ``B-PER B-PER`` (two persons) as readily as
-``B-PER I-PER``. ``viterbi`` decoding adds what a CRF layer would learn, without changing the model (the
-fine-tuned model stays a plain ``AlbertForTokenClassification``): the label bigrams of the training split. The
-sequence chosen for a sentence maximises
+``B-PER I-PER``. ``viterbi`` decoding adds transition scores, as a CRF layer has, but counted from the training
+split's label bigrams instead of learned, so the fine-tuned model stays a plain ``AlbertForTokenClassification``.
+The sequence chosen for a sentence maximises
 
     sum_t log p(y_t | sentence) + log P(y_0 | start) + sum_t log P(y_t | y_{t-1})
 
