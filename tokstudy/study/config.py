@@ -87,6 +87,15 @@ class PretrainSection:
 #: the fine-tuner's decodings (``pretrain.finetune.decoding.DECODINGS``; the torch-free study may not import it)
 DECODINGS = ("argmax", "viterbi")
 
+
+def _check_rates(obj, names: tuple[str, ...]) -> None:
+    """Each named attribute is None (unset) or a probability in [0, 1)."""
+    for name in names:
+        value = getattr(obj, name)
+        if value is not None and not 0 <= value < 1:
+            raise ValueError(f"{name} must be in [0, 1), got {value}")
+
+
 #: fine-tuning settings a task may set for itself (None in the task: the ``finetune`` section's value)
 TASK_OVERRIDES = ("epochs", "learning_rate", "dropout", "token_dropout", "label_all_pieces")
 
@@ -124,10 +133,7 @@ class TaskSpec:
             raise ValueError(f"epochs must be >= 1, got {self.epochs}")
         if self.learning_rate is not None and not 0 < self.learning_rate < 1:
             raise ValueError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
-        for name in ("dropout", "token_dropout"):
-            value = getattr(self, name)
-            if value is not None and not 0 <= value < 1:
-                raise ValueError(f"{name} must be in [0, 1), got {value}")
+        _check_rates(self, ("dropout", "token_dropout"))
 
     def settings(self, section: FinetuneSection) -> FinetuneSection:
         """``section`` with this task's own settings (:data:`TASK_OVERRIDES`), where it sets them."""
@@ -176,10 +182,7 @@ class FinetuneSection:
             raise ValueError(
                 f"decode_prior_scale must be in [0, 1] and needs decode: viterbi, got {self.decode_prior_scale}"
             )
-        if self.dropout is not None and not 0 <= self.dropout < 1:
-            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
-        if not 0 <= self.token_dropout < 1:
-            raise ValueError(f"token_dropout must be in [0, 1), got {self.token_dropout}")
+        _check_rates(self, ("dropout", "token_dropout"))
 
 
 @dataclass(frozen=True)
