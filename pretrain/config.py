@@ -231,6 +231,9 @@ class TrainConfig:
     """``torch.compile`` the model: ``on``, ``off``, or ``auto`` (on with CUDA, where it fuses the element-wise
     kernels that dominate the step; off on CPU, where compiling costs more than it saves in short runs).
     When compiling is unavailable or fails, training continues eager with a warning that says why."""
+    unpad: bool = True
+    """Run the encoder on the real tokens only (:mod:`pretrain.unpad`): padding positions cost nothing, the
+    loss is the same. ``false``: Hugging Face's padded forward."""
     output_dir: str | None = None
     """Where checkpoints, logs and the final model go (``--output`` overrides)."""
 
@@ -258,6 +261,7 @@ class TrainConfig:
         if isinstance(self.compile, bool):  # YAML reads a bare on/off as a boolean
             object.__setattr__(self, "compile", "on" if self.compile else "off")
         require(self.compile in COMPILE_MODES, w, f"compile must be one of {COMPILE_MODES}, got {self.compile!r}")
+        require(isinstance(self.unpad, bool), w, f"unpad must be true or false, got {self.unpad!r}")
         require(self.optimizer in OPTIMIZERS, w, f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
         require(self.weight_decay >= 0, w, f"weight_decay must be >= 0, got {self.weight_decay}")
         require(

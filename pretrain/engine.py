@@ -7,7 +7,8 @@ optimizer, picks one (:func:`pretrain.optim.choose_optimizer`): the per-tensor :
 (ALBERT's optimizer), torch's AdamW on CPU. The learning-rate schedule is always
 :func:`pretrain.schedule.warmup_linear_decay`, stepped by DeepSpeed at each update.
 
-No host synchronisation inside a step: the masked-token and sequence counts are taken on the host
+No host synchronisation inside a step: the masked-token and sequence counts (and, with
+``TrainConfig.unpad``, the indices of the real tokens, :mod:`pretrain.unpad`) are taken on the host
 before the batch is copied, the model gathers masked rows with fixed-size indices, and the step's
 statistics stay on the device until read (:class:`StepStats` resolves them on first access). A
 non-finite loss is remembered on the device and reported by :meth:`PretrainEngine.check_finite`,
@@ -47,6 +48,7 @@ import torch
 from pretrain.config import TrainConfig
 from pretrain.optim import build_optimizer, choose_optimizer, mixed_precision_in_json, param_groups
 from pretrain.schedule import build_lr_scheduler
+from pretrain.unpad import has_padding, unpad_layout
 
 _BATCH_KEYS = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
 
@@ -193,6 +195,7 @@ class PretrainEngine:
             module.to(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}")
             if train.autocast_bf16 and not mixed_precision_in_json(config) and hasattr(module, "autocast_dtype"):
                 module.autocast_dtype = torch.bfloat16
+        self.unpad = train.unpad
         self.compiled = compile_wanted(train, cuda=cuda) and _compile(module)
         self._compile_checked = not self.compiled
 
@@ -252,6 +255,11 @@ class PretrainEngine:
             float(sum(len(b["input_ids"]) for b in micro_batches)),
             float(sum(int(np.asarray(b["attention_mask"]).sum()) for b in micro_batches)),
         ]
+        if self.unpad:  # where a micro-batch has padding, the encoder skips it (indices made here, on the host)
+            micro_batches = [
+                {**b, **unpad_layout(b["attention_mask"])} if has_padding(b["attention_mask"]) else b
+                for b in micro_batches
+            ]
         batches = [self._to_device(b) for b in micro_batches]
         if self.world_size > 1:  # the one collective before the forward pass
             counts = self.all_reduce(torch.tensor(counts, dtype=torch.float64, device=self.device)).tolist()

@@ -14,6 +14,7 @@ gradient-accumulation micro-batches each contribute their share of one global me
 gives Hugging Face's per-batch means.
 
 >>> from pretrain.config import ModelConfig
+from pretrain.unpad import unpadded_albert
 >>> module = AlbertPretrainingModule(build_model(ModelConfig(), vocab_size=100, seed=0))   # doctest: +SKIP
 >>> out = module(**batch)                                                                # doctest: +SKIP
 >>> out["loss"].backward()                                                               # doctest: +SKIP
@@ -28,6 +29,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from pretrain.config import ModelConfig
+from pretrain.unpad import unpadded_albert
 
 #: The batch fields the module reads (as :meth:`pretrain.data.store.ExampleStore.get_batch` returns them).
 BATCH_KEYS = ("input_ids", "attention_mask", "token_type_ids", "sentence_order_label", "mlm_positions", "mlm_labels")
@@ -87,6 +89,8 @@ class AlbertPretrainingModule(nn.Module):
 
     ``forward`` returns a dict: ``loss`` (the scalar to back-propagate) and detached statistics
     ``mlm_loss_sum``, ``mlm_correct``, ``mlm_count``, ``sop_loss_sum``, ``sop_correct``, ``sop_count``.
+    Given ``unpad_rows`` and ``unpad_slot`` (:func:`pretrain.unpad.unpad_layout` of the attention mask),
+    the encoder runs on the real tokens only (:func:`pretrain.unpad.unpadded_albert`); the loss is the same.
 
     Args:
         model: the Hugging Face model whose weights are trained.
@@ -109,23 +113,31 @@ class AlbertPretrainingModule(nn.Module):
         mlm_labels: torch.Tensor,
         mlm_denominator: float | torch.Tensor | None = None,
         sop_denominator: float | torch.Tensor | None = None,
+        unpad_rows: torch.Tensor | None = None,
+        unpad_slot: torch.Tensor | None = None,
     ) -> dict[str, torch.Tensor]:
         device_type = input_ids.device.type
         use_autocast = self.autocast_dtype is not None
+        batch, length = input_ids.shape
         with torch.autocast(device_type=device_type, dtype=self.autocast_dtype or torch.bfloat16, enabled=use_autocast):
-            out = self.model.albert(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids, return_dict=True
-            )
-            hidden, pooled = out.last_hidden_state, out.pooler_output
-            batch, length, width = hidden.shape
             # Gather a fixed number of rows, b * T + position for every slot (unused slots, position -1, read
             # row b * T and are ignored by the loss): fixed shapes and no boolean indexing, so the step needs
             # no device-to-host synchronisation and compiles to one graph.
             valid = mlm_positions >= 0
-            rows = (torch.arange(batch, device=hidden.device)[:, None] * length + mlm_positions.clamp(min=0)).reshape(
+            rows = (torch.arange(batch, device=input_ids.device)[:, None] * length + mlm_positions.clamp(min=0)).reshape(
                 -1
             )
-            masked_hidden = hidden.reshape(batch * length, width).index_select(0, rows)
+            if unpad_rows is None:
+                out = self.model.albert(
+                    input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids, return_dict=True
+                )
+                hidden, pooled = out.last_hidden_state.flatten(0, 1), out.pooler_output
+            else:  # the encoder on the real tokens only (pretrain.unpad): rows are renumbered among them
+                hidden, pooled = unpadded_albert(
+                    self.model.albert, input_ids, token_type_ids, attention_mask, unpad_rows, unpad_slot
+                )
+                rows = unpad_slot.index_select(0, rows)
+            masked_hidden = hidden.index_select(0, rows)
             mlm_logits = self.model.predictions(masked_hidden)
             sop_logits = self.model.sop_classifier(pooled)
         labels = torch.where(valid, mlm_labels, torch.full_like(mlm_labels, -100)).reshape(-1)

@@ -34,6 +34,13 @@ def register(subparsers) -> None:
         default=None,
         help="torch.compile the model (auto: on CUDA only); overrides the train YAML's",
     )
+    p.add_argument(
+        "--unpad",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run the encoder on real tokens only, so padding costs nothing (the default); --no-unpad: "
+        "Hugging Face's padded forward. Overrides the train YAML's",
+    )
     p.add_argument("--total-steps", type=int, default=None, help="override total_steps (warm-up is shortened to fit)")
     p.add_argument("--resume", action="store_true", help="continue from the newest intact checkpoint in --output")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -58,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
             ("total_steps", args.total_steps),
             ("output_dir", args.output),
             ("compile", args.compile),
+            ("unpad", args.unpad),
         )
         if v is not None
     }

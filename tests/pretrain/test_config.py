@@ -88,6 +88,7 @@ def test_model_validation_names_the_field(changes, field):
         ({"optimizer": "sgd"}, "optimizer"),
         ({"lr": 0}, "lr"),
         ({"keep_last": 0}, "keep_last"),
+        ({"unpad": "sometimes"}, "unpad"),
     ],
 )
 def test_train_validation_names_the_field(changes, field):

@@ -1,0 +1,129 @@
+"""The unpadded encoder (``pretrain.unpad``, ``TrainConfig.unpad``) against Hugging Face's padded forward.
+
+The reference is ``AlbertModel`` itself: at every real position the hidden states, the pooled output,
+the loss and every gradient are Hugging Face's, for each cross-layer sharing mode, on batches of the
+store ``pretrain prepare`` makes (which has short examples, hence padding). Training with and without
+unpadding gives the same losses and weights.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from pretrain.config import ModelConfig, TrainConfig
+from pretrain.model import AlbertPretrainingModule, build_model
+from pretrain.unpad import has_padding, unpad_layout, unpadded_albert
+
+
+def _padded_batch(store, n=16):
+    """The first ``n``-example batch of the store that has padding (as a dict of tensors) and its unpad layout."""
+    for start in range(0, len(store) - n, n):
+        b = store.get_batch(np.arange(start, start + n))
+        if has_padding(b["attention_mask"]) and b["attention_mask"].mean() < 0.97:
+            tensors = {k: torch.from_numpy(v) for k, v in b.items()}
+            return tensors, {k: torch.from_numpy(v) for k, v in unpad_layout(b["attention_mask"]).items()}
+    pytest.fail("the test store has no batch with padding")
+
+
+def test_layout_lists_the_real_tokens_and_inverts():
+    mask = np.array([[1, 1, 1, 0], [1, 0, 0, 0], [1, 1, 1, 1]])
+    layout = unpad_layout(mask)
+    rows, slot = layout["unpad_rows"], layout["unpad_slot"]
+    assert rows.tolist() == [0, 1, 2, 4, 8, 9, 10, 11]
+    assert (slot[rows] == np.arange(len(rows))).all()
+    assert (slot[mask.reshape(-1) == 0] == 0).all()
+    assert has_padding(mask) and not has_padding(np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("sharing,groups", [("all", 1), ("groups", 2), ("none", 1)])
+def test_hidden_states_equal_huggingface_at_real_positions(store, sharing, groups):
+    model = build_model(ModelConfig(num_layers=4, sharing=sharing, num_groups=groups), vocab_size=store.vocab_size, seed=3)
+    model.eval()
+    batch, layout = _padded_batch(store)
+    with torch.no_grad():
+        ref = model.albert(
+            input_ids=batch["input_ids"],
+            attention_mask=batch["attention_mask"],
+            token_type_ids=batch["token_type_ids"],
+        )
+        hidden, pooled = unpadded_albert(
+            model.albert,
+            batch["input_ids"],
+            batch["token_type_ids"],
+            batch["attention_mask"],
+            layout["unpad_rows"],
+            layout["unpad_slot"],
+        )
+    real = ref.last_hidden_state.flatten(0, 1)[batch["attention_mask"].reshape(-1).bool()]
+    assert hidden.shape == real.shape and len(hidden) < batch["input_ids"].numel()
+    torch.testing.assert_close(hidden, real, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(pooled, ref.pooler_output, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("sharing,groups", [("all", 1), ("groups", 2)])
+def test_loss_and_gradients_equal_the_padded_forward(store, sharing, groups):
+    model = build_model(ModelConfig(num_layers=4, sharing=sharing, num_groups=groups), vocab_size=store.vocab_size, seed=4)
+    module = AlbertPretrainingModule(model)
+    batch, layout = _padded_batch(store)
+    padded = module(**batch)
+    padded["loss"].backward()
+    reference = {n: p.grad.clone() for n, p in model.named_parameters()}
+    model.zero_grad()
+    unpadded = module(**batch, **layout)
+    unpadded["loss"].backward()
+    torch.testing.assert_close(unpadded["loss"], padded["loss"], rtol=1e-5, atol=1e-6)
+    for key in ("mlm_correct", "mlm_count", "sop_correct"):
+        assert float(unpadded[key]) == float(padded[key]), key
+    for name, p in model.named_parameters():
+        torch.testing.assert_close(p.grad, reference[name], rtol=1e-4, atol=1e-6, msg=f"gradient of {name}")
+
+
+def test_bf16_autocast_unpadded_is_close_to_padded(store):
+    """The autocast path (bf16 on CUDA) keeps its dtypes through the scatter/gather: same loss within bf16 rounding."""
+    model = build_model(ModelConfig(), vocab_size=store.vocab_size, seed=5)
+    module = AlbertPretrainingModule(model, autocast_dtype=torch.bfloat16)
+    batch, layout = _padded_batch(store, n=8)
+    with torch.no_grad():
+        padded, unpadded = module(**batch)["loss"], module(**batch, **layout)["loss"]
+    assert unpadded.dtype == torch.float32
+    torch.testing.assert_close(unpadded, padded, rtol=2e-2, atol=2e-2)
+
+
+def test_training_with_and_without_unpadding_gives_the_same_run(tmp_path, store_dir, tokenizer_dir):
+    from pretrain.logging_ import read_metrics
+    from pretrain.train import train
+    from tests.pretrain.helpers import assert_same_weights, final_weights
+
+    cfg = TrainConfig(batch_size=16, lr=1e-3, warmup_steps=2, total_steps=6, checkpoint_every=6, log_every=1)
+    runs = {}
+    for unpad in (False, True):
+        out = tmp_path / f"unpad-{unpad}"
+        train(ModelConfig(), cfg.replace(unpad=unpad), data=store_dir, tokenizer=tokenizer_dir, output=out, progress=False)
+        runs[unpad] = out
+    padded, unpadded = (read_metrics(runs[u]) for u in (False, True))
+    assert [r["step"] for r in padded] == [r["step"] for r in unpadded]
+    for a, b in zip(padded, unpadded):
+        for key in ("loss", "mlm_loss", "sop_loss", "mlm_accuracy"):
+            assert b[key] == pytest.approx(a[key], rel=1e-5), (a["step"], key)
+    assert_same_weights(final_weights(runs[True]), final_weights(runs[False]), rtol=1e-4, atol=1e-6)
+
+
+def test_the_engine_unpads_only_batches_with_padding(store):
+    from pretrain.engine import PretrainEngine
+
+    engine = PretrainEngine(
+        AlbertPretrainingModule(build_model(ModelConfig(), vocab_size=store.vocab_size, seed=0)),
+        TrainConfig(batch_size=4, total_steps=10),
+    )
+    seen = []
+    forward = engine.engine.forward
+    engine.engine.forward = lambda **kw: seen.append(set(kw)) or forward(**kw)
+    lengths = np.asarray(store.lengths)
+    full = np.flatnonzero(lengths == lengths.max())[:4]
+    mixed = np.concatenate([full[:3], np.flatnonzero(lengths < lengths.max())[:1]])
+    engine.step([store.get_batch(full)])
+    engine.step([store.get_batch(mixed)])
+    assert not seen[0] & {"unpad_rows", "unpad_slot"}
+    assert {"unpad_rows", "unpad_slot"} <= seen[1]
