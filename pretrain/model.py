@@ -124,9 +124,9 @@ class AlbertPretrainingModule(nn.Module):
             # row b * T and are ignored by the loss): fixed shapes and no boolean indexing, so the step needs
             # no device-to-host synchronisation and compiles to one graph.
             valid = mlm_positions >= 0
-            rows = (torch.arange(batch, device=input_ids.device)[:, None] * length + mlm_positions.clamp(min=0)).reshape(
-                -1
-            )
+            rows = (
+                torch.arange(batch, device=input_ids.device)[:, None] * length + mlm_positions.clamp(min=0)
+            ).reshape(-1)
             if unpad_rows is None:
                 out = self.model.albert(
                     input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids, return_dict=True

@@ -39,7 +39,9 @@ def test_layout_lists_the_real_tokens_and_inverts():
 
 @pytest.mark.parametrize("sharing,groups", [("all", 1), ("groups", 2), ("none", 1)])
 def test_hidden_states_equal_huggingface_at_real_positions(store, sharing, groups):
-    model = build_model(ModelConfig(num_layers=4, sharing=sharing, num_groups=groups), vocab_size=store.vocab_size, seed=3)
+    model = build_model(
+        ModelConfig(num_layers=4, sharing=sharing, num_groups=groups), vocab_size=store.vocab_size, seed=3
+    )
     model.eval()
     batch, layout = _padded_batch(store)
     with torch.no_grad():
@@ -64,7 +66,9 @@ def test_hidden_states_equal_huggingface_at_real_positions(store, sharing, group
 
 @pytest.mark.parametrize("sharing,groups", [("all", 1), ("groups", 2)])
 def test_loss_and_gradients_equal_the_padded_forward(store, sharing, groups):
-    model = build_model(ModelConfig(num_layers=4, sharing=sharing, num_groups=groups), vocab_size=store.vocab_size, seed=4)
+    model = build_model(
+        ModelConfig(num_layers=4, sharing=sharing, num_groups=groups), vocab_size=store.vocab_size, seed=4
+    )
     module = AlbertPretrainingModule(model)
     batch, layout = _padded_batch(store)
     padded = module(**batch)
@@ -100,7 +104,9 @@ def test_training_with_and_without_unpadding_gives_the_same_run(tmp_path, store_
     runs = {}
     for unpad in (False, True):
         out = tmp_path / f"unpad-{unpad}"
-        train(ModelConfig(), cfg.replace(unpad=unpad), data=store_dir, tokenizer=tokenizer_dir, output=out, progress=False)
+        train(
+            ModelConfig(), cfg.replace(unpad=unpad), data=store_dir, tokenizer=tokenizer_dir, output=out, progress=False
+        )
         runs[unpad] = out
     padded, unpadded = (read_metrics(runs[u]) for u in (False, True))
     assert [r["step"] for r in padded] == [r["step"] for r in unpadded]
