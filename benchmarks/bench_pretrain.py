@@ -1,10 +1,11 @@
 """Pre-training throughput: our trainer vs a plain Hugging Face baseline, same model, data and batch.
 
 * **ours**: :class:`pretrain.engine.PretrainEngine` (DeepSpeed) stepping
-  :class:`pretrain.model.AlbertPretrainingModule`: batches trimmed to their longest example, the MLM
+  :class:`pretrain.model.AlbertPretrainingModule`: the encoder on the real tokens only, the MLM
   decoder (H->E->V) applied only at the masked positions, tanh GELU as one kernel, no host sync per
   step; AdamW on CPU, per-tensor LAMB with bf16 autocast on CUDA; ``torch.compile`` per ``--compile``
-  (``auto``: on CUDA only). ``ours-eager`` is the same with compile off.
+  (``auto``: on CUDA only). ``ours-eager`` is the same with compile off; ``ours-padded`` is ``ours-eager``
+  with ``unpad`` off (every position of the trimmed batch through the encoder, as before unpadding).
 * **baseline**: ``AlbertForPreTraining(labels=..., sentence_order_label=...)`` as users run it: batches
   padded to ``max_seq_length``, full-vocabulary logits at every position, Hugging Face's ``gelu_new``,
   ``torch.optim.AdamW`` (bf16 autocast on CUDA).
@@ -54,8 +55,10 @@ from pretrain_hf_baseline import baseline_stepper  # noqa: E402
 from pretrain_synthetic import synthetic_store  # noqa: E402
 
 
-def ours_stepper(model_cfg, store, batch: int, ds_config: str, compile: str = "auto", micro: int | None = None):
-    """``step(i) -> real tokens`` of our trainer (DeepSpeed engine, masked-only decoder, trimmed batches)."""
+def ours_stepper(
+    model_cfg, store, batch: int, ds_config: str, compile: str = "auto", micro: int | None = None, unpad: bool = True
+):
+    """``step(i) -> real tokens`` of our trainer (DeepSpeed engine, masked-only decoder, unpadded encoder)."""
     from pretrain.config import TrainConfig
     from pretrain.engine import PretrainEngine
     from pretrain.model import AlbertPretrainingModule, build_model
@@ -69,6 +72,7 @@ def ours_stepper(model_cfg, store, batch: int, ds_config: str, compile: str = "a
         deepspeed_config=ds_config,
         lr=1e-4,
         compile=compile,
+        unpad=unpad,
     )
     engine = PretrainEngine(AlbertPretrainingModule(model), cfg)
     order = GlobalBatchOrder(len(store), batch, seed=0)
@@ -93,8 +97,9 @@ def build_stepper(args):
         store,
         args.batch,
         "ds_gpu_bf16.json" if args.gpu else "ds_cpu.json",
-        compile="off" if args.worker == "ours-eager" else args.compile,
+        compile="off" if args.worker in ("ours-eager", "ours-padded") else args.compile,
         micro=args.micro,
+        unpad=args.worker != "ours-padded",
     )
 
 
@@ -262,7 +267,7 @@ def main(argv=None) -> int:
         "--variants",
         nargs="+",
         default=["baseline", "ours"],
-        choices=["baseline", "ours", "ours-eager"],
+        choices=["baseline", "ours", "ours-eager", "ours-padded"],
         help="what to run; the first is the reference of the speedup column",
     )
     p.add_argument("--compile", default="auto", choices=["auto", "on", "off"], help="TrainConfig.compile of 'ours'")
