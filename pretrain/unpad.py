@@ -12,8 +12,10 @@ Face's, and the real rows are gathered out again. (MosaicBERT calls FlashAttenti
 kernel there instead; that kernel is not a dependency of ours.)
 
 The indices come from the host (:func:`unpad_layout`, from the batch's attention mask before the
-batch is copied), so the step needs no device synchronisation; their count changes from batch to
-batch, which ``torch.compile`` handles with one dynamic-shape graph after the first recompile.
+batch is copied), so the step needs no device synchronisation. Their count changes from batch to
+batch: under ``torch.compile`` that costs one recompile (dynamo then makes the sizes dynamic), and a
+micro-batch without padding, which takes Hugging Face's forward, has a graph of its own; on CPU a
+run compiles three graphs in all, whatever its length.
 The modules and weights are the Hugging Face model's own (the export is unchanged), and at every
 real position the hidden states equal Hugging Face's (``tests/pretrain/test_unpad.py``).
 
