@@ -104,3 +104,28 @@ def test_compiled_two_processes_match_one(eager_and_compiled, tmp_path, store_di
     assert_same_weights(
         final_weights(tmp_path / "two"), final_weights(eager_and_compiled["on"].output_dir), rtol=1e-3, atol=1e-5
     )
+
+
+def test_unpadded_batches_compile_a_bounded_number_of_graphs(store):
+    """Unpadding makes the row count vary per batch: dynamo must go dynamic after one recompile, not
+    compile a graph per batch (past its cache limit it would silently run eager)."""
+    import numpy as np
+    import torch._dynamo
+    from torch._dynamo.utils import counters
+
+    from pretrain.model import AlbertPretrainingModule, build_model
+    from pretrain.unpad import has_padding, unpad_layout
+
+    torch._dynamo.reset()
+    module = AlbertPretrainingModule(build_model(ModelConfig(), vocab_size=store.vocab_size, seed=0))
+    module.compile()
+    graphs, row_counts = [], set()
+    for i in range(12):
+        batch = store.get_batch(np.arange(8 * i, 8 * i + 8))
+        if has_padding(batch["attention_mask"]):
+            batch = {**batch, **unpad_layout(batch["attention_mask"])}
+            row_counts.add(len(batch["unpad_rows"]))
+        module(**{k: torch.from_numpy(v) for k, v in batch.items()})["loss"].backward()
+        graphs.append(counters["stats"]["unique_graphs"])
+    assert len(row_counts) >= 4, "the test needs batches with different numbers of real tokens"
+    assert graphs[-1] <= 3 and graphs[-1] == graphs[len(graphs) // 2], graphs
