@@ -48,7 +48,7 @@ import torch
 from pretrain.config import TrainConfig
 from pretrain.optim import build_optimizer, choose_optimizer, mixed_precision_in_json, param_groups
 from pretrain.schedule import build_lr_scheduler
-from pretrain.unpad import has_padding, unpad_layout
+from pretrain.unpad import has_padding, unpad_layout, varlen_supported
 
 _BATCH_KEYS = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
 
@@ -195,6 +195,8 @@ class PretrainEngine:
             module.to(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}")
             if train.autocast_bf16 and not mixed_precision_in_json(config) and hasattr(module, "autocast_dtype"):
                 module.autocast_dtype = torch.bfloat16
+            if train.unpad and hasattr(module, "varlen_attention"):
+                module.varlen_attention = varlen_supported(next(module.parameters()).device)
         self.unpad = train.unpad
         self.compiled = compile_wanted(train, cuda=cuda) and _compile(module)
         self._compile_checked = not self.compiled

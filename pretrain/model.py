@@ -91,6 +91,8 @@ class AlbertPretrainingModule(nn.Module):
     ``mlm_loss_sum``, ``mlm_correct``, ``mlm_count``, ``sop_loss_sum``, ``sop_correct``, ``sop_count``.
     Given ``unpad_rows`` and ``unpad_slot`` (:func:`pretrain.unpad.unpad_layout` of the attention mask),
     the encoder runs on the real tokens only (:func:`pretrain.unpad.unpadded_albert`); the loss is the same.
+    With ``varlen_attention`` set (the engine sets it where :func:`pretrain.unpad.varlen_supported`), its
+    attention uses ``unpad_cu_seqlens`` and the variable-length FlashAttention kernel.
 
     Args:
         model: the Hugging Face model whose weights are trained.
@@ -102,6 +104,7 @@ class AlbertPretrainingModule(nn.Module):
         super().__init__()
         self.model = model
         self.autocast_dtype = autocast_dtype
+        self.varlen_attention = False
 
     def forward(
         self,
@@ -115,6 +118,7 @@ class AlbertPretrainingModule(nn.Module):
         sop_denominator: float | torch.Tensor | None = None,
         unpad_rows: torch.Tensor | None = None,
         unpad_slot: torch.Tensor | None = None,
+        unpad_cu_seqlens: torch.Tensor | None = None,
     ) -> dict[str, torch.Tensor]:
         device_type = input_ids.device.type
         use_autocast = self.autocast_dtype is not None
@@ -134,7 +138,13 @@ class AlbertPretrainingModule(nn.Module):
                 hidden, pooled = out.last_hidden_state.flatten(0, 1), out.pooler_output
             else:  # the encoder on the real tokens only (pretrain.unpad): rows are renumbered among them
                 hidden, pooled = unpadded_albert(
-                    self.model.albert, input_ids, token_type_ids, attention_mask, unpad_rows, unpad_slot
+                    self.model.albert,
+                    input_ids,
+                    token_type_ids,
+                    attention_mask,
+                    unpad_rows,
+                    unpad_slot,
+                    unpad_cu_seqlens if self.varlen_attention else None,
                 )
                 rows = unpad_slot.index_select(0, rows)
             masked_hidden = hidden.index_select(0, rows)

@@ -8,8 +8,11 @@ Face's encoder runs every dense layer on them. Here, as in MosaicBERT's ``bert_p
 position-wise layer (embeddings, the E->H mapping, Q/K/V and output projections, the FFN, every
 LayerNorm) runs on those rows only. Attention alone needs the ``[batch, heads, T, head_dim]``
 layout: Q, K and V are scattered back into it, attention runs with the same key mask as Hugging
-Face's, and the real rows are gathered out again. (MosaicBERT calls FlashAttention's variable-length
-kernel there instead; that kernel is not a dependency of ours.)
+Face's, and the real rows are gathered out again. On a CUDA GPU that FlashAttention supports
+(compute capability 8.0 or more, torch >= 2.10, half-precision activations as bf16 autocast gives,
+no attention dropout), attention instead runs on the unpadded rows directly, through torch's
+variable-length FlashAttention kernel (``torch.nn.attention.varlen.varlen_attn``), as MosaicBERT does
+with FlashAttention's own: then nothing is re-padded at all.
 
 The indices come from the host (:func:`unpad_layout`, from the batch's attention mask before the
 batch is copied), so the step needs no device synchronisation. Their count changes from batch to
@@ -20,8 +23,8 @@ The modules and weights are the Hugging Face model's own (the export is unchange
 real position the hidden states equal Hugging Face's (``tests/pretrain/test_unpad.py``).
 
 >>> layout = unpad_layout(np.array([[1, 1, 1], [1, 1, 0]]))
->>> layout["unpad_rows"].tolist(), layout["unpad_slot"].tolist()
-([0, 1, 2, 3, 4], [0, 1, 2, 3, 4, 0])
+>>> [layout[k].tolist() for k in UNPAD_KEYS]
+[[0, 1, 2, 3, 4], [0, 1, 2, 3, 4, 0], [0, 3, 5]]
 """
 
 from __future__ import annotations
@@ -30,22 +33,37 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+try:  # torch >= 2.10; CUDA only
+    from torch.nn.attention.varlen import varlen_attn
+except ImportError:  # pragma: no cover - older torch: attention re-pads instead
+    varlen_attn = None
+
 #: The batch fields :func:`unpad_layout` adds (and :class:`pretrain.model.AlbertPretrainingModule` reads).
-UNPAD_KEYS = ("unpad_rows", "unpad_slot")
+UNPAD_KEYS = ("unpad_rows", "unpad_slot", "unpad_cu_seqlens")
 
 
 def unpad_layout(attention_mask: np.ndarray) -> dict[str, np.ndarray]:
     """Where the real tokens of a padded ``[B, T]`` batch are, computed on the host.
 
     Returns ``unpad_rows`` (int64 ``[N]``: the flat index ``b * T + t`` of each of the ``N`` real
-    tokens, in order) and ``unpad_slot`` (int64 ``[B * T]``: the row of each flat position among
-    those ``N``; 0 at padding positions, which are never read).
+    tokens, in order), ``unpad_slot`` (int64 ``[B * T]``: the row of each flat position among
+    those ``N``; 0 at padding positions, which are never read) and ``unpad_cu_seqlens`` (int32
+    ``[B + 1]``: where each example's rows start among the ``N``, then ``N``; variable-length
+    attention's ``cu_seqlens``).
     """
-    flat = np.asarray(attention_mask).reshape(-1).astype(bool)
+    mask = np.asarray(attention_mask).astype(bool)
+    flat = mask.reshape(-1)
     rows = np.flatnonzero(flat).astype(np.int64)
     slot = np.zeros(flat.size, dtype=np.int64)
     slot[rows] = np.arange(rows.size, dtype=np.int64)
-    return {"unpad_rows": rows, "unpad_slot": slot}
+    cu_seqlens = np.concatenate([[0], np.cumsum(mask.sum(axis=1))]).astype(np.int32)
+    return {"unpad_rows": rows, "unpad_slot": slot, "unpad_cu_seqlens": cu_seqlens}
+
+
+def varlen_supported(device: torch.device | str) -> bool:
+    """Whether torch's variable-length FlashAttention kernel runs on ``device`` (CUDA, compute capability >= 8.0)."""
+    device = torch.device(device)
+    return varlen_attn is not None and device.type == "cuda" and torch.cuda.get_device_capability(device) >= (8, 0)
 
 
 def has_padding(attention_mask: np.ndarray) -> bool:
@@ -60,11 +78,15 @@ def unpadded_albert(
     attention_mask: torch.Tensor,
     rows: torch.Tensor,
     slot: torch.Tensor,
+    cu_seqlens: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``albert`` (a Hugging Face ``AlbertModel``) on the real tokens: ``(hidden [N, H], pooled [B, H])``.
 
     ``hidden[i]`` is Hugging Face's ``last_hidden_state`` at flat position ``rows[i]``; ``pooled`` is
-    its ``pooler_output`` (the [CLS] row, position 0 of every example, through the pooler).
+    its ``pooler_output`` (the [CLS] row, position 0 of every example, through the pooler). Given
+    ``cu_seqlens`` (see :func:`unpad_layout`; only where :func:`varlen_supported`), attention runs
+    through the variable-length kernel whenever the projections are half precision; the batch must
+    then be trimmed to its longest example (as the example store's batches are).
     """
     batch, length = input_ids.shape
     emb = albert.embeddings
@@ -81,7 +103,7 @@ def unpadded_albert(
     for i in range(config.num_hidden_layers):
         group = encoder.albert_layer_groups[int(i / (config.num_hidden_layers / config.num_hidden_groups))]
         for layer in group.albert_layers:
-            attended = _attention(layer.attention, x, rows, key_mask, batch, length)
+            attended = _attention(layer.attention, x, rows, key_mask, batch, length, cu_seqlens)
             ffn = layer.ffn_output(layer.activation(layer.ffn(attended)))
             x = layer.full_layer_layer_norm(ffn + attended)
 
@@ -90,21 +112,38 @@ def unpadded_albert(
     return x, pooled
 
 
-def _attention(attn, x: torch.Tensor, rows: torch.Tensor, key_mask: torch.Tensor, batch: int, length: int):
-    """Hugging Face's ``AlbertAttention`` (SDPA) on unpadded rows ``x`` [N, H]: Q, K, V re-padded for attention only."""
+def _attention(
+    attn,
+    x: torch.Tensor,
+    rows: torch.Tensor,
+    key_mask: torch.Tensor,
+    batch: int,
+    length: int,
+    cu_seqlens: torch.Tensor | None,
+):
+    """Hugging Face's ``AlbertAttention`` on unpadded rows ``x`` [N, H]."""
     heads, head_dim = attn.num_attention_heads, attn.attention_head_size
+    dropout = attn.attention_dropout.p if attn.training else 0.0
+    q, k, v = attn.query(x), attn.key(x), attn.value(x)
+    if cu_seqlens is not None and dropout == 0.0 and q.dtype in (torch.float16, torch.bfloat16):
+        # FlashAttention over each example's rows; its default scale is 1/sqrt(head_dim), ALBERT's scaling.
+        context = varlen_attn(
+            q.view(-1, heads, head_dim),
+            k.view(-1, heads, head_dim),
+            v.view(-1, heads, head_dim),
+            cu_seqlens,
+            cu_seqlens,
+            length,
+            length,
+        ).reshape(-1, heads * head_dim)
+    else:  # re-pad Q, K, V for SDPA with Hugging Face's key mask, then gather the real rows back
 
-    def padded(t: torch.Tensor) -> torch.Tensor:
-        full = t.new_zeros(batch * length, t.shape[-1]).index_copy(0, rows, t)
-        return full.view(batch, length, heads, head_dim).transpose(1, 2)
+        def padded(t: torch.Tensor) -> torch.Tensor:
+            full = t.new_zeros(batch * length, t.shape[-1]).index_copy(0, rows, t)
+            return full.view(batch, length, heads, head_dim).transpose(1, 2)
 
-    context = F.scaled_dot_product_attention(
-        padded(attn.query(x)),
-        padded(attn.key(x)),
-        padded(attn.value(x)),
-        attn_mask=key_mask,
-        dropout_p=attn.attention_dropout.p if attn.training else 0.0,
-        scale=attn.scaling,
-    )
-    context = context.transpose(1, 2).reshape(batch * length, heads * head_dim).index_select(0, rows)
+        context = F.scaled_dot_product_attention(
+            padded(q), padded(k), padded(v), attn_mask=key_mask, dropout_p=dropout, scale=attn.scaling
+        )
+        context = context.transpose(1, 2).reshape(batch * length, heads * head_dim).index_select(0, rows)
     return attn.LayerNorm(x + attn.output_dropout(attn.dense(context)))

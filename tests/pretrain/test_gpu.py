@@ -24,6 +24,9 @@ def test_one_bf16_step_of_the_base_preset(store):
     model = build_model(ModelConfig.preset("base"), vocab_size=store.vocab_size, seed=0)
     engine = PretrainEngine(AlbertPretrainingModule(model), cfg)
     assert engine.optimizer_name == "lamb" and engine.module.autocast_dtype == torch.bfloat16
+    from pretrain.unpad import varlen_supported
+
+    assert engine.module.varlen_attention == varlen_supported(engine.device)
     before = {n: p.detach().clone() for n, p in engine.module.model.named_parameters()}
     stats = [engine.step([store.get_batch(range(16 * i, 16 * (i + 1)))], step=i) for i in range(2)]
     engine.check_finite()
@@ -60,3 +63,27 @@ def test_a_step_never_waits_for_the_device(store):
     syncs = [f"{w.filename}:{w.lineno}: {w.message}" for w in seen if "synchroniz" in str(w.message).lower()]
     assert not syncs, "\n".join(syncs[:10])
     engine.check_finite()
+
+
+def test_variable_length_flash_attention_equals_the_padded_forward(store):
+    """The unpadded encoder with torch's varlen FlashAttention gives Hugging Face's padded loss (bf16 rounding)."""
+    import numpy as np
+
+    from pretrain.model import AlbertPretrainingModule, build_model
+    from pretrain.unpad import has_padding, unpad_layout, varlen_supported
+
+    if not varlen_supported("cuda"):
+        pytest.skip("no variable-length FlashAttention here (needs compute capability >= 8.0, torch >= 2.10)")
+    model = build_model(ModelConfig.preset("base"), vocab_size=store.vocab_size, seed=0).cuda().eval()
+    module = AlbertPretrainingModule(model, autocast_dtype=torch.bfloat16)
+    lengths = np.asarray(store.lengths)
+    idx = np.concatenate([np.flatnonzero(lengths == lengths.max())[:12], np.flatnonzero(lengths < lengths.max())[:4]])
+    host = store.get_batch(idx)
+    assert has_padding(host["attention_mask"])
+    batch = {k: torch.from_numpy(v).cuda() for k, v in host.items()}
+    layout = {k: torch.from_numpy(v).cuda() for k, v in unpad_layout(host["attention_mask"]).items()}
+    with torch.no_grad():
+        padded = module(**batch)["loss"]
+        module.varlen_attention = True
+        varlen = module(**batch, **layout)["loss"]
+    torch.testing.assert_close(varlen, padded, rtol=2e-2, atol=2e-2)
