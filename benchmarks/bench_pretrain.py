@@ -4,7 +4,7 @@
   :class:`pretrain.model.AlbertPretrainingModule`: the encoder on the real tokens only, the MLM
   decoder (H->E->V) applied only at the masked positions, tanh GELU as one kernel, no host sync per
   step; AdamW on CPU, per-tensor LAMB with bf16 autocast on CUDA; ``torch.compile`` per ``--compile``
-  (``auto``: on CUDA only). ``ours-eager`` is the same with compile off; ``ours-padded`` is ``ours-eager``
+  (``auto``: on CUDA only). ``ours-eager`` is the same with compile off; ``ours-padded`` is ``ours``
   with ``unpad`` off (every position of the trimmed batch through the encoder, as before unpadding).
 * **baseline**: ``AlbertForPreTraining(labels=..., sentence_order_label=...)`` as users run it: batches
   padded to ``max_seq_length``, full-vocabulary logits at every position, Hugging Face's ``gelu_new``,
@@ -31,6 +31,7 @@ GPU: ALBERT-base, sequence 512, batch 64, bf16: tokens/s, model-FLOPs utilisatio
 
     .venv/bin/python benchmarks/bench_pretrain.py --gpu
     .venv/bin/python benchmarks/bench_pretrain.py --gpu --seq 128 --batch 256
+    .venv/bin/python benchmarks/bench_pretrain.py --gpu --variants baseline ours ours-padded   # what unpadding adds
 
 Prints a Markdown table; ``--json FILE`` also writes the figures.
 """
@@ -97,7 +98,7 @@ def build_stepper(args):
         store,
         args.batch,
         "ds_gpu_bf16.json" if args.gpu else "ds_cpu.json",
-        compile="off" if args.worker in ("ours-eager", "ours-padded") else args.compile,
+        compile="off" if args.worker == "ours-eager" else args.compile,
         micro=args.micro,
         unpad=args.worker != "ours-padded",
     )
