@@ -187,3 +187,14 @@ def test_the_variable_length_attention_path_equals_huggingface(store, monkeypatc
             *(layout[k] for k in UNPAD_KEYS),
         )
     assert reference_varlen_attn.calls == 3
+
+
+def test_pretrain_train_no_unpad_flag_reaches_the_run(tmp_path, store_dir, tokenizer_dir):
+    from pretrain.checkpoint import read_state
+    from pretrain.cli import main
+
+    out = tmp_path / "run"
+    args = ["train", "--data", str(store_dir), "--tokenizer", str(tokenizer_dir), "--output", str(out)]
+    assert main([*args, "--total-steps", "2", "--no-unpad", "--no-progress"]) == 0
+    (checkpoint,) = sorted((out / "checkpoints").glob("step_*"))
+    assert read_state(checkpoint)["train_config"]["unpad"] is False
