@@ -21,11 +21,18 @@ from tests.pretrain.helpers import assert_same_weights, final_weights
 CFG = TrainConfig(batch_size=16, lr=1e-3, warmup_steps=2, total_steps=8, checkpoint_every=4, log_every=1)
 
 
+#: graphs dynamo compiled during the compiled run of the fixture below
+GRAPHS: dict[str, int] = {}
+
+
 @pytest.fixture(scope="module")
 def eager_and_compiled(tmp_path_factory, store_dir, tokenizer_dir):
+    from torch._dynamo.utils import counters
+
     runs = {}
     for mode in ("off", "on"):
         out = tmp_path_factory.mktemp(f"compile-{mode}") / "run"
+        before = counters["stats"]["unique_graphs"]  # process-wide: other tests may have compiled too
         with _no_fallback():
             runs[mode] = train(
                 ModelConfig(),
@@ -35,6 +42,7 @@ def eager_and_compiled(tmp_path_factory, store_dir, tokenizer_dir):
                 output=out,
                 progress=False,
             )
+        GRAPHS[mode] = counters["stats"]["unique_graphs"] - before
     return runs
 
 
@@ -106,27 +114,21 @@ def test_compiled_two_processes_match_one(eager_and_compiled, tmp_path, store_di
     )
 
 
-def test_unpadded_batches_compile_a_bounded_number_of_graphs(store):
+def test_unpadded_batches_compile_a_bounded_number_of_graphs(eager_and_compiled, store):
     """Unpadding makes the row count vary per batch: dynamo must go dynamic after one recompile, not
     compile a graph per batch (past its cache limit it would silently run eager)."""
     import numpy as np
-    import torch._dynamo
-    from torch._dynamo.utils import counters
 
-    from pretrain.model import AlbertPretrainingModule, build_model
-    from pretrain.unpad import has_padding, unpad_layout
+    from pretrain.sampler import GlobalBatchOrder
+    from pretrain.unpad import has_padding
 
-    torch._dynamo.reset()
-    before = counters["stats"]["unique_graphs"]  # the counter is process-wide: other tests compiled too
-    module = AlbertPretrainingModule(build_model(ModelConfig(), vocab_size=store.vocab_size, seed=0))
-    module.compile()
-    graphs, row_counts = [], set()
-    for i in range(12):
-        batch = store.get_batch(np.arange(8 * i, 8 * i + 8))
-        if has_padding(batch["attention_mask"]):
-            batch = {**batch, **unpad_layout(batch["attention_mask"])}
-            row_counts.add(len(batch["unpad_rows"]))
-        module(**{k: torch.from_numpy(v) for k, v in batch.items()})["loss"].backward()
-        graphs.append(counters["stats"]["unique_graphs"] - before)
-    assert len(row_counts) >= 4, "the test needs batches with different numbers of real tokens"
-    assert graphs[-1] <= 3 and graphs[-1] == graphs[len(graphs) // 2], graphs
+    order = GlobalBatchOrder(len(store), CFG.batch_size, CFG.seed)
+    masks = [
+        store.get_batch(order.micro_batches(i, rank=0, world_size=1, micro_batch_size=CFG.batch_size)[0])[
+            "attention_mask"
+        ]
+        for i in range(CFG.total_steps)
+    ]
+    row_counts = {int(np.sum(m)) for m in masks if has_padding(m)}
+    assert len(row_counts) >= 4, "the run needs batches with different numbers of real tokens"
+    assert GRAPHS == {"off": 0, "on": GRAPHS["on"]} and 1 <= GRAPHS["on"] <= 3, GRAPHS
