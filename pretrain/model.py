@@ -14,7 +14,6 @@ gradient-accumulation micro-batches each contribute their share of one global me
 gives Hugging Face's per-batch means.
 
 >>> from pretrain.config import ModelConfig
-from pretrain.unpad import unpadded_albert
 >>> module = AlbertPretrainingModule(build_model(ModelConfig(), vocab_size=100, seed=0))   # doctest: +SKIP
 >>> out = module(**batch)                                                                # doctest: +SKIP
 >>> out["loss"].backward()                                                               # doctest: +SKIP
@@ -126,7 +125,7 @@ class AlbertPretrainingModule(nn.Module):
         with torch.autocast(device_type=device_type, dtype=self.autocast_dtype or torch.bfloat16, enabled=use_autocast):
             # Gather a fixed number of rows, b * T + position for every slot (unused slots, position -1, read
             # row b * T and are ignored by the loss): fixed shapes and no boolean indexing, so the step needs
-            # no device-to-host synchronisation and compiles to one graph.
+            # no device-to-host synchronisation.
             valid = mlm_positions >= 0
             rows = (
                 torch.arange(batch, device=input_ids.device)[:, None] * length + mlm_positions.clamp(min=0)
