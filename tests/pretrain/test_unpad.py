@@ -198,3 +198,11 @@ def test_pretrain_train_no_unpad_flag_reaches_the_run(tmp_path, store_dir, token
     assert main([*args, "--total-steps", "2", "--no-unpad", "--no-progress"]) == 0
     (checkpoint,) = sorted((out / "checkpoints").glob("step_*"))
     assert read_state(checkpoint)["train_config"]["unpad"] is False
+
+
+def test_doctest():
+    import doctest
+
+    import pretrain.unpad
+
+    assert doctest.testmod(pretrain.unpad).failed == 0
