@@ -85,8 +85,9 @@ def unpadded_albert(
     ``hidden[i]`` is Hugging Face's ``last_hidden_state`` at flat position ``rows[i]``; ``pooled`` is
     its ``pooler_output`` (the [CLS] row, position 0 of every example, through the pooler). Given
     ``cu_seqlens`` (see :func:`unpad_layout`; only where :func:`varlen_supported`), attention runs
-    through the variable-length kernel whenever the projections are half precision; the batch must
-    then be trimmed to its longest example (as the example store's batches are).
+    through the variable-length kernel whenever the projections are half precision, with ``T`` as the
+    longest length (an upper bound, which the kernel needs; exact for the example store's batches,
+    which are trimmed to their longest example).
     """
     batch, length = input_ids.shape
     emb = albert.embeddings
