@@ -126,3 +126,23 @@ def test_report_has_the_attribution_section_with_the_same_numbers(tmp_path):
     assert row["or_adjusted"] == pytest.approx(direct.adjusted.value, abs=1e-4)
     assert row["or_adjusted_low"] == pytest.approx(direct.adjusted.low, abs=1e-4)
     assert f"{direct.adjusted.value:.3f} [{direct.adjusted.low:.3f}, {direct.adjusted.high:.3f}]" in index
+
+
+def test_attribution_json_keeps_full_precision_and_the_figure_is_shown_once(tmp_path):
+    """attribution.json holds the fitted odds ratios and partial r unrounded (the Markdown rounds), and the
+    index shows the odds-ratio figure once, in the attribution section (not again under Figures)."""
+    from tests.analysis.test_attribution import confounded_corpus
+    from tokstudy.analysis.attribution import attribute_errors
+
+    ds, preds, seg, counts = confounded_corpus(seed=3, n_sentences=800)
+    t = segmentation_table([ds], [seg], progress=False)
+    aligned = align_predictions(t, preds)
+    files = write_report(t, tmp_path / "rep", predictions=[aligned], train=counts, n_resamples=20)
+    row = json.loads((tmp_path / "rep" / "attribution.json").read_text())["attribution"][0]
+    direct = attribute_errors(t, aligned, train=counts)
+    assert row["or_adjusted"] == direct.adjusted.value
+    assert row["or_adjusted_high"] == direct.adjusted.high
+    assert row["partial_r"] == direct.partial_r
+    index = files.index.read_text()
+    assert index.count("figures/odds_ratios.png") == 1
+    assert "figures/error_by_pieces.png" in index.split("## Figures")[1]

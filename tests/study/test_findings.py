@@ -27,27 +27,49 @@ def t4(ne, non, half=1.0):
 def test_ne_more_segmented_requires_disjoint_cis():
     assert ne_more_segmented(*t4([90, 60], [40, 30])).holds is True
     assert ne_more_segmented(*t4([90, 31], [40, 30], half=2)).holds is None  # overlapping at the 2nd size
-    assert ne_more_segmented(*t4([90, 20], [40, 30])).holds is False
+    split = ne_more_segmented(*t4([90, 20], [40, 30]))  # more at one size, less at the other
+    assert split.holds is None and split.verdict.counts() == "yes in 1 of 2, no in 1" and split.verdict.word == "mixed"
+    assert ne_more_segmented(*t4([20, 20], [40, 30])).holds is False  # less at every size
 
 
 def test_segmentation_falls_with_vocab_checks_every_step():
     assert segmentation_falls_with_vocab(*t4([90, 60, 40], [40, 30, 20])).holds is True
-    assert segmentation_falls_with_vocab(*t4([90, 95, 40], [40, 30, 20])).holds is False
+    # one step rises (NE 90 -> 95, CIs disjoint), three fall: mixed, never "no" for "not everywhere"
+    mixed = segmentation_falls_with_vocab(*t4([90, 95, 40], [40, 30, 20]))
+    assert mixed.holds is None and mixed.verdict.word == "mixed"
+    assert "**mixed** (yes in 3 of 4, no in 1)" in mixed.markdown()
+    assert segmentation_falls_with_vocab(*t4([40, 60, 90], [20, 30, 40])).holds is False  # every step rises
+    overlapping = segmentation_falls_with_vocab(*t4([90, 89, 88], [40, 39, 38], half=2))
+    assert overlapping.verdict.word == "undecided"
 
 
 def test_correlation_needs_positive_and_significant():
     good = [{"tokenizer": "t", "model": "m", "all": {"r": 0.3, "p_value": 1e-9, "low": 0.25, "high": 0.35, "n": 1000}}]
     weak = [{"tokenizer": "t", "model": "m", "all": {"r": 0.02, "p_value": 0.4, "low": -0.03, "high": 0.07, "n": 1000}}]
     assert correlation_positive(good).holds is True
-    assert correlation_positive(weak).holds is False
+    assert correlation_positive(weak).holds is None  # not significant: undecided, not "no"
+    assert correlation_positive(weak).verdict.counts() == "undecided in 1 of 1"
+    negative = [
+        {"tokenizer": "t", "model": "m", "all": {"r": -0.3, "p_value": 1e-9, "low": -0.35, "high": -0.25, "n": 9}}
+    ]
+    assert correlation_positive(negative).holds is False
+    undefined = [
+        {"tokenizer": "u", "model": "m", "all": {"r": None, "p_value": None, "low": None, "high": None, "n": 5}}
+    ]
+    f = correlation_positive(good + undefined)
+    assert (
+        f.verdict.word == "yes"
+        and f.verdict.counts() == "yes in 1 of 2, no fit in 1"
+        and "u / m: r undefined" in f.evidence
+    )
     assert "t / m: r = 0.300" in correlation_positive(good).evidence
 
 
 def test_scores_follow_vocab_in_given_order():
     scores = {
         "ner": {
-            "a": {"mean": 50, "std": 1, "n": 3, "metric": "F1"},
-            "b": {"mean": 55, "std": 1, "n": 3, "metric": "F1"},
+            "a": {"mean": 50, "std": 1, "n": 3, "metric": "F1", "values": [49, 50, 51]},
+            "b": {"mean": 55, "std": 1, "n": 3, "metric": "F1", "values": [54, 55, 56]},
         }
     }
     assert scores_follow_vocab(scores, ["a", "b"])[0].holds is True
@@ -78,7 +100,9 @@ def test_beyond_confounders_needs_every_adjusted_interval_above_one():
 
     assert beyond_confounders([row(1.2, 1.1, 1.3), row(1.1, 1.02, 1.2)]).holds is True
     f = beyond_confounders([row(1.2, 1.1, 1.3), row(1.01, 0.98, 1.04)])
-    assert f.holds is False and "1.010 [0.980, 1.040]" in f.evidence and "unadjusted 1.500" in f.evidence
+    assert f.holds is None and f.verdict.word == "mixed"  # one interval holds 1: mixed, not "no"
+    assert "1.010 [0.980, 1.040]" in f.evidence and "unadjusted 1.500" in f.evidence
+    assert beyond_confounders([row(0.8, 0.7, 0.9)]).holds is False  # below 1: a real no
     assert beyond_confounders([{"model": "m", "tokenizer": "t", "or_adjusted": None}]).holds is None
     t = [{"tokenizer": "a", "ne": est(90), "non_ne": est(40), "all": est(50)}]
     assert all_findings(t, {"a": 1}, [], {}, [row(1.2, 1.1, 1.3)])[-1].claim.startswith("Segmentation predicts errors")
@@ -91,3 +115,47 @@ def test_pretraining_helps_reads_an_undefined_interval_as_undecided():
     for bound in (None, float("nan")):  # null in control.json, NaN in memory
         f = pretraining_helps({"t": {"a": {**one_seed, "low": bound, "high": bound}}}, ["a"])[0]
         assert f.holds is None and "no CI" in f.evidence
+
+
+def test_scores_follow_vocab_decides_each_step_by_welch():
+    def model(values):
+        return {"mean": sum(values) / len(values), "std": 0.5, "n": len(values), "metric": "accuracy", "values": values}
+
+    # the committed cpu report's snips-classification: 92.62 -> 92.57 -> 93.90 over 3 seeds each; neither step
+    # is significant, so the verdict is undecided (it used to say "no" because 92.57 < 92.62)
+    scores = {
+        "cls": {
+            "a": model([92.2, 92.8, 92.86]),
+            "b": model([91.6, 93.2, 92.9]),
+            "c": model([93.5, 93.9, 94.3]),
+        }
+    }
+    f = scores_follow_vocab(scores, ["a", "b", "c"])[0]
+    assert f.verdict.word == "undecided" and f.verdict.counts() == "undecided in 2 of 2"
+    assert "a -> b: Welch p = " in f.evidence
+    one_seed = {"cls": {"a": model([90.0]), "b": model([95.0])}}
+    g = scores_follow_vocab(one_seed, ["a", "b"])[0]
+    assert g.holds is None and "one seed: no test" in g.evidence
+
+
+def test_beyond_confounders_reads_like_the_cpu_report():
+    """5 intervals above 1, one holding 1, 3 rows without a fit: mixed with its counts (was "no")."""
+    from tokstudy.study.findings import beyond_confounders
+
+    def row(lo, hi):
+        return {
+            "model": "m",
+            "tokenizer": f"t{lo}",
+            "or_adjusted": (lo + hi) / 2,
+            "or_adjusted_low": lo,
+            "or_adjusted_high": hi,
+            "or_unadjusted": 1.5,
+            "or_unadjusted_low": 1.4,
+            "or_unadjusted_high": 1.6,
+        }
+
+    rows = [row(1.01 + i / 100, 1.2) for i in range(5)] + [row(0.94, 1.09)]
+    rows += [{"model": "s", "tokenizer": f"u{i}", "or_adjusted": None} for i in range(3)]
+    f = beyond_confounders(rows)
+    assert "**mixed** (yes in 5 of 9, undecided in 1, no fit in 3)" in f.markdown()
+    assert "no fit for s / u0, s / u1, s / u2" in f.evidence

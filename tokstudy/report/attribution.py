@@ -9,8 +9,8 @@ of a live result and of a JSON file.
 ...        "or_adjusted_high": 1.3, "p_adjusted": 1e-5, "or_unadjusted": 1.6, "or_unadjusted_low": 1.5,
 ...        "or_unadjusted_high": 1.7, "p_unadjusted": 1e-9, "partial_r": 0.05, "partial_p": 1e-4,
 ...        "n_words": 1000, "n_errors": 100, "covariates": "length_chars", "frequency_source": None, "note": ""}
->>> attribution_finding([row])[0]
-True
+>>> attribution_finding([row])[0].markdown()
+'**yes** (yes in 1 of 1)'
 """
 
 from __future__ import annotations
@@ -19,13 +19,15 @@ import math
 from typing import Sequence
 
 from tokstudy.report.tables import markdown_table
+from tokstudy.report.verdict import NO_FIT, Verdict, outcome_word
 
 #: the finding the report states, decided by :func:`attribution_finding`.
 CLAIM = "Segmentation predicts errors beyond frequency, entity status and length:"
 
 
-def _num(v, digits: int = 4):
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else round(float(v), digits)
+def _num(v):
+    """A float at full precision (JSON and CSV keep it; the Markdown rounds), ``None`` for NaN."""
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
 
 
 def attribution_rows(results: Sequence) -> list[dict]:
@@ -136,24 +138,38 @@ def frequency_markdown(cells: Sequence[dict]) -> str:
     return markdown_table(out)
 
 
-def attribution_finding(rows: Sequence[dict]) -> tuple[bool | None, str]:
-    """Yes when every adjusted odds ratio's interval lies above 1; no otherwise; None without a fit."""
+def case_outcome(row: dict) -> bool | None | str:
+    """One row's answer: yes when its adjusted odds ratio's interval lies above 1, no when below 1,
+    undecided when it holds 1, no fit when the model could not be fitted."""
+    if row.get("or_adjusted") is None:
+        return NO_FIT
+    lo, hi = row.get("or_adjusted_low"), row.get("or_adjusted_high")
+    if lo is None or hi is None:
+        return None
+    return True if lo > 1 else False if hi < 1 else None
+
+
+def attribution_finding(rows: Sequence[dict]) -> tuple[Verdict, str]:
+    """The verdict over every row (yes / no / mixed / undecided, see :mod:`tokstudy.report.verdict`) and its
+    evidence: each fitted row's adjusted odds ratio with its interval and its own answer."""
+    verdict = Verdict.tally(case_outcome(r) for r in rows)
     fitted = [r for r in rows if r.get("or_adjusted") is not None]
     if not fitted:
-        return None, "no model could be fitted."
-    holds = all(r["or_adjusted_low"] > 1 for r in fitted)
+        return verdict, "no model could be fitted."
     level = fitted[0].get("confidence", 0.95)
     parts = [
-        f"{r['model']} / {r['tokenizer']}: OR per extra piece {_ci(r, 'adjusted')} (unadjusted {_ci(r, 'unadjusted')})"
+        f"{r['model']} / {r['tokenizer']}: OR per extra piece {_ci(r, 'adjusted')} (unadjusted "
+        f"{_ci(r, 'unadjusted')}): {outcome_word(case_outcome(r))}"
         for r in fitted
     ]
-    return holds, "; ".join(parts) + f" ({level:.0%} CIs, standard errors clustered by sentence)."
+    unfitted = [f"{r['model']} / {r['tokenizer']}" for r in rows if r.get("or_adjusted") is None]
+    tail = f"; no fit for {', '.join(unfitted)} (see the notes below)" if unfitted else ""
+    return verdict, "; ".join(parts) + tail + f" ({level:.0%} CIs, standard errors clustered by sentence)."
 
 
 def finding_markdown(rows: Sequence[dict]) -> str:
-    holds, text = attribution_finding(rows)
-    mark = {True: "**yes**", False: "**no**", None: "**undecided**"}[holds]
-    return f"- {CLAIM} {mark}. {text}"
+    verdict, text = attribution_finding(rows)
+    return f"- {CLAIM} {verdict.markdown()}. {text}"
 
 
 def attribution_section(rows: Sequence[dict], cells: Sequence[dict] = (), *, figure: str | None = None) -> str:

@@ -122,6 +122,7 @@ def write_report(
     files += rf.write_three(out, "examples", md, example_rows(exs), exs)
     sections.append(Section("Table 3: examples", md + "\n\n[examples.md](examples.md)"))
 
+    fig = None  # the odds-ratio figure, shown in the attribution section
     corrs = [correlate_errors(table, a, t, measure=measure, **kw) for a in predictions for t in names]
     if corrs:
         md, pm, paths = rf.write_correlation(corrs, out)
@@ -158,9 +159,9 @@ def write_report(
         if parity_results:
             figs += fg.plot_parity(parity_results, figdir / "parity")
         files += figs
-        sections.append(
-            Section("Figures", "\n\n".join(f"![{p.stem}](figures/{p.name})" for p in figs if p.suffix == ".png"))
-        )
+        # the odds-ratio figure is already shown inside the attribution section
+        shown = [p for p in figs if p.suffix == ".png" and not (fig and p.name == Path(fig).name)]
+        sections.append(Section("Figures", "\n\n".join(f"![{p.stem}](figures/{p.name})" for p in shown)))
 
     written = write_document(out, "Segmentation report", sections, intro=intro, stem="index")
     return ReportFiles(written["markdown"], [written["markdown"], written["html"]] + files)

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tokstudy.report.verdict import NO_FIT, Verdict, outcome_word
+
 #: The mALBERT paper's figures on CoNLL-2003 (Table 4) and its correlation, for reference only.
 PAPER_TABLE4 = {
     "32k": {"ne": 120.59, "non_ne": 57.64},
@@ -44,16 +46,20 @@ def format_p(p: float) -> str:
 
 @dataclass(frozen=True)
 class Finding:
-    """One statement about the run, with whether it holds and the numbers behind it."""
+    """One statement about the run, its verdict over the cases it was tested in, and the numbers behind it."""
 
     claim: str
-    holds: bool | None
-    """True / False, or None when the data cannot decide (e.g. overlapping CIs)."""
+    verdict: Verdict
+    """yes / no / mixed / undecided with its counts (:class:`~tokstudy.report.verdict.Verdict`)."""
     evidence: str
 
+    @property
+    def holds(self) -> bool | None:
+        """True for yes, False for no, None for mixed or undecided."""
+        return self.verdict.holds
+
     def markdown(self) -> str:
-        mark = {True: "**yes**", False: "**no**", None: "**undecided**"}[self.holds]
-        return f"- {self.claim} {mark}. {self.evidence}"
+        return f"- {self.claim} {self.verdict.markdown()}. {self.evidence}"
 
 
 def by_vocab(table4: list[dict], vocab_sizes: dict[str, int]) -> list[dict]:
@@ -61,80 +67,125 @@ def by_vocab(table4: list[dict], vocab_sizes: dict[str, int]) -> list[dict]:
     return sorted(table4, key=lambda r: vocab_sizes.get(r["tokenizer"], 0))
 
 
+def _above(a: dict, b: dict) -> bool | None:
+    """Estimate ``a`` above ``b``: True when a's interval lies above b's, False when below, None when they
+    overlap or an interval is missing."""
+    if a.get("low") is None or b.get("low") is None:
+        return None
+    return True if a["low"] > b["high"] else False if a["high"] < b["low"] else None
+
+
 def ne_more_segmented(table4: list[dict], vocab_sizes: dict[str, int]) -> Finding:
-    """Are NE words more segmented than non-NE words at every vocabulary size (CIs disjoint)?"""
-    parts, verdicts = [], []
+    """Are NE words more segmented than non-NE words, per vocabulary size (yes where the CIs are disjoint)?"""
+    parts, outcomes = [], []
     for row in by_vocab(table4, vocab_sizes):
         tok, ne, non = row["tokenizer"], row["ne"], row["non_ne"]
-        verdicts.append(True if ne["low"] > non["high"] else False if ne["high"] < non["low"] else None)
+        outcomes.append(_above(ne, non))
         parts.append(
             f"{tok}: NE {ne['value']:.2f} % [{ne['low']:.2f}, {ne['high']:.2f}] vs non-NE "
             f"{non['value']:.2f} % [{non['low']:.2f}, {non['high']:.2f}]"
         )
-    holds = all(v is True for v in verdicts) if all(v is not None for v in verdicts) else None
-    if any(v is False for v in verdicts):
-        holds = False
     return Finding(
-        "NE words are more segmented than other words at every vocabulary size:", holds, "; ".join(parts) + "."
-    )
-
-
-def segmentation_falls_with_vocab(table4: list[dict], vocab_sizes: dict[str, int]) -> Finding:
-    """Does additional segmentation fall as the vocabulary grows, for NE and non-NE words?"""
-    rows = by_vocab(table4, vocab_sizes)
-    order = [r["tokenizer"] for r in rows]
-    series = {k: [r[k]["value"] for r in rows] for k in ("ne", "non_ne")}
-    holds = all(all(a > b for a, b in zip(v, v[1:])) for v in series.values())
-    ev = "; ".join(f"{k.replace('_', '-').upper()}: " + " > ".join(f"{x:.2f}" for x in v) for k, v in series.items())
-    return Finding(
-        "Additional segmentation decreases as the vocabulary grows:", holds, f"{ev} (sizes {', '.join(order)})."
-    )
-
-
-def correlation_positive(correlation: list[dict], alpha: float = 0.05) -> Finding:
-    """Is the word-level correlation between segmentation and errors positive and significant for every model?"""
-    parts, ok = [], []
-    for row in correlation:
-        c = row["all"]
-        sig = c["p_value"] < alpha and c["r"] > 0
-        ok.append(sig)
-        parts.append(
-            f"{row['tokenizer']} / {row['model']}: r = {c['r']:.3f} [{c['low']:.3f}, {c['high']:.3f}], "
-            f"p {'' if c['p_value'] == 0 else '= '}{format_p(c['p_value'])}, n = {c['n']}"
-        )
-    return Finding(
-        f"A word's segmentation correlates positively and significantly (p < {alpha}) with its label errors "
-        f"(paper: r = {PAPER_PEARSON}):",
-        all(ok) if ok else None,
+        "NE words are more segmented than other words at every vocabulary size:",
+        Verdict.tally(outcomes),
         "; ".join(parts) + ".",
     )
 
 
-def scores_follow_vocab(scores: dict, order: list[str]) -> list[Finding]:
-    """For each task: does the score rise with vocabulary size (model order = vocabulary order)?"""
+def segmentation_falls_with_vocab(table4: list[dict], vocab_sizes: dict[str, int]) -> Finding:
+    """Does additional segmentation fall as the vocabulary grows, for NE and non-NE words?
+
+    One case per step from a vocabulary to the next larger one and per group (NE, non-NE): yes when the
+    smaller vocabulary's interval lies above the larger one's, no when below, undecided when they overlap.
+    """
+    rows = by_vocab(table4, vocab_sizes)
+    order = [r["tokenizer"] for r in rows]
+    outcomes = [_above(a[k], b[k]) for k in ("ne", "non_ne") for a, b in zip(rows, rows[1:])]
+    series = {k: [r[k]["value"] for r in rows] for k in ("ne", "non_ne")}
+    ev = "; ".join(f"{k.replace('_', '-').upper()}: " + " > ".join(f"{x:.2f}" for x in v) for k, v in series.items())
+    return Finding(
+        "Additional segmentation decreases as the vocabulary grows:",
+        Verdict.tally(outcomes),
+        f"{ev} (sizes {', '.join(order)}; a step counts when the 95 % CIs are disjoint).",
+    )
+
+
+def _finite(v) -> float | None:
+    return None if v is None or v != v else float(v)
+
+
+def correlation_positive(correlation: list[dict], alpha: float = 0.05) -> Finding:
+    """Is the word-level correlation between segmentation and errors positive and significant, per model?
+
+    Per model: yes when r > 0 with p < ``alpha``, no when r < 0 with p < ``alpha``, undecided otherwise,
+    no fit where r is undefined (e.g. every word of a group mislabelled).
+    """
+    parts, outcomes = [], []
+    for row in correlation:
+        c = row["all"]
+        r, p = _finite(c.get("r")), _finite(c.get("p_value"))
+        name = f"{row['tokenizer']} / {row['model']}"
+        if r is None or p is None:
+            outcomes.append(NO_FIT)
+            parts.append(f"{name}: r undefined, n = {c.get('n')}")
+            continue
+        outcomes.append((r > 0) if p < alpha and r != 0 else None)
+        ci = "" if _finite(c.get("low")) is None else f" [{c['low']:.3f}, {c['high']:.3f}]"
+        parts.append(f"{name}: r = {r:.3f}{ci}, p {'' if p == 0 else '= '}{format_p(p)}, n = {c['n']}")
+    return Finding(
+        f"A word's segmentation correlates positively and significantly (p < {alpha}) with its label errors "
+        f"(paper: r = {PAPER_PEARSON}):",
+        Verdict.tally(outcomes),
+        "; ".join(parts) + ".",
+    )
+
+
+def _rises(lower: dict, upper: dict, alpha: float) -> tuple[bool | None, str]:
+    """One step of a score series: Welch's test over the seeds' scores (``values``) of two models."""
+    from tokstudy.analysis.welch import welch_difference
+
+    a, b = lower.get("values"), upper.get("values")
+    if not a or not b or len(a) < 2 or len(b) < 2:
+        return None, "one seed: no test"
+    d = welch_difference(b, a)
+    if d["p"] != d["p"]:
+        return None, "no spread: no test"
+    outcome = (d["diff"] > 0) if d["p"] < alpha else None
+    return outcome, f"Welch p = {format_p(d['p'])}"
+
+
+def scores_follow_vocab(scores: dict, order: list[str], alpha: float = 0.05) -> list[Finding]:
+    """For each task: does the score rise with vocabulary size (model order = vocabulary order)?
+
+    One case per step from a model to the next larger vocabulary: yes when Welch's t-test over the seeds
+    finds the larger one better (p < ``alpha``), no when it finds it worse, undecided otherwise or with a
+    single seed.
+    """
     out = []
     for task, by_model in scores.items():
-        means = [by_model[m]["mean"] for m in order if m in by_model]
-        if len(means) < 2:
+        models = [m for m in order if m in by_model]
+        if len(models) < 2:
             continue
         metric = next(iter(by_model.values())).get("metric", "score")
-        # equal scores (e.g. models that never learnt the task) cannot show a trend
-        holds = None if max(means) == min(means) else all(a < b for a, b in zip(means, means[1:]))
-        ev = ", ".join(f"{m} {by_model[m]['mean']:.2f} ± {by_model[m]['std']:.2f}" for m in order if m in by_model)
-        out.append(Finding(f"{task}: {metric} rises with vocabulary size:", holds, ev + "."))
+        steps = [(a, b, *_rises(by_model[a], by_model[b], alpha)) for a, b in zip(models, models[1:])]
+        ev = ", ".join(f"{m} {by_model[m]['mean']:.2f} ± {by_model[m]['std']:.2f}" for m in models)
+        ev += " (" + "; ".join(f"{a} -> {b}: {why}, {outcome_word(o)}" for a, b, o, why in steps) + ")"
+        out.append(
+            Finding(f"{task}: {metric} rises with vocabulary size:", Verdict.tally(s[2] for s in steps), ev + ".")
+        )
     return out
 
 
 def beyond_confounders(attribution: list[dict]) -> Finding:
     """Does a word's extra piece raise its odds of a mislabel with frequency, entity status and length held fixed?
 
-    Decided by :func:`tokstudy.report.attribution.attribution_finding` (every adjusted odds ratio's
-    interval above 1) over the rows of ``tables/attribution.json``.
+    Decided by :func:`tokstudy.report.attribution.attribution_finding` (per row: yes when the adjusted odds
+    ratio's interval lies above 1) over the rows of ``tables/attribution.json``.
     """
     from tokstudy.report.attribution import CLAIM, attribution_finding
 
-    holds, evidence = attribution_finding(attribution)
-    return Finding(CLAIM, holds, evidence)
+    verdict, evidence = attribution_finding(attribution)
+    return Finding(CLAIM, verdict, evidence)
 
 
 def pretraining_helps(control: dict, order: list[str]) -> list[Finding]:
@@ -143,8 +194,8 @@ def pretraining_helps(control: dict, order: list[str]) -> list[Finding]:
     ``control`` is ``{task: {model: {"pretrained": {"mean"}, "control": {"mean"}, "diff", "low", "high"}}}``
     (:func:`tokstudy.study.compare.control_comparison`). Per model, *yes* when the 95 % CI of the
     difference (pre-trained - control) lies above 0, *no* when it lies below 0, undecided when it holds
-    0 or is undefined (one seed; ``null`` in ``control.json``). The task's verdict is yes when every
-    model's is, no when every model's is, otherwise undecided.
+    0 or is undefined (one seed; ``null`` in ``control.json``). The task's verdict over its models follows
+    :class:`~tokstudy.report.verdict.Verdict` (yes, no, mixed or undecided, with the counts).
 
     >>> c = {"t": {"a": {"metric": "F1", "pretrained": {"mean": 80}, "control": {"mean": 60},
     ...                  "diff": 20, "low": 15, "high": 25}}}
@@ -165,13 +216,12 @@ def pretraining_helps(control: dict, order: list[str]) -> list[Finding]:
                 f"{m}: {c['pretrained']['mean']:.2f} vs {c['control']['mean']:.2f} without pre-training, "
                 f"difference {c['diff']:+.2f} {ci}"
             )
-        holds = True if all(v is True for v in verdicts) else False if all(v is False for v in verdicts) else None
         metric = next(iter(by_model.values())).get("metric", "score")
         out.append(
             Finding(
                 f"{task}: pre-training helps ({metric} of the pre-trained model above the same "
                 "architecture fine-tuned from random weights, 95 % CI of the difference above 0):",
-                holds,
+                Verdict.tally(verdicts),
                 "; ".join(parts) + ".",
             )
         )
