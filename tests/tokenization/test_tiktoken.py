@@ -38,12 +38,18 @@ def ranks():
     return bpe_train("\n".join(lines), 420, PATTERNS["cl100k"], visualise=None)
 
 
-@pytest.fixture(scope="module")
-def rank_file(ranks, tmp_path_factory):
-    path = tmp_path_factory.mktemp("tiktoken") / "tiny.tiktoken"
+def write_ranks(path, ranks):
     path.write_text(
         "".join(f"{base64.b64encode(t).decode()} {r}\n" for t, r in sorted(ranks.items(), key=lambda x: x[1]))
     )
+    return path
+
+
+@pytest.fixture(scope="module")
+def rank_file(ranks, tmp_path_factory):
+    """The ranks as ``tiny.tiktoken``, its pattern (cl100k's, as trained) in the sidecar ``tiny.tiktoken.pattern``."""
+    path = write_ranks(tmp_path_factory.mktemp("tiktoken") / "tiny.tiktoken", ranks)
+    path.with_name("tiny.tiktoken.pattern").write_text("cl100k\n")
     return path
 
 
@@ -112,10 +118,49 @@ def test_pattern_by_name_and_file_name(rank_file, tmp_path):
     from tokstudy.tokenization.tiktoken_ import pattern_for
 
     assert pattern_for(tmp_path / "o200k_base.tiktoken", None) == PATTERNS["o200k"]
-    assert pattern_for(tmp_path / "x.tiktoken", None) == PATTERNS["cl100k"]
     assert pattern_for(tmp_path / "x.tiktoken", "r50k") == PATTERNS["r50k"]
-    gpt2 = load_tokenizer(rank_file, tiktoken_pattern="gpt2")
+    assert pattern_for(tmp_path / "x.tiktoken", "cl100k_base") == PATTERNS["cl100k"]
+    gpt2 = load_tokenizer(rank_file, tiktoken_pattern="gpt2")  # the argument wins over the sidecar
     assert gpt2.encoding._pat_str == PATTERNS["r50k"]
+    assert load_tokenizer(rank_file).encoding._pat_str == PATTERNS["cl100k"]  # the sidecar
+
+
+def test_file_of_unknown_pattern_is_refused_never_cl100k(ranks, tmp_path):
+    """A file named after no OpenAI encoding, without a pattern: an error naming the file and the ways to give it."""
+    from tokstudy.tokenization.tiktoken_ import pattern_for
+
+    path = write_ranks(tmp_path / "bengali-32k.tiktoken", ranks)
+    for attempt in (lambda: load_tokenizer(path), lambda: pattern_for(path, None)):
+        with pytest.raises(TokenizerLoadError, match=r"bengali-32k\.tiktoken: the pre-tokenizer pattern") as info:
+            attempt()
+        message = str(info.value)
+        assert "--tiktoken-pattern" in message and "bengali-32k.tiktoken.pattern" in message
+
+
+@pytest.mark.parametrize("given", ["r50k", "gpt2", "p50k_base", "regex"])
+def test_sidecar_gives_the_pattern(ranks, tmp_path, given):
+    path = write_ranks(tmp_path / "mine.tiktoken", ranks)
+    regex = r""" ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+"""
+    path.with_name("mine.tiktoken.pattern").write_text((regex if given == "regex" else given) + "\n")
+    seg = load_tokenizer(path)
+    expected = regex if given == "regex" else PATTERNS["r50k"]
+    assert seg.encoding._pat_str == expected
+    enc = tiktoken.Encoding("ref", pat_str=expected, mergeable_ranks=ranks, special_tokens={})
+    words = ["Washington", "don't", "12345", "Москва", "(EU)"]
+    back = _unicode_to_byte()
+    for word, pieces in zip(words, seg.segment(words).as_lists()):
+        want = [enc.decode_single_token_bytes(t) for t in enc.encode_ordinary(" " + word)]
+        assert [bytes(back[c] for c in p) for p in pieces] == want, word
+
+
+@pytest.mark.parametrize("bad", ["cl100", "", "   "], ids=["typo", "empty", "blank"])
+def test_unknown_pattern_name_is_refused(rank_file, tmp_path, bad):
+    with pytest.raises(TokenizerLoadError, match="is not a pre-tokenizer pattern; expected one of cl100k"):
+        load_tokenizer(rank_file, tiktoken_pattern=bad)
+    sidecar = write_ranks(tmp_path / "s.tiktoken", {bytes([b]): b for b in range(256)}).with_name("s.tiktoken.pattern")
+    sidecar.write_text(bad)
+    with pytest.raises(TokenizerLoadError, match=r"s\.tiktoken\.pattern: .* is not a pre-tokenizer pattern"):
+        load_tokenizer(tmp_path / "s.tiktoken")
 
 
 def test_bad_rank_file_names_file_and_line(rank_file, tmp_path):

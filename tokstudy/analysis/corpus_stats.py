@@ -70,6 +70,8 @@ class CorpusStatsSettings(BootstrapSettings):
         n_buckets: resampling units lines are hashed into (see the module docstring).
         chunk_lines: lines a worker segments at once (bounds its memory).
         count_lone_boundary: passed to every tokenizer (see :mod:`tokstudy.tokenization.base`).
+        tiktoken_pattern: pre-tokenizer pattern of the tiktoken rank files among the tokenizers
+            (see :func:`~tokstudy.tokenization.tiktoken_.pattern_for`; ``None``: each file's own).
         renyi_alpha: order of the Rényi efficiency.
     """
 
@@ -77,6 +79,7 @@ class CorpusStatsSettings(BootstrapSettings):
     n_buckets: int = 1000
     chunk_lines: int = 2000
     count_lone_boundary: bool = True
+    tiktoken_pattern: str | None = None
     renyi_alpha: float = DEFAULT_RENYI_ALPHA
 
     def __post_init__(self) -> None:
@@ -213,18 +216,22 @@ def _bucket_sum(bucket: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=4)
-def worker_segmenters(tokenizers: tuple[str, ...], count_lone_boundary: bool) -> tuple:
+def worker_segmenters(
+    tokenizers: tuple[str, ...], count_lone_boundary: bool, tiktoken_pattern: str | None = None
+) -> tuple:
     """The tokenizers of ``tokenizers`` (``[NAME=]PATH``), loaded once per worker process."""
     from tokstudy.analysis.inputs import load_tokenizers
 
-    return tuple(load_tokenizers(list(tokenizers), count_lone_boundary=count_lone_boundary))
+    return tuple(
+        load_tokenizers(list(tokenizers), count_lone_boundary=count_lone_boundary, tiktoken_pattern=tiktoken_pattern)
+    )
 
 
 def partition_aggregate(partition, tokenizers: tuple[str, ...], settings: CorpusStatsSettings) -> CorpusAggregate:
     """The task a worker runs: read one partition itself and return its sums."""
     from tokstudy.analysis.partitions import iter_partition_lines
 
-    segmenters = worker_segmenters(tuple(tokenizers), settings.count_lone_boundary)
+    segmenters = worker_segmenters(tuple(tokenizers), settings.count_lone_boundary, settings.tiktoken_pattern)
     with cyclic_gc_paused():  # see tokstudy.analysis.gc_pause: 13-24 % of the CPU otherwise
         return aggregate_lines(
             iter_partition_lines(partition),

@@ -142,7 +142,7 @@ def corpus_stats(
     engine = engine or EngineSettings()
     from tokstudy.analysis.corpus_stats import worker_segmenters
 
-    worker_segmenters(tuple(tokenizers), settings.count_lone_boundary)
+    worker_segmenters(tuple(tokenizers), settings.count_lone_boundary, settings.tiktoken_pattern)
     parts = plan_partitions(
         corpus_files(corpus, data_dir=data_dir),
         n_partitions=engine.partitions,

@@ -297,20 +297,26 @@ def distinct_names(datasets: Sequence[Dataset]) -> list[Dataset]:
     return out
 
 
-def load_tokenizers(specs: Sequence[str], *, count_lone_boundary: bool = True) -> list[Segmenter]:
-    """Every tokenizer of ``specs`` (``name=path`` or ``path``), with distinct names."""
-    from tokstudy.tokenization.loading import load_tokenizer
+def load_tokenizers(
+    specs: Sequence[str], *, count_lone_boundary: bool = True, tiktoken_pattern: str | None = None
+) -> list[Segmenter]:
+    """Every tokenizer of ``specs`` (``name=path``, ``path`` or ``tiktoken:ENCODING``), with distinct names.
+
+    ``tiktoken_pattern`` is the pre-tokenizer pattern of every tiktoken rank file among them (see
+    :func:`~tokstudy.tokenization.tiktoken_.pattern_for`).
+    """
+    from tokstudy.tokenization.loading import ACCEPTED, load_tokenizer
 
     if not specs:
-        raise TokenizerLoadError("no tokenizer given; pass --tokenizer PATH (a .model, tokenizer.json or directory)")
+        raise TokenizerLoadError(f"no tokenizer given; pass --tokenizer PATH ({ACCEPTED})")
     out = []
     for spec in specs:
         name, path = parse_tokenizer_spec(spec)
-        if not Path(path).expanduser().exists():
-            raise TokenizerLoadError(
-                f"{path}: tokenizer not found (expected a .model, tokenizer.json, vocab.txt or a directory)"
-            )
-        out.append(load_tokenizer(path, name=name, count_lone_boundary=count_lone_boundary))
+        if not path.startswith("tiktoken:") and not Path(path).expanduser().exists():
+            raise TokenizerLoadError(f"{path}: tokenizer not found (expected {ACCEPTED})")
+        out.append(
+            load_tokenizer(path, name=name, count_lone_boundary=count_lone_boundary, tiktoken_pattern=tiktoken_pattern)
+        )
     names = [s.name for s in out]
     if len(set(names)) != len(names):
         raise TokenizerLoadError(f"tokenizer names repeat ({names}); name them: --tokenizer NAME=PATH")

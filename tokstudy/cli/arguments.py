@@ -12,19 +12,39 @@ import argparse
 from tokstudy.analysis.inputs import FORMATS, FileOptions, load_datasets, load_tokenizers
 from tokstudy.errors import DataFormatError, UsageError
 
+#: ``--tokenizer``'s help, shared by every command that takes one
+TOKENIZER_HELP = (
+    "tokenizer to study (repeat for several): a SentencePiece model (.model, or any name: it is recognised by "
+    "content), a tokenizer.json, a Mistral tekken.json, a vocab.txt, a .tiktoken file (see --tiktoken-pattern), "
+    "tiktoken:ENCODING (e.g. tiktoken:cl100k_base; downloaded once, then read from tiktoken's cache, "
+    "$TIKTOKEN_CACHE_DIR), or a directory holding one; NAME= sets its display name"
+)
+
+
+def add_tiktoken_pattern_argument(parser: argparse.ArgumentParser) -> None:
+    """``--tiktoken-pattern NAME|REGEX``: the pre-tokenizer pattern of ``.tiktoken`` rank files."""
+    parser.add_argument(
+        "--tiktoken-pattern",
+        default=None,
+        metavar="NAME|REGEX",
+        help="pre-tokenizer pattern of the .tiktoken files given (which hold none): cl100k, o200k, p50k, r50k "
+        "(= gpt2), or the regex itself; by default a file's sidecar FILE.pattern, else the OpenAI encoding it is "
+        "named after (o200k_base.tiktoken); a file with neither is refused",
+    )
+
 
 def add_input_arguments(parser: argparse.ArgumentParser, *, datasets: bool = True) -> None:
-    """``--tokenizer``, ``--dataset`` and its reader options, ``--data-dir``, ``--drop-lone-boundary``,
-    ``--no-progress``."""
+    """``--tokenizer``, ``--tiktoken-pattern``, ``--dataset`` and its reader options, ``--data-dir``,
+    ``--drop-lone-boundary``, ``--no-progress``."""
     parser.add_argument(
         "--tokenizer",
         "-t",
         action="append",
         default=[],
         metavar="[NAME=]PATH",
-        help="tokenizer to study (repeat for several): a SentencePiece .model, a tokenizer.json, a vocab.txt, "
-        "or a directory holding one; NAME= sets its display name",
+        help=TOKENIZER_HELP,
     )
+    add_tiktoken_pattern_argument(parser)
     if datasets:
         parser.add_argument(
             "--dataset",
@@ -208,8 +228,17 @@ def table_from_args(args):
 
     data_dir = data_root(args.data_dir) if args.data_dir else None
     datasets = load_datasets(args.dataset, data_dir=data_dir, language=args.language, options=file_options(args))
-    segs = load_tokenizers(args.tokenizer, count_lone_boundary=not args.drop_lone_boundary)
+    segs = tokenizers_from_args(args)
     return segmentation_table(datasets, segs, progress=not args.no_progress)
+
+
+def tokenizers_from_args(args) -> list:
+    """The tokenizers named on the command line (``--tokenizer``, ``--tiktoken-pattern``, ``--drop-lone-boundary``)."""
+    return load_tokenizers(
+        args.tokenizer,
+        count_lone_boundary=not args.drop_lone_boundary,
+        tiktoken_pattern=getattr(args, "tiktoken_pattern", None),
+    )
 
 
 def resolve_sentences(table, specs) -> list[int]:
@@ -240,7 +269,6 @@ def check_sentence_specs(specs) -> None:
 
 def parity_from_args(args) -> list:
     """Parity of the tokenizers named on the command line on its parallel text (``parity``, ``report --parity``)."""
-    from tokstudy.analysis.inputs import load_tokenizers
     from tokstudy.analysis.parity import parity, read_parallel_text
     from tokstudy.datalocation import corpus_dir
 
@@ -249,5 +277,5 @@ def parity_from_args(args) -> list:
     if langs and args.reference not in langs:
         langs = [args.reference] + langs
     paragraphs = read_parallel_text(directory, langs)
-    segs = load_tokenizers(args.tokenizer, count_lone_boundary=not args.drop_lone_boundary)
+    segs = tokenizers_from_args(args)
     return parity(paragraphs, segs, reference=args.reference, **bootstrap_kwargs(args))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 
 def register(sub) -> None:
+    from tokstudy.cli.arguments import TOKENIZER_HELP, add_tiktoken_pattern_argument
+
     p = sub.add_parser(
         "corpus-stats",
         help=(
@@ -26,8 +28,9 @@ def register(sub) -> None:
         action="append",
         required=True,
         metavar="[NAME=]PATH",
-        help="tokenizer (.model, tokenizer.json, vocab.txt or directory); repeat for several",
+        help=TOKENIZER_HELP.replace("tokenizer to study", "tokenizer"),
     )
+    add_tiktoken_pattern_argument(p)
     p.add_argument(
         "--corpus",
         required=True,
@@ -91,6 +94,7 @@ def run(args) -> int:
         seed=args.seed,
         n_buckets=args.buckets,
         count_lone_boundary=not args.no_lone_boundary,
+        tiktoken_pattern=args.tiktoken_pattern,
     )
     engine = EngineSettings(
         args.engine,

@@ -3,14 +3,26 @@
 What a path or name is taken to be, first match wins:
 
 =========================================  ==========================================
-``*.model`` file                           SentencePiece model
-``tokenizer.json`` (any ``*.json`` file)   Hugging Face ``tokenizers`` serialisation
-``vocab.txt`` (any ``*.txt`` file)         BERT-style WordPiece vocabulary
-``*.tiktoken`` file                        tiktoken BPE ranks (``<base64 token> <rank>``)
-``tiktoken:<encoding>``                    ``tiktoken.get_encoding`` (online the first time)
-directory with ``tokenizer.json``          that file (exact, fast)
+``*.tiktoken`` file                        tiktoken BPE ranks (``<base64 token> <rank>``);
+                                           its pre-tokenizer pattern must be known
+                                           (:func:`~tokstudy.tokenization.tiktoken_.pattern_for`)
+``*.json`` file                            Hugging Face ``tokenizers`` serialisation
+                                           (``tokenizer.json``), or Mistral's Tekken JSON
+                                           (``tekken.json``), told apart by content
+``*.txt`` file                             BERT-style WordPiece vocabulary (``vocab.txt``)
+any other file                             by its content (:func:`file_format`): a
+                                           SentencePiece model (protobuf), whatever its
+                                           name (``tokenizer.model.v1``), tiktoken ranks
+                                           (Llama 3's ``tokenizer.model``) or JSON
+``tiktoken:<encoding>``                    ``tiktoken.get_encoding`` (online the first
+                                           time, then from tiktoken's cache)
 directory with ``spiece.model`` /          that SentencePiece model (ALBERT/T5 style
-``sentencepiece.bpe.model`` / ``*.model``  directories without ``tokenizer.json``)
+``sentencepiece.bpe.model`` /              directories)
+``tokenizer.model``
+directory with ``tokenizer.json``          that file (exact, fast)
+directory with ``tekken.json``             that Tekken file (Mistral)
+directory with one ``*.model`` (or one     that file
+``*.model.v*``)
 directory with ``vocab.txt``               WordPiece (BERT style)
 anything else that looks like a hub name   ``tokenizers.Tokenizer.from_pretrained``
 =========================================  ==========================================
@@ -26,6 +38,7 @@ model: it is the reference the HF file was converted from, and both give the sam
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -54,9 +67,10 @@ def load_tokenizer(
         name: display name; defaults to the directory or file name.
         count_lone_boundary: whether a lone ``"▁"`` piece counts (see ``base``).
         lowercase: WordPiece ``vocab.txt`` only; ``None`` guesses from the vocabulary.
-        tiktoken_pattern: ``.tiktoken`` files only: the pre-tokenizer pattern, a name
-            (``"cl100k"``, ``"o200k"``, ``"r50k"``) or a regex; ``None`` picks it by file name
-            (see :func:`~tokstudy.tokenization.tiktoken_.pattern_for`).
+        tiktoken_pattern: tiktoken rank files only: the pre-tokenizer pattern, a name
+            (``"cl100k"``, ``"o200k"``, ``"r50k"``) or a regex; ``None`` takes it from the file's
+            sidecar or its name, else refuses the file (see
+            :func:`~tokstudy.tokenization.tiktoken_.pattern_for`).
 
     Raises:
         TokenizerLoadError: naming the path and what was expected there.
@@ -69,49 +83,112 @@ def load_tokenizer(
         return TiktokenSegmenter.from_name(text.removeprefix("tiktoken:"), name=name, **common)
     path = Path(path_or_name).expanduser()
     if path.is_file():
-        if path.suffix == ".tiktoken":
-            from tokstudy.tokenization.tiktoken_ import TiktokenSegmenter
-
-            return TiktokenSegmenter.from_file(path, name=name or path.stem, pattern=tiktoken_pattern, **common)
-        return _load_file(path, name or default_name(path), lowercase, common)
+        return _load_file(path, name, lowercase, tiktoken_pattern, common)
     if path.is_dir():
-        for spm_name in _SPM_NAMES:
-            if (path / spm_name).is_file():
-                return SentencePieceSegmenter(path / spm_name, name=name or default_name(path), **common)
-        if (path / "tokenizer.json").is_file():
-            return HFTokenizerSegmenter.from_file(path / "tokenizer.json", name=name or default_name(path), **common)
-        models = sorted(path.glob("*.model"))
-        if len(models) == 1:
-            return SentencePieceSegmenter(models[0], name=name or default_name(path), **common)
-        if (path / "vocab.txt").is_file():
-            return _load_file(path / "vocab.txt", name or default_name(path), lowercase, common)
-        raise TokenizerLoadError(
-            f"{path}: directory holds no tokenizer (expected tokenizer.json, spiece.model or another "
-            f"single *.model file, or vocab.txt)"
-        )
+        found = _tokenizer_in_directory(path)
+        return _load_file(found, name or default_name(path), lowercase, tiktoken_pattern, common)
     if (
         _HUB_NAME.match(text)
         and not text.startswith((".", "/", "~"))
         and Path(text).suffix not in {".model", ".json", ".txt", ".tiktoken"}
     ):
         return _load_hub(text, name or text.replace("/", "--"), common)
+    raise TokenizerLoadError(f"{path}: no such file or directory (expected {ACCEPTED})")
+
+
+#: what a tokenizer argument may be, for messages and help texts
+ACCEPTED = (
+    "a SentencePiece model (.model, whatever its suffix), a tokenizer.json, a Tekken tekken.json, a vocab.txt, "
+    "a .tiktoken file, a directory holding one of them, a Hugging Face hub name or tiktoken:<encoding>"
+)
+
+
+def _tokenizer_in_directory(path: Path) -> Path:
+    """The tokenizer file of a directory (the order of the module docstring's table)."""
+    for file_name in (*_SPM_NAMES, "tokenizer.json", "tekken.json"):
+        if (path / file_name).is_file():
+            return path / file_name
+    for pattern in ("*.model", "*.model.v*"):
+        models = sorted(path.glob(pattern))
+        if len(models) == 1:
+            return models[0]
+    if (path / "vocab.txt").is_file():
+        return path / "vocab.txt"
     raise TokenizerLoadError(
-        f"{path}: no such file or directory (expected a SentencePiece .model, a tokenizer.json, a vocab.txt, "
-        f"a .tiktoken file, a directory holding one of them, a Hugging Face hub name or tiktoken:<encoding>)"
+        f"{path}: directory holds no tokenizer (expected tokenizer.json, spiece.model or another "
+        f"single *.model file, a Mistral tekken.json, or vocab.txt)"
     )
 
 
-def _load_file(path: Path, name: str, lowercase: bool | None, common: dict) -> Segmenter:
-    if path.suffix == ".model":
-        return SentencePieceSegmenter(path, name=name, **common)
-    if path.suffix == ".json":
-        return HFTokenizerSegmenter.from_file(path, name=name, **common)
+def file_format(path: Path, *, default: str | None = None) -> str:
+    """What a tokenizer file holds, from its first bytes: ``"sentencepiece"``, ``"tiktoken"`` or ``"json"``.
+
+    A SentencePiece model is a protobuf ``ModelProto`` whose first field is its repeated
+    ``pieces`` (field 1, length-delimited: byte ``0x0a``); tiktoken ranks are ASCII lines
+    ``<base64 token> <rank>``; JSON starts with ``{``. The name is not looked at, so
+    ``tokenizer.model.v1`` is a SentencePiece model and Llama 3's ``tokenizer.model`` a
+    tiktoken file.
+
+    Raises:
+        TokenizerLoadError: naming the file, when it is none of them and no ``default`` is given
+            (``.model`` files default to SentencePiece, whose loader then says what is wrong).
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError as exc:
+        raise TokenizerLoadError(f"{path}: cannot read the tokenizer file ({exc})") from exc
+    if head[:1] == b"\x0a":
+        return "sentencepiece"
+    if _TIKTOKEN_LINE.match(head):
+        return "tiktoken"
+    if head.lstrip()[:1] == b"{":
+        return "json"
+    if default is not None:
+        return default
+    raise TokenizerLoadError(
+        f"{path}: unknown tokenizer file type (it starts with {head[:16]!r}; expected .model, tokenizer.json, "
+        f"vocab.txt or .tiktoken content, or a Tekken tekken.json; files are recognised by content, not by name)"
+    )
+
+
+_TIKTOKEN_LINE = re.compile(rb"[A-Za-z0-9+/]+=* \d+\r?\n")
+
+
+def _load_file(path: Path, name: str | None, lowercase: bool | None, tiktoken_pattern: str | None, common) -> Segmenter:
     if path.suffix == ".txt":
         tok = wordpiece_tokenizer(path, lowercase=lowercase)
-        return HFTokenizerSegmenter(tok, name=name, kind="wordpiece", source=str(path), **common)
-    raise TokenizerLoadError(
-        f"{path}: unknown tokenizer file type {path.suffix!r} (expected .model, tokenizer.json, vocab.txt or .tiktoken)"
-    )
+        return HFTokenizerSegmenter(tok, name=name or default_name(path), kind="wordpiece", source=str(path), **common)
+    if path.suffix in (".tiktoken", ".json"):
+        fmt = path.suffix[1:]
+    else:
+        fmt = file_format(path, default="sentencepiece" if path.suffix == ".model" else None)
+    if fmt == "tiktoken":
+        from tokstudy.tokenization.tiktoken_ import TiktokenSegmenter
+
+        display = name or (path.stem if path.suffix == ".tiktoken" else default_name(path))
+        return TiktokenSegmenter.from_file(path, name=display, pattern=tiktoken_pattern, **common)
+    if fmt == "json":
+        return _load_json(path, name or default_name(path), common)
+    return SentencePieceSegmenter(path, name=name or default_name(path), **common)
+
+
+def _load_json(path: Path, name: str, common: dict) -> Segmenter:
+    """A ``tokenizer.json``, or a Tekken file (tried when the Hugging Face loader refuses the file)."""
+    from tokstudy.tokenization.tekken import TekkenSegmenter, is_tekken
+
+    if path.name.startswith("tekken"):
+        return TekkenSegmenter.from_file(path, name=name, **common)
+    try:
+        return HFTokenizerSegmenter.from_file(path, name=name, **common)
+    except TokenizerLoadError as refused:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            data = None
+        if not is_tekken(data):
+            raise refused from refused.__cause__
+    return TekkenSegmenter.from_json(data, path, name=name, **common)
 
 
 def _load_hub(repo: str, name: str, common: dict) -> Segmenter:  # pragma: no cover - needs the network

@@ -183,5 +183,14 @@ def default_name(path: Path) -> str:
     path = Path(path)
     if path.is_dir():
         return path.resolve().name
-    generic = {"spiece.model", "tokenizer.json", "vocab.txt", "sentencepiece.bpe.model", "tokenizer.model"}
-    return path.resolve().parent.name if path.name in generic else path.stem
+    generic = {
+        "spiece.model",
+        "tokenizer.json",
+        "vocab.txt",
+        "sentencepiece.bpe.model",
+        "tokenizer.model",
+        "tekken.json",
+    }
+    # Mistral ships versioned models: tokenizer.model.v1, tokenizer.model.v3
+    versioned = path.name.startswith("tokenizer.model.v")
+    return path.resolve().parent.name if path.name in generic or versioned else path.stem

@@ -3,12 +3,23 @@
 Two ways in, both through :func:`~tokstudy.tokenization.loading.load_tokenizer`:
 
 * a ``.tiktoken`` file: one ``<base64 token> <rank>`` per line, as OpenAI and several
-  open models ship their vocabularies. The file holds no pre-tokenizer pattern; the
-  pattern of the OpenAI encoding the file is named after is used (``o200k_base.tiktoken``
-  -> o200k's), else cl100k's (GPT-4's), unless ``pattern=`` names one
-  (``"r50k"``/``"gpt2"``, ``"cl100k"``, ``"o200k"``) or gives the regex itself;
+  open models ship their vocabularies. The file holds no pre-tokenizer pattern, and the
+  wrong pattern gives wrong pieces without a word (a Bengali vocabulary split with
+  cl100k's pattern gave 48 % more pieces than its own), so the pattern must be known; the
+  first of these that is given wins (:func:`pattern_for`):
+
+  1. ``pattern=`` (``--tiktoken-pattern`` on the command line): a name (``"r50k"``/``"gpt2"``,
+     ``"p50k"``, ``"cl100k"``, ``"o200k"``, with or without ``_base``) or the regex itself;
+  2. a *pattern sidecar*: a text file beside it named like it plus ``.pattern``
+     (``mytok.tiktoken.pattern``), holding such a name or the regex on its first line;
+  3. the OpenAI encoding the file is named after (``o200k_base.tiktoken`` -> o200k's);
+
+  otherwise loading stops with an error naming the file;
+* Mistral's Tekken JSON (``tekken.json``, as ``mistral-common`` ships it), which carries its
+  own pattern (:mod:`tokstudy.tokenization.tekken`);
 * ``tiktoken:<encoding name>`` (``tiktoken:cl100k_base``): ``tiktoken.get_encoding``,
-  which downloads the ranks once (online) and caches them.
+  which downloads the ranks once (online) and caches them (in ``$TIKTOKEN_CACHE_DIR`` when
+  set, so a machine offline can use a cache filled elsewhere).
 
 A tiktoken encoding is byte-level BPE, so each word is encoded as ``" " + word``, as it
 stands after a space in a sentence (:mod:`tokstudy.tokenization.context`): the pattern
@@ -29,6 +40,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -114,15 +126,61 @@ def read_tiktoken_ranks(path: str | os.PathLike) -> dict[bytes, int]:
     return ranks
 
 
-def pattern_for(path: Path, pattern: str | None) -> str:
-    """The pre-tokenizer regex for a ``.tiktoken`` file: ``pattern`` (a name or a regex), else by file name."""
+#: what a pattern sidecar adds to the name of the file it describes (``mytok.tiktoken.pattern``).
+SIDECAR_SUFFIX = ".pattern"
+#: the OpenAI encodings a ``.tiktoken`` file may be named after, tried in this order.
+_ENCODING_NAMES = ("o200k", "cl100k", "p50k", "r50k", "gpt2")
+
+
+def pattern_sidecar(path: str | os.PathLike) -> Path:
+    """Where the pattern of the tiktoken file ``path`` may be written (``x.tiktoken`` -> ``x.tiktoken.pattern``)."""
+    path = Path(path)
+    return path.with_name(path.name + SIDECAR_SUFFIX)
+
+
+def resolve_pattern(text: str, *, where: str) -> str:
+    """A pattern name (``cl100k``, ``o200k_base``, ...) -> its regex; anything else is taken as the regex.
+
+    A bare word that names no pattern (``cl100``) is refused rather than used as a regex that
+    would split nothing as intended.
+
+    >>> resolve_pattern("cl100k_base", where="x") == PATTERNS["cl100k"]
+    True
+    """
+    name = text.strip().removesuffix("_base")
+    if name in PATTERNS:
+        return PATTERNS[name]
+    if not text.strip() or re.fullmatch(r"[\w-]+", text.strip()):
+        raise TokenizerLoadError(
+            f"{where}: {text!r} is not a pre-tokenizer pattern; expected one of {', '.join(sorted(PATTERNS))} "
+            f"or a regex"
+        )
+    return text
+
+
+def pattern_for(path: str | os.PathLike, pattern: str | None) -> str:
+    """The pre-tokenizer regex of the ``.tiktoken`` file ``path``: ``pattern`` (a name or a regex),
+    else its sidecar (:func:`pattern_sidecar`), else the OpenAI encoding the file is named after.
+
+    Raises:
+        TokenizerLoadError: when none of the three gives it (naming the file), or a name is unknown.
+    """
+    path = Path(path)
     if pattern is not None:
-        return PATTERNS.get(pattern.removesuffix("_base"), pattern)
+        return resolve_pattern(pattern, where=f"{path}: tiktoken pattern")
+    sidecar = pattern_sidecar(path)
+    if sidecar.is_file():
+        lines = sidecar.read_text(encoding="utf-8").splitlines()
+        return resolve_pattern(lines[0] if lines else "", where=str(sidecar))
     stem = path.name.split(".")[0]
-    for key in ("o200k", "cl100k", "p50k", "r50k", "gpt2"):
+    for key in _ENCODING_NAMES:
         if stem.startswith(key):
             return PATTERNS[key]
-    return PATTERNS["cl100k"]
+    raise TokenizerLoadError(
+        f"{path}: the pre-tokenizer pattern of this tiktoken file is not known (the file holds none, and its name "
+        f"is not an OpenAI encoding's); give it: --tiktoken-pattern NAME|REGEX (NAME one of "
+        f"{', '.join(sorted(PATTERNS))}; Python: tiktoken_pattern=), or write it in {sidecar.name} beside the file"
+    )
 
 
 class TiktokenSegmenter(Segmenter):
@@ -163,7 +221,7 @@ class TiktokenSegmenter(Segmenter):
         cls, path: str | os.PathLike, *, name: str, pattern: str | None = None, **kwargs
     ) -> TiktokenSegmenter:
         """Load a ``.tiktoken`` rank file with the pre-tokenizer ``pattern`` (see :func:`pattern_for`)."""
-        tiktoken = _import_tiktoken()
+        tiktoken = import_tiktoken()
         path = Path(path)
         ranks = read_tiktoken_ranks(path)
         try:
@@ -176,7 +234,7 @@ class TiktokenSegmenter(Segmenter):
     @classmethod
     def from_name(cls, encoding_name: str, *, name: str | None = None, **kwargs) -> TiktokenSegmenter:
         """``tiktoken.get_encoding(encoding_name)``: downloads the ranks the first time (needs the network)."""
-        tiktoken = _import_tiktoken()
+        tiktoken = import_tiktoken()
         try:
             enc = tiktoken.get_encoding(encoding_name)
         except ValueError as exc:
@@ -204,7 +262,7 @@ class TiktokenSegmenter(Segmenter):
         )
 
 
-def _import_tiktoken():
+def import_tiktoken():
     try:
         import tiktoken
     except ImportError as exc:
