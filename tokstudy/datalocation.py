@@ -84,3 +84,41 @@ def corpus_dir(name: str, root: str | os.PathLike | None = None) -> Path:
 def has_corpus(name: str, root: str | os.PathLike | None = None) -> bool:
     """Whether corpus ``name`` is present at the data location."""
     return (data_root(root) / CORPORA.get(name, name)).is_dir()
+
+
+def shown_path(path: str | os.PathLike, data_dir: str | os.PathLike | None = None) -> str:
+    """``path`` as a report may name it: never absolute, since reports are shared beyond this machine.
+
+    Relative to the data location when it lies there (``conll2003_en/eng.testb``), else to the
+    current directory (which may climb, ``../shared/data``). A relative ``path`` is kept as given.
+
+    >>> shown_path("/data/corpora/conll2003_en/eng.testb", "/data/corpora")
+    'conll2003_en/eng.testb'
+    >>> shown_path("my/file.conll")
+    'my/file.conll'
+    """
+    p = Path(path).expanduser()
+    if not p.is_absolute():
+        return p.as_posix()
+    root = data_root(data_dir)
+    for base in (root, root.resolve()):
+        if p.is_relative_to(base) and p != base:
+            return p.relative_to(base).as_posix()
+    try:
+        return Path(os.path.relpath(p, Path.cwd())).as_posix()
+    except ValueError:  # another drive (Windows): the name is all that can be shown without the machine's layout
+        return p.name
+
+
+def shown_spec(spec: str, data_dir: str | os.PathLike | None = None) -> str:
+    """A dataset spec as a report names it: a registry name as is, a file by :func:`shown_path`
+    (a ``@LANG`` suffix kept).
+
+    >>> shown_spec("conll2003:test"), shown_spec("/data/corpora/x/my.conll@de", "/data/corpora")
+    ('conll2003:test', 'x/my.conll@de')
+    """
+    head, at, lang = spec.rpartition("@")
+    path, suffix = (head, at + lang) if at and head and "/" not in lang else (spec, "")
+    if not Path(path).expanduser().is_absolute():
+        return spec
+    return shown_path(path, data_dir) + suffix

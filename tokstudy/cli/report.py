@@ -54,6 +54,7 @@ def run(args) -> int:
     from tokstudy.analysis.inputs import check_files
     from tokstudy.analysis.predictions import read_predictions
     from tokstudy.cli.arguments import bootstrap_kwargs, check_sentence_specs, resolve_sentences, table_from_args
+    from tokstudy.datalocation import shown_spec
     from tokstudy.report.writer import write_report
 
     check_sentence_specs(args.sentence)
@@ -83,7 +84,8 @@ def run(args) -> int:
         predictions=preds,
         parity_results=par,
         train=train,
-        train_label=", ".join(args.train_dataset) or None,
+        # reports are shared: a file is named relative to the data location or here, never absolutely
+        train_label=", ".join(shown_spec(s, args.data_dir) for s in args.train_dataset) or None,
         sentences=resolve_sentences(table, args.sentence) if args.sentence else None,
         n_examples=args.examples,
         figures=not args.no_figures,

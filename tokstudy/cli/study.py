@@ -43,10 +43,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="training runs at once, each in its own process (default: the configuration's `jobs`, else 1)",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+    p.add_argument(
+        "--report-only",
+        metavar="FOLDER",
+        help="write the report of a finished study folder again from its tables and config.json (the report "
+        "stage only: no training, no torch), e.g. after the report's wording changed",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.report_only:
+        from tokstudy.study.report import rerender_study_report
+
+        paths = rerender_study_report(args.report_only, data_dir=args.data_dir)
+        print(f"report: {paths['markdown']}\n        {paths['html']}")
+        return 0
     from tokstudy.study.config import load_study_config
     from tokstudy.study.pipeline import run_study
 

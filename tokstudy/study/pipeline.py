@@ -36,6 +36,7 @@ from typing import Callable
 
 from tokstudy.study.backends import FinetuneRequest, TaskSplits, TrainerBackend
 from tokstudy.study.config import StudyConfig, TaskSpec
+from tokstudy.study.report import REPORT_VERSION
 from tokstudy.study.sources import Sources, resolve_sources
 from tokstudy.study.stages import Pipeline, Stage
 
@@ -212,6 +213,7 @@ def run_study(
         "report",
         {
             "notes": sources.notes,
+            "version": REPORT_VERSION,
             "title": config.name,
             "smoke_test": config.smoke_test,
             "decode": [config.finetune.decode, config.finetune.decode_prior_scale],

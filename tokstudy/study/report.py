@@ -21,6 +21,11 @@ from tokstudy.study.config import FinetuneSection, StudyConfig
 from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, by_vocab, format_p
 from tokstudy.study.sources import Sources
 
+#: Version of the report's wording and verdict rules: part of the report stage's key, so a finished study
+#: writes its report again (that stage only) after they change. 2 = verdicts yes / no / mixed / undecided
+#: with their counts, no absolute path.
+REPORT_VERSION = 2
+
 SMOKE_TEST_NOTE = (
     "This configuration checks that every stage of the study runs, end to end, in minutes. Its models are "
     "tiny and trained for a few hundred steps on a few thousand sentences, so their scores, the correlation "
@@ -49,6 +54,41 @@ def _fmt(e: dict) -> str:
 def study_report(root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> dict[str, Path]:
     """Write ``report.md`` / ``report.html`` into ``root`` from the tables the analysis stage wrote."""
     return write_document(root, f"tokstudy study: {config.name}", study_sections(root, analysis, config, sources))
+
+
+def rerender_study_report(root: str | Path, *, data_dir: str | Path | None = None) -> dict[str, Path]:
+    """Write ``report.md`` / ``report.html`` of a finished study folder again from its ``tables/`` and
+    ``config.json``, without its models (``tokstudy study --report-only``): the report stage only.
+
+    The analysis stage's record (``.stages/analysis.json``) and the report stage's notes are used where the
+    folder keeps them; a folder that holds only the report, tables and configuration (``examples/cpu_report``)
+    has its record rebuilt: vocabulary sizes from the configuration (in the order the tokenizers were
+    trained), Table 4's dataset as the first analysis dataset, the breakdowns from the files present.
+    """
+    from tokstudy.datalocation import data_root
+    from tokstudy.study.analysis import BREAKDOWNS
+    from tokstudy.study.config import load_study_config
+
+    root = Path(root)
+    config = load_study_config(root / "config.json")
+    stages = root / ".stages"
+    analysis = (_read(stages, "analysis.json") or {}).get("outputs")
+    if analysis is None:
+        table4 = _read(root, "tables/table4.json")
+        if table4 is None:
+            raise FileNotFoundError(f"{root / 'tables/table4.json'}: not a finished study folder (no Table 4)")
+        names, sizes = [r["tokenizer"] for r in table4], list(config.tokenizers.vocab_sizes)
+        if len(names) != len(sizes):
+            raise ValueError(f"{root}: {len(names)} tokenizers in tables/table4.json, {len(sizes)} vocabulary sizes")
+        analysis = {
+            "vocab_sizes": dict(zip(names, sizes)),
+            "table4_dataset": config.analysis.datasets[0],
+            "by": {g: f"tables/by_{g}.csv" for g in BREAKDOWNS if (root / f"tables/by_{g}.csv").is_file()},
+            "skipped_datasets": [],
+        }
+    notes = ((_read(stages, "report.json") or {}).get("params") or {}).get("notes") or []
+    sources = Sources(data_dir=data_root(data_dir or config.data_dir), notes=list(notes))
+    return study_report(root, analysis, config, sources)
 
 
 def study_sections(root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> list[Section]:
@@ -132,10 +172,17 @@ def decoding_note(section: FinetuneSection) -> str:
 
 
 def _data_section(analysis: dict, sources: Sources) -> Section:
-    note = "\n\n".join(sources.notes) if sources.notes else f"All inputs are the real corpora at `{sources.data_dir}`."
+    note = "\n\n".join(sources.notes) if sources.notes else f"All inputs are the real corpora at {_location(sources)}."
     if analysis.get("skipped_datasets"):
         note += f"\n\nSkipped (not available): {analysis['skipped_datasets']}."
     return Section("Data", note)
+
+
+def _location(sources: Sources) -> str:
+    """The data location as a shared report names it: relative to where the study ran, never absolute."""
+    from tokstudy.datalocation import shown_path
+
+    return f"the data location `{shown_path(sources.data_dir)}` (`--data-dir`, else `$TOKSTUDY_DATA`)"
 
 
 def _table4_section(table4: list[dict], vocab: dict, analysis: dict, config: StudyConfig) -> Section:
