@@ -66,3 +66,40 @@ def test_public_api_exports():
 
     assert tokstudy.load_tokenizer is load_tokenizer is tt.load_tokenizer
     assert tokstudy.train_tokenizers is tt.train_tokenizers
+
+
+@pytest.fixture(scope="module")
+def small_spm(tmp_path_factory):
+    from tests.fixtures_sentencepiece import train_unigram
+
+    text = ["The European Commission said on Thursday it disagreed with German advice .", "Москва и Брюссель"] * 50
+    return train_unigram(text, tmp_path_factory.mktemp("spm") / "small", 40, num_threads=1)
+
+
+@pytest.mark.parametrize("file_name", ["tokenizer.model.v1", "tokenizer.model.v3", "weights.bin", "spm"])
+def test_sentencepiece_model_is_recognised_by_content(small_spm, tmp_path, file_name):
+    """Mistral ships ``tokenizer.model.v1``; the suffix was refused before."""
+    words = ["European", "Brussels", "Москва", ","]
+    copy = tmp_path / "mistral-7b" / file_name
+    copy.parent.mkdir()
+    shutil.copy(small_spm, copy)
+    seg = load_tokenizer(copy)
+    assert seg.kind == "sentencepiece"
+    assert seg.segment(words).as_lists() == load_tokenizer(small_spm).segment(words).as_lists()
+    assert seg.name == ("mistral-7b" if file_name.startswith("tokenizer.model") else file_name.split(".")[0])
+    if file_name.startswith("tokenizer.model.v"):  # a folder holding one
+        assert load_tokenizer(copy.parent).segment(words).as_lists() == seg.segment(words).as_lists()
+
+
+def test_tiktoken_ranks_named_model_are_tiktoken(tmp_path):
+    """Llama 3's ``tokenizer.model`` is tiktoken ranks: routed by content, and its pattern asked for."""
+    import base64
+
+    pytest.importorskip("tiktoken")
+    path = tmp_path / "llama" / "tokenizer.model"
+    path.parent.mkdir()
+    path.write_text("".join(f"{base64.b64encode(bytes([b])).decode()} {b}\n" for b in range(256)))
+    with pytest.raises(TokenizerLoadError, match=r"tokenizer\.model: the pre-tokenizer pattern .* not known"):
+        load_tokenizer(path)
+    seg = load_tokenizer(path.parent, tiktoken_pattern="cl100k")
+    assert seg.kind == "tiktoken" and seg.name == "llama" and seg.segment(["ab"]).as_lists() == [["Ġ", "a", "b"]]
