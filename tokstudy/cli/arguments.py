@@ -228,6 +228,7 @@ def table_from_args(args):
 
     data_dir = data_root(args.data_dir) if args.data_dir else None
     datasets = load_datasets(args.dataset, data_dir=data_dir, language=args.language, options=file_options(args))
+    args.repairs = report_repairs(datasets, args.data_dir)
     segs = tokenizers_from_args(args)
     return segmentation_table(datasets, segs, progress=not args.no_progress)
 
@@ -239,6 +240,22 @@ def tokenizers_from_args(args) -> list:
         count_lone_boundary=not args.drop_lone_boundary,
         tiktoken_pattern=getattr(args, "tiktoken_pattern", None),
     )
+
+
+def report_repairs(datasets, data_dir=None) -> list[dict]:
+    """Print what lenient reading repaired in each dataset (counts by kind, the first places); return it for
+    ``--json``. Files are named relative to the data location or here, as in reports."""
+    from tokstudy.datalocation import shown_path
+
+    def show(path: str) -> str:
+        return shown_path(path, data_dir)
+
+    out = []
+    for ds in datasets:
+        if ds.repair_log:
+            print(ds.repair_log.describe(show) + "\n")
+            out.append({"dataset": ds.name, **ds.repair_log.to_dict(show)})
+    return out
 
 
 def resolve_sentences(table, specs) -> list[int]:
