@@ -4,6 +4,7 @@ traceback; the reader options (--format, --encoding, --scheme, --label-column, -
 from __future__ import annotations
 
 import gzip
+import json
 import string
 import subprocess
 import sys
@@ -229,3 +230,22 @@ def test_correlate_prints_underflowing_p_as_below_1e_300():
     res = SimpleNamespace(tokenizer="t", model="m", all=corr, ne=corr, entities=SimpleNamespace(max_pieces=corr))
     text = correlation_markdown([res])
     assert "< 1e-300" in text and "| 0 |" not in text
+
+
+def test_lenient_reports_what_it_repaired_on_screen_and_in_json(tmp_path, capsys, vocab):
+    """A wrong --scheme with --lenient rewrites tags: the command says how many, of which kind, and where
+    (issue 24 item 5), on stderr beside the results and in --json."""
+    path = tmp_path / "iob2.conll"
+    path.write_text("Ana B-PER\nsaw O\nGraz B-LOC\n\nBo B-PER\nran O\n", encoding="utf-8")
+    out_json = tmp_path / "s.json"
+    code, out, err = stats(capsys, vocab, "-d", path, "--scheme", "IOB1", "--lenient", "--json", out_json)
+    assert code == 0, err
+    assert "3 tags repaired in " in err and "iob2.conll (lenient reading)" in err
+    assert "3 x an IOB1 B- tag that does not separate two entities" in err
+    assert "iob2.conll:3: 'B-LOC' after 'O' read as 'B-LOC'" in err
+    repairs = json.loads(out_json.read_text())["repairs"]
+    assert repairs[0]["total"] == 3 and repairs[0]["by_kind"] == {"iob1-b": 3}
+    assert repairs[0]["first"][1]["where"].endswith("iob2.conll:3")
+    assert not repairs[0]["source"].startswith("/")
+    code, out, err = stats(capsys, vocab, "-d", path, "--json", out_json)  # nothing repaired: nothing said
+    assert code == 0 and "repaired" not in err and json.loads(out_json.read_text())["repairs"] == []

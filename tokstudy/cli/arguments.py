@@ -243,8 +243,10 @@ def tokenizers_from_args(args) -> list:
 
 
 def report_repairs(datasets, data_dir=None) -> list[dict]:
-    """Print what lenient reading repaired in each dataset (counts by kind, the first places); return it for
-    ``--json``. Files are named relative to the data location or here, as in reports."""
+    """Print what lenient reading repaired in each dataset (counts by kind, the first places) on stderr, beside
+    the results on stdout; return it for ``--json``. Files are named relative to the data location or here."""
+    import sys
+
     from tokstudy.datalocation import shown_path
 
     def show(path: str) -> str:
@@ -253,7 +255,7 @@ def report_repairs(datasets, data_dir=None) -> list[dict]:
     out = []
     for ds in datasets:
         if ds.repair_log:
-            print(ds.repair_log.describe(show) + "\n")
+            print(ds.repair_log.describe(show) + "\n", file=sys.stderr)
             out.append({"dataset": ds.name, **ds.repair_log.to_dict(show)})
     return out
 

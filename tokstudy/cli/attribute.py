@@ -113,7 +113,7 @@ def run(args) -> int:
     rows, cells = ra.attribution_rows(res), ra.frequency_rows(res)
     print(ra.attribution_section(rows, cells))
     if args.json:
-        rt.write_json({"attribution": rows, "by_frequency": cells}, args.json)
+        rt.write_json({"attribution": rows, "by_frequency": cells, "repairs": getattr(args, "repairs", [])}, args.json)
         print(f"\nwrote {args.json}")
     if args.csv:
         rt.write_csv(rows, args.csv)

@@ -80,6 +80,7 @@ def run(args) -> int:
                 "summary": res.summary,
                 "by": res.by,
                 "intrinsic": res.intrinsic,
+                "repairs": getattr(args, "repairs", []),
             },
             args.json,
         )

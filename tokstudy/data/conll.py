@@ -33,6 +33,7 @@ import os
 from pathlib import Path
 
 from tokstudy.data.problems import Problems
+from tokstudy.data.repairs import RepairLog
 from tokstudy.data.schemes import detect_scheme, normalize_scheme, to_iob2
 from tokstudy.data.textio import iter_lines
 from tokstudy.data.types import Dataset, Sentence
@@ -91,10 +92,13 @@ def read_conll(
     repaired = 0
     spath = str(path)
     problems = Problems(path)
+    repairs: list = []
     for k, (words, tags, first, doc) in enumerate(zip(words_list, tags_list, firsts, docs)):
         # a sentence's words are on consecutive lines, so word i is on line first + i
         try:
-            iob2, fixed = to_iob2(tags, used, lenient=lenient, path=spath, lines=range(first, first + len(tags)))
+            iob2, fixed = to_iob2(
+                tags, used, lenient=lenient, path=spath, lines=range(first, first + len(tags)), repairs=repairs
+            )
         except TagSchemeError as exc:
             problems.add_error(exc)
             continue
@@ -109,6 +113,7 @@ def read_conll(
         source=spath,
         repaired=repaired,
         metadata={"scheme": used, "columns": n_columns, "label_column": label_column, "lenient": lenient},
+        repair_log=RepairLog.of(repairs, source=spath),
     )
 
 

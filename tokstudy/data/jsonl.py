@@ -30,6 +30,7 @@ from typing import Callable, Collection, Mapping
 
 from tokstudy.data.pretokenize import pretokenize
 from tokstudy.data.problems import Problems
+from tokstudy.data.repairs import RepairLog
 from tokstudy.data.schemes import detect_scheme, normalize_scheme, to_iob2
 from tokstudy.data.textio import iter_lines, open_binary
 from tokstudy.data.types import Dataset, Sentence
@@ -90,13 +91,14 @@ def read_jsonl(
             used = detect_scheme(r[2] for r in rows)
         except TagSchemeError as exc:
             raise TagSchemeError(exc.reason, path=path) from None
-    sentences, repaired = [], 0
+    sentences, repaired, repairs = [], 0, []
     for k, (number, tokens, tags, label) in enumerate(rows):
-        iob2, fixed = to_iob2(tags, used, lenient=lenient, path=str(path), lines=[number] * len(tags))
+        iob2, fixed = to_iob2(tags, used, lenient=lenient, path=str(path), lines=[number] * len(tags), repairs=repairs)
         repaired += fixed
         sentences.append(Sentence(tuple(tokens), iob2, doc_id=0, sent_id=k, label=label, line=number))
     metadata = {"scheme": used, "lenient": lenient}
-    return _dataset(sentences, path, name, language, split, repaired=repaired, metadata=metadata)
+    log = RepairLog.of(repairs, source=str(path))
+    return _dataset(sentences, path, name, language, split, repaired=repaired, metadata=metadata, repair_log=log)
 
 
 def _dataset(sentences: list[Sentence], path: Path, name, language: str, split: str, **extra) -> Dataset:

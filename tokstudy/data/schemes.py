@@ -38,6 +38,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Iterable, Sequence
 
+from tokstudy.data.repairs import IOB1_B, START, UNCLOSED, Repair
 from tokstudy.errors import TagSchemeError
 
 #: The schemes, with the prefixes each allows besides the bare ``O``.
@@ -142,12 +143,14 @@ def to_iob2(
     lenient: bool = False,
     path: str | None = None,
     lines: Sequence[int] | None = None,
+    repairs: list[Repair] | None = None,
 ) -> tuple[tuple[str, ...], int]:
     """Convert one sentence's tags from ``scheme`` to IOB2; returns ``(iob2_tags, n_repaired)``.
 
-    ``lines`` (one 1-based line number per tag) and ``path`` only serve error messages.
+    ``lines`` (one 1-based line number per tag) and ``path`` serve error messages and repair records.
     Strict mode raises :class:`TagSchemeError` at the first forbidden tag; lenient mode
-    repairs it and counts it. A tag outside the scheme raises in both modes.
+    repairs it and counts it, and appends a :class:`~tokstudy.data.repairs.Repair` per repaired
+    tag to ``repairs`` when given. A tag outside the scheme raises in both modes.
 
     >>> to_iob2(["B-PER", "L-PER", "U-LOC"], "BILOU")
     (('B-PER', 'I-PER', 'B-LOC'), 0)
@@ -168,6 +171,11 @@ def to_iob2(
 
     def fail(i: int, reason: str) -> None:
         raise TagSchemeError(reason, path=path, line=None if lines is None else lines[i])
+
+    def record(i: int, kind: str, became: str) -> None:
+        if repairs is not None:
+            line = None if lines is None else lines[i]
+            repairs.append(Repair(kind, path, line, tags[i], became, _prev(tags, i)))
 
     for i, (p, t) in enumerate(parsed):
         if p == "O":
@@ -195,6 +203,7 @@ def to_iob2(
                         if not lenient:
                             fail(i, _i_message(tags, i, "IOB2"))
                         repaired += 1
+                        record(i, START, "B-" + t)
                     p = "B"
                     out.append("B-" + t)
             else:  # B
@@ -206,6 +215,7 @@ def to_iob2(
                             f"between two adjacent {t} entities (expected I-{t})",
                         )
                     repaired += 1
+                    record(i, IOB1_B, tags[i])
                 out.append(tags[i])
             prev_p, prev_t = p, t
         return tuple(out), repaired
@@ -213,11 +223,11 @@ def to_iob2(
     end, single = _END_SINGLE[scheme]
     for i, (p, t) in enumerate(parsed):
         open_entity = prev_p in ("B", "I") and prev_t == t  # an entity of this type is open
-        bad = False  # a tag counts once as repaired, even if both its sides were wrong
+        bad = ""  # the first kind of repair: a tag counts once as repaired, even if both its sides were wrong
         if p in ("I", end) and not open_entity:
             if not lenient:
                 fail(i, _i_message(tags, i, scheme))
-            bad = True
+            bad = START
             p = "B" if p == "I" else single  # the entity starts here
         if p in ("B", "I"):
             nxt = parsed[i + 1] if i + 1 < n else ("O", "")
@@ -230,15 +240,17 @@ def to_iob2(
                         f"entity {t} opened by {tags[i]!r} at word {i + 1} is not closed: expected "
                         f"I-{t} or {end}-{t} next, {found} ({scheme})",
                     )
-                bad = True
+                bad = bad or UNCLOSED
                 p = "B" if p == "B" else end  # close it here
-        repaired += bad
+        repaired += bool(bad)
         if p == "O":
             out.append("O")
         elif p in ("B", single):
             out.append("B-" + t)
         else:  # I or end: continues the open entity
             out.append("I-" + t)
+        if bad:
+            record(i, bad, out[-1])
         prev_p, prev_t = ("O", "") if p in (end, single, "O") else (p, t)
     return tuple(out), repaired
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tokstudy.data.repairs import RepairLog
 from tokstudy.data.schemes import to_iob2
 from tokstudy.data.textio import iter_lines
 from tokstudy.data.types import Dataset, Sentence
@@ -61,7 +62,7 @@ def read_slu(
             line=counts[shortest] + 1,
         )
     sentences = []
-    repaired = 0
+    repaired, repairs = 0, []
     spath_out = str(paths[1])
     for k, ((number, text_in), (_, text_out), (_, label)) in enumerate(zip(*columns)):
         words = text_in.split()
@@ -78,7 +79,9 @@ def read_slu(
         label = label.strip()
         if not label:
             raise DataFormatError("empty intent label; expected one intent per line", path=paths[2], line=number)
-        iob2, fixed = to_iob2(tags, scheme, lenient=lenient, path=spath_out, lines=[number] * len(tags))
+        iob2, fixed = to_iob2(
+            tags, scheme, lenient=lenient, path=spath_out, lines=[number] * len(tags), repairs=repairs
+        )
         repaired += fixed
         sentences.append(Sentence(words=tuple(words), tags=iob2, doc_id=0, sent_id=k, label=label, line=number))
     return Dataset(
@@ -89,4 +92,5 @@ def read_slu(
         source=str(directory),
         repaired=repaired,
         metadata={"scheme": scheme, "lenient": lenient, "intents": sorted({s.label for s in sentences})},
+        repair_log=RepairLog.of(repairs, source=spath_out),
     )

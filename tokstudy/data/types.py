@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Iterator, Sequence
 
+from tokstudy.data.repairs import RepairLog
+
 
 @dataclass(frozen=True, slots=True)
 class Sentence:
@@ -61,6 +63,7 @@ class Dataset:
         split: ``"train"``, ``"dev"``, ``"test"`` or any other name.
         source: file or directory the data was read from.
         repaired: number of tags a lenient reader repaired (0 in strict mode).
+        repair_log: what it repaired: counts by kind and the first places (``file:line``).
     """
 
     sentences: tuple[Sentence, ...]
@@ -70,6 +73,7 @@ class Dataset:
     source: str | None = None
     repaired: int = 0
     metadata: dict = field(default_factory=dict, compare=False)
+    repair_log: RepairLog = field(default_factory=RepairLog, compare=False)
 
     def __len__(self) -> int:
         return len(self.sentences)

@@ -1,0 +1,104 @@
+"""What a lenient reader repaired: each repaired tag with its place, and their tally by kind.
+
+Lenient reading (``--lenient``, and the registry's CoNLL-2002 Spanish by default) changes tags, so it
+must say which: a wrong ``--scheme`` can rewrite hundreds of tags. :func:`~tokstudy.data.schemes.to_iob2`
+appends one :class:`Repair` per repaired tag to the list it is given; a reader turns the list into a
+:class:`RepairLog` (counts by kind, the first few places) kept on the dataset
+(:attr:`~tokstudy.data.types.Dataset.repair_log`), which the commands print and write to ``--json``.
+
+>>> log = RepairLog.of([Repair(START, "a.conll", 3, "I-LOC", "B-LOC", "'O'")])
+>>> print(log.describe())
+1 tag repaired in a.conll (lenient reading):
+  1 x a continuing tag with no entity to continue, read as the start of one
+  a.conll:3: 'I-LOC' after 'O' read as 'B-LOC'
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+#: kinds of repair, with what each means
+START, IOB1_B, UNCLOSED = "start", "iob1-b", "unclosed"
+KINDS = {
+    START: "a continuing tag with no entity to continue, read as the start of one",
+    IOB1_B: "an IOB1 B- tag that does not separate two entities of its type, read as the start of one",
+    UNCLOSED: "an entity left open (IOBES/BILOU), closed at its last word",
+}
+#: how many repairs a log keeps with their place
+FIRST = 10
+
+
+@dataclass(frozen=True)
+class Repair:
+    """One repaired tag."""
+
+    kind: str
+    """One of :data:`KINDS`."""
+    path: str | None
+    """The file it is in (as the reader was given it), if known."""
+    line: int | None
+    """1-based line of the tag (of the sentence, for one-sentence-a-line formats), if known."""
+    tag: str
+    """The tag as written."""
+    became: str
+    """The IOB2 tag it was read as."""
+    after: str = ""
+    """What came before it (``'O'``, ``the sentence start``), for the message."""
+
+    def where(self, show: Callable[[str], str] = str) -> str:
+        """``file:line`` (``show`` turns the file into what a report may print)."""
+        place = show(self.path) if self.path else "?"
+        return f"{place}:{self.line}" if self.line is not None else place
+
+    def describe(self, show: Callable[[str], str] = str) -> str:
+        after = f" after {self.after}" if self.after else ""
+        return f"{self.where(show)}: {self.tag!r}{after} read as {self.became!r}"
+
+
+@dataclass(frozen=True)
+class RepairLog:
+    """Every repair of one dataset: counts by kind, and the first :data:`FIRST` with their place."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    first: tuple[Repair, ...] = ()
+    source: str | None = None
+
+    @classmethod
+    def of(cls, repairs: Iterable[Repair], *, source: str | None = None, keep: int = FIRST) -> "RepairLog":
+        repairs = list(repairs)
+        counts = Counter(r.kind for r in repairs)
+        if source is None and repairs:
+            source = repairs[0].path
+        return cls({k: counts[k] for k in KINDS if counts[k]}, tuple(repairs[:keep]), source)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def __bool__(self) -> bool:
+        return self.total > 0
+
+    def describe(self, show: Callable[[str], str] = str) -> str:
+        """The lines a command prints: how many, of which kind, and where the first ones are."""
+        s = "" if self.total == 1 else "s"
+        where = f" in {show(self.source)}" if self.source else ""
+        lines = [f"{self.total} tag{s} repaired{where} (lenient reading):"]
+        lines += [f"  {n} x {KINDS[k]}" for k, n in self.counts.items()]
+        lines += [f"  {r.describe(show)}" for r in self.first]
+        if self.total > len(self.first):
+            lines.append(f"  ... and {self.total - len(self.first)} more")
+        return "\n".join(lines)
+
+    def to_dict(self, show: Callable[[str], str] = str) -> dict:
+        """``{"source", "total", "by_kind", "first": [{"where", "tag", "became", "kind"}]}`` for ``--json``."""
+        return {
+            "source": show(self.source) if self.source else None,
+            "total": self.total,
+            "by_kind": dict(self.counts),
+            "first": [
+                {"where": r.where(show), "kind": r.kind, "tag": r.tag, "became": r.became, "after": r.after}
+                for r in self.first
+            ],
+        }
