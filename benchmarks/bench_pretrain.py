@@ -82,6 +82,7 @@ def ours_stepper(
         micro = order.micro_batches(i, rank=0, world_size=1, micro_batch_size=engine.micro_batch_size)
         return engine.step([store.get_batch(m) for m in micro]).tokens
 
+    step.engine = engine
     return step
 
 
@@ -115,6 +116,74 @@ def timed_step(step, i: int) -> float:
     return tokens / (time.perf_counter() - t)
 
 
+def compile_facts(step) -> dict:
+    """Whether our engine really runs compiled (``engine.compiled``), and what dynamo compiled in this process."""
+    from torch._dynamo.utils import counters
+
+    engine = getattr(step, "engine", None)
+    return {
+        "compiled": None if engine is None else bool(engine.compiled),
+        "graphs": int(counters["stats"]["unique_graphs"]),
+        "frames_compiled": int(counters["frames"]["ok"]),
+        "graph_breaks": int(sum(counters["graph_break"].values())),
+    }
+
+
+def count_syncs(step, first: int, n: int = 2) -> dict:
+    """Synchronising CUDA calls per step over ``n`` steps: those CUDA's sync debug mode reports, and
+    ``torch.cuda.synchronize()`` calls (which it cannot see; counted by wrapping the function)."""
+    import warnings
+
+    import torch
+
+    calls = [0]
+    real = torch.cuda.synchronize
+
+    def counting(*a, **k):
+        calls[0] += 1
+        return real(*a, **k)
+
+    real()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        torch.cuda.synchronize = counting
+        torch.cuda.set_sync_debug_mode("warn")
+        try:
+            for i in range(n):
+                step(first + i)
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+            torch.cuda.synchronize = real
+    real()
+    reported = [f"{w.filename}:{w.lineno}" for w in seen if "called a synchronizing CUDA operation" in str(w.message)]
+    return {
+        "syncs_per_step": len(reported) / n,
+        "synchronize_calls_per_step": calls[0] / n,
+        "sync_sites": sorted(set(reported))[:10],
+    }
+
+
+def profile_steps(step, first: int, path: Path, n: int = 2) -> None:
+    """A torch.profiler table of ``n`` steps (kernels by GPU time) and how busy the GPU was, written to ``path``."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    _sync(torch)
+    t = time.perf_counter()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for i in range(n):
+            step(first + i)
+        _sync(torch)
+    wall_ms = 1e3 * (time.perf_counter() - t)
+    events = prof.key_averages()
+    kernel_ms = sum(e.self_device_time_total for e in events if e.device_type.name == "CUDA") / 1e3
+    table = events.table(sort_by="self_device_time_total", row_limit=30, max_name_column_width=90)
+    head = (
+        f"{n} steps: wall {wall_ms:.1f} ms, GPU kernel time {kernel_ms:.1f} ms ({100 * kernel_ms / wall_ms:.0f} % busy)"
+    )
+    path.write_text(head + "\n\n" + table + "\n")
+
+
 def run_worker(args) -> dict:
     """One variant in this process: ``warmup`` untimed steps (compiling happens there), then ``steps`` timed ones."""
     import torch
@@ -125,9 +194,12 @@ def run_worker(args) -> dict:
         timed_step(step, i)
     warmup_s = time.perf_counter() - t0
     rates = [timed_step(step, args.warmup + i) for i in range(args.steps)]
-    out = {"rates": rates, "warmup_s": warmup_s}
+    out = {"rates": rates, "warmup_s": warmup_s, **compile_facts(step)}
     if args.gpu:
         out["max_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
+        out.update(count_syncs(step, args.warmup + args.steps))
+        if args.profile:
+            profile_steps(step, args.warmup + args.steps + 2, args.profile)
     return out
 
 
@@ -210,14 +282,25 @@ def measure(variant: str, store: Path, model: str, args) -> dict:
 
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         out = Path(f.name)
-    proc = subprocess.run(
-        _worker_cmd(variant, store, model, args, "--json", str(out)), capture_output=True, text=True, check=False
-    )
+    extra = ["--json", str(out)]
+    if args.profile_dir and variant == "ours":
+        extra += ["--profile", str(args.profile_dir / f"profile_{store.name}_{model}.txt")]
+    proc = subprocess.run(_worker_cmd(variant, store, model, args, *extra), capture_output=True, text=True, check=False)
     if proc.returncode != 0:
-        raise RuntimeError(f"{variant} on {store.name} failed:\n{proc.stderr[-3000:]}")
+        out.unlink(missing_ok=True)
+        return failure(variant, store, proc.stderr)
     result = json.loads(out.read_text())
     out.unlink()
     return result
+
+
+def failure(variant: str, store: Path, stderr: str) -> dict:
+    """A variant whose process failed: ``OOM`` (out of device memory, a result in itself) or the error's last line."""
+    if "OutOfMemoryError" in stderr or "CUDA out of memory" in stderr:
+        return {"error": "OOM"}
+    last = next((line for line in reversed(stderr.strip().splitlines()) if line.strip()), "no output")
+    print(f"{variant} on {store.name} failed:\n{stderr[-3000:]}", file=sys.stderr, flush=True)
+    return {"error": f"failed: {last[:200]}"}
 
 
 def model_config(name: str):
@@ -274,6 +357,13 @@ def main(argv=None) -> int:
     p.add_argument("--compile", default="auto", choices=["auto", "on", "off"], help="TrainConfig.compile of 'ours'")
     p.add_argument("--peak-tflops", type=float, default=None, help="device bf16 peak for MFU (default: by name)")
     p.add_argument("--json", type=Path, default=None, help="also write the results here")
+    p.add_argument(
+        "--profile-dir",
+        type=Path,
+        default=None,
+        help="GPU: write a torch.profiler table of two steps of 'ours' per configuration into this folder",
+    )
+    p.add_argument("--profile", type=Path, default=None, help=argparse.SUPPRESS)
     p.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     p.add_argument("--store", type=Path, default=None, help=argparse.SUPPRESS)
     p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
@@ -304,11 +394,17 @@ def main(argv=None) -> int:
     if args.gpu and peak is None:
         name = torch.cuda.get_device_name()
         peak = next((v for k, v in PEAK_BF16_TFLOPS.items() if k in name), None)
-    rows = []
+    compile_asked = args.compile == "on" or (args.compile == "auto" and args.gpu)
+    if args.profile_dir:
+        args.profile_dir.mkdir(parents=True, exist_ok=True)
+    rows, problems = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for vocab in vocabs:
             path = synthetic_store(
-                Path(tmp) / f"store{vocab}", vocab_size=vocab, max_seq=seq, n=args.batch * (args.steps + args.warmup)
+                Path(tmp) / f"store{vocab}",
+                vocab_size=vocab,
+                max_seq=seq,
+                n=args.batch * (args.steps + args.warmup + 6),
             )
             store = ExampleStore(path)
             for name in names:
@@ -321,51 +417,90 @@ def main(argv=None) -> int:
                     else:
                         for variant, result in measure_interleaved(args.variants, path, name, args).items():
                             results[variant].append(result)
-                rates = {v: float(np.median([x for r in rs for x in r["rates"]])) for v, rs in results.items()}
-                ref = args.variants[0]
-                row = {
-                    "vocab": vocab,
-                    "model": model_cfg.name,
-                    "seq": seq,
-                    "batch": args.batch,
-                    "device": device,
-                    "tokens_per_s": rates,
-                    "speedup": {v: rates[v] / rates[ref] for v in rates},
-                    "warmup_s": {v: float(np.median([r["warmup_s"] for r in rs])) for v, rs in results.items()},
-                }
-                if args.gpu:
-                    row["max_memory_gib"] = {v: max(r["max_memory_gib"] for r in rs) for v, rs in results.items()}
+                row = summarise(results, vocab=vocab, model_cfg=model_cfg, seq=seq, args=args, device=device)
                 if args.gpu and peak:
                     lengths = np.asarray(store.lengths).sum()
                     mask_rate = float((np.asarray(store.arrays["mlm_positions"]) >= 0).sum() / lengths)
                     row["mfu"] = {
-                        v: rates[v]
+                        v: rate
                         * train_flops_per_token(model_cfg, vocab, seq, mask_rate, masked_only=v != "baseline")
                         / (peak * 1e12)
-                        for v in rates
+                        for v, rate in row["tokens_per_s"].items()
+                        if rate is not None
                     }
+                for v, err in row["errors"].items():
+                    if err != "OOM":
+                        problems.append(f"{v} at vocabulary {vocab}: {err}")
+                for v, facts in row["compile"].items():
+                    if compile_asked and v in ("ours", "ours-padded") and facts.get("compiled") is False:
+                        problems.append(
+                            f"{v} at vocabulary {vocab}: torch.compile was asked for and fell back to eager"
+                        )
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     print()
-    ref = args.variants[0]
-    head = "| vocab | model | seq | batch | device | " + " | ".join(f"{v} tokens/s" for v in args.variants)
-    head += " | " + " | ".join(f"{v} / {ref}" for v in args.variants[1:])
-    extra = [f"{v} MFU" for v in args.variants] if args.gpu and peak else []
-    extra += [f"{v} GiB" for v in args.variants] if args.gpu else []
-    print(head + "".join(f" | {e}" for e in extra) + " |")
-    print("|---" * (5 + 2 * len(args.variants) - 1 + len(extra)) + "|")
-    for r in rows:
-        cells = [f"{r['vocab']:,}", r["model"], str(r["seq"]), str(r["batch"]), r["device"]]
-        cells += [f"{r['tokens_per_s'][v]:,.0f}" for v in args.variants]
-        cells += [f"{r['speedup'][v]:.2f}x" for v in args.variants[1:]]
-        if "mfu" in r:
-            cells += [f"{100 * r['mfu'][v]:.1f} %" for v in args.variants]
-        if "max_memory_gib" in r:
-            cells += [f"{r['max_memory_gib'][v]:.1f}" for v in args.variants]
-        print("| " + " | ".join(cells) + " |")
+    print_table(rows, args.variants, gpu=args.gpu, peak=peak)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
-    return 0
+    for problem in problems:
+        print(f"FAILED: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def summarise(results: dict[str, list[dict]], *, vocab: int, model_cfg, seq: int, args, device: str) -> dict:
+    """One table row from each variant's process results (a failed variant has ``None`` figures and an error)."""
+    ok = {v: [r for r in rs if "error" not in r] for v, rs in results.items()}
+    errors = {v: next(r["error"] for r in rs if "error" in r) for v, rs in results.items() if len(ok[v]) < len(rs)}
+    rates = {v: float(np.median([x for r in rs for x in r["rates"]])) if rs else None for v, rs in ok.items()}
+    ref = rates[args.variants[0]]
+    row = {
+        "vocab": vocab,
+        "model": model_cfg.name,
+        "seq": seq,
+        "batch": args.batch,
+        "device": device,
+        "tokens_per_s": rates,
+        "speedup": {v: r / ref if r is not None and ref else None for v, r in rates.items()},
+        "warmup_s": {v: float(np.median([r["warmup_s"] for r in rs])) if rs else None for v, rs in ok.items()},
+        "errors": errors,
+        "compile": {
+            v: {k: rs[-1].get(k) for k in ("compiled", "graphs", "frames_compiled", "graph_breaks")}
+            for v, rs in ok.items()
+            if rs
+        },
+    }
+    if args.gpu:
+        row["max_memory_gib"] = {v: max(r["max_memory_gib"] for r in rs) if rs else None for v, rs in ok.items()}
+        row["syncs"] = {
+            v: {k: rs[-1].get(k) for k in ("syncs_per_step", "synchronize_calls_per_step", "sync_sites")}
+            for v, rs in ok.items()
+            if rs
+        }
+    return row
+
+
+def print_table(rows: list[dict], variants: list[str], *, gpu: bool, peak: float | None) -> None:
+    """The Markdown table; a variant that ran out of device memory shows ``OOM`` in its cells."""
+    ref = variants[0]
+
+    def cell(row, v, value, fmt):
+        return fmt.format(value) if value is not None else (row["errors"].get(v, "n/a").split(":")[0])
+
+    head = "| vocab | model | seq | batch | device | " + " | ".join(f"{v} tokens/s" for v in variants)
+    head += " | " + " | ".join(f"{v} / {ref}" for v in variants[1:])
+    extra = [f"{v} MFU" for v in variants] if gpu and peak else []
+    extra += [f"{v} GiB" for v in variants] if gpu else []
+    print(head + "".join(f" | {e}" for e in extra) + " |")
+    print("|---" * (5 + 2 * len(variants) - 1 + len(extra)) + "|")
+    for r in rows:
+        cells = [f"{r['vocab']:,}", r["model"], str(r["seq"]), str(r["batch"]), r["device"]]
+        cells += [cell(r, v, r["tokens_per_s"][v], "{:,.0f}") for v in variants]
+        cells += [cell(r, v, r["speedup"][v], "{:.2f}x") for v in variants[1:]]
+        if "mfu" in r:
+            cells += [cell(r, v, r["mfu"].get(v), "{:.1%}") for v in variants]
+        if "max_memory_gib" in r:
+            cells += [cell(r, v, r["max_memory_gib"][v], "{:.1f}") for v in variants]
+        print("| " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 DeepSpeed is imported here and only here, when an engine is built. The DeepSpeed JSON is used as
 the user wrote it (ZeRO stage, bf16/fp16, gradient clipping, even an optimizer); this module only
-fills in the batch sizes from :class:`~pretrain.config.TrainConfig` and, when the JSON names no
+fills in the batch sizes from :class:`~pretrain.config.TrainConfig`, turns DeepSpeed's throughput timer
+off unless the JSON turns it on (it synchronises twice a step), clips gradients itself where DeepSpeed
+would clip the parameter tensors (:func:`take_gradient_clipping`) and, when the JSON names no
 optimizer, picks one (:func:`pretrain.optim.choose_optimizer`): the per-tensor :class:`pretrain.lamb.Lamb` on CUDA
 (ALBERT's optimizer), torch's AdamW on CPU. The learning-rate schedule is always
 :func:`pretrain.schedule.warmup_linear_decay`, stepped by DeepSpeed at each update.
@@ -13,9 +15,11 @@ before the batch is copied, the model gathers masked rows with fixed-size indice
 statistics stay on the device until read (:class:`StepStats` resolves them on first access). A
 non-finite loss is remembered on the device and reported by :meth:`PretrainEngine.check_finite`,
 which the training loop calls at every logging and checkpoint step, before anything is written.
-With ``TrainConfig.compile`` the module is compiled in place (``nn.Module.compile``: weights and
-checkpoints keep their names); if compiling fails at the first step, training goes on eager with a
-warning.
+A micro-batch without padding reaches the module without an attention mask (SDPA then takes its
+FlashAttention kernel). With ``TrainConfig.compile`` the module is compiled in place
+(``nn.Module.compile``: weights and checkpoints keep their names), after ``torch.compiler.reset()`` so
+that each engine has dynamo's whole recompile allowance; if compiling fails at the first step,
+training goes on eager with a warning.
 
 Loss normalisation: every micro-batch's loss is ``sum / (global count / (world * accumulation))``,
 where the global counts (masked tokens, sequences) are summed over all micro-batches of the step
@@ -46,7 +50,13 @@ import numpy as np
 import torch
 
 from pretrain.config import TrainConfig
-from pretrain.optim import build_optimizer, choose_optimizer, mixed_precision_in_json, param_groups
+from pretrain.optim import (
+    build_optimizer,
+    choose_optimizer,
+    flattens_parameters,
+    mixed_precision_in_json,
+    param_groups,
+)
 from pretrain.schedule import build_lr_scheduler
 from pretrain.unpad import has_padding, unpad_layout, varlen_supported
 
@@ -131,7 +141,27 @@ def build_ds_config(train: TrainConfig, *, world_size: int, path: Path | None = 
             f"{path}: remove 'scheduler': the schedule comes from the train config (warmup_steps, total_steps)"
         )
     config.setdefault("steps_per_print", 10**9)
+    # DeepSpeed's throughput timer calls torch.cuda.synchronize() twice a step; our loop measures itself.
+    timers = config.setdefault("timers", {})
+    timers.setdefault("throughput", {}).setdefault("enabled", False)
     return config
+
+
+def take_gradient_clipping(config: dict[str, Any]) -> float | None:
+    """Remove ``gradient_clipping`` from ``config`` when the engine clips itself, and return its value.
+
+    Where DeepSpeed hands the optimizer the parameter tensors (ZeRO 0, no DeepSpeed bf16/fp16), its
+    clipping builds a host tensor and copies it to the device every step, which waits for the device;
+    the engine then clips with ``torch.nn.utils.clip_grad_norm_(..., foreach=True)`` instead (the same
+    rule: scale by ``max_norm / (norm + 1e-6)`` when that is below 1), with no synchronisation. Under
+    ZeRO or DeepSpeed's own mixed precision the gradients live in DeepSpeed's flat buffers, so
+    DeepSpeed keeps clipping (``None`` is returned and the JSON is left as it is).
+    """
+    clip = config.get("gradient_clipping")
+    if not clip or flattens_parameters(config):
+        return None
+    del config["gradient_clipping"]
+    return float(clip)
 
 
 def _compile(module: torch.nn.Module) -> bool:
@@ -141,6 +171,9 @@ def _compile(module: torch.nn.Module) -> bool:
             "TrainConfig.compile: this torch has no torch.compile; training eager", RuntimeWarning, stacklevel=3
         )
         return False
+    # dynamo allows a function 8 compiles, then silently runs it eager: every engine starts afresh (a new
+    # vocabulary changes the embedding's shape, so a study's runs in one process would otherwise add up).
+    torch.compiler.reset()
     try:
         module.compile()
     except Exception as exc:  # noqa: BLE001 - any failure to set up compile means "run eager"
@@ -183,6 +216,7 @@ class PretrainEngine:
         config = build_ds_config(
             train, world_size=self.world_size, path=Path(ds_config_path) if ds_config_path else None
         )
+        self.clip_norm = take_gradient_clipping(config)
         self.ds_config = config
         self.micro_batch_size = config["train_micro_batch_size_per_gpu"]
         self.accumulation = config["gradient_accumulation_steps"]
@@ -199,6 +233,7 @@ class PretrainEngine:
                 module.varlen_attention = varlen_supported(next(module.parameters()).device)
         self.unpad = train.unpad
         self.compiled = compile_wanted(train, cuda=cuda) and _compile(module)
+        self._params = [p for p in module.parameters() if p.requires_grad]
         self._compile_checked = not self.compiled
 
         def scheduler(opt):
@@ -240,6 +275,9 @@ class PretrainEngine:
         pin = torch.device(self.device).type == "cuda"
         out = {}
         for k, v in batch.items():
+            if v is None:
+                out[k] = None
+                continue
             t = torch.from_numpy(v) if isinstance(v, np.ndarray) else v
             out[k] = (t.pin_memory() if pin else t).to(self.device, non_blocking=True)
         return out
@@ -257,11 +295,7 @@ class PretrainEngine:
             float(sum(len(b["input_ids"]) for b in micro_batches)),
             float(sum(int(np.asarray(b["attention_mask"]).sum()) for b in micro_batches)),
         ]
-        if self.unpad:  # where a micro-batch has padding, the encoder skips it (indices made here, on the host)
-            micro_batches = [
-                {**b, **unpad_layout(b["attention_mask"])} if has_padding(b["attention_mask"]) else b
-                for b in micro_batches
-            ]
+        micro_batches = [self._layout(b) for b in micro_batches]
         batches = [self._to_device(b) for b in micro_batches]
         if self.world_size > 1:  # the one collective before the forward pass
             counts = self.all_reduce(torch.tensor(counts, dtype=torch.float64, device=self.device)).tolist()
@@ -274,16 +308,31 @@ class PretrainEngine:
         totals = torch.zeros(4, dtype=torch.float64, device=self.device)
         lr = self.current_lr()
         self.engine.train()
-        for batch in batches:
+        for i, batch in enumerate(batches):
             out = self._forward_backward(batch, mlm_den, sop_den)
             if step is not None:
                 self._note_finite(out["loss"], step + 1)
+            if self.clip_norm is not None and i == len(batches) - 1:  # gradients complete (and all-reduced)
+                torch.nn.utils.clip_grad_norm_(self._params, self.clip_norm, foreach=True)
             self.engine.step()
             totals += torch.stack(
                 [out["mlm_loss_sum"], out["mlm_correct"], out["sop_loss_sum"], out["sop_correct"]]
             ).double()
         totals = self.all_reduce(totals)
         return StepStats(totals, tokens=int(counts[2]), masked_tokens=int(counts[0]), sequences=int(counts[1]), lr=lr)
+
+    def _layout(self, batch: dict[str, Any]) -> dict[str, Any]:
+        """What the module gets for one micro-batch, decided on the host from its attention mask.
+
+        Without padding the mask is ``None`` (which lets SDPA take its FlashAttention kernel, and spares
+        Hugging Face's all-ones check, a host synchronisation in eager mode); with padding and
+        ``unpad``, the unpadded layout (:func:`pretrain.unpad.unpad_layout`) is added.
+        """
+        if not has_padding(batch["attention_mask"]):
+            return {**batch, "attention_mask": None}
+        if self.unpad:
+            return {**batch, **unpad_layout(batch["attention_mask"])}
+        return batch
 
     def _forward_backward(self, batch: dict[str, torch.Tensor], mlm_den, sop_den) -> dict[str, torch.Tensor]:
         if self._compile_checked:

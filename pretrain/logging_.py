@@ -1,9 +1,9 @@
 """Training metrics to ``metrics.csv`` and TensorBoard (rank 0 only).
 
 Columns: step, loss, mlm_loss, mlm_accuracy, sop_loss, sop_accuracy, lr, tokens_per_s,
-elapsed_s. On resume the rows after the resumed step (written by the interrupted run after
-its last checkpoint) are dropped, so the CSV reads as one uninterrupted run; TensorBoard is
-told the same with ``purge_step``.
+elapsed_s, max_memory_gib (the device's peak allocated memory so far; empty on CPU). On resume the
+rows after the resumed step (written by the interrupted run after its last checkpoint) are dropped,
+so the CSV reads as one uninterrupted run; TensorBoard is told the same with ``purge_step``.
 
 >>> log = MetricsLogger("runs/tiny", resume_step=0)       # doctest: +SKIP
 >>> log.write(10, {"loss": 7.1, "lr": 1e-4})              # doctest: +SKIP
@@ -16,7 +16,18 @@ import os
 from pathlib import Path
 from typing import Mapping
 
-COLUMNS = ("step", "loss", "mlm_loss", "mlm_accuracy", "sop_loss", "sop_accuracy", "lr", "tokens_per_s", "elapsed_s")
+COLUMNS = (
+    "step",
+    "loss",
+    "mlm_loss",
+    "mlm_accuracy",
+    "sop_loss",
+    "sop_accuracy",
+    "lr",
+    "tokens_per_s",
+    "elapsed_s",
+    "max_memory_gib",
+)
 
 
 class MetricsLogger:

@@ -88,7 +88,9 @@ class AlbertPretrainingModule(nn.Module):
 
     ``forward`` returns a dict: ``loss`` (the scalar to back-propagate) and detached statistics
     ``mlm_loss_sum``, ``mlm_correct``, ``mlm_count``, ``sop_loss_sum``, ``sop_correct``, ``sop_count``.
-    Given ``unpad_rows`` and ``unpad_slot`` (:func:`pretrain.unpad.unpad_layout` of the attention mask),
+    ``attention_mask`` may be ``None`` for a batch without padding (the engine drops it there, so SDPA
+    can take its FlashAttention kernel). Given ``unpad_rows`` and ``unpad_slot``
+    (:func:`pretrain.unpad.unpad_layout` of the attention mask),
     the encoder runs on the real tokens only (:func:`pretrain.unpad.unpadded_albert`); the loss is the same.
     With ``varlen_attention`` set (the engine sets it where :func:`pretrain.unpad.varlen_supported`), its
     attention uses ``unpad_cu_seqlens`` and the variable-length FlashAttention kernel.
@@ -108,7 +110,7 @@ class AlbertPretrainingModule(nn.Module):
     def forward(
         self,
         input_ids: torch.Tensor,
-        attention_mask: torch.Tensor,
+        attention_mask: torch.Tensor | None,
         token_type_ids: torch.Tensor,
         sentence_order_label: torch.Tensor,
         mlm_positions: torch.Tensor,

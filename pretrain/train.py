@@ -180,7 +180,10 @@ def train(
                 values = {
                     k: getattr(stats, k) for k in ("loss", "mlm_loss", "mlm_accuracy", "sop_loss", "sop_accuracy", "lr")
                 }
-                log.write(step, {**values, "tokens_per_s": tokens / max(now - t_log, 1e-9), "elapsed_s": now - t0})
+                values["tokens_per_s"], values["elapsed_s"] = tokens / max(now - t_log, 1e-9), now - t0
+                if torch.cuda.is_available():  # the allocator's own count: no device synchronisation
+                    values["max_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
+                log.write(step, values)
                 bar.set_postfix(loss=f"{stats.loss:.3f}", mlm_acc=f"{stats.mlm_accuracy:.3f}", lr=f"{stats.lr:.2e}")
                 tokens, t_log = 0, now
             if saving_now:

@@ -319,7 +319,7 @@ class ExampleStore:
             "attention_mask": attention.astype(np.int64),
             "token_type_ids": ((cols >= b_start) & attention).astype(np.int64),
             "sentence_order_label": a["sentence_order_label"][idx].astype(np.int64),
-            "mlm_positions": positions[:, :p],
+            "mlm_positions": np.ascontiguousarray(positions[:, :p]),  # a slice: contiguous for the pinned copy
             "mlm_labels": a["mlm_labels"][idx, :p].astype(np.int64),
         }
 

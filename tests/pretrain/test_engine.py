@@ -105,3 +105,135 @@ def test_json_named_optimizer_builds(tmp_path, store):
     )
     assert engine.optimizer_name == "deepspeed-json"
     assert engine.step([store.get_batch(range(8))], step=0).loss > 0
+
+
+# -- a step that never waits for the device (issue: the pre-trainer meets its GPU) ---------------------
+
+
+@pytest.mark.parametrize("name", SHIPPED_DS)
+def test_deepspeeds_throughput_timer_is_off_unless_the_json_turns_it_on(name, tmp_path):
+    """DeepSpeed's throughput timer synchronises the device twice a step; our loop measures itself."""
+    config = build_ds_config(TrainConfig(deepspeed_config=name, batch_size=8), world_size=1)
+    assert config["timers"]["throughput"]["enabled"] is False
+    mine = tmp_path / "timed.json"
+    mine.write_text(json.dumps({"timers": {"throughput": {"enabled": True}}}))
+    assert build_ds_config(TrainConfig(deepspeed_config=str(mine), batch_size=8), world_size=1)["timers"]["throughput"][
+        "enabled"
+    ]
+
+
+@pytest.mark.parametrize(
+    "json_config,ours",
+    [
+        ({"zero_optimization": {"stage": 0}, "gradient_clipping": 0.5}, 0.5),
+        ({"zero_optimization": {"stage": 0}}, None),
+        ({"zero_optimization": {"stage": 1}, "gradient_clipping": 0.5}, None),
+        ({"zero_optimization": {"stage": 0}, "bf16": {"enabled": True}, "gradient_clipping": 0.5}, None),
+    ],
+    ids=["zero0", "no-clipping", "zero1", "ds-bf16"],
+)
+def test_the_engine_clips_where_deepspeed_would_clip_the_tensors(json_config, ours):
+    from pretrain.engine import take_gradient_clipping
+
+    config = json.loads(json.dumps(json_config))
+    assert take_gradient_clipping(config) == ours
+    assert ("gradient_clipping" in config) == ("gradient_clipping" in json_config and ours is None)
+
+
+def test_clipping_in_our_step_equals_deepspeeds(tmp_path, store, monkeypatch):
+    """Weights after 3 steps with a clip that binds every step: the engine's clipping == DeepSpeed's."""
+    import torch
+
+    import pretrain.engine as engine_module
+    from pretrain.engine import PretrainEngine
+    from pretrain.model import AlbertPretrainingModule, build_model
+
+    ds = tmp_path / "ds_clip.json"
+    ds.write_text(json.dumps({"zero_optimization": {"stage": 0}, "gradient_clipping": 0.05}))
+    cfg = TrainConfig(batch_size=8, micro_batch_size=4, total_steps=10, warmup_steps=0, lr=1e-3)
+    cfg = cfg.replace(deepspeed_config=str(ds), compile="off", optimizer="adamw")
+    batches = [store.get_batch(range(8 * i, 8 * i + 8)) for i in range(3)]
+
+    def run() -> tuple[PretrainEngine, dict]:
+        engine = PretrainEngine(
+            AlbertPretrainingModule(build_model(ModelConfig(), vocab_size=store.vocab_size, seed=0)), cfg
+        )
+        for i, b in enumerate(batches):
+            halves = [{k: v[:4] for k, v in b.items()}, {k: v[4:] for k, v in b.items()}]
+            engine.step(halves, step=i)
+        return engine, {n: p.detach().clone() for n, p in engine.module.model.named_parameters()}
+
+    ours, ours_weights = run()
+    assert ours.clip_norm == 0.05 and "gradient_clipping" not in ours.ds_config
+    monkeypatch.setattr(engine_module, "take_gradient_clipping", lambda config: None)
+    theirs, their_weights = run()
+    assert theirs.clip_norm is None and theirs.engine.gradient_clipping() == 0.05
+    start = dict(build_model(ModelConfig(), vocab_size=store.vocab_size, seed=0).named_parameters())
+    moved = 0
+    for name, w in ours_weights.items():
+        torch.testing.assert_close(w, their_weights[name], rtol=1e-6, atol=1e-7, msg=name)
+        moved += not torch.equal(w, start[name].detach())
+    assert moved > 10
+    # And the clip binds: without it the same run moves the weights elsewhere.
+    ds.write_text(json.dumps({"zero_optimization": {"stage": 0}}))
+    _, free_weights = run()
+    assert any(not torch.allclose(free_weights[n], ours_weights[n]) for n in ours_weights)
+
+
+def test_a_batch_without_padding_reaches_the_module_without_a_mask(store):
+    """So SDPA can take FlashAttention (a boolean mask rules it out), and Hugging Face's all-ones check is skipped."""
+    import numpy as np
+
+    from pretrain.engine import PretrainEngine
+    from pretrain.model import AlbertPretrainingModule, build_model
+    from pretrain.unpad import UNPAD_KEYS
+
+    engine = PretrainEngine(
+        AlbertPretrainingModule(build_model(ModelConfig(), vocab_size=store.vocab_size, seed=0)),
+        TrainConfig(batch_size=4, total_steps=4, compile="off"),
+    )
+    lengths = np.asarray(store.lengths)
+    full = store.get_batch(np.flatnonzero(lengths == lengths.max())[:4])
+    mixed = store.get_batch(np.concatenate([np.flatnonzero(lengths == lengths.max())[:3], [lengths.argmin()]]))
+    assert engine._layout(full)["attention_mask"] is None and not set(UNPAD_KEYS) & set(engine._layout(full))
+    assert set(UNPAD_KEYS) <= set(engine._layout(mixed)) and engine._layout(mixed)["attention_mask"] is not None
+    seen = []
+    engine.module.register_forward_pre_hook(lambda m, a, kw: seen.append(kw.get("attention_mask")), with_kwargs=True)
+    engine.step([full], step=0)
+    engine.step([mixed], step=1)
+    assert seen[0] is None and seen[1] is not None
+
+
+def test_without_a_mask_the_loss_equals_the_all_ones_mask(store):
+    import numpy as np
+    import torch
+
+    from pretrain.model import AlbertPretrainingModule, build_model
+
+    module = AlbertPretrainingModule(build_model(ModelConfig(), vocab_size=store.vocab_size, seed=0)).eval()
+    lengths = np.asarray(store.lengths)
+    batch = {k: torch.from_numpy(v) for k, v in store.get_batch(np.flatnonzero(lengths == lengths.max())[:4]).items()}
+    assert bool(batch["attention_mask"].all())
+    with torch.no_grad():
+        masked = module(**batch)
+        unmasked = module(**{**batch, "attention_mask": None})
+    for key in ("loss", "mlm_loss_sum", "sop_loss_sum"):
+        torch.testing.assert_close(unmasked[key], masked[key], rtol=1e-6, atol=1e-6)
+
+
+def test_every_compiled_engine_starts_with_a_fresh_compiler(store, monkeypatch):
+    """dynamo allows 8 compiles of a function, then runs it eager without a word: each engine resets it."""
+    import torch
+
+    from pretrain.engine import PretrainEngine
+    from pretrain.model import AlbertPretrainingModule, build_model
+
+    resets = []
+    monkeypatch.setattr(torch.compiler, "reset", lambda: resets.append(1))
+    for vocab_extra in (0, 7, 13):  # a study's vocabularies: each changes the embedding shape
+        model = build_model(ModelConfig(), vocab_size=store.vocab_size + vocab_extra, seed=0)
+        engine = PretrainEngine(AlbertPretrainingModule(model), TrainConfig(batch_size=4, compile="on"))
+        assert engine.compiled
+    assert len(resets) == 3
+    PretrainEngine(AlbertPretrainingModule(model), TrainConfig(batch_size=4, compile="off"))
+    assert len(resets) == 3

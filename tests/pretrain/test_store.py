@@ -155,3 +155,12 @@ def test_index_out_of_range(tmp_path):
     write_store(tmp_path / "s", random_examples(4))
     with pytest.raises(IndexError):
         ExampleStore(tmp_path / "s").get_batch(np.array([4]))
+
+
+def test_batches_are_contiguous_for_the_pinned_copy(tmp_path):
+    """Every array of a batch is C-contiguous (``mlm_positions`` was a strided slice of the store)."""
+    ex = random_examples(20)
+    ex["mlm_positions"][:, 2:], ex["mlm_labels"][:, 2:] = -1, -100  # fewer predictions than the store's width
+    batch = ExampleStore(write_store(tmp_path / "s", ex)).get_batch([0, 3, 5])
+    assert batch["mlm_positions"].shape[1] < P
+    assert all(v.flags["C_CONTIGUOUS"] for v in batch.values()), {k: v.strides for k, v in batch.items()}
