@@ -35,8 +35,10 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# on this machine only (127.0.0.1); `make app APP_ADDRESS=0.0.0.0` serves on the network (see docs/app.md)
 app: setup
-	TOKSTUDY_DATA=$(DATA) $(VENV)/bin/streamlit run analysis_app/server.py -- --results results/demo
+	TOKSTUDY_DATA=$(DATA) $(VENV)/bin/streamlit run analysis_app/server.py \
+		--server.address $(or $(APP_ADDRESS),127.0.0.1) -- --results results/demo
 
 bench: setup
 	TOKSTUDY_DATA=$(DATA) $(PY) benchmarks/run_all.py
