@@ -92,7 +92,7 @@ def render(sel) -> None:
         st.dataframe(grouped, width="stretch", hide_index=True)
         _download("Download this grouping (CSV)", grouped, f"additional_segmentation_by_{by}_{subset}.csv")
 
-    st.subheader("Fertility, continued words, unknown pieces")
+    st.subheader("Fertility, continued words, unknown and byte-fallback pieces")
     summ = cache.summary(ds, toks, n, seed)
     wide = summ.pivot_table(index=["tokenizer", "group"], columns="measure", values="value", sort=False).reset_index()
     st.dataframe(wide, width="stretch", hide_index=True)

@@ -71,8 +71,19 @@ def grouped(
     )
 
 
+#: the figures of the summary table, in its column order (byte_fallback: % of pieces that are <0xE1> pieces)
+SUMMARY_MEASURES = (
+    "additional_segmentation",
+    "fertility",
+    "continued",
+    "unknown",
+    "byte_fallback",
+    "pieces_per_continued",
+)
+
+
 def summary(table, tokenizers: Sequence[str], *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """Fertility, continued words, unknown pieces ... per tokenizer and subset, long form."""
+    """Fertility, continued words, unknown and byte-fallback pieces ... per tokenizer and subset, long form."""
     from tokstudy.analysis.stats import segmentation_summary
 
     rows = []
@@ -80,7 +91,7 @@ def summary(table, tokenizers: Sequence[str], *, n_resamples: int = 1000, seed: 
         res = segmentation_summary(table, name, n_resamples=n_resamples, seed=seed)
         for subset in ("ne", "non_ne", "all"):
             s = getattr(res, subset)
-            for measure in ("additional_segmentation", "fertility", "continued", "unknown", "pieces_per_continued"):
+            for measure in SUMMARY_MEASURES:
                 rows.append(_row(name, SUBSET_LABELS[subset], getattr(s, measure), measure=measure))
     return pd.DataFrame(rows)
 

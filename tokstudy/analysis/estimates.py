@@ -107,6 +107,7 @@ class SubsetSummary:
     unknown: Estimate  # % of pieces that are unknown
     pieces_per_continued: Estimate  # pieces per continued word
     n_pieces: int
+    byte_fallback: Estimate | None = None  # % of pieces that are byte-fallback pieces (<0xE1>); None: not counted
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ Definitions (over a set of words, e.g. the words inside gold entities):
 * **fertility** = ``pieces / words``;
 * **continued words %** = ``100 * words with >= 2 pieces / words``;
 * **unknown pieces %** = ``100 * unknown pieces / pieces``;
+* **byte-fallback pieces %** = ``100 * byte-fallback pieces (<0xE1>) / pieces``: where it is
+  high the pieces spell UTF-8 bytes, and the other figures measure bytes, not segmentation;
 * **pieces per continued word** = ``pieces of continued words / continued words``.
 
 Subsets: ``ne`` = words inside a gold entity, ``non_ne`` = labelled words outside
@@ -135,7 +137,7 @@ class GroupedPlan:
 @dataclass(frozen=True)
 class _SummaryPlan:
     column: TokenizerColumns
-    figures: dict[str, tuple[Figure, ...]]  # subset -> the five figures of SubsetSummary, in its order
+    figures: dict[str, tuple[Figure, ...]]  # subset -> the six figures of SubsetSummary, in its order
     n_pieces: dict[str, int]
 
     @classmethod
@@ -145,12 +147,14 @@ class _SummaryPlan:
         continued = Quantity(("continued", col.name), (col.n_pieces >= 2).astype(np.float64))
         unknown = Quantity(("unknown", col.name), col.n_unk)
         continued_pieces = Quantity(("continued pieces", col.name), col.n_pieces * continued.values)
-        ratios = [  # SubsetSummary's figures: extra %, fertility, continued %, unknown %, pieces per continued
-            (pieces, batch.words, _pct_extra),
+        byte = Quantity(("byte fallback", col.name), col.byte_counts())
+        ratios = [  # SubsetSummary's figures, in its order: extra %, fertility, continued %, unknown %,
+            (pieces, batch.words, _pct_extra),  # pieces per continued word, then byte-fallback %
             (pieces, batch.words, _same),
             (continued, batch.words, _pct),
             (unknown, pieces, _pct),
             (continued_pieces, continued, _same),
+            (byte, pieces, _pct),
         ]
         figures, n_pieces = {}, {}
         for subset in SUBSETS:
@@ -161,7 +165,10 @@ class _SummaryPlan:
         return cls(col, figures, n_pieces)
 
     def result(self, est: dict[Figure, Estimate], settings: BootstrapSettings) -> SegmentationSummary:
-        subsets = {s: SubsetSummary(*(est[f] for f in figs), self.n_pieces[s]) for s, figs in self.figures.items()}
+        subsets = {
+            s: SubsetSummary(*(est[f] for f in figs[:5]), self.n_pieces[s], byte_fallback=est[figs[5]])
+            for s, figs in self.figures.items()
+        }
         c = self.column
         return SegmentationSummary(
             c.name, subsets["ne"], subsets["non_ne"], subsets["all"], c.boundary_policy, settings

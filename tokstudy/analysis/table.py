@@ -64,6 +64,8 @@ class TokenizerColumns:
             (``None`` when not known, e.g. a table read back from Parquet).
         type_piece_ids: vocabulary id per piece of :attr:`type_pieces` (``None`` when the
             tokenizer gives none, or read back from Parquet).
+        n_byte: ``int32`` byte-fallback pieces (``<0xE1>``) of each row; ``None`` for a tokenizer
+            without byte fallback (read as zeros by :meth:`byte_counts`).
     """
 
     name: str
@@ -76,6 +78,11 @@ class TokenizerColumns:
     n_unk: np.ndarray
     type_unk: np.ndarray | None = None
     type_piece_ids: np.ndarray | None = None
+    n_byte: np.ndarray | None = None
+
+    def byte_counts(self) -> np.ndarray:
+        """Byte-fallback pieces of each row (zeros for a tokenizer without byte fallback)."""
+        return self.n_byte if self.n_byte is not None else np.zeros(len(self.n_pieces), np.int32)
 
 
 @dataclass(frozen=True)
@@ -255,7 +262,9 @@ def segmentation_table(
     the dataset, sentence, word and source line. A dataset without words raises
     :class:`~tokstudy.errors.DataFormatError`. A dataset of which more than 1 % of the
     pieces are unknown to a tokenizer gives an
-    :class:`~tokstudy.analysis.coverage.UnknownPiecesWarning` naming the uncovered script.
+    :class:`~tokstudy.analysis.coverage.UnknownPiecesWarning` naming the uncovered script; one of
+    which more than 1 % are byte-fallback pieces (``<0xE1>``), a
+    :class:`~tokstudy.analysis.coverage.ByteFallbackWarning` naming the script they spell.
     """
     if isinstance(datasets, Dataset):
         datasets = [datasets]
@@ -288,10 +297,17 @@ def segmentation_table(
 def _warn_unknown_pieces(table: SegmentationTable) -> None:
     import warnings
 
-    from tokstudy.analysis.coverage import UnknownPiecesWarning, coverage_warnings
+    from tokstudy.analysis.coverage import (
+        ByteFallbackWarning,
+        UnknownPiecesWarning,
+        byte_fallback_warnings,
+        coverage_warnings,
+    )
 
     for share in coverage_warnings(table):
         warnings.warn(share.message(), UnknownPiecesWarning, stacklevel=3)
+    for share in byte_fallback_warnings(table):
+        warnings.warn(share.message(), ByteFallbackWarning, stacklevel=3)
 
 
 def tokenizer_columns(table: SegmentationTable, seg: Segmenter) -> TokenizerColumns:
@@ -302,12 +318,8 @@ def tokenizer_columns(table: SegmentationTable, seg: Segmenter) -> TokenizerColu
             f"tokenizer {seg.name!r} returned {len(result)} segmentations for {len(table.types)} words"
         )
     counts = np.diff(result.offsets).astype(np.int32)
-    unk_per_type = np.add.reduceat(result.unk.astype(np.int32), result.offsets[:-1]) if len(result.unk) else None
-    if unk_per_type is None:
-        unk_per_type = np.zeros(len(counts), np.int32)
-    else:
-        # reduceat gives the value at the start index for empty ranges: zero them
-        unk_per_type = np.where(counts > 0, unk_per_type, 0).astype(np.int32)
+    unk_per_type = _per_type(result.unk, result.offsets)
+    byte_per_type = _per_type(result.byte, result.offsets) if result.byte is not None else None
     return TokenizerColumns(
         name=seg.name,
         kind=getattr(seg, "kind", "unknown"),
@@ -319,4 +331,14 @@ def tokenizer_columns(table: SegmentationTable, seg: Segmenter) -> TokenizerColu
         n_unk=unk_per_type[table.word_type],
         type_unk=np.asarray(result.unk, dtype=bool),
         type_piece_ids=result.ids,
+        n_byte=None if byte_per_type is None else byte_per_type[table.word_type],
     )
+
+
+def _per_type(flags: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """``int32`` count of flagged pieces of each word of a segmentation (flags one per piece)."""
+    counts = np.diff(offsets)
+    if not len(flags):
+        return np.zeros(len(counts), np.int32)
+    # reduceat gives the value at the start index for empty ranges: zero them
+    return np.where(counts > 0, np.add.reduceat(flags.astype(np.int32), offsets[:-1]), 0).astype(np.int32)

@@ -86,6 +86,8 @@ def to_arrow(t: SegmentationTable, *, joined_pieces: bool = False):
         arrays[f"pieces:{name}"] = per_row
         arrays[f"n_pieces:{name}"] = pa.array(c.n_pieces)
         arrays[f"n_unk:{name}"] = pa.array(c.n_unk)
+        if c.n_byte is not None:
+            arrays[f"n_byte:{name}"] = pa.array(c.n_byte)
     table = pa.table(arrays)
     return table.replace_schema_metadata({_META_KEY: json.dumps(_metadata(t)).encode()})
 
@@ -154,6 +156,9 @@ def from_parquet(path: str | os.PathLike) -> SegmentationTable:
             type_offsets=offsets,
             n_pieces=pt.column(f"n_pieces:{name}").to_numpy().astype(np.int32),
             n_unk=pt.column(f"n_unk:{name}").to_numpy().astype(np.int32),
+            n_byte=(
+                pt.column(f"n_byte:{name}").to_numpy().astype(np.int32) if f"n_byte:{name}" in pt.column_names else None
+            ),
         )
     return table.with_tokenizers(cols)
 

@@ -85,6 +85,10 @@ def _gather(table: SegmentationTable, col: TokenizerColumns, sub: SegmentationTa
     flat = np.repeat(col.type_offsets[:-1][old] - offsets[:-1], counts) + np.arange(offsets[-1])
     unk_per_type = np.zeros(len(table.types), dtype=np.int32)
     unk_per_type[table.word_type] = col.n_unk
+    byte_per_type = None
+    if col.n_byte is not None:
+        byte_per_type = np.zeros(len(table.types), dtype=np.int32)
+        byte_per_type[table.word_type] = col.n_byte
     return replace(
         col,
         type_pieces=np.asarray(col.type_pieces, dtype=object)[flat].tolist(),
@@ -92,4 +96,5 @@ def _gather(table: SegmentationTable, col: TokenizerColumns, sub: SegmentationTa
         n_pieces=counts.astype(np.int32)[sub.word_type],
         n_unk=unk_per_type[old][sub.word_type],
         type_unk=None if col.type_unk is None else col.type_unk[flat],
+        n_byte=None if byte_per_type is None else byte_per_type[old][sub.word_type],
     )

@@ -92,7 +92,7 @@ def policy_note(results: Iterable) -> str:
 
 
 def summary_rows(summaries: Sequence) -> list[dict]:
-    """Fertility, continued %, unknown %, pieces per continued word for NE / non-NE / all."""
+    """Fertility, continued %, unknown %, byte-fallback %, pieces per continued word for NE / non-NE / all."""
     rows = []
     for s in summaries:
         for subset in ("ne", "non_ne", "all"):
@@ -107,6 +107,7 @@ def summary_rows(summaries: Sequence) -> list[dict]:
                     "fertility_high": _num(sub.fertility.high, 4),
                     "continued_pct": _num(sub.continued.value),
                     "unknown_pct": _num(sub.unknown.value, 4),
+                    "byte_fallback_pct": _num(sub.byte_fallback.value, 4) if sub.byte_fallback else None,
                     "pieces_per_continued": _num(sub.pieces_per_continued.value, 4),
                     "n_words": sub.fertility.n_words,
                     "n_pieces": sub.n_pieces,
@@ -127,6 +128,7 @@ def summary_markdown(summaries: Sequence) -> str:
                     "fertility": _ci(sub.fertility, 3),
                     "continued %": _ci(sub.continued),
                     "unknown %": _ci(sub.unknown, 3),
+                    "byte-fallback %": _ci(sub.byte_fallback, 3) if sub.byte_fallback else "",
                     "pieces / continued word": _ci(sub.pieces_per_continued, 3),
                     "n words": sub.fertility.n_words,
                 }

@@ -4,7 +4,7 @@ Layout of ``out_dir``::
 
     index.md, index.html          the key tables inline, with links (tokstudy.report.document)
     table4.{md,csv,json}          additional segmentation NE / non-NE / all per tokenizer
-    summary.{md,csv,json}         fertility, continued %, unknown %, pieces per continued word
+    summary.{md,csv,json}         fertility, continued %, unknown %, byte-fallback %, pieces per continued word
     intrinsic.{md,csv,json}       chars/bytes per piece, Shannon entropy, Rényi efficiency, vocabulary use
     by_<grouping>.{md,csv,json}   breakdowns (entity type, position, language, dataset)
     examples.{md,csv,json}        Table 3: sentences, pieces per tokenizer, gold, predictions
@@ -76,6 +76,7 @@ def write_report(
         figures: draw the figures (needs matplotlib).
     """
     from tokstudy.analysis.correlation import correlate_errors
+    from tokstudy.analysis.coverage import coverage_notes
     from tokstudy.analysis.stats import default_groupings, table_statistics
 
     out = Path(out_dir)
@@ -102,7 +103,13 @@ def write_report(
     )
     md, paths = rf.write_summary(stats.summary, out)
     files += paths
-    sections.append(Section("Fertility, continued words, unknown pieces", md + "\n\n[summary.md](summary.md)"))
+    # where a tokenizer does not cover a dataset's text, its figures there measure unknown pieces or bytes
+    notes = "".join(f"\n\n> **Warning:** {note}" for note in coverage_notes(table))
+    sections.append(
+        Section(
+            "Fertility, continued words, unknown and byte-fallback pieces", md + notes + "\n\n[summary.md](summary.md)"
+        )
+    )
     md, paths = rf.write_intrinsic(stats.intrinsic, out)
     files += paths
     sections.append(

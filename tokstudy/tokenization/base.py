@@ -17,6 +17,11 @@ Counting conventions (decided once, here, and reported in every output):
   ``count_lone_boundary=True`` is the default; ``False`` drops lone ``▁`` pieces
   before counting (never below one piece per non-empty word).
 * **Unknown pieces** count as one piece each and are flagged in ``Segmentation.unk``.
+* **Byte-fallback pieces** (``<0xE1>``: a SentencePiece or Hugging Face BPE with
+  ``byte_fallback`` spells a character it lacks as its UTF-8 bytes) count as one piece each
+  and are flagged in ``Segmentation.byte``: a text made of them measures UTF-8 bytes, not
+  segmentation, so every output reports their share beside the unknown pieces'. Byte-level
+  BPE (GPT-2, tiktoken) pieces are bytes by design, not a fallback, and are never flagged.
 * **Empty words** (``""``) get zero pieces; readers never produce them.
 * **Normalisation** (NFKC, case folding) may change a word's characters or length;
   pieces are reported as the tokenizer emits them, and alignment is by word, never by
@@ -48,18 +53,28 @@ class Segmentation:
         unk: ``bool`` array, one per piece, ``True`` where the piece is the unknown token.
         ids: the vocabulary id of each piece, when the tokenizer gives ids (``None`` otherwise);
             lets the intrinsic metrics count pieces without hashing their strings again.
+        byte: ``bool`` array, one per piece, ``True`` where the piece is a byte-fallback piece
+            (``<0xE1>``); ``None`` for a tokenizer without byte fallback.
     """
 
     pieces: list[str]
     offsets: np.ndarray
     unk: np.ndarray
     ids: np.ndarray | None = None
+    byte: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if len(self.offsets) == 0 or self.offsets[-1] != len(self.pieces) or len(self.unk) != len(self.pieces):
             raise ValueError("inconsistent Segmentation: offsets/unk do not match pieces")
         if self.ids is not None and len(self.ids) != len(self.pieces):
             raise ValueError("inconsistent Segmentation: ids do not match pieces")
+        if self.byte is not None and len(self.byte) != len(self.pieces):
+            raise ValueError("inconsistent Segmentation: byte flags do not match pieces")
+
+    @property
+    def byte_flags(self) -> np.ndarray:
+        """:attr:`byte`, or all ``False`` for a tokenizer without byte fallback."""
+        return self.byte if self.byte is not None else np.zeros(len(self.pieces), dtype=bool)
 
     def __len__(self) -> int:
         return len(self.offsets) - 1

@@ -24,6 +24,7 @@ covered text for Unigram).
 from __future__ import annotations
 
 import os
+import re
 from itertools import chain
 from pathlib import Path
 from typing import Sequence
@@ -76,6 +77,7 @@ class HFTokenizerSegmenter(Segmenter):
         self.context = hf_word_context(tokenizer)
         marker = self.context.marker if self.context.marker_starts_word else None
         self.boundary_id = vocab.get(marker, -1) if marker else -1
+        self._id_is_byte = _byte_fallback_ids(tokenizer, table)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike, **kwargs) -> "HFTokenizerSegmenter":
@@ -116,7 +118,12 @@ class HFTokenizerSegmenter(Segmenter):
         if len(keep) != n and len(keep):
             counts[np.asarray(keep, dtype=np.int64)] = lens
         seg = ids_to_segmentation(
-            flat, counts, self._id_to_piece, self.unk_id, drop_id=None if self.count_lone_boundary else self.boundary_id
+            flat,
+            counts,
+            self._id_to_piece,
+            self.unk_id,
+            drop_id=None if self.count_lone_boundary else self.boundary_id,
+            byte_ids=self._id_is_byte,
         )
         if seg.unk.any():
             self._surface_unknowns(seg, words)
@@ -193,3 +200,18 @@ def wordpiece_tokenizer(vocab_file: str | os.PathLike, *, lowercase: bool | None
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.decoder = decoders.WordPiece(prefix="##")
     return tok
+
+
+def _byte_fallback_ids(tokenizer, id_to_piece: np.ndarray) -> np.ndarray | None:
+    """``bool`` per id, ``True`` for the ``<0xE1>`` pieces of a BPE with ``byte_fallback``; ``None`` otherwise."""
+    if not getattr(tokenizer.model, "byte_fallback", False):
+        return None
+    flags = np.fromiter(
+        (isinstance(p, str) and _BYTE_PIECE.fullmatch(p) is not None for p in id_to_piece),
+        dtype=bool,
+        count=len(id_to_piece),
+    )
+    return flags if flags.any() else None
+
+
+_BYTE_PIECE = re.compile(r"<0x[0-9A-F]{2}>")

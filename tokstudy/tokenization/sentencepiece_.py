@@ -83,6 +83,9 @@ class SentencePieceSegmenter(Segmenter):
         self._id_to_piece = np.array([sp.id_to_piece(i) for i in range(self.vocab_size)], dtype=object)
         self.unk_id = sp.unk_id()
         self.unk_piece = sp.id_to_piece(self.unk_id) if self.unk_id >= 0 else None
+        # byte-fallback pieces (<0xE1>), None for a model trained without byte_fallback
+        is_byte = np.fromiter((sp.is_byte(i) for i in range(self.vocab_size)), dtype=bool, count=self.vocab_size)
+        self._id_is_byte = is_byte if is_byte.any() else None
         self.boundary_id = sp.piece_to_id(BOUNDARY)
         if self.boundary_id == self.unk_id:  # the model has no lone-boundary piece at all
             self.boundary_id = -1
@@ -131,6 +134,7 @@ class SentencePieceSegmenter(Segmenter):
             self._id_to_piece,
             self.unk_id,
             drop_id=None if self.count_lone_boundary else self.boundary_id,
+            byte_ids=self._id_is_byte,
         )
         return seg
 
@@ -160,10 +164,12 @@ def ids_to_segmentation(
     unk_id: int,
     *,
     drop_id: int | None = None,
+    byte_ids: np.ndarray | None = None,
 ) -> Segmentation:
     """Flat piece ids + pieces per word -> :class:`Segmentation` (shared by all segmenters).
 
     ``drop_id``: a piece id to drop wherever its word has other pieces (the lone boundary).
+    ``byte_ids``: ``bool`` per vocabulary id, ``True`` for a byte-fallback piece (``None``: none).
     """
     if drop_id is not None and drop_id >= 0 and len(flat_ids):
         word_of_piece = np.repeat(np.arange(len(counts)), counts)
@@ -175,7 +181,10 @@ def ids_to_segmentation(
     np.cumsum(counts, out=offsets[1:])
     pieces = id_to_piece[flat_ids].tolist() if len(flat_ids) else []
     unk = flat_ids == unk_id if unk_id is not None and unk_id >= 0 else np.zeros(len(flat_ids), dtype=bool)
-    return Segmentation(pieces, offsets, np.asarray(unk, dtype=bool), ids=np.asarray(flat_ids, dtype=np.int64))
+    byte = byte_ids[flat_ids] if byte_ids is not None else None
+    return Segmentation(
+        pieces, offsets, np.asarray(unk, dtype=bool), ids=np.asarray(flat_ids, dtype=np.int64), byte=byte
+    )
 
 
 def default_name(path: Path) -> str:
