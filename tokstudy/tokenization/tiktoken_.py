@@ -238,7 +238,10 @@ class TiktokenSegmenter(Segmenter):
         try:
             enc = tiktoken.get_encoding(encoding_name)
         except ValueError as exc:
-            raise TokenizerLoadError(f"tiktoken:{encoding_name}: unknown tiktoken encoding ({exc})") from exc
+            raise TokenizerLoadError(
+                f"tiktoken:{encoding_name}: unknown tiktoken encoding (expected a name tiktoken.get_encoding "
+                f"knows, e.g. cl100k_base or o200k_base; tiktoken.list_encoding_names() lists them)"
+            ) from exc
         except Exception as exc:  # pragma: no cover - network errors come in many types
             raise TokenizerLoadError(
                 f"tiktoken:{encoding_name}: could not load the encoding (it is downloaded "
