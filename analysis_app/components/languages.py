@@ -6,10 +6,23 @@ import streamlit as st
 
 from analysis_app.components import bootstrap, charts, downloads, workspace
 from analysis_app.services import cache, defaults
+from analysis_app.services.columns import readable
 from analysis_app.services.paths import PathNotAllowedError, confine_path
 
 DIR, LANGS, REF = "ts_la_dir", "ts_la_langs", "ts_la_reference"
 KEYS = (DIR, LANGS, REF)
+#: the table's columns as shown (the CSV keeps the field names), and the intervals shown after their value
+SHOWN = {
+    "tokenizer": "tokenizer",
+    "language": "language",
+    "parity": "parity",
+    "fertility": "fertility (pieces per word)",
+    "continued": "continued words %",
+    "pieces": "pieces",
+    "words": "words",
+    "paragraphs": "paragraphs",
+}
+INTERVALS = {"parity": "parity 95 % CI", "fertility": "fertility 95 % CI", "continued": "continued 95 % CI"}
 
 
 def render(sel) -> None:
@@ -69,5 +82,5 @@ def render(sel) -> None:
             y_title=y_title,
         )
     table = par.merge(cont, on=["tokenizer", "language"])
-    st.dataframe(table, width="stretch", hide_index=True)
+    st.dataframe(readable(table, SHOWN, intervals=INTERVALS), width="stretch", hide_index=True)
     downloads.csv_button("Download (CSV)", table, "languages.csv")

@@ -9,14 +9,14 @@ import streamlit as st
 from analysis_app.components import bootstrap, charts, downloads, explorer
 from analysis_app.services import cache, defaults
 from analysis_app.services.loading import InputError
-from analysis_app.services.mislabels import bins_frame, correlation_display, correlation_rows
+from analysis_app.services.mislabels import bins_frame, correlation_display, correlation_rows, undefined_notes
 
 MODEL, TOKENIZER, LINKS = "ts_er_model", "ts_er_tokenizer", "ts_er_link"
 KEYS = (MODEL, TOKENIZER, LINKS)
 
 
 def _ci_label(n_resamples: int) -> str:
-    """What the table's ``ci_low`` / ``ci_high`` are (empty without resamples)."""
+    """What the table's "95 % CI" is (empty without resamples)."""
     if not n_resamples:
         return "without intervals (0 resamples)"
     return f"with the 95% sentence-bootstrap interval of r ({n_resamples} resamples)"
@@ -64,14 +64,11 @@ def render(sel) -> None:
         f"{first.error_rate:.1%} of the words ({first.n_errors} of {first.n_words})."
     )
     corr = correlation_rows(results).assign(model=pred_src.key)  # the file's model may be a long path
-    num = st.column_config.NumberColumn
-    st.dataframe(
-        correlation_display(corr),
-        width="stretch",
-        hide_index=True,
-        column_order=[c for c in corr.columns if c != "model"],
-        column_config={c: num(format="%.4f") for c in ("pearson_r", "ci_low", "ci_high", "spearman")},
-    )
+    # exact numbers in the cells, shown to 4 digits; an undefined r reads "undefined", with the reason beside it
+    shown = correlation_display(corr).style.format({"Pearson r": "{:.4f}", "Spearman ρ": "{:.4f}"}, na_rep="undefined")
+    st.dataframe(shown, width="stretch", hide_index=True)
+    for note in undefined_notes(corr):
+        st.caption(note)
     downloads.csv_button("Download correlations (CSV)", corr, "correlation.csv")
 
     st.subheader("Error rate by number of pieces")

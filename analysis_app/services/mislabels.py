@@ -14,6 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from analysis_app.services.columns import interval_text
+
 
 def correlate(table, aligned, tokenizers: Sequence[str], *, n_resamples: int = 1000, seed: int = 0) -> list:
     """``correlate_errors`` for each tokenizer and one model's aligned predictions (tokenizer order).
@@ -101,17 +103,39 @@ def correlation_rows(results: Sequence) -> pd.DataFrame:
                     "spearman": c.spearman,
                     "spearman_p": c.spearman_p,
                     "n": c.n,
+                    "undefined": c.undefined,
                 }
             )
     return pd.DataFrame(rows)
 
 
 def correlation_display(frame: pd.DataFrame) -> pd.DataFrame:
-    """:func:`correlation_rows` for reading: p-values as text (``< 1e-300`` where they underflow)."""
-    out = frame.copy()
-    for col in ("p_value", "spearman_p"):
-        out[col] = [format_p(v) for v in frame[col]]
+    """:func:`correlation_rows` for reading: the columns named as a reader expects ("Pearson r", "95 % CI"),
+    p-values as text (``< 1e-300`` where they underflow), and, where r is undefined, why, in words."""
+    out = pd.DataFrame(
+        {
+            "tokenizer": frame["tokenizer"],
+            "word set": frame["words"],
+            "Pearson r": frame["pearson_r"],
+            "95 % CI": [interval_text(lo, hi) for lo, hi in zip(frame["ci_low"], frame["ci_high"])],
+            "p": [format_p(v) for v in frame["p_value"]],
+            "Spearman ρ": frame["spearman"],
+            "Spearman p": [format_p(v) for v in frame["spearman_p"]],
+            "words": frame["n"],
+        }
+    )
+    if (frame["undefined"] != "").any():
+        out["why r is undefined"] = frame["undefined"]
     return out
+
+
+def undefined_notes(frame: pd.DataFrame) -> list[str]:
+    """One sentence per row of :func:`correlation_rows` whose r is undefined, saying why."""
+    return [
+        f"r is undefined for {row.tokenizer} ({row.words}): {row.undefined}."
+        for row in frame.itertuples()
+        if row.undefined
+    ]
 
 
 def mislabelled_words(table, aligned, tokenizer: str, *, limit: int | None = 50) -> pd.DataFrame:

@@ -40,12 +40,16 @@ def test_correlation_and_error_rates_match_scipy(app_env, conll_test):
     for name in ("spm-600", "spm-1200", "spm-2400"):
         x = load_tokenizer(app_env / "tokenizers" / name).segment(words).counts
         r, p = pearsonr(x, err)
-        row = corr[(corr.tokenizer == name) & (corr.words == "all words")].iloc[0]
-        assert row.pearson_r == pytest.approx(r, abs=1e-9)
-        assert row.p_value == format_p(p)  # shown to 3 digits, "< 1e-300" where it underflows
-        assert row.ci_low <= row.pearson_r <= row.ci_high
+        row = corr[(corr.tokenizer == name) & (corr["word set"] == "all words")].iloc[0]
+        assert row["Pearson r"] == pytest.approx(r, abs=1e-9)
+        assert row["p"] == format_p(p)  # shown to 3 digits, "< 1e-300" where it underflows
+        low, high = (float(v) for v in row["95 % CI"].strip("[]").split(", "))
+        assert low <= round(row["Pearson r"], 4) <= high
     # the synthetic model errs more on words the smallest vocabulary splits more
-    assert corr[(corr.tokenizer == "spm-600") & (corr.words == "all words")].pearson_r.iloc[0] > 0
+    assert corr[(corr.tokenizer == "spm-600") & (corr["word set"] == "all words")]["Pearson r"].iloc[0] > 0
+    # named as a reader expects, not as the fields of the CSV (issue 24 item 10)
+    assert list(corr.columns[:5]) == ["tokenizer", "word set", "Pearson r", "95 % CI", "p"]
+    assert not {"pearson_r", "ci_low", "ci_high", "spearman_p", "p_value"} & set(corr.columns)
     curves = _chart_data(at, "error_rate")
     first = curves[curves.series == "spm-600 (all words)"]
     assert first.n.sum() == len(words) and first.errors.sum() == int(err.sum())
@@ -160,3 +164,31 @@ def test_odds_ratios_follow_the_rest_of_the_page(app_env, monkeypatch):
     assert len(fits) == 3
     st.cache_data.clear()
     background.forget()
+
+
+def test_an_undefined_r_is_explained_in_words(app_env, conll_test, tmp_path, monkeypatch):
+    """A model that mislabels every NE word leaves r undefined over NE words: the page says why, in words,
+    instead of showing None (issue 24 item 8)."""
+    import shutil
+
+    from tokstudy.analysis.predictions import write_predictions
+
+    results = tmp_path / "results"
+    shutil.copytree(app_env, results, ignore=shutil.ignore_patterns("predictions"))
+    sentences = [(s.words, s.tags, ["O" if g != "O" else g for g in s.tags]) for s in conll_test]
+    write_predictions(
+        results / "predictions" / "ne-blind" / "conll2003_test.tsv",
+        sentences,
+        metadata={"model": "ne-blind", "dataset": "conll2003", "split": "test"},
+        sent_ids=[s.sent_id for s in conll_test],
+    )
+    monkeypatch.setenv("TOKSTUDY_APP_RESULTS", str(results))
+    at = run_page("views/errors.py")
+    corr = at.dataframe[0].value
+    ne = corr[corr["word set"] == "NE words"]
+    assert len(ne) == 3 and ne["Pearson r"].isna().all() and (ne["95 % CI"] == "–").all()
+    reason = "every word of this set is mislabelled, so errors do not vary and r is undefined"
+    assert (ne["why r is undefined"] == reason).all()
+    assert (corr[corr["word set"] == "all words"]["why r is undefined"] == "").all()
+    captions = [c.value for c in at.caption]
+    assert f"r is undefined for spm-600 (NE words): {reason}." in captions

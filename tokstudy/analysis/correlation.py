@@ -44,6 +44,8 @@ class Correlation:
         low: lower bound of the bootstrap CI of r (resampling sentences).
         high: upper bound.
         n: number of words (or entities).
+        undefined: why r is undefined, in words (empty when it is defined), e.g. "every word of this set
+            is mislabelled, so errors do not vary".
     """
 
     r: float
@@ -53,6 +55,7 @@ class Correlation:
     low: float
     high: float
     n: int
+    undefined: str = ""
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,26 @@ def correlation(x, y, sentence, settings: BootstrapSettings) -> Correlation:
         if np.isfinite(r)
         else (float("nan"),) * 2
     )
-    return Correlation(r, p, rho, sp, lo, hi, int(len(x)))
+    return Correlation(r, p, rho, sp, lo, hi, int(len(x)), "" if np.isfinite(r) else undefined_reason(x, y))
+
+
+def undefined_reason(pieces, errors) -> str:
+    """Why Pearson r of ``pieces`` and ``errors`` (1 = mislabelled) is undefined, in words.
+
+    >>> undefined_reason([1, 2, 3], [1, 1, 1])
+    'every word of this set is mislabelled, so errors do not vary and r is undefined'
+    >>> undefined_reason([2, 2, 2], [0, 1, 0])
+    'every word of this set has the same number of pieces, so r is undefined'
+    """
+    x, y = np.asarray(pieces, float), np.asarray(errors, float)
+    if len(x) < 3:
+        return f"{len(x)} word(s) in this set; r needs at least 3"
+    if np.ptp(y) == 0:
+        which = "every word of this set is mislabelled" if y[0] else "no word of this set is mislabelled"
+        return f"{which}, so errors do not vary and r is undefined"
+    if np.ptp(x) == 0:
+        return "every word of this set has the same number of pieces, so r is undefined"
+    return "r is undefined"
 
 
 def pieces_bins(n_pieces: np.ndarray, errors: np.ndarray) -> tuple[PiecesBin, ...]:
