@@ -6,7 +6,13 @@ import pytest
 
 from tests.fixtures_doctest import assert_examples_pass
 
-MODULES = ["tokstudy.tokenization.context", "tokstudy.analysis.coverage", "tokstudy.report.table3"]
+MODULES = [
+    "tokstudy.tokenization.context",
+    "tokstudy.analysis.coverage",
+    "tokstudy.report.table3",
+    "tokstudy.tokenization.tekken",
+    "tokstudy.tokenization.tiktoken_",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

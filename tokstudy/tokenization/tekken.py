@@ -19,7 +19,7 @@ Words are segmented as every tiktoken encoding is (:mod:`tokstudy.tokenization.t
 each as it stands after a space, pieces shown in the byte-level form (``ĠParis``).
 
 >>> seg = load_tokenizer("mistral-nemo/tekken.json")             # doctest: +SKIP
->>> seg.kind, seg.vocab_size
+>>> seg.kind, seg.vocab_size                                     # doctest: +SKIP
 ('tekken', 131072)
 """
 
