@@ -96,3 +96,29 @@ def test_bad_inputs_are_one_line_errors(en_models, tmp_path, capsys):
     assert "no such file or folder" in capsys.readouterr().err
     assert main(["corpus-stats", "-t", str(tmp_path / "x.model"), "--corpus", str(tmp_path), "--no-progress"]) == 1
     assert "tokenizer not found" in capsys.readouterr().err
+
+
+def test_option_names_match_the_other_commands_and_old_ones_still_work(capsys):
+    """--resamples and --drop-lone-boundary as in stats/correlate/report; the old spellings parse to the same
+    values with a deprecation message; the help prints '%', not a literal '%%' (issue 24 item 10)."""
+    from tokstudy.cli import build_parser
+
+    parser = build_parser()
+    base = ["corpus-stats", "-t", "x.model", "--corpus", "c"]
+    new = parser.parse_args([*base, "--resamples", "7", "--drop-lone-boundary"])
+    assert capsys.readouterr().err == ""
+    old = parser.parse_args([*base, "--n-resamples", "7", "--no-lone-boundary"])
+    err = capsys.readouterr().err
+    assert "--n-resamples is deprecated" in err and "use --resamples" in err
+    assert "--no-lone-boundary is deprecated" in err and "use --drop-lone-boundary" in err
+    assert (new.n_resamples, new.no_lone_boundary) == (old.n_resamples, old.no_lone_boundary) == (7, True)
+    defaults = parser.parse_args(base)
+    assert (defaults.n_resamples, defaults.no_lone_boundary) == (200, False)
+    with pytest.raises(SystemExit):
+        parser.parse_args([*base, "--resamples", "-1"])  # checked as in the other commands
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["corpus-stats", "--help"])
+    out = capsys.readouterr().out
+    assert "%%" not in out and "% continued words" in out
+    assert "--resamples" in out and "--drop-lone-boundary" in out and "--n-resamples" not in out

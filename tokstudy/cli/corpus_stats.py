@@ -5,7 +5,12 @@ from __future__ import annotations
 
 
 def register(sub) -> None:
-    from tokstudy.cli.arguments import TOKENIZER_HELP, add_tiktoken_pattern_argument
+    from tokstudy.cli.arguments import (
+        TOKENIZER_HELP,
+        add_deprecated_alias,
+        add_tiktoken_pattern_argument,
+        non_negative_int,
+    )
 
     p = sub.add_parser(
         "corpus-stats",
@@ -14,7 +19,7 @@ def register(sub) -> None:
         ),
         description=(
             "Segment raw text (files, folders, .gz, or a corpus name such as raw_text_large) with each tokenizer and "
-            "print, per language and over all: fertility, %% continued words, %% unknown pieces, pieces per continued "
+            "print, per language and over all: fertility, % continued words, % unknown pieces, pieces per continued "
             "word, characters and bytes per piece (bootstrap intervals over lines, identical for any partitioning and "
             "engine), Shannon entropy, Rényi efficiency and vocabulary utilisation. The corpus is cut into "
             "partitions that workers read themselves: a local process pool (default) or a dask cluster. "
@@ -70,13 +75,27 @@ def register(sub) -> None:
     p.add_argument(
         "--partition-mb", type=float, default=64.0, help="otherwise, MiB per byte-range partition (default 64)"
     )
-    p.add_argument("--n-resamples", type=int, default=200, help="bootstrap resamples (0: no intervals; default 200)")
+    p.add_argument(
+        "--resamples",
+        dest="n_resamples",
+        type=non_negative_int,
+        default=200,
+        metavar="N",
+        help="bootstrap resamples (0: no intervals; default 200)",
+    )
+    add_deprecated_alias(p, "--n-resamples", "--resamples", dest="n_resamples", type=non_negative_int)
     p.add_argument("--confidence", type=float, default=0.95, help="interval coverage (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument(
         "--buckets", type=int, default=1000, help="bootstrap resampling units lines are hashed into (default 1000)"
     )
-    p.add_argument("--no-lone-boundary", action="store_true", help="do not count a lone word-boundary piece")
+    p.add_argument(
+        "--drop-lone-boundary",
+        dest="no_lone_boundary",
+        action="store_true",
+        help="do not count a lone word-boundary piece (default: count it, as the mALBERT paper does)",
+    )
+    add_deprecated_alias(p, "--no-lone-boundary", "--drop-lone-boundary", dest="no_lone_boundary", action="store_true")
     p.add_argument("--json", default=None, metavar="FILE", help="also write every figure as JSON")
     p.add_argument("--csv", default=None, metavar="FILE", help="also write one row per tokenizer, language and figure")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
