@@ -146,3 +146,29 @@ def test_attribution_json_keeps_full_precision_and_the_figure_is_shown_once(tmp_
     index = files.index.read_text()
     assert index.count("figures/odds_ratios.png") == 1
     assert "figures/error_by_pieces.png" in index.split("## Figures")[1]
+
+
+def test_headers_read_as_words(setup):
+    """The summary's NE / non-NE / all column is the "word set", and one piece is "1 piece" (issue 24 item 10)."""
+    from tokstudy.analysis.stats import table_statistics
+    from tokstudy.report.attribution import frequency_markdown
+
+    _, t, _ = setup
+    md = rt.summary_markdown(table_statistics(t, n_resamples=0).summary)
+    header = md.splitlines()[0]
+    assert "| word set |" in header and "| words |" not in header
+    cells = [
+        {
+            "model": "m",
+            "tokenizer": "t",
+            "train_frequency": "unseen",
+            "pieces": p,
+            "n": 4,
+            "n_errors": 1,
+            "error_rate": 0.25,
+        }
+        for p in ("1", "2", "4+")
+    ]
+    header = frequency_markdown(cells).splitlines()[0]
+    assert "| 1 piece |" in header and "| 2 pieces |" in header and "| 4+ pieces |" in header
+    assert "1 pieces" not in header

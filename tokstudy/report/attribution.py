@@ -124,6 +124,11 @@ def by_pieces_markdown(rows: Sequence[dict]) -> str:
     return markdown_table(out)
 
 
+def _pieces(n) -> str:
+    """A column header: ``"1 piece"``, ``"2 pieces"``, ``"4+ pieces"``."""
+    return f"{n} piece" if str(n) == "1" else f"{n} pieces"
+
+
 def frequency_markdown(cells: Sequence[dict]) -> str:
     """Error rate % (words) by pieces across, training-frequency bins down, per tokenizer and model."""
     table: dict = {}
@@ -132,7 +137,7 @@ def frequency_markdown(cells: Sequence[dict]) -> str:
         rate = "–" if c["error_rate"] is None else f"{100 * c['error_rate']:.1f} ({c['n']})"
         table.setdefault(key, {})[c["pieces"]] = rate
     out = [
-        {"model": m, "tokenizer": t, "seen in training": f, **{f"{p} pieces": v for p, v in by.items()}}
+        {"model": m, "tokenizer": t, "seen in training": f, **{_pieces(p): v for p, v in by.items()}}
         for (m, t, f), by in table.items()
     ]
     return markdown_table(out)

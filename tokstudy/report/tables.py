@@ -124,7 +124,7 @@ def summary_markdown(summaries: Sequence) -> str:
             rows.append(
                 {
                     "tokenizer": s.tokenizer,
-                    "words": label,
+                    "word set": label,
                     "fertility": _ci(sub.fertility, 3),
                     "continued %": _ci(sub.continued),
                     "unknown %": _ci(sub.unknown, 3),
