@@ -95,6 +95,23 @@ def test_truncated_gzip_is_a_format_error_with_a_line(tmp_path):
     assert err.value.line is not None and "complete gzip file" in str(err.value)
 
 
+def test_truncated_gzip_is_reported_where_it_breaks_off(tmp_path):
+    """Not at line 1 (the reader fails on a whole block): near the last line that decompresses (issue 24)."""
+    import random
+    import zlib
+
+    rng = random.Random(0)
+    text = "".join(f"w{rng.randrange(10**6)} O\n" for _ in range(20000)).encode()
+    data = gzip.compress(text)[:-30]
+    available = zlib.decompressobj(31).decompress(data).count(b"\n")  # lines before the break, by zlib itself
+    path = tmp_path / "cut.conll.gz"
+    path.write_bytes(data)
+    with pytest.raises(DataFormatError) as err:
+        read_conll(path)
+    assert available - 1000 < err.value.line <= available + 1
+    assert "breaks off at or after this line" in str(err.value)
+
+
 def test_directory_is_not_called_missing(tmp_path):
     with pytest.raises(DataNotFoundError, match="is a directory; expected a file"):
         read_conll(tmp_path)

@@ -107,7 +107,9 @@ def missing_file(d: Path):
 def gzip_cut(d: Path):
     from tokstudy.data.conll import read_conll
 
-    return read_conll(_file(d, "f.conll.gz", gzip.compress(b"EU B-ORG\nrejects O\n" * 200)[:-30]))
+    # varied lines, so that the stream holds several blocks and breaks off near its end (of 4,000 lines)
+    text = "".join(f"w{(i * 7919) % 100003} {'B-ORG' if i % 5 == 0 else 'O'}\n" for i in range(4000))
+    return read_conll(_file(d, "f.conll.gz", gzip.compress(text.encode(), mtime=0)[:-30]))
 
 
 def slu_counts(d: Path):

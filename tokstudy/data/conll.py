@@ -77,7 +77,15 @@ def read_conll(
     """
     path = Path(path)
     scheme = normalize_scheme(scheme)
-    raw = _read_columns(path, label_column, docstart, encoding, max_columns)
+    try:
+        raw = _read_columns(path, label_column, docstart, encoding, max_columns)
+    except DataFormatError as exc:
+        hint = _tsv_hint(path, encoding)
+        if not hint or type(exc) is not DataFormatError:
+            raise
+        raise DataFormatError(
+            exc.reason + hint, path=exc.path, line=exc.line, others=exc.others, total=exc.total
+        ) from None
     words_list, tags_list, firsts, docs, n_columns = raw
     if not words_list:
         raise DataFormatError("no word lines found; expected one word per line with its tag in a column", path=path)
@@ -114,6 +122,22 @@ def read_conll(
         repaired=repaired,
         metadata={"scheme": used, "columns": n_columns, "label_column": label_column, "lenient": lenient},
         repair_log=RepairLog.of(repairs, source=spath),
+    )
+
+
+def _tsv_hint(path: Path, encoding: str) -> str:
+    """A hint when a file refused as CoNLL looks like a tab-separated table with a header (SST-2's
+    ``sentence<TAB>label``): one sentence per row, read with ``--format tsv``; empty otherwise."""
+    try:
+        first = next(iter_lines(path, encoding=encoding), (0, ""))[1]
+    except DataFormatError:
+        return ""
+    fields = first.split("\t")
+    if len(fields) < 2 or not all(f.strip().isidentifier() for f in fields):
+        return ""
+    return (
+        f"; the first line looks like the header of a tab-separated table ({', '.join(f.strip() for f in fields)}), "
+        "one sentence per row as in SST-2: read it with --format tsv (format='tsv')"
     )
 
 

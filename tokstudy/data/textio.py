@@ -104,8 +104,14 @@ def iter_lines(
         except (OSError, EOFError, zlib.error) as exc:  # truncated or corrupt gzip
             if isinstance(exc, DataNotFoundError):
                 raise
+            # the reader fails on a whole block: count the lines that decompress before the break, so the error
+            # names where the file breaks off, not the first line of the block
+            line = max(number, _lines_before_break(path)) + 1
             raise DataFormatError(
-                f"could not read file ({exc}); expected plain text or a complete gzip file", path=path, line=number + 1
+                f"could not read file ({exc}); the data breaks off at or after this line; expected plain text or a "
+                "complete gzip file",
+                path=path,
+                line=line,
             ) from None
     if tail:
         lines = _split(_decode(tail, path, number, encoding))
@@ -121,6 +127,18 @@ def iter_lines(
 
 
 _BLOCK = 1 << 22
+
+
+def _lines_before_break(path: str | os.PathLike, chunk: int = 1 << 10) -> int:
+    """Complete lines a truncated or corrupt gzip file yields before it breaks (read in small chunks)."""
+    n = 0
+    try:
+        with gzip.open(path, "rb") as fh:
+            while data := fh.read(chunk):
+                n += data.count(b"\n")
+    except (OSError, EOFError, zlib.error):
+        pass
+    return n
 
 
 def _split(text: str) -> list[str]:
