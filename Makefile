@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= $(if $(TOKSTUDY_DATA),$(TOKSTUDY_DATA),$(wildcard ../shared/data))
 PYTEST_ARGS ?=
 
-.PHONY: setup demo test lint app bench clean
+.PHONY: setup demo test lint app bench clean gpu-wheels gpu-check
 
 setup: $(STAMP)
 
@@ -42,6 +42,26 @@ app: setup
 
 bench: setup
 	TOKSTUDY_DATA=$(DATA) $(PY) benchmarks/run_all.py
+
+# A GPU machine (docs/gpu.md). Here: `make gpu-wheels` fills .gpu-carry/ (the wheels the GPU image lacks,
+# a slice of the data); carry it with the working tree. There: `make gpu-check` (its own python3, which has
+# torch; no venv, no network) runs every GPU step under its time limit and writes $(GPU_OUT)/summary.md;
+# `make gpu-check STUDY=1` runs the gpu-check study. `make gpu-check DRY_RUN=1` (here, CPU) prepares and
+# checks the folder and runs the same steps at toy sizes.
+GPU_CARRY  ?= .gpu-carry
+GPU_OUT    ?= $(if $(OUT),$(OUT),results/gpu-check)
+GPU_PYTHON ?= python3
+
+gpu-wheels: setup
+	$(PY) benchmarks/gpu_check.py prepare --carry $(GPU_CARRY) --data $(DATA)
+
+ifeq ($(DRY_RUN),1)
+gpu-check: gpu-wheels
+	$(PY) benchmarks/gpu_check.py run --dry-run --carry $(GPU_CARRY) --out $(GPU_OUT) --python $(PY)
+else
+gpu-check:
+	$(GPU_PYTHON) benchmarks/gpu_check.py run --carry $(GPU_CARRY) --out $(GPU_OUT) $(if $(filter 1,$(STUDY)),--study)
+endif
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -101,3 +101,55 @@ def test_variable_length_flash_attention_equals_the_padded_forward(store):
         module.varlen_attention = True
         varlen = module(**batch, **layout)["loss"]
     torch.testing.assert_close(varlen, padded, rtol=2e-2, atol=2e-2)
+
+
+def test_lamb_is_per_tensor_on_the_device():
+    """pretrain.lamb.Lamb's foreach kernels on CUDA equal the float64 reference LAMB (one trust ratio per tensor)."""
+    from pretrain.lamb import Lamb
+    from tests.pretrain.test_lamb import reference_lamb
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.Tanh(), torch.nn.Linear(128, 32)).cuda()
+    with torch.no_grad():
+        model[2].bias.zero_()  # a zero tensor: its trust ratio must be 1
+    decay, no_decay = [model[0].weight, model[2].weight], [model[0].bias, model[2].bias]
+    start = [[p.detach().cpu().clone() for p in decay], [p.detach().cpu().clone() for p in no_decay]]
+    opt = Lamb([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}], lr=0.05)
+    grads = []
+    for step in range(3):
+        x = torch.randn(256, 64, generator=torch.Generator().manual_seed(step)).cuda()
+        opt.zero_grad()
+        model(x).pow(2).mean().backward()
+        grads.append([[p.grad.detach().cpu().clone() for p in g] for g in (decay, no_decay)])
+        opt.step()
+    expected = reference_lamb(start, grads, lr=0.05, betas=(0.9, 0.999), eps=1e-6, weight_decays=[0.1, 0.0])
+    for got, want in zip(decay + no_decay, expected[0] + expected[1]):
+        torch.testing.assert_close(got.detach().cpu().double(), want, rtol=1e-5, atol=1e-6)
+    flat = reference_lamb(start, grads, lr=0.05, betas=(0.9, 0.999), eps=1e-6, weight_decays=[0.1, 0.0], flat=True)
+    assert max(float((a - b).abs().max()) for a, b in zip(flat[0], expected[0])) > 1e-3  # the test can tell
+
+
+def test_a_resumed_run_continues_where_it_left_off(tmp_path, store_dir, tokenizer_dir):
+    """On the GPU path (ds_gpu_bf16.json, LAMB, bf16 autocast; eager to keep the test short): interrupted at
+    step 5 and resumed == uninterrupted. Tolerance: bit for bit is expected (same kernels, same order); the
+    assertion allows 1e-6 relative for kernels that are not bitwise deterministic."""
+    from pretrain.train import train
+    from tests.pretrain.helpers import assert_same_weights, final_weights
+
+    cfg = TrainConfig.load(CONFIG_DIR / "train_base.yaml").replace(
+        batch_size=16, total_steps=10, warmup_steps=2, checkpoint_every=5, log_every=5, compile="off", lr=1e-3
+    )
+    full, split = tmp_path / "full", tmp_path / "split"
+    train(ModelConfig(), cfg, data=store_dir, tokenizer=tokenizer_dir, output=full, progress=False)
+    first = train(
+        ModelConfig(), cfg, data=store_dir, tokenizer=tokenizer_dir, output=split, progress=False, stop_at_step=5
+    )
+    assert first.step == 5
+    second = train(
+        ModelConfig(), cfg, data=store_dir, tokenizer=tokenizer_dir, output=split, progress=False, resume=True
+    )
+    assert second.resumed_from == 5 and second.step == 10
+    a, b = final_weights(split), final_weights(full)
+    identical = all(torch.equal(a[k], b[k]) for k in a)
+    print(f"resumed run bit for bit equal to the uninterrupted one: {identical}")
+    assert_same_weights(a, b, rtol=1e-6, atol=1e-7)

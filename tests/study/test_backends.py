@@ -11,7 +11,7 @@ from pretrain.study_backend import pretrain_train_config
 from tokstudy.study.config import CONFIG_DIR, load_study_config
 
 
-@pytest.mark.parametrize("name", ["gpu", "gpu-smoke"])
+@pytest.mark.parametrize("name", ["gpu", "gpu-smoke", "gpu-check"])
 def test_gpu_studies_train_with_the_bf16_gpu_config(name, tmp_path):
     from pretrain.engine import build_ds_config
     from pretrain.optim import choose_optimizer

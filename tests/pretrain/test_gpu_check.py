@@ -1,0 +1,84 @@
+"""The GPU check (``make gpu-check``, benchmarks/gpu_check.py) cannot rot between GPU leases.
+
+Its dry run (``make gpu-check DRY_RUN=1``, this exact spelling) prepares the carried folder as a user
+would, checks it, and runs every step at toy sizes on the CPU through the same commands the GPU run
+uses; here it must end with every step ok. The carried folder's checks and the GPU budgets are tested
+directly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import gpu_check  # noqa: E402 (a script module of benchmarks/)
+
+
+def test_the_gpu_steps_fit_eight_minutes_with_the_install():
+    assert sum(gpu_check.GPU_BUDGET.values()) <= 8 * 60
+    assert gpu_check.DATA_BUDGET <= gpu_check.GPU_BUDGET["bench-512"] + gpu_check.GPU_BUDGET["pytest-gpu"] + 60
+    assert gpu_check.STUDY_BUDGET <= 5 * 60
+
+
+def _fake_carry(root: Path, wheels: list[str]) -> Path:
+    (root / "wheels").mkdir(parents=True)
+    for name in wheels:
+        (root / "wheels" / name).write_bytes(b"x")
+    for corpus in gpu_check.DATA_SLICE:
+        (root / "data" / corpus).mkdir(parents=True)
+    return root
+
+
+def test_the_carried_folder_check_names_what_is_missing_doubled_or_too_big(tmp_path, monkeypatch):
+    every = [f"{d}-1.0-py3-none-any.whl" for d in gpu_check.CARRIED]
+    assert gpu_check.check_carry(_fake_carry(tmp_path / "ok", every)) == []
+    missing = gpu_check.check_carry(_fake_carry(tmp_path / "missing", every[1:]))
+    assert missing == [f"{tmp_path / 'missing' / 'wheels'}: no wheel of {next(iter(gpu_check.CARRIED))}"]
+    doubled = gpu_check.check_carry(_fake_carry(tmp_path / "doubled", [*every, "hjson-9.9-py3-none-any.whl"]))
+    assert len(doubled) == 1 and "2 versions of hjson" in doubled[0]
+    monkeypatch.setattr(gpu_check, "_worktree_bytes", lambda: 64 * 2**20)
+    big = gpu_check.check_carry(_fake_carry(tmp_path / "big", every))
+    assert len(big) == 1 and "more than 64 MiB travels" in big[0]
+
+
+@pytest.mark.slow
+def test_make_gpu_check_dry_run_passes(tmp_path, shared_data):
+    """`make gpu-check DRY_RUN=1` as a user types it: every step ok, on CPU, at toy sizes."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    out = tmp_path / "out"
+    env = {k: v for k, v in os.environ.items() if k != "OUT"}
+    proc = subprocess.run(
+        ["make", "gpu-check", "DRY_RUN=1", f"OUT={out}", f"DATA={shared_data}"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    summary = json.loads((out / "summary.json").read_text())
+    steps = {s["name"]: s for s in summary["steps"]}
+    assert list(steps) == ["install", "bench-512", "pytest-gpu", "bench-128", "data", "train", "export"]
+    assert all(s["status"] == "ok" for s in steps.values()) and summary["ok"]
+    assert set(steps["pytest-gpu"]["facts"]["tests"]) >= {
+        "test_one_bf16_step_of_the_base_preset",
+        "test_a_step_never_waits_for_the_device",
+        "test_variable_length_flash_attention_equals_the_padded_forward",
+    }
+    rows = steps["bench-512"]["facts"]["rows"]
+    assert {v for r in rows for v, rate in r["tokens_per_s"].items() if rate} == {"baseline", "ours"}
+    assert steps["train"]["facts"]["logged_steps"][-1] == gpu_check.DRY.train_steps
+    assert len(steps["export"]["facts"]["fill_mask_top3"]) == 3
+    text = (out / "summary.md").read_text()
+    assert "all steps ok" in text and "| train | ok |" in text
