@@ -148,19 +148,20 @@ def build_ds_config(train: TrainConfig, *, world_size: int, path: Path | None = 
 
 
 def take_gradient_clipping(config: dict[str, Any]) -> float | None:
-    """Remove ``gradient_clipping`` from ``config`` when the engine clips itself, and return its value.
+    """Set ``gradient_clipping`` to 0 in ``config`` when the engine clips itself, and return the JSON's value.
 
     Where DeepSpeed hands the optimizer the parameter tensors (ZeRO 0, no DeepSpeed bf16/fp16), its
     clipping builds a host tensor and copies it to the device every step, which waits for the device;
     the engine then clips with ``torch.nn.utils.clip_grad_norm_(..., foreach=True)`` instead (the same
     rule: scale by ``max_norm / (norm + 1e-6)`` when that is below 1), with no synchronisation. Under
     ZeRO or DeepSpeed's own mixed precision the gradients live in DeepSpeed's flat buffers, so
-    DeepSpeed keeps clipping (``None`` is returned and the JSON is left as it is).
+    DeepSpeed keeps clipping (``None`` is returned and the JSON is left as it is). The key is set to 0,
+    not removed: DeepSpeed 0.19's default is 1.0 (seen on an H200, where its clipping still ran).
     """
-    clip = config.get("gradient_clipping")
+    clip = config.get("gradient_clipping", 1.0)
     if not clip or flattens_parameters(config):
         return None
-    del config["gradient_clipping"]
+    config["gradient_clipping"] = 0.0
     return float(clip)
 
 

@@ -126,18 +126,24 @@ def test_deepspeeds_throughput_timer_is_off_unless_the_json_turns_it_on(name, tm
     "json_config,ours",
     [
         ({"zero_optimization": {"stage": 0}, "gradient_clipping": 0.5}, 0.5),
-        ({"zero_optimization": {"stage": 0}}, None),
+        ({"zero_optimization": {"stage": 0}}, 1.0),  # DeepSpeed's own default, then applied by the engine
+        ({"zero_optimization": {"stage": 0}, "gradient_clipping": 0}, None),
         ({"zero_optimization": {"stage": 1}, "gradient_clipping": 0.5}, None),
         ({"zero_optimization": {"stage": 0}, "bf16": {"enabled": True}, "gradient_clipping": 0.5}, None),
     ],
-    ids=["zero0", "no-clipping", "zero1", "ds-bf16"],
+    ids=["zero0", "deepspeed-default", "no-clipping", "zero1", "ds-bf16"],
 )
 def test_the_engine_clips_where_deepspeed_would_clip_the_tensors(json_config, ours):
+    from deepspeed.runtime.config import DeepSpeedConfig
+
     from pretrain.engine import take_gradient_clipping
 
     config = json.loads(json.dumps(json_config))
     assert take_gradient_clipping(config) == ours
-    assert ("gradient_clipping" in config) == ("gradient_clipping" in json_config and ours is None)
+    if ours is not None:  # DeepSpeed itself must not clip again (its default, absent a key, is 1.0)
+        assert DeepSpeedConfig({**config, "train_batch_size": 1}).gradient_clipping == 0
+    else:
+        assert config == json_config
 
 
 def test_clipping_in_our_step_equals_deepspeeds(tmp_path, store, monkeypatch):
@@ -164,7 +170,7 @@ def test_clipping_in_our_step_equals_deepspeeds(tmp_path, store, monkeypatch):
         return engine, {n: p.detach().clone() for n, p in engine.module.model.named_parameters()}
 
     ours, ours_weights = run()
-    assert ours.clip_norm == 0.05 and "gradient_clipping" not in ours.ds_config
+    assert ours.clip_norm == 0.05 and ours.engine.gradient_clipping() == 0
     monkeypatch.setattr(engine_module, "take_gradient_clipping", lambda config: None)
     theirs, their_weights = run()
     assert theirs.clip_norm is None and theirs.engine.gradient_clipping() == 0.05
