@@ -16,9 +16,10 @@ with FlashAttention's own: then nothing is re-padded at all.
 
 The indices come from the host (:func:`unpad_layout`, from the batch's attention mask before the
 batch is copied), so the step needs no device synchronisation. Their count changes from batch to
-batch: under ``torch.compile`` that costs one recompile (dynamo then makes the sizes dynamic), and a
-micro-batch without padding, which takes Hugging Face's forward, has a graph of its own: counted on
-CPU, a run compiles at most three graphs, whatever its length.
+batch: the engine marks that size (and the batch's length) dynamic from the first step, so
+``torch.compile`` builds one graph for them, and a micro-batch without padding, which takes Hugging
+Face's forward, has a graph of its own: counted on CPU, a run compiles at most two graphs, whatever
+its length.
 The modules and weights are the Hugging Face model's own (the export is unchanged), and at every
 real position the hidden states equal Hugging Face's (``tests/pretrain/test_unpad.py``).
 

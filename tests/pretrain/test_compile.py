@@ -115,8 +115,8 @@ def test_compiled_two_processes_match_one(eager_and_compiled, tmp_path, store_di
 
 
 def test_unpadded_batches_compile_a_bounded_number_of_graphs(eager_and_compiled, store):
-    """Unpadding makes the row count vary per batch: dynamo must go dynamic after one recompile, not
-    compile a graph per batch (past its cache limit it would silently run eager)."""
+    """Unpadding makes the row count vary per batch: dynamo must compile one dynamic graph, not a graph per
+    batch (past its cache limit it would silently run eager)."""
     import numpy as np
 
     from pretrain.sampler import GlobalBatchOrder
@@ -131,4 +131,7 @@ def test_unpadded_batches_compile_a_bounded_number_of_graphs(eager_and_compiled,
     ]
     row_counts = {int(np.sum(m)) for m in masks if has_padding(m)}
     assert len(row_counts) >= 4, "the run needs batches with different numbers of real tokens"
-    assert GRAPHS == {"off": 0, "on": GRAPHS["on"]} and 1 <= GRAPHS["on"] <= 3, GRAPHS
+    # The sizes that vary are marked dynamic from the first step: one graph for batches with padding (and
+    # one for batches without, which take Hugging Face's forward), never one specialised to the first batch.
+    expected = 1 + any(not has_padding(m) for m in masks)
+    assert GRAPHS == {"off": 0, "on": expected}, GRAPHS
