@@ -19,8 +19,8 @@ Speed is measured by the scripts in `benchmarks/`, never by timed tests. Each se
 machine and the command that reproduces it; `make bench` runs them all. Unless a section says otherwise the
 machine is a 2-core x86_64 CPU with 24 GiB and no GPU (Python 3.11.7). Several figures were taken while other
 jobs shared those 2 cores; each section says so where it applies, and CPU-time ratios are given where wall
-times were noisy. No GPU was available for this project's sessions so far: the GPU modes are documented with
-their commands but not yet measured.
+times were noisy. GPU figures (the pre-trainer's) were measured on one NVIDIA H200 on 2026-11-26; the sections
+say which GPU modes are still not measured.
 """
 
 
