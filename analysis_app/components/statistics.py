@@ -1,5 +1,7 @@
 """Statistics page widgets: Table 4, grouped additional segmentation, summary figures, CSV downloads.
 
+The tables name their columns for readers ("95 % CI", "continued words %"); the CSVs keep the field names.
+
 Owns the keys in :data:`KEYS`.
 """
 
@@ -89,13 +91,14 @@ def render(sel) -> None:
             y_title="additional segmentation %",
             title=f"{SUBSETS[subset]} by {GROUPINGS[by]}",
         )
-        st.dataframe(grouped, width="stretch", hide_index=True)
+        shown = statistics.grouped_display(grouped, GROUPINGS[by])
+        st.dataframe(shown.style.format({"additional segmentation %": "{:.2f}"}), width="stretch", hide_index=True)
         _download("Download this grouping (CSV)", grouped, f"additional_segmentation_by_{by}_{subset}.csv")
 
     st.subheader("Fertility, continued words, unknown and byte-fallback pieces")
     summ = cache.summary(ds, toks, n, seed)
-    wide = summ.pivot_table(index=["tokenizer", "group"], columns="measure", values="value", sort=False).reset_index()
-    st.dataframe(wide, width="stretch", hide_index=True)
+    wide = statistics.summary_display(summ)
+    st.dataframe(wide.style.format(precision=3, na_rep="–"), width="stretch", hide_index=True)
     _download("Download the summary (CSV)", summ, "segmentation_summary.csv")
     st.caption(
         "Boundary policy: " + "; ".join(f"{t}: {p}" for t, p in dict(zip(long.tokenizer, long.boundary_policy)).items())

@@ -4,7 +4,8 @@ No statistic is computed here: every number comes from :mod:`tokstudy.analysis`
 (``segmentation_table``, ``additional_segmentation``, ``additional_segmentation_by``,
 ``segmentation_summary``, ...); this module only reshapes the frozen results into
 long-form pandas frames (one row per tokenizer x subset or group) for display,
-charts and CSV download.
+charts and CSV download. The CSVs keep these frames' field names (``ci_low``, ``ci_high``); the
+``*_display`` functions name the same numbers as a reader expects ("95 % CI", "continued words %").
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pandas as pd
+
+from analysis_app.services.columns import readable
 
 SUBSET_LABELS = {"ne": "NE words", "non_ne": "non-NE words", "all": "all words"}
 
@@ -94,6 +97,45 @@ def summary(table, tokenizers: Sequence[str], *, n_resamples: int = 1000, seed: 
             for measure in SUMMARY_MEASURES:
                 rows.append(_row(name, SUBSET_LABELS[subset], getattr(s, measure), measure=measure))
     return pd.DataFrame(rows)
+
+
+#: the summary's figures as a reader names them, in :data:`SUMMARY_MEASURES` order
+SUMMARY_NAMES = {
+    "additional_segmentation": "additional segmentation %",
+    "fertility": "fertility (pieces per word)",
+    "continued": "continued words %",
+    "unknown": "unknown pieces %",
+    "byte_fallback": "byte-fallback pieces %",
+    "pieces_per_continued": "pieces per continued word",
+}
+
+
+def grouped_display(frame: pd.DataFrame, group_name: str = "group") -> pd.DataFrame:
+    """:func:`grouped` for reading: the group column named ``group_name`` ("entity type"), the interval
+    as one "95 % CI" cell after the value; ``by`` and ``subset`` are left to the table's title.
+
+    >>> f = pd.DataFrame({"tokenizer": ["t"], "group": ["PER"], "value": [120.5], "ci_low": [118.25],
+    ...                   "ci_high": [122.75], "words": [10], "sentences": [3], "by": ["entity_type"],
+    ...                   "subset": ["ne"]})
+    >>> grouped_display(f, "entity type").iloc[0].to_dict()  # doctest: +NORMALIZE_WHITESPACE
+    {'tokenizer': 't', 'entity type': 'PER', 'additional segmentation %': 120.5, '95 % CI': '[118.25, 122.75]',
+     'words': 10, 'sentences': 3}
+    """
+    names = {"tokenizer": "tokenizer", "group": group_name, "value": "additional segmentation %"}
+    frame = frame.rename(columns={"ci_low": "value_low", "ci_high": "value_high"})
+    return readable(
+        frame, {**names, "words": "words", "sentences": "sentences"}, intervals={"value": "95 % CI"}, digits=2
+    )
+
+
+def summary_display(long: pd.DataFrame) -> pd.DataFrame:
+    """:func:`summary` for reading: one row per tokenizer and word set, one column per figure named as in
+    :data:`SUMMARY_NAMES` (the figures :func:`summary` holds, in that order)."""
+    wide = long.pivot_table(index=["tokenizer", "group"], columns="measure", values="value", sort=False)
+    shown = [m for m in SUMMARY_MEASURES if m in wide.columns]
+    wide = wide[shown].rename(columns=SUMMARY_NAMES).reset_index().rename(columns={"group": "word set"})
+    wide.columns.name = None
+    return wide
 
 
 def _cell(v: float, lo: float, hi: float) -> str:

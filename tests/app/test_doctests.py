@@ -13,6 +13,7 @@ MODULES = [
     "analysis_app.services.sources",
     "analysis_app.services.defaults",
     "analysis_app.services.mislabels",
+    "analysis_app.services.statistics",
     "analysis_app.services.paths",
     "analysis_app.services.settings",
     "analysis_app.services.results",
