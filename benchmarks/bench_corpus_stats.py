@@ -191,7 +191,7 @@ def run_once(
         str(workers),
         "--partition-mb",
         str(partition_mib),
-        "--n-resamples",
+        "--resamples",
         str(resamples),
         "--no-progress",
     ]

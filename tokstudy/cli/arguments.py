@@ -165,21 +165,29 @@ def add_parallel_text_arguments(parser: argparse.ArgumentParser, *, languages: b
         parser.add_argument("--reference", default="en", help="reference language (default en)")
 
 
+class DeprecatedAlias(argparse.Action):
+    """An option's former spelling: sets what its new spelling ``new`` sets and says so on stderr."""
+
+    def __init__(self, option_strings, dest, *, new: str, **kwargs):
+        super().__init__(option_strings, dest, **kwargs)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import sys
+
+        print(f"warning: {option_string} is deprecated and will be removed; use {self.new}", file=sys.stderr)
+        setattr(namespace, self.dest, True if self.nargs == 0 else values)
+
+
 def add_deprecated_alias(parser: argparse.ArgumentParser, old: str, new: str, **kwargs) -> None:
     """Accept ``old``, an option's former spelling, as ``new`` for one more release, saying so on stderr.
 
     ``kwargs`` are ``new``'s own (``dest``, ``type``, ``action="store_true"``); the alias is hidden from ``--help``.
     """
-
-    class Deprecated(argparse.Action):
-        def __call__(self, parser, namespace, values, option_string=None):
-            import sys
-
-            print(f"warning: {old} is deprecated and will be removed; use {new}", file=sys.stderr)
-            setattr(namespace, self.dest, True if self.nargs == 0 else values)
-
     flag = kwargs.pop("action", None) == "store_true"
-    parser.add_argument(old, action=Deprecated, nargs=0 if flag else None, help=argparse.SUPPRESS, **kwargs)
+    parser.add_argument(
+        old, action=DeprecatedAlias, new=new, nargs=0 if flag else None, help=argparse.SUPPRESS, **kwargs
+    )
 
 
 def non_negative_int(text: str) -> int:
