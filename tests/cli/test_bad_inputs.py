@@ -249,3 +249,47 @@ def test_lenient_reports_what_it_repaired_on_screen_and_in_json(tmp_path, capsys
     assert not repairs[0]["source"].startswith("/")
     code, out, err = stats(capsys, vocab, "-d", path, "--json", out_json)  # nothing repaired: nothing said
     assert code == 0 and "repaired" not in err and json.loads(out_json.read_text())["repairs"] == []
+
+
+def test_lenient_repairs_go_beside_list_json_and_into_the_report(tmp_path, capsys, vocab):
+    """``correlate --json`` and ``examples --json`` stay lists (scripts read them): what --lenient repaired goes
+    beside them in FILE.repairs.json, the list ``stats --json`` holds under "repairs"; ``tokstudy report``
+    writes repairs.{md,csv,json} and shows them first in index.md (issue 24 item 5)."""
+    from tokstudy.analysis.predictions import write_predictions
+
+    path = tmp_path / "iob2.conll"
+    path.write_text("Ana B-PER\nsaw O\nGraz B-LOC\n\nBo B-PER\nran O\n", encoding="utf-8")
+    gold = [["B-PER", "O", "B-LOC"], ["B-PER", "O"]]
+    sentences = [(["Ana", "saw", "Graz"], gold[0], ["B-PER", "O", "O"]), (["Bo", "ran"], gold[1], ["O", "O"])]
+    preds = write_predictions(tmp_path / "p.tsv", sentences, metadata={"model": "m"})
+    lenient = ("-t", f"chars={vocab}", "-d", path, "--scheme", "IOB1", "--lenient", "--no-progress")
+    code, _, err = stats(capsys, vocab, "-d", path, "--scheme", "IOB1", "--lenient", "--json", tmp_path / "s.json")
+    assert code == 0, err
+    expected = json.loads((tmp_path / "s.json").read_text())["repairs"]
+    assert expected and expected[0]["total"] == 3
+    for command, extra in (("correlate", ("-p", preds, "--resamples", "0")), ("examples", ())):
+        out_json = tmp_path / f"{command}.json"
+        code, out, err = run(capsys, command, *lenient, *extra, "--json", out_json)
+        assert code == 0, err
+        assert isinstance(json.loads(out_json.read_text()), list)  # the shape scripts read, unchanged
+        beside = tmp_path / f"{command}.repairs.json"
+        assert json.loads(beside.read_text()) == expected and f"wrote {beside}" in out
+        beside.unlink()
+        code, out, err = run(capsys, command, "-t", f"chars={vocab}", "-d", path, *extra, "--json", out_json)
+        assert code == 0 and not beside.exists()  # nothing repaired: no file
+    report = tmp_path / "report"
+    code, out, err = run(capsys, "report", *lenient, "--resamples", "0", "--no-figures", "--out", report)
+    assert code == 0, err
+    assert json.loads((report / "repairs.json").read_text()) == expected
+    md = (report / "repairs.md").read_text()
+    assert "3 tags repaired" in md and "3 x an IOB1 B- tag that does not separate two entities" in md
+    assert "iob2.conll:3" in md and "`/" not in md and "| /" not in md  # named relatively, as reports are
+    assert (report / "repairs.csv").read_text().count("iob1-b") == 3
+    index = (report / "index.md").read_text()
+    assert index.index("Tags repaired by lenient reading") < index.index("Table 4")
+    clean = tmp_path / "clean"
+    assert (
+        run(capsys, "report", "-t", f"chars={vocab}", "-d", path, "--resamples", "0", "--no-figures", "-o", clean)[0]
+        == 0
+    )
+    assert not (clean / "repairs.json").exists() and "repaired" not in (clean / "index.md").read_text()

@@ -285,6 +285,22 @@ def report_repairs(datasets, data_dir=None) -> list[dict]:
     return out
 
 
+def write_repairs_beside(json_path, repairs: list[dict]):
+    """Where a command's ``--json`` is a list (``correlate``, ``examples``), what lenient reading repaired is
+    written beside it as ``<name>.repairs.json`` (``out.json`` -> ``out.repairs.json``): the list that
+    ``stats --json`` holds under ``"repairs"``. The list keeps its shape for the scripts that read it, and
+    the file is written only when a tag was repaired. Returns its path, or None."""
+    from pathlib import Path
+
+    from tokstudy.report.tables import write_json
+
+    if not repairs:
+        return None
+    path = Path(json_path)
+    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
+    return write_json(repairs, path.with_name(f"{stem}.repairs.json"))
+
+
 def resolve_sentences(table, specs) -> list[int]:
     """Row indices of the ``[DATASET#]ID`` sentence specs; a bad one raises :class:`UsageError`."""
     out = []

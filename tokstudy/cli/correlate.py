@@ -43,7 +43,12 @@ def register(sub) -> None:
         help="use the file's gold tags even where they differ from the dataset's",
     )
     add_bootstrap_arguments(p)
-    add_output_arguments(p, json="also write every figure as JSON", csv="also write the correlations as CSV")
+    add_output_arguments(
+        p,
+        json="also write every figure as JSON (a list, one entry per model and tokenizer); what --lenient "
+        "repaired, if anything, goes beside it in FILE.repairs.json",
+        csv="also write the correlations as CSV",
+    )
     p.set_defaults(func=run)
 
 
@@ -70,7 +75,7 @@ def compute(table, args) -> tuple[list, list[str]]:
 
 
 def run(args) -> int:
-    from tokstudy.cli.arguments import table_from_args
+    from tokstudy.cli.arguments import table_from_args, write_repairs_beside
     from tokstudy.report import tables as rt
 
     table = table_from_args(args)
@@ -84,6 +89,9 @@ def run(args) -> int:
     if args.json:
         rt.write_json(res, args.json)
         print(f"\nwrote {args.json}")
+        repaired = write_repairs_beside(args.json, args.repairs)
+        if repaired:
+            print(f"wrote {repaired} (the tags lenient reading repaired)")
     if args.csv:
         rt.write_csv(rt.correlation_rows(res), args.csv)
         print(f"wrote {args.csv}")

@@ -31,7 +31,12 @@ def register(sub) -> None:
         "--auto", type=int, default=3, metavar="N", help="without --sentence: how many sentences to pick (default 3)"
     )
     add_predictions_arguments(p)
-    add_output_arguments(p, csv="also write the rows as CSV", json="also write the examples as JSON")
+    add_output_arguments(
+        p,
+        csv="also write the rows as CSV",
+        json="also write the examples as JSON (a list, one entry per sentence); what --lenient repaired, if "
+        "anything, goes beside it in FILE.repairs.json",
+    )
     p.set_defaults(func=run)
 
 
@@ -39,7 +44,12 @@ def run(args) -> int:
     from tokstudy.analysis.alignment import align_predictions
     from tokstudy.analysis.inputs import check_files
     from tokstudy.analysis.predictions import read_predictions
-    from tokstudy.cli.arguments import check_sentence_specs, resolve_sentences, table_from_args
+    from tokstudy.cli.arguments import (
+        check_sentence_specs,
+        resolve_sentences,
+        table_from_args,
+        write_repairs_beside,
+    )
     from tokstudy.report import tables as rt
     from tokstudy.report.table3 import example_rows, examples, examples_markdown, select_sentences
 
@@ -54,4 +64,7 @@ def run(args) -> int:
         rt.write_csv(example_rows(exs), args.csv)
     if args.json:
         rt.write_json(exs, args.json)
+        repaired = write_repairs_beside(args.json, args.repairs)
+        if repaired:
+            print(f"wrote {repaired} (the tags lenient reading repaired)")
     return 0

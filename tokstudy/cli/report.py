@@ -89,6 +89,7 @@ def run(args) -> int:
         sentences=resolve_sentences(table, args.sentence) if args.sentence else None,
         n_examples=args.examples,
         figures=not args.no_figures,
+        repairs=args.repairs,
         **bootstrap_kwargs(args),
     )
     print(f"wrote {len(files.files)} files; start with {files.index}")

@@ -74,3 +74,24 @@ def write_parity(results: Sequence, out: str | os.PathLike) -> tuple[str, list[P
     """``parity`` on parallel text (:func:`~tokstudy.analysis.parity.parity` results)."""
     md = rt.parity_markdown(results)
     return md, write_three(out, "parity", md, rt.parity_rows(results), list(results))
+
+
+def write_repairs(repairs: Sequence[dict], out: str | os.PathLike) -> tuple[str, list[Path]]:
+    """``repairs``: the tags lenient reading repaired, per dataset (the dicts of
+    :meth:`~tokstudy.data.repairs.RepairLog.to_dict` with a ``dataset`` key, as ``stats --json`` holds them under
+    ``"repairs"``); the CSV has one row per place kept (the first :data:`~tokstudy.data.repairs.FIRST`)."""
+    from tokstudy.data.repairs import KINDS
+
+    parts, rows = [], []
+    for r in repairs:
+        s = "" if r["total"] == 1 else "s"
+        source = f" in `{r['source']}`" if r["source"] else ""
+        parts.append(f"**{r['dataset']}**: {r['total']} tag{s} repaired{source} (lenient reading).")
+        parts.append("\n".join(f"- {n} x {KINDS[k]}" for k, n in r["by_kind"].items()))
+        places = [{"dataset": r["dataset"], **p} for p in r["first"]]
+        rows += places
+        shown = [{"where": p["where"], "tag": p["tag"], "after": p["after"], "read as": p["became"]} for p in places]
+        more = r["total"] - len(places)
+        parts.append(rt.markdown_table(shown) + (f"\n\n... and {more} more" if more > 0 else ""))
+    md = "\n\n".join(parts)
+    return md, write_three(out, "repairs", md, rows, list(repairs))

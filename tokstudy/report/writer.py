@@ -12,6 +12,7 @@ Layout of ``out_dir``::
     error_by_pieces.{md,csv}      error rate by number of pieces (only with predictions)
     attribution.{md,csv,json}     odds ratio of an error per extra piece, adjusted (only with predictions)
     parity.{md,csv,json}          parity on parallel text (only when given)
+    repairs.{md,csv,json}         tags lenient reading repaired, with their places (only when it repaired some)
     figures/*.png, figures/*.svg
 
 >>> # write_report(table, "report/", predictions=[aligned], parity_results=parity(paras, segs))
@@ -55,6 +56,7 @@ def write_report(
     confidence: float = 0.95,
     seed: int = 0,
     figures: bool = True,
+    repairs: Sequence[dict] = (),
 ) -> ReportFiles:
     """Write all tables (Markdown, CSV, JSON) and figures (PNG, SVG) into ``out_dir``.
 
@@ -74,6 +76,9 @@ def write_report(
         measure: segmentation measure for the correlation.
         n_resamples, confidence, seed: the sentence bootstrap.
         figures: draw the figures (needs matplotlib).
+        repairs: what lenient reading repaired, one dict per dataset (its name under ``"dataset"`` beside
+            :meth:`~tokstudy.data.repairs.RepairLog.to_dict`, as ``stats --json`` holds them under
+            ``"repairs"``); shown first, since every figure is computed on the repaired tags.
     """
     from tokstudy.analysis.correlation import correlate_errors
     from tokstudy.analysis.coverage import coverage_notes
@@ -90,6 +95,10 @@ def write_report(
         f"bootstrap over sentences, {n_resamples} resamples, seed {seed}."
     )
     sections: list[Section] = []
+    if repairs:
+        md, paths = rf.write_repairs(repairs, out)
+        files += paths
+        sections.append(Section("Tags repaired by lenient reading", md + "\n\n[repairs.md](repairs.md)"))
 
     groupings = list(groupings) if groupings is not None else default_groupings(table)
     stats = table_statistics(table, names, groupings=groupings, **kw)
