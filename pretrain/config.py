@@ -24,14 +24,17 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from tokstudy.configfile import require
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
-SHARING_MODES = ("all", "none", "groups")
-OPTIMIZERS = ("auto", "lamb", "adamw")
-COMPILE_MODES = ("auto", "on", "off")
+SharingMode = Literal["all", "none", "groups"]
+Optimizer = Literal["auto", "lamb", "adamw"]
+CompileMode = Literal["auto", "on", "off"]
+SHARING_MODES: tuple[str, ...] = get_args(SharingMode)
+OPTIMIZERS: tuple[str, ...] = get_args(Optimizer)
+COMPILE_MODES: tuple[str, ...] = get_args(CompileMode)
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,7 @@ class ModelConfig:
     """Attention heads; must divide ``hidden_size``."""
     intermediate_size: int = 128
     """Width of the feed-forward layer (4 H in the paper's presets)."""
-    sharing: str = "all"
+    sharing: SharingMode = "all"
     """Cross-layer parameter sharing: ``all`` (one block applied ``num_layers`` times, ALBERT's default),
     ``none`` (BERT-like, one block per layer) or ``groups`` (``num_groups`` blocks, each shared by
     ``num_layers / num_groups`` consecutive layers). Stored as transformers' ``num_hidden_groups``."""
@@ -201,7 +204,7 @@ class TrainConfig:
     """Linear warm-up from 0 to ``lr`` over this many steps; then linear decay to 0 at ``total_steps``."""
     total_steps: int = 100
     """Optimiser steps of the whole run."""
-    optimizer: str = "auto"
+    optimizer: Optimizer = "auto"
     """``lamb`` (:class:`pretrain.lamb.Lamb`: the trust ratio per parameter tensor, any device), ``adamw``
     (torch's), or ``auto``: LAMB on CUDA, AdamW on CPU. LAMB needs a DeepSpeed JSON that does not flatten
     parameters (ZeRO stage 0, DeepSpeed's bf16/fp16 off; mixed precision then comes from ``autocast_bf16``).
@@ -227,7 +230,7 @@ class TrainConfig:
     autocast_bf16: bool = True
     """On CUDA, when the DeepSpeed JSON enables neither bf16 nor fp16, run forward passes under
     ``torch.autocast(bfloat16)`` with fp32 master weights. Ignored on CPU."""
-    compile: str = "auto"
+    compile: CompileMode = "auto"
     """``torch.compile`` the model: ``on``, ``off``, or ``auto`` (on with CUDA, where it fuses the element-wise
     kernels that dominate the step; off on CPU, where compiling costs more than it saves in short runs).
     When compiling is unavailable or fails, training continues eager with a warning that says why."""

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from pretrain.cli.fields import add_config_flags, config_overrides
+from pretrain.data.config import PrepareConfig
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -20,41 +23,23 @@ def register(sub) -> None:
     p.add_argument(
         "--config", help="YAML file of PrepareConfig fields (pretrain/configs/prepare_*.yaml); flags override it"
     )
-    p.add_argument(
-        "--input",
-        action="append",
-        dest="inputs",
-        metavar="PATH_OR_CORPUS",
-        help="raw-text file, folder, or corpus name such as raw_text_large or raw_text_large/en (repeatable)",
-    )
-    p.add_argument("--tokenizer", help="tokenizer directory holding spiece.model (or the .model file)")
-    p.add_argument("--output", help="store directory to write")
-    p.add_argument("--seed", type=int)
-    p.add_argument("--task", choices=["sop", "nsp"])
-    p.add_argument("--max-seq-length", type=int)
-    p.add_argument("--max-predictions", type=int)
-    p.add_argument("--max-examples", type=int, help="stop after N examples (quick runs)")
     p.add_argument("--force", action="store_true", help="rebuild even if an identical store exists")
     p.add_argument("--no-progress", dest="progress", action="store_false")
+    add_config_flags(
+        p,
+        PrepareConfig,
+        title="store settings (PrepareConfig)",
+        description="Each flag given replaces the --config file's value; the others keep it.",
+        aliases={"inputs": ["--input"]},
+    )
     p.set_defaults(func=run)
 
 
-def config_from_args(args: argparse.Namespace):
-    from pretrain.data.config import PrepareConfig
-
-    overrides = {
-        "inputs": args.inputs,
-        "tokenizer": args.tokenizer,
-        "output": args.output,
-        "seed": args.seed,
-        "task": args.task,
-        "max_seq_length": args.max_seq_length,
-        "max_predictions": args.max_predictions,
-        "max_examples": args.max_examples,
-    }
+def config_from_args(args: argparse.Namespace) -> PrepareConfig:
+    overrides = config_overrides(args, PrepareConfig)
     if args.config:
         return PrepareConfig.from_yaml(args.config, **overrides)
-    return PrepareConfig(**{k: v for k, v in overrides.items() if v is not None})
+    return PrepareConfig(**overrides)
 
 
 def run(args: argparse.Namespace) -> int:

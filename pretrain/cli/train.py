@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import argparse
 
+from pretrain.cli.fields import add_config_flags, config_overrides
+from pretrain.config import CONFIG_DIR, ModelConfig, TrainConfig
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -15,36 +18,22 @@ def register(subparsers) -> None:
         description="Pre-train an ALBERT model on an example store made by `pretrain prepare`. One process runs as a "
         "plain command; for several, launch with `torchrun --nproc_per_node N -m pretrain train ...` or the "
         "`deepspeed` launcher (see docs/pretrain.md).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("--model", default="tiny", help="preset (tiny, base, large, xlarge, xxlarge) or a model YAML file")
     p.add_argument("--train-config", default=None, help="training YAML (pretrain/configs/train_tiny.yaml if omitted)")
     p.add_argument("--data", required=True, help="example store directory (from `pretrain prepare`)")
     p.add_argument("--tokenizer", required=True, help="tokenizer directory the store was made with")
-    p.add_argument("--output", default=None, help="run directory (checkpoints, logs, final_model); overrides the YAML")
-    p.add_argument(
-        "--deepspeed-config",
-        default=None,
-        help="DeepSpeed JSON; overrides the train YAML's. A bare name (ds_gpu_bf16.json) is a shipped "
-        "config from pretrain/configs; give a path (./my_ds.json) for your own",
-    )
-    p.add_argument(
-        "--compile",
-        choices=["auto", "on", "off"],
-        default=None,
-        help="torch.compile the model (auto: on CUDA only); overrides the train YAML's",
-    )
-    p.add_argument(
-        "--unpad",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="run the encoder on real tokens only, so padding costs nothing (the default); --no-unpad: "
-        "Hugging Face's padded forward. Overrides the train YAML's",
-    )
-    p.add_argument("--total-steps", type=int, default=None, help="override total_steps (warm-up is shortened to fit)")
     p.add_argument("--resume", action="store_true", help="continue from the newest intact checkpoint in --output")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--local_rank", "--local-rank", type=int, default=None, help=argparse.SUPPRESS)  # deepspeed launcher
+    add_config_flags(
+        p,
+        TrainConfig,
+        title="training settings (TrainConfig)",
+        description="Each flag given replaces the train YAML's value; the others keep it.",
+        aliases={"output_dir": ["--output"]},
+        notes={"total_steps": "A shorter run than the YAML's keeps a warm-up that fits in it."},
+    )
     p.set_defaults(func=run)
 
 
@@ -52,25 +41,14 @@ def run(args: argparse.Namespace) -> int:
     import os
     import sys
 
-    from pretrain.config import CONFIG_DIR, ModelConfig, TrainConfig
     from pretrain.engine import NonFiniteLossError
     from pretrain.train import train
 
     model = ModelConfig.load(args.model)
     cfg = TrainConfig.load(args.train_config or CONFIG_DIR / "train_tiny.yaml")
-    overrides = {
-        k: v
-        for k, v in (
-            ("deepspeed_config", args.deepspeed_config),
-            ("total_steps", args.total_steps),
-            ("output_dir", args.output),
-            ("compile", args.compile),
-            ("unpad", args.unpad),
-        )
-        if v is not None
-    }
-    if args.total_steps is not None:  # a shorter run keeps a warm-up that fits in it
-        overrides["warmup_steps"] = min(cfg.warmup_steps, args.total_steps)
+    overrides = config_overrides(args, TrainConfig)
+    if "total_steps" in overrides:  # a shorter run keeps a warm-up that fits in it, unless one is given
+        overrides.setdefault("warmup_steps", min(cfg.warmup_steps, overrides["total_steps"]))
     cfg = cfg.replace(**overrides) if overrides else cfg
     if cfg.output_dir is None:
         raise ValueError("give --output (or output_dir in the train config)")

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from tokstudy.configfile import require
 
-TASKS = ("sop", "nsp")
-SINGLE_SEGMENT_POLICIES = ("split", "skip")
+Task = Literal["sop", "nsp"]
+SingleSegmentPolicy = Literal["split", "skip"]
+TASKS: tuple[str, ...] = get_args(Task)
+SINGLE_SEGMENT_POLICIES: tuple[str, ...] = get_args(SingleSegmentPolicy)
 
 
 @dataclass
@@ -59,7 +61,7 @@ class PrepareConfig:
     random_token_prob: float = 0.1
     """Of the masked tokens: probability of a random non-special token (10 %); the rest stay unchanged."""
 
-    task: str = "sop"
+    task: Task = "sop"
     """``sop`` (sentence order: B before A with probability 0.5) or ``nsp`` (B from another document w.p. 0.5)."""
 
     dupe_factor: int = 1
@@ -72,7 +74,7 @@ class PrepareConfig:
     split_sentences: bool = True
     """Split each line at sentence-final punctuation before building segments (raw_text_large has paragraphs)."""
 
-    single_segment: str = "split"
+    single_segment: SingleSegmentPolicy = "split"
     """A chunk of one sentence (documents of one line): ``split`` it at a word boundary into A and B, or ``skip`` it."""
 
     nsp_buffer_documents: int = 1000

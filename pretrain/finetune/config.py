@@ -19,13 +19,17 @@ import dataclasses
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
-from pretrain.finetune.decoding import DECODINGS
 from tokstudy.configfile import require
 
-TASKS = ("ner", "classification")
-UNSEEN_LABEL_POLICIES = ("error", "keep", "map_o")
+Task = Literal["ner", "classification"]
+UnseenLabelPolicy = Literal["error", "keep", "map_o"]
+#: how a token task turns the model's scores into labels (:mod:`pretrain.finetune.decoding` implements them)
+Decoding = Literal["argmax", "viterbi"]
+TASKS: tuple[str, ...] = get_args(Task)
+UNSEEN_LABEL_POLICIES: tuple[str, ...] = get_args(UnseenLabelPolicy)
+DECODINGS: tuple[str, ...] = get_args(Decoding)
 
 
 @dataclass(frozen=True)
@@ -34,7 +38,7 @@ class FinetuneConfig:
 
     model: str
     """Directory of a Hugging Face encoder (config.json, weights, tokenizer files)."""
-    task: str
+    task: Task
     """``ner`` (token classification: NER and slot filling) or ``classification`` (one label per sentence)."""
     dataset: str
     """Registry name (``conll2003``, ``conll2002_es``, ``wikiann``, ``snips``, ``atis``, ``sst2``, ...)."""
@@ -90,7 +94,7 @@ class FinetuneConfig:
     """Probability that a training input piece is replaced by ``<unk>`` (word dropout, as in Lample et al. 2016 for
     NER): the model learns to label a word from its context and cannot rely on having seen it in training.
     Never applied at evaluation."""
-    decode: str = "argmax"
+    decode: Decoding = "argmax"
     """Token tasks: ``argmax`` labels each word on its own; ``viterbi`` picks each sentence's best label sequence
     under the training split's label bigrams (no ``B-PER B-PER`` for one name; see
     :mod:`pretrain.finetune.decoding`). Dev F1 for early stopping is decoded the same way."""
@@ -100,7 +104,7 @@ class FinetuneConfig:
     label_all_pieces: bool = False
     """Train on every piece of a word (same label) instead of its first piece only; prediction
     always reads the first piece."""
-    unseen_labels: str = "error"
+    unseen_labels: UnseenLabelPolicy = "error"
     """A dev/test label absent from train: ``error`` (default), ``keep`` (kept as gold, the model
     cannot predict it, so it counts as a miss), or ``map_o`` (token tasks: gold tag replaced by ``O``)."""
     group_by_length: bool = True

@@ -31,8 +31,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-#: how a token task turns the model's scores into labels (FinetuneConfig.decode)
-DECODINGS = ("argmax", "viterbi")
+from pretrain.finetune.config import DECODINGS  # noqa: F401  (FinetuneConfig.decode's choices, re-exported)
 
 
 @dataclass(frozen=True)
