@@ -30,3 +30,35 @@ def test_cpu_report_states_its_verdicts_with_counts_and_no_machine_path():
         if line.startswith("- ") and "**" in line:
             assert any(f"**{w}** (" in line for w in ("yes", "no", "mixed", "undecided")), line
     assert "/work/" not in md and "/home/" not in md and "`/" not in md
+
+
+def _summaries(rows: list[dict]):
+    """The ``SegmentationSummary`` results a ``summary.json`` holds (its figures as written, not recounted)."""
+    from tokstudy.analysis.estimates import BootstrapSettings, Estimate, SegmentationSummary, SubsetSummary
+
+    def subset(d: dict) -> SubsetSummary:
+        return SubsetSummary(**{k: Estimate(**v) if isinstance(v, dict) else v for k, v in d.items()})
+
+    return [
+        SegmentationSummary(
+            r["tokenizer"],
+            *(subset(r[s]) for s in ("ne", "non_ne", "all")),
+            r["boundary_policy"],
+            BootstrapSettings(**r["bootstrap"]),
+        )
+        for r in rows
+    ]
+
+
+def test_committed_summary_tables_are_what_the_writer_writes_today(tmp_path):
+    """summary.{md,csv,json} of the cpu report are today's writer's files of the figures in its summary.json:
+    the Markdown's "word set" column (not "words"), the byte-fallback column (empty: not counted in that run)."""
+    import json
+
+    from tokstudy.report.files import write_summary
+
+    tables = CPU_REPORT / "tables"
+    write_summary(_summaries(json.loads((tables / "summary.json").read_text(encoding="utf-8"))), tmp_path)
+    for name in ("summary.md", "summary.csv", "summary.json"):
+        assert (tmp_path / name).read_text(encoding="utf-8") == (tables / name).read_text(encoding="utf-8"), name
+    assert (tables / "summary.md").read_text(encoding="utf-8").startswith("| tokenizer | word set | fertility |")
