@@ -49,6 +49,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import runinfo  # noqa: E402 (a sibling script module)
 
 
 def train_tokenizers(out: Path) -> list[Path]:
@@ -312,4 +315,6 @@ def browser_main() -> None:
 
 
 if __name__ == "__main__":
+    print(runinfo.describe(), flush=True)
     browser_main() if "--browser" in sys.argv else main()
+    print(runinfo.load_line())

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -35,6 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import runinfo  # noqa: E402 (a sibling script module)
 
 
 def write_rule_predictions(path: Path) -> int:
@@ -65,6 +66,7 @@ def main() -> None:
         help="also alternate with the command run from another source tree (e.g. a `git archive` of an older commit)",
     )
     args = ap.parse_args()
+    print(runinfo.describe(), flush=True)
     from bench_stats import VOCABS, train_models
 
     models = train_models(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
@@ -124,8 +126,7 @@ def main() -> None:
     flags = f"--repeat {args.repeat}" + (" --compare" if args.compare else "")
     flags += f" --before {args.before}" if args.before else ""
     lines = [
-        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_attribute.py {flags}`; "
-        f"Python {platform.python_version()}, {os.cpu_count()} cores **shared with other jobs while measured**.",
+        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_attribute.py {flags}`",
         "",
         f"CoNLL-2003 test ({n_words:,} words) x SentencePiece unigram 8k/16k/32k, frequencies from conll2003:train, "
         "rule-made predictions.",
@@ -159,3 +160,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    print(runinfo.load_line())

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import runinfo  # noqa: E402 (a sibling script module)
 
 MALBERT_BYTES = 91e9
 
@@ -242,6 +243,7 @@ def main() -> None:
     )
     ap.add_argument("--rounds", type=int, default=1, help="rounds per size, engines alternating within each")
     args = ap.parse_args()
+    print(runinfo.describe(), flush=True)
     model = tokenizer(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -265,11 +267,7 @@ def main() -> None:
                     flush=True,
                 )
             corpus.unlink()
-    load = os.getloadavg()
-    print(
-        f"\nDate {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: {platform.machine()}, "
-        f"{os.cpu_count()} cores, Python {platform.python_version()}; load average at the end {load[0]:.1f}."
-    )
+    print(f"\n{runinfo.load_line()}")
     print(
         f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_corpus_stats.py --sizes-mib "
         f"{' '.join(str(s) for s in args.sizes_mib)} --workers {args.workers} --partition-mib {args.partition_mib} "

@@ -39,6 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import runinfo  # noqa: E402 (a sibling script module)
+
 
 def task(part, tokenizers: tuple[str, ...], pause_gc: bool) -> float:
     """Count one partition; the CPU seconds of this thread."""
@@ -77,6 +79,7 @@ def main() -> None:
     )
     ap.add_argument("--only", nargs="+", help="these contestants only (e.g. 'local, GC paused' 'dask, now')")
     args = ap.parse_args()
+    print(runinfo.describe(), flush=True)
 
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
@@ -156,8 +159,8 @@ def main() -> None:
     only = " --only " + " ".join(repr(o) for o in args.only) if args.only else ""
     base_name = "local, GC on" if "local, GC on" in contestants else next(iter(contestants))
     print(
-        f"\nDate {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores; load average "
-        f"during the rounds {min(loads):.1f}-{max(loads):.1f}.\nCommand: `TOKSTUDY_DATA=../shared/data python "
+        f"\n{runinfo.load_line()}; 1-minute load average during the rounds {min(loads):.1f}-{max(loads):.1f}."
+        "\nCommand: `TOKSTUDY_DATA=../shared/data python "
         f"benchmarks/bench_corpus_workers.py --mib {args.mib} --rounds {args.rounds}"
         f"{' --concurrent' if args.concurrent else ''}{only}`\n"
     )

@@ -15,11 +15,12 @@ Inference: ``predict_tags`` over the dev split (windows, first-piece predictions
 from __future__ import annotations
 
 import argparse
-import platform
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import runinfo  # a sibling script module: benchmarks/ is sys.path[0] when a benchmark runs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -50,10 +51,8 @@ def main() -> None:
     ap.add_argument("--train", type=int, default=1000, help="training sentences (one epoch)")
     ap.add_argument("--datasets", nargs="+", default=["snips", "conll2003"])
     args = ap.parse_args()
-    print(
-        f"torch {torch.__version__}, threads {torch.get_num_threads()}, device {args.device}, "
-        f"python {platform.python_version()}"
-    )
+    print(runinfo.describe(torch=True), flush=True)
+    print(f"torch threads {torch.get_num_threads()}, device {args.device}")
     root = Path(tempfile.mkdtemp(prefix="bench-ft-"))
     base = build_tiny_albert(root / "tiny")
     print(
@@ -129,3 +128,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    print(runinfo.load_line())

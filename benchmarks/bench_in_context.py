@@ -25,6 +25,8 @@ import time
 import warnings
 from pathlib import Path
 
+import runinfo  # a sibling script module: benchmarks/ is sys.path[0] when a benchmark runs
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -33,6 +35,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
+    print(runinfo.describe(), flush=True)
     warnings.simplefilter("ignore")
     import numpy as np
     from tokenizers import BertWordPieceTokenizer, ByteLevelBPETokenizer
@@ -74,3 +77,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    print(runinfo.load_line())

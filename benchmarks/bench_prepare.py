@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import runinfo  # a sibling script module: benchmarks/ is sys.path[0] when a benchmark runs
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -82,6 +84,7 @@ def main() -> None:
     if args._child:
         print(json.dumps(one_run(json.loads(args._child))))
         return
+    print(runinfo.describe(), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         tok = Path(args.tokenizer) if args.tokenizer else train_tokenizer(tmp / "tok", args.vocab_size)
@@ -115,6 +118,7 @@ def main() -> None:
                 f"{r['tokens_per_s']:,} | {r['peak_rss_mib']} | {r['store_mib']} |",
                 flush=True,
             )
+    print(runinfo.load_line())
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import time
 
+import runinfo  # a sibling script module: benchmarks/ is sys.path[0] when a benchmark runs
+
 from tokstudy.data.registry import load_dataset
 
 CASES = [
@@ -42,6 +44,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    print(runinfo.describe(), flush=True)
     print("| corpus | sentences | words | best of %d (s) | words/s |" % args.repeat)
     print("|---|---:|---:|---:|---:|")
     for label, parts in CASES:
@@ -53,3 +56,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    print(runinfo.load_line())

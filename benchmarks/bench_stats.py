@@ -33,7 +33,6 @@ import argparse
 import contextlib
 import io
 import os
-import platform
 import resource
 import statistics
 import sys
@@ -43,6 +42,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import runinfo  # noqa: E402 (a sibling script module)
 
 VOCABS = (8000, 16000, 32000)
 
@@ -182,8 +184,7 @@ def bench_default(args) -> str:
     r_min, t_min, s_min = best["read"], best["table"], best["stats"]
 
     lines = [
-        f"Date 2026-11-21; machine: 2-core x86_64 CPU, 24 GiB, Python {platform.python_version()}, no GPU "
-        f"(shared with other jobs while measured); OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}.",
+        f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}.",
         f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py --repeat {args.repeat}`",
         "",
         f"CoNLL-2003 train+dev+test: {len(words):,} words, {len(table.types):,} distinct; "
@@ -235,8 +236,7 @@ def bench_intrinsic(args) -> str:
             wall[flag].append(time.perf_counter() - t)
             cpu[flag].append(time.process_time() - c)
     lines = [
-        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py --intrinsic --repeat {args.repeat}`; "
-        f"Python {platform.python_version()}, {os.cpu_count()} cores shared with other jobs while measured.",
+        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py --intrinsic --repeat {args.repeat}`",
         "",
         "CoNLL-2003 train+dev+test, SentencePiece unigram 8k/16k/32k, "
         f"{args.resamples} resamples; read + table + every statistic (printing excluded).",
@@ -381,6 +381,7 @@ def main() -> None:
     ap.add_argument("--chunk", type=int, default=2000, help="paragraphs per chunk for --big")
     ap.add_argument("--big-resamples", type=int, default=100, help="Poisson bootstrap resamples for --big")
     args = ap.parse_args()
+    print(runinfo.describe(), flush=True)
     limit = contextlib.nullcontext()
     if args.one_blas_thread:
         from threadpoolctl import threadpool_limits
@@ -388,6 +389,7 @@ def main() -> None:
         limit = threadpool_limits(limits=1, user_api="blas")
     with limit:
         print(bench_big(args) if args.big else bench_intrinsic(args) if args.intrinsic else bench_default(args))
+    print(runinfo.load_line())
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import runinfo  # a sibling script module: benchmarks/ is sys.path[0] when a benchmark runs
 import sentencepiece as spm
 
 import tokstudy as ts
@@ -34,6 +35,7 @@ if not (work / "sp4000.model").exists():
         spm.SentencePieceTrainer.train(
             input=str(corpus), model_prefix=str(work / f"sp{v}"), vocab_size=v, model_type="unigram", minloglevel=2
         )
+print(runinfo.describe(), flush=True)
 toks = [ts.load_tokenizer(work / f"sp{v}.model", name=f"sp{v}") for v in (2000, 4000)]
 ds = [ts.load_dataset("conll2003", "test"), ts.load_dataset("wikiann", "test", language="de")]
 table = ts.segmentation_table(ds, toks, progress=False)
@@ -50,3 +52,4 @@ for _ in range(7):
     table_statistics(table, n_resamples=1000)
     ts_.append(time.process_time() - t0)
 print("table_statistics cpu best %.3f median %.3f" % (min(ts_), sorted(ts_)[3]))
+print(runinfo.load_line())

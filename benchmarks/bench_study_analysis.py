@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import shutil
 import statistics
@@ -46,6 +45,8 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
+
+import runinfo  # a sibling script module: benchmarks/ is sys.path[0] when a benchmark runs
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_RESULTS = Path(tempfile.gettempdir()) / "tokstudy_bench_tiny_study"
@@ -206,15 +207,12 @@ def main() -> None:
     ap.add_argument("--no-stats", action="store_true", help="time the study's stages only")
     ap.add_argument("--statistics", action="store_true", help="the study's statistics before / after, cpu datasets")
     args = ap.parse_args()
+    print(runinfo.describe(), flush=True)
     if args.statistics:
-        load = os.getloadavg()[0]
         rows = bench_statistics(args.repeat, args.resamples)
-        print(f"{platform.machine()}, {os.cpu_count()} CPUs, 1-min load average {load:.1f} at the start, ", end="")
-        print(f"{os.getloadavg()[0]:.1f} at the end, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
         print("\n".join(rows))
         return
     repo = args.repo.resolve()
-    load = os.getloadavg()[0]
     study = bench_study(repo, args.results.resolve(), args.repeat)
     rows = [
         _line("study: analysis stage (s, as recorded)", study["analysis"]),
@@ -227,14 +225,11 @@ def main() -> None:
         rows.append(_line("`tokstudy stats` conll2003:test, 3 tokenizers (wall s)", stats["wall"]))
         rows.append(_line("`tokstudy stats` conll2003:test, 3 tokenizers (CPU s)", stats["cpu"]))
     head = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    print(
-        f"repo {repo} ({head.stdout.strip() or 'not a git checkout'}), {platform.machine()}, {os.cpu_count()} CPUs, "
-        f"1-min load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, {when}\n"
-    )
+    print(f"repo {repo} ({head.stdout.strip() or 'not a git checkout'})\n")
     print("| measurement | best | median | runs |\n|---|---:|---:|---:|")
     print("\n".join(rows))
 
 
 if __name__ == "__main__":
     main()
+    print(runinfo.load_line())

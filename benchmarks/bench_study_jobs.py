@@ -12,13 +12,13 @@ time of each and checks that both give the same scores up to float rounding.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import sys
 import tempfile
 import time
 from functools import partial
 from pathlib import Path
+
+import runinfo  # a sibling script module: benchmarks/ is sys.path[0] when a benchmark runs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -46,7 +46,7 @@ def main() -> None:
         finetune=FinetuneSection(tasks=(task,), seeds=args.runs, learning_rate=3e-3, patience=args.epochs),
     )
     backend = PretrainBackend(cuda=False)
-    print(f"# {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(f"# {runinfo.describe(torch=True)}", flush=True)
     print(
         f"# {args.runs} CoNLL-2003 runs, {args.model} from random weights,",
         f"{args.max_train} sentences x {args.epochs} epochs",
@@ -99,3 +99,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    print(f"# {runinfo.load_line()}")

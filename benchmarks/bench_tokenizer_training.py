@@ -27,6 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import runinfo  # noqa: E402 (a sibling script module)
+
 from tokstudy.datalocation import corpus_dir  # noqa: E402
 
 
@@ -159,6 +161,7 @@ def main(argv=None) -> int:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--scale", type=int, default=10)
     args = p.parse_args(argv)
+    print(runinfo.describe(), flush=True)
     print(f"training: {args.algorithm}, vocab {args.vocab_size}, sample {args.sample_size} sentences of {args.corpus}")
     tr = bench_training(args)
     m = tr["median"]
@@ -181,6 +184,7 @@ def main(argv=None) -> int:
     rows = bench_memory(args)
     growth = rows[1][3] - rows[0][3]
     print(f"peak RSS growth x1 -> x{args.scale}: {growth:+.1f} MiB (target: none)")
+    print(runinfo.load_line())
     return 0
 
 

@@ -1,4 +1,8 @@
-"""Run every benchmark script (each writes benchmarks/results/<part>.md), then assemble BENCHMARKS.md.
+"""Run every benchmark script (each prints its figures with the date, machine and load of its run), then
+assemble BENCHMARKS.md from the current blocks of benchmarks/results/*.md.
+
+A run's figures are recorded by hand: a dated section in its area's results file and, where they replace the
+latest figure, that file's ``<!-- current -->`` block (see benchmarks/assemble.py).
 
 make bench          # or: python benchmarks/run_all.py [--only tokenizers stats ...]
 """
