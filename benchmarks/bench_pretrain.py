@@ -51,6 +51,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import runinfo  # noqa: E402 (a sibling script module)
 from pretrain_flops import PEAK_BF16_TFLOPS, train_flops_per_token  # noqa: E402 (a sibling script module)
 from pretrain_hf_baseline import baseline_stepper  # noqa: E402
 from pretrain_synthetic import synthetic_store  # noqa: E402
@@ -384,6 +385,7 @@ def main(argv=None) -> int:
 
     if args.gpu and not torch.cuda.is_available():
         p.error("--gpu needs a CUDA device")
+    print(runinfo.describe(torch=True), flush=True)
     device = "cuda" if args.gpu else "cpu"
     vocabs = args.vocab or [32000, 128000]
     seq = args.seq or (512 if args.gpu else 128)
@@ -444,6 +446,7 @@ def main(argv=None) -> int:
         args.json.write_text(json.dumps(rows, indent=2))
     for problem in problems:
         print(f"FAILED: {problem}", file=sys.stderr)
+    print(runinfo.load_line())
     return 1 if problems else 0
 
 
