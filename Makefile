@@ -46,7 +46,7 @@ bench: setup
 # A GPU machine (docs/gpu.md). Here: `make gpu-wheels` fills .gpu-carry/ (the wheels the GPU image lacks,
 # a slice of the data); carry it with the working tree. There: `make gpu-check` (its own python3, which has
 # torch; no venv, no network) runs every GPU step under its time limit and writes $(GPU_OUT)/summary.md;
-# `make gpu-check STUDY=1` runs the gpu-check study. `make gpu-check DRY_RUN=1` (here, CPU) prepares and
+# `make gpu-check STUDY=1` runs the gpu-check study; `make gpu-check ONLY=bench-512,export` re-runs some steps. `make gpu-check DRY_RUN=1` (here, CPU) prepares and
 # checks the folder and runs the same steps at toy sizes.
 GPU_CARRY  ?= .gpu-carry
 GPU_OUT    ?= $(if $(OUT),$(OUT),results/gpu-check)
@@ -60,7 +60,7 @@ gpu-check: gpu-wheels
 	$(PY) benchmarks/gpu_check.py run --dry-run --carry $(GPU_CARRY) --out $(GPU_OUT) --python $(PY)
 else
 gpu-check:
-	$(GPU_PYTHON) benchmarks/gpu_check.py run --carry $(GPU_CARRY) --out $(GPU_OUT) $(if $(filter 1,$(STUDY)),--study)
+	$(GPU_PYTHON) benchmarks/gpu_check.py run --carry $(GPU_CARRY) --out $(GPU_OUT) $(if $(filter 1,$(STUDY)),--study) $(if $(ONLY),--only $(ONLY))
 endif
 
 clean:

@@ -380,23 +380,30 @@ def run_check(args) -> int:
             f"--max-examples {sizes.examples} --no-progress",
         ]
     )
-    data_job = runner.background("data", ["bash", "-c", data_script], DATA_BUDGET)
+    wanted = selected_steps(args.only)
+    data_job = runner.background("data", ["bash", "-c", data_script], DATA_BUDGET) if "train" in wanted else None
 
     bench = [py, str(ROOT / "benchmarks/bench_pretrain.py"), "--sequential"]
     profile_dir = work / "profiles"
-    runner.command(
-        "bench-512",
-        [*bench, *sizes.bench_512, "--json", str(out / "bench-512.json"), "--profile-dir", str(profile_dir)],
-        budgets["bench-512"],
-    )
-    _merge_profiles(profile_dir, out / "profile.txt")
-    runner.command(
-        "pytest-gpu",
-        [py, "-m", "pytest", "-m", "gpu", "tests/pretrain/test_gpu.py", "-rA", "-p", "no:cacheprovider",
-         "--junitxml", str(out / "pytest-gpu.xml")],
-        budgets["pytest-gpu"],
-    )  # fmt: skip
-    runner.command("bench-128", [*bench, *sizes.bench_128, "--json", str(out / "bench-128.json")], budgets["bench-128"])
+    if "bench-512" in wanted:
+        runner.command(
+            "bench-512",
+            [*bench, *sizes.bench_512, "--json", str(out / "bench-512.json"), "--profile-dir", str(profile_dir)],
+            budgets["bench-512"],
+        )
+        _merge_profiles(profile_dir, out / "profile.txt")
+    if "pytest-gpu" in wanted:
+        runner.command(
+            "pytest-gpu",
+            [py, "-m", "pytest", "-m", "gpu", "tests/pretrain/test_gpu.py", "-rA", "-p", "no:cacheprovider",
+             "--junitxml", str(out / "pytest-gpu.xml")],
+            budgets["pytest-gpu"],
+        )  # fmt: skip
+    if "bench-128" in wanted:
+        bench_128 = [*bench, *sizes.bench_128, "--json", str(out / "bench-128.json")]
+        runner.command("bench-128", bench_128, budgets["bench-128"])
+    if data_job is None:
+        return write_summary(out, runner, sizes, args, time.perf_counter() - t_start)
 
     data = runner.wait("data", data_job)
     if data.status != "ok":
@@ -419,6 +426,26 @@ def run_check(args) -> int:
         )
         runner.command("export", ["bash", "-c", script], budgets["export"])
     return write_summary(out, runner, sizes, args, time.perf_counter() - t_start)
+
+
+#: The GPU steps in the order they run; ``--only`` picks some (a failed step re-run, say). ``export`` needs
+#: ``train``'s run and ``train`` the background ``data`` step, so each brings the ones it needs.
+STEPS = ("bench-512", "pytest-gpu", "bench-128", "train", "export")
+
+
+def selected_steps(only: str | None) -> set[str]:
+    """The steps ``--only`` names (comma-separated), with what they need; every step without it.
+
+    >>> sorted(selected_steps("export,bench-128"))
+    ['bench-128', 'export', 'train']
+    """
+    if not only:
+        return set(STEPS)
+    names = {name.strip() for name in only.split(",") if name.strip()}
+    unknown = names - set(STEPS)
+    if unknown:
+        raise SystemExit(f"gpu-check: --only: unknown step(s) {', '.join(sorted(unknown))}; steps: {', '.join(STEPS)}")
+    return names | ({"train"} if "export" in names else set())
 
 
 def write_train_config(path: Path, sizes: Sizes) -> None:
@@ -662,6 +689,9 @@ def main(argv=None) -> int:
     run.add_argument("--python", default=sys.executable, help="the interpreter that runs every step")
     run.add_argument("--dry-run", action="store_true", help="CPU, toy sizes: the same steps, the same commands")
     run.add_argument("--study", action="store_true", help="instead: the whole gpu-check study (<= 5 minutes)")
+    run.add_argument(
+        "--only", default=None, metavar="STEP[,STEP]", help=f"run only these steps (of {', '.join(STEPS)})"
+    )
     fm = sub.add_parser("fill-mask", help=argparse.SUPPRESS)
     fm.add_argument("directory")
     args = p.parse_args(argv)

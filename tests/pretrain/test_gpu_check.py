@@ -82,3 +82,17 @@ def test_make_gpu_check_dry_run_passes(tmp_path, shared_data):
     assert len(steps["export"]["facts"]["fill_mask_top3"]) == 3
     text = (out / "summary.md").read_text()
     assert "all steps ok" in text and "| train | ok |" in text
+
+
+def test_only_runs_the_steps_named_with_what_they_need():
+    assert gpu_check.selected_steps(None) == set(gpu_check.STEPS)
+    assert gpu_check.selected_steps("bench-512") == {"bench-512"}
+    assert gpu_check.selected_steps("export") == {"export", "train"}
+    with pytest.raises(SystemExit, match="unknown step.*bench-1024"):
+        gpu_check.selected_steps("bench-1024")
+
+
+def test_the_doctests_run():
+    import doctest
+
+    assert doctest.testmod(gpu_check).failed == 0
