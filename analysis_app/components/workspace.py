@@ -1,4 +1,4 @@
-"""The sidebar every page shows: what is loaded, what is selected, and forms to add more.
+"""What is loaded and what is selected: the session state every page reads (the sidebar draws it).
 
 Owns the session-state keys in :data:`KEYS` (and the per-page widget keys made by
 :func:`widget_key`). The selection lives in plain keys (:data:`SEL_TOK`, :data:`SEL_DS`),
@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from analysis_app.services import defaults
 from analysis_app.services.settings import AppSettings, parse_settings
 from analysis_app.services.sources import (
     DatasetSource,
@@ -31,7 +30,6 @@ from analysis_app.services.sources import (
     Sources,
     TokenizerSource,
     initial_sources,
-    predictions_for,
 )
 
 SOURCES = "ts_sources"
@@ -102,7 +100,8 @@ def rename_tokenizer(old: str, new: str) -> None:
     st.session_state[SEL_TOK] = [new if n == old else n for n in st.session_state.get(SEL_TOK) or []]
 
 
-def _keep(src_key: str, widget: str) -> None:
+def keep_widget_choice(src_key: str, widget: str) -> None:
+    """Copy a selection widget's value back to its plain key (the widgets' ``on_change``)."""
     if widget in st.session_state:  # defensive: a callback never fails on a missing key
         st.session_state[src_key] = st.session_state[widget]
 
@@ -130,7 +129,7 @@ def apply_link() -> None:
     st.session_state[LINKED] = {**linked, Q_TOK: tok, Q_DS: ds}
 
 
-def _write_link(tokenizers: list[str], dataset: str | None) -> None:
+def write_link(tokenizers: list[str], dataset: str | None) -> None:
     want = {Q_TOK: ",".join(tokenizers), Q_DS: dataset}
     for k, v in want.items():
         if v:
@@ -139,50 +138,3 @@ def _write_link(tokenizers: list[str], dataset: str | None) -> None:
         elif k in st.query_params:
             del st.query_params[k]
     st.session_state[LINKED] = {**st.session_state.get(LINKED, {}), **want}
-
-
-def sidebar(page: str) -> Selection:
-    """Render the selection widgets and the input forms of ``page``; returns the current selection."""
-    from analysis_app.components import inputs
-
-    apply_link()
-    sb = st.sidebar
-    for note in sources().notes:
-        sb.info(note)
-    widgets = sb.container()
-    inputs.render(sb)  # may add and select inputs: before the widgets below are drawn
-    srcs = sources()
-    names = [t.name for t in srcs.tokenizers]
-    if SEL_TOK not in st.session_state:
-        st.session_state[SEL_TOK] = defaults.tokenizer_names(names)
-    chosen = [n for n in st.session_state[SEL_TOK] if n in names]
-    st.session_state[SEL_TOK] = chosen
-    wk = widget_key(W_TOK, page)
-    if st.session_state.get(wk) != chosen:
-        st.session_state[wk] = chosen
-    widgets.multiselect(
-        "Tokenizers",
-        names,
-        key=wk,
-        on_change=_keep,
-        args=(SEL_TOK, wk),
-        help="Loaded from the results directory, a path or an upload (below).",
-    )
-    keys = [d.key for d in srcs.datasets]
-    ds = None
-    if keys:
-        current = st.session_state.get(SEL_DS)
-        if current not in keys:
-            current = keys[0]
-            st.session_state[SEL_DS] = current
-        wk = widget_key(W_DS, page)
-        if st.session_state.get(wk) != current:
-            st.session_state[wk] = current
-        widgets.selectbox("Dataset", keys, key=wk, on_change=_keep, args=(SEL_DS, wk))
-        ds = srcs.dataset(current)
-    else:
-        widgets.caption("No dataset yet: add a CoNLL file below.")
-    _write_link(chosen, ds.key if ds else None)
-    toks = tuple(srcs.tokenizer(n) for n in chosen)
-    preds = tuple(predictions_for(ds, srcs.predictions)) if ds else ()
-    return Selection(toks, ds, preds, srcs, settings())

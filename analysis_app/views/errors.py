@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from analysis_app.components import attribution, mislabels, workspace
+from analysis_app.components import attribution, mislabels, sidebar
 
-selection = workspace.sidebar("errors")
+selection = sidebar.render("errors")
 st.title("Errors")
 mislabels.render(selection)
 attribution.render(selection)

@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from analysis_app.components import explorer, workspace
+from analysis_app.components import explorer, sidebar
 
 explorer.apply_link()
-selection = workspace.sidebar("explorer")
+selection = sidebar.render("explorer")
 st.title("Segmentation explorer")
 explorer.render(selection)

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from analysis_app.components import languages, workspace
+from analysis_app.components import languages, sidebar
 
-selection = workspace.sidebar("languages")
+selection = sidebar.render("languages")
 st.title("Languages")
 languages.render(selection)

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from analysis_app.components import statistics, workspace
+from analysis_app.components import sidebar, statistics
 
-selection = workspace.sidebar("statistics")
+selection = sidebar.render("statistics")
 st.title("Statistics")
 statistics.render(selection)
