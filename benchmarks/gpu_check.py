@@ -82,6 +82,7 @@ class Sizes:
     bench_128: list[str]
     vocab: int
     sample: int
+    text: str  # what the tokenizer and the example store read, under the carried data
     seq: int
     predictions: int
     examples: int
@@ -95,6 +96,7 @@ GPU = Sizes(
     bench_128=["--gpu", "--vocab", "32000", "--seq", "128", "--batch", "256", "--variants", "ours", "--steps", "15"],
     vocab=32000,
     sample=200000,
+    text="raw_text_large",
     seq=512,
     predictions=80,
     examples=128 * 52,
@@ -120,6 +122,7 @@ DRY = Sizes(
     ],
     vocab=600,
     sample=3000,
+    text="raw_text_large/es.txt.gz",  # the smallest of the six: the store's reader goes through all it is given
     seq=64,
     predictions=10,
     examples=8 * 8,
@@ -372,10 +375,10 @@ def run_check(args) -> int:
     tok_dir, store, run_dir, export_dir = work / "tok", work / "store", work / "run", work / "export"
     data_script = " && ".join(
         [
-            f"{py} -m tokstudy train-tokenizer --input {carry / 'data/raw_text_large'} --vocab-size {sizes.vocab} "
+            f"{py} -m tokstudy train-tokenizer --input {carry / 'data' / sizes.text} --vocab-size {sizes.vocab} "
             f"--sample-size {sizes.sample} --output {tok_dir} --quiet",
             f"{py} -m pretrain prepare --config {ROOT / 'pretrain/configs/prepare_base.yaml'} "
-            f"--input {carry / 'data/raw_text_large'} --tokenizer {tok_dir / f'sp-unigram-{sizes.vocab}'} "
+            f"--input {carry / 'data' / sizes.text} --tokenizer {tok_dir / f'sp-unigram-{sizes.vocab}'} "
             f"--output {store} --max-seq-length {sizes.seq} --max-predictions {sizes.predictions} "
             f"--max-examples {sizes.examples} --no-progress",
         ]
