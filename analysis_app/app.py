@@ -15,8 +15,9 @@ import streamlit as st
 # `streamlit run analysis_app/app.py` puts analysis_app/ (not the checkout) on sys.path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis_app.components import preload  # noqa: E402 (needs the checkout on sys.path, above)
-from analysis_app.services import prewarm, settings  # needs the checkout on sys.path (above)
+from analysis_app.components import cache, preload  # noqa: E402 (needs the checkout on sys.path, above)
+from analysis_app.services import settings  # needs the checkout on sys.path (above)
+from analysis_app.services.background import work
 
 st.set_page_config(page_title="tokstudy", page_icon=":material/splitscreen:", layout="wide")
 pages = st.navigation(
@@ -27,7 +28,7 @@ pages = st.navigation(
         st.Page("views/languages.py", title="Languages", icon=":material/language:"),
     ]
 )
-with prewarm.page_run(pages.url_path):  # the server's preparation pauses while a page is drawn
+with work().page_run(pages.url_path):  # the server's preparation pauses while a page is drawn
     pages.run()
     preload.render()  # a session's first run: the browser loads the chart and table code (hidden)
-prewarm.start(settings.parse_settings())  # no-op under server.py (started with the server)
+work().start(settings.parse_settings(), lambda: cache)  # no-op under server.py (started with the server)

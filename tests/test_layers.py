@@ -17,6 +17,9 @@ Rules checked here:
   from those floors;
 * the library outside ``tokstudy/cli`` (and the shared dispatcher) never imports argparse or a CLI;
 * ``pretrain`` never imports ``analysis_app`` or ``tokstudy.cli``;
+* inside the app, ``analysis_app/services`` is plain Python: it never imports streamlit, nor the app's
+  layers above it (``components``, ``views``, ``app``, ``server``); the Streamlit caches live in
+  ``analysis_app/components/cache.py``;
 * the modules of ``tokstudy/cli`` and of ``pretrain/cli`` do not import each other (the package's
   ``__init__`` registers them; ``tokstudy/cli/arguments.py`` holds the options they share,
   ``pretrain/cli/fields.py`` the flags made from the config dataclasses).
@@ -134,3 +137,13 @@ def test_pretrain_never_imports_the_app_or_the_tokstudy_cli():
         if bad:
             offenders.append(f"{path.relative_to(ROOT)}: {sorted(bad)}")
     assert not offenders, "pretrain importing a floor above it:\n" + "\n".join(offenders)
+
+
+def test_app_services_never_import_streamlit_or_the_layers_above():
+    above = ("streamlit", "analysis_app.components", "analysis_app.views", "analysis_app.app", "analysis_app.server")
+    offenders = []
+    for path in _modules("analysis_app/services"):
+        bad = {m for m in _imports(path) if _is_under(m, above)}
+        if bad:
+            offenders.append(f"{path.relative_to(ROOT)}: {sorted(bad)}")
+    assert not offenders, "app services importing streamlit or a layer above them:\n" + "\n".join(offenders)

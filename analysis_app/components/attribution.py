@@ -17,8 +17,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analysis_app.components import downloads, pending
-from analysis_app.services import background, cache
+from analysis_app.components import cache, downloads, pending
+from analysis_app.services.background import work
 
 COLUMNS = {
     "model": "model",
@@ -43,7 +43,7 @@ def render(sel) -> None:
 
     st.subheader("Does segmentation predict errors beyond frequency, entity status and length?")
     args = (sel.dataset, tuple(sel.tokenizers), tuple(sel.predictions))
-    job = background.submit(cache.attribution, *args)
+    job = work().submit(cache.attribution, *args)
     # no waiting for a job that is not done: it starts only once this page run has ended (the job
     # waits for page runs), so on a first visit the wait was time lost before the placeholder
     if not job.done():

@@ -13,8 +13,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analysis_app.components import workspace
-from analysis_app.services import cache
+from analysis_app.components import cache, workspace
 from analysis_app.services.explorer import build_view, render_html
 from analysis_app.services.loading import InputError
 from analysis_app.services.sentences import find_sentence

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analysis_app.components import workspace
-from analysis_app.services import cache
+from analysis_app.components import cache, workspace
 from analysis_app.services.loading import InputError
 from analysis_app.services.paths import PathNotAllowedError, confine_path
 from analysis_app.services.sources import DatasetSource, PredictionSource

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analysis_app.components import bootstrap, charts, downloads, workspace
-from analysis_app.services import cache, defaults
+from analysis_app.components import bootstrap, cache, charts, downloads, workspace
+from analysis_app.services import defaults
 from analysis_app.services.columns import readable
 from analysis_app.services.paths import PathNotAllowedError, confine_path
 

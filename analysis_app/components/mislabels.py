@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analysis_app.components import bootstrap, charts, downloads, explorer
-from analysis_app.services import cache, defaults
+from analysis_app.components import bootstrap, cache, charts, downloads, explorer
+from analysis_app.services import defaults
 from analysis_app.services.loading import InputError
 from analysis_app.services.mislabels import bins_frame, correlation_display, correlation_rows, undefined_notes
 

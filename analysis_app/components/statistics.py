@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analysis_app.components import bootstrap, charts, downloads
-from analysis_app.services import cache, statistics
+from analysis_app.components import bootstrap, cache, charts, downloads
+from analysis_app.services import statistics
 from analysis_app.services.loading import InputError
 
 DATASETS, BY, SUBSET = "ts_st_datasets", "ts_st_by", "ts_st_subset"

@@ -1,7 +1,7 @@
 """What the user can pick from: tokenizers, datasets and predictions, as small hashable specs.
 
 Specs are what session state and cache keys hold; the heavy objects are loaded from them
-by :mod:`analysis_app.services.cache`. :func:`initial_sources` fills the lists from the
+by :mod:`analysis_app.components.cache`. :func:`initial_sources` fills the lists from the
 results directory and the tokstudy data location.
 
 >>> DatasetSource.registry("conll2003", "test").key

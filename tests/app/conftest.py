@@ -112,9 +112,9 @@ def run_page(page: str, timeout: float = 60):
 def settle(at, timeout: float = 180):
     """Wait for what the page computes beside it (``services/background.py``: the odds ratios), then
     rerun it, as its polling placeholder does in a browser; returns ``at``."""
-    from analysis_app.services import background
+    from analysis_app.services.background import work
 
-    background.wait_all(timeout)
+    work().wait_all(timeout)
     at.run()
     no_exceptions(at)
     return at

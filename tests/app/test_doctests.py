@@ -17,7 +17,7 @@ MODULES = [
     "analysis_app.services.paths",
     "analysis_app.services.settings",
     "analysis_app.services.results",
-    "analysis_app.services.prewarm",
+    "analysis_app.services.background",
     "analysis_app.components.inputs",
     "tokstudy.analysis.alignment",
 ]

@@ -66,7 +66,8 @@ def test_correlations_find_the_entities_once_and_match_each_tokenizer_alone(app_
     import streamlit as st
 
     import tokstudy.analysis.correlation as correlation_api
-    from analysis_app.services import cache, defaults
+    from analysis_app.components import cache
+    from analysis_app.services import defaults
     from analysis_app.services.sources import initial_sources, predictions_for
 
     st.cache_data.clear()
@@ -134,12 +135,12 @@ def test_odds_ratios_follow_the_rest_of_the_page(app_env, monkeypatch):
     import streamlit as st
 
     import tokstudy.analysis.attribution as attribution_api
-    from analysis_app.services import background, pageruns
+    from analysis_app.services.background import work
     from tests.app.conftest import settle
 
-    background.wait_all()  # a job an earlier test started must not answer for this one
+    work().wait_all()  # a job an earlier test started must not answer for this one
     st.cache_data.clear()
-    background.forget()
+    work().forget()
     fits = []
     attribute = attribution_api.attribute_errors
 
@@ -148,7 +149,7 @@ def test_odds_ratios_follow_the_rest_of_the_page(app_env, monkeypatch):
         return attribute(*a, **k)
 
     monkeypatch.setattr(attribution_api, "attribute_errors", counted)
-    with pageruns.page_run("errors"):  # fits wait until no page is drawn: hold them back during this run
+    with work().page_run("errors"):  # fits wait until no page is drawn: hold them back during this run
         at = run_page("views/errors.py")
         no_exceptions(at)
         assert fits == []
@@ -163,7 +164,7 @@ def test_odds_ratios_follow_the_rest_of_the_page(app_env, monkeypatch):
     settle(at)
     assert len(fits) == 3
     st.cache_data.clear()
-    background.forget()
+    work().forget()
 
 
 def test_an_undefined_r_is_explained_in_words(app_env, conll_test, tmp_path, monkeypatch):

@@ -1,6 +1,6 @@
 """What the server computes as it starts is exactly what each page's first visit asks for.
 
-After :func:`analysis_app.services.prewarm.prewarm` (run in the test's own thread), every
+After :meth:`analysis_app.services.background.BackgroundWork.prewarm` (run in the test's own thread), every
 computation a page would start is replaced by one that fails: the page must still draw
 without an exception, with the same numbers as a page that computed them itself.
 """
@@ -39,22 +39,23 @@ def _forbid(monkeypatch):
 
 @pytest.fixture
 def fresh_caches():
-    from analysis_app.services import background
+    from analysis_app.services.background import work
 
-    background.wait_all()  # a job an earlier test started must not answer for this one
+    work().wait_all()  # a job an earlier test started must not answer for this one
     st.cache_data.clear()
     st.cache_resource.clear()
-    background.forget()
+    work().forget()
     yield
     st.cache_data.clear()
     st.cache_resource.clear()
-    background.forget()
+    work().forget()
 
 
 def test_every_page_reads_what_the_server_prepared(app_env, fresh_caches, monkeypatch):
     import os
 
-    from analysis_app.services import background, prewarm
+    from analysis_app.components import cache
+    from analysis_app.services.background import work
     from analysis_app.services.settings import parse_settings
     from tokstudy.datalocation import data_root
 
@@ -65,9 +66,9 @@ def test_every_page_reads_what_the_server_prepared(app_env, fresh_caches, monkey
     assert any("OR per extra piece (adjusted)" in d.value.columns for d in expected["errors"].dataframe)
     st.cache_data.clear()
     st.cache_resource.clear()
-    background.forget()
+    work().forget()
 
-    timings = prewarm.prewarm(parse_settings([]), wait_for_first_page=False)
+    timings = work().prewarm(parse_settings([]), cache, wait_for_first_page=False)
     assert {"table", "table 4", "correlation", "attribution", "parity", "continued"} <= set(timings)
     _forbid(monkeypatch)
     for page, before in expected.items():
@@ -79,29 +80,30 @@ def test_every_page_reads_what_the_server_prepared(app_env, fresh_caches, monkey
 
 
 def test_switched_off_and_started_once(monkeypatch):
-    from analysis_app.services import prewarm
+    from analysis_app.services.background import BackgroundWork, enabled
 
-    assert not prewarm.enabled({"TOKSTUDY_APP_PREWARM": "0"})
-    assert prewarm.enabled({})
+    assert not enabled({"TOKSTUDY_APP_PREWARM": "0"})
+    assert enabled({})
     monkeypatch.setenv("TOKSTUDY_APP_PREWARM", "0")
-    assert prewarm.start(None) is False
+    assert BackgroundWork().start(None, None) is False
 
 
 def test_the_page_asked_for_is_prepared_first(monkeypatch):
     """A page opened while its preparation is still queued does not wait behind other pages' steps."""
-    from analysis_app.services import pageruns, prewarm
+    from analysis_app.services.background import BackgroundWork
 
+    work = BackgroundWork()
     done = []
     queue = [(page, f"{page} {i}", done.append, (f"{page} {i}",)) for page in ("statistics", "errors") for i in (1, 2)]
-    with pageruns.page_run("errors"):  # the user opens the Errors page; the queue goes on once it is drawn
+    with work.page_run("errors"):  # the user opens the Errors page; the queue goes on once it is drawn
         pass
-    prewarm.run_queue(queue)
+    work.run_queue(queue)
     assert done == ["errors 1", "errors 2", "statistics 1", "statistics 2"]
-    assert pageruns.requested() == "errors"
-    with pageruns.page_run("statistics"):
+    assert work.requested() == "errors"
+    with work.page_run("statistics"):
         pass
     queue = [("errors", "e", done.append, ("e",)), ("languages", "l", done.append, ("l",))]
-    prewarm.run_queue(queue)  # none of the Statistics page's: page order
+    work.run_queue(queue)  # none of the Statistics page's: page order
     assert done[-2:] == ["e", "l"]
 
 
@@ -109,20 +111,21 @@ def test_preparation_pauses_while_a_page_is_drawn():
     import threading
     import time
 
-    from analysis_app.services import pageruns, prewarm
+    from analysis_app.services.background import BackgroundWork
 
+    work = BackgroundWork()
     done = []
     page_started, page_ends = threading.Event(), threading.Event()
 
     def page():
-        with pageruns.page_run("languages"):
+        with work.page_run("languages"):
             page_started.set()
             page_ends.wait(5)
             done.append("page drawn")
 
     threading.Thread(target=page).start()
     page_started.wait(5)
-    worker = threading.Thread(target=prewarm.run_queue, args=([("errors", "e", done.append, ("step",))],))
+    worker = threading.Thread(target=work.run_queue, args=([("errors", "e", done.append, ("step",))],))
     worker.start()
     time.sleep(0.2)
     assert done == []  # the step waits for the page

@@ -1,5 +1,9 @@
 """The one place that caches: Streamlit cache decorators around the plain services.
 
+The services (``analysis_app/services/``) never import Streamlit; this module is the layer above them
+that the components call, and that the server's preparation (:mod:`analysis_app.services.background`)
+is handed to, so it fills the very cache entries a page reads. Owns no session-state key.
+
 Loaded tokenizers, datasets, predictions and segmentation tables are shared read-only
 objects (``st.cache_resource``: no copy per rerun, which keeps the explorer fast);
 statistics are small results (``st.cache_data``). Keys are the hashable source specs
@@ -9,13 +13,26 @@ plus the file's modification time, so an overwritten file is reloaded.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 
 import streamlit as st
 
 from analysis_app.services import languages as languages_svc
 from analysis_app.services import loading, mislabels, sentences, statistics
+from analysis_app.services.background import THREAD
 from analysis_app.services.sources import DatasetSource, PredictionSource, TokenizerSource, train_source
+
+
+class _NotOurThread(logging.Filter):
+    """Drops Streamlit's "missing ScriptRunContext" warning for the cached calls made by the background
+    work's threads (:mod:`analysis_app.services.background`), which run outside any script run on purpose."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.threadName.startswith(THREAD)
+
+
+logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(_NotOurThread())
 
 
 def _mtime(path: str) -> float:
