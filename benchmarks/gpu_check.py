@@ -674,6 +674,10 @@ def _bench_lines(rows: list[dict]) -> list[str]:
                 fmt(syncs.get("synchronize_calls_per_step"), ".1f"),
             ]
             lines.append("| " + " | ".join(cells) + " |")
+    for r in rows:
+        for v, families in r.get("profile_ms_per_step", {}).items():
+            parts = ", ".join(f"{family} {ms:.1f}" for family, ms in families.items())
+            lines.append(f"\nWhere a step of {v} goes ({r['vocab']:,}, profiled, ms): {parts}.")
     return lines
 
 

@@ -96,3 +96,25 @@ def test_the_doctests_run():
     import doctest
 
     assert doctest.testmod(gpu_check).failed == 0
+
+
+def test_the_profile_sorts_the_h200_kernels_into_families():
+    """Kernel names as the H200 profile of 2026-11-26 printed them land in the family they belong to."""
+    import doctest
+
+    import bench_pretrain
+
+    assert doctest.testmod(bench_pretrain).failed == 0
+    names = {
+        "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_trait...": "attention",
+        "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1": "attention",
+        "nvjet_sm90_tst_192x192_64x3_2x1_v_bz_coopB_splitK_NTN": "matrix products",
+        "void cublasLt::splitKreduce_kernel<32, 16, int, float, __nv_bfloat16>": "matrix products",
+        "triton_per_fused__to_copy_add_native_layer_norm_backward_23": "fused element-wise (inductor)",
+        "void lamb_cuda_kernel_part1<float, float, 512>(float*, float*)": "optimizer",
+        "Memset (Device)": "copies and fills",
+        "void at::native::reduce_kernel<128, 4, at::native::ReduceOp<c10::BFloat16>": "other",
+    }
+    for name, family in names.items():
+        breakdown = bench_pretrain.kernel_breakdown([(name, 1.0)], wall_ms=1.0, steps=1)
+        assert breakdown[family] == 1.0, (name, breakdown)
