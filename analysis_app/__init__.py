@@ -4,6 +4,7 @@ Layers: ``server.py`` (``app.py`` plus preparing every page's default view as th
 ``app.py`` (page config and navigation), ``views/`` (thin pages; not ``pages/``: Streamlit runs a
 ``pages/`` folder's scripts as pages of their own, so a link to ``/statistics`` showed that page
 without ``app.py``'s navigation), ``components/`` (widgets that
-own their session-state keys) and ``services/`` (plain Python over the tokstudy API; only
-``services/cache.py`` touches Streamlit, and ``services/prewarm.py`` calls it from a thread).
+own their session-state keys, and ``components/cache.py``, the Streamlit caches around the services) and
+``services/`` (plain Python over the tokstudy API, never Streamlit; ``services/background.py`` runs the
+work done beside the pages, the cached calls handed to it).
 """

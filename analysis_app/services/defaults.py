@@ -1,5 +1,5 @@
 """What each page shows before the user changes anything: one place, read by the pages and by the
-server's preparation (:mod:`analysis_app.services.prewarm`), so what is computed ahead is exactly
+server's preparation (:mod:`analysis_app.services.background`), so what is computed ahead is exactly
 what a newcomer's first visit asks for.
 
 >>> default_languages(["ar", "en", "fr", "zh"])
