@@ -18,16 +18,12 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+from tokstudy.report.numbers import format_p, json_number
 from tokstudy.report.tables import markdown_table
 from tokstudy.report.verdict import NO_FIT, Verdict, outcome_word
 
 #: the finding the report states, decided by :func:`attribution_finding`.
 CLAIM = "Segmentation predicts errors beyond frequency, entity status and length:"
-
-
-def _num(v):
-    """A float at full precision (JSON and CSV keep it; the Markdown rounds), ``None`` for NaN."""
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
 
 
 def attribution_rows(results: Sequence) -> list[dict]:
@@ -36,17 +32,17 @@ def attribution_rows(results: Sequence) -> list[dict]:
     for r in results:
         row = {"tokenizer": r.tokenizer, "model": r.model, "dataset": r.dataset}
         for key, o in (("adjusted", r.adjusted), ("unadjusted", r.unadjusted)):
-            row[f"or_{key}"] = _num(o.value)
-            row[f"or_{key}_low"] = _num(o.low)
-            row[f"or_{key}_high"] = _num(o.high)
+            row[f"or_{key}"] = json_number(o.value)
+            row[f"or_{key}_low"] = json_number(o.low)
+            row[f"or_{key}_high"] = json_number(o.high)
             row[f"p_{key}"] = None if math.isnan(o.p_value) else float(o.p_value)
         for level, o in r.by_pieces.items():
-            row[f"or_pieces_{level}"] = _num(o.value)
-            row[f"or_pieces_{level}_low"] = _num(o.low)
-            row[f"or_pieces_{level}_high"] = _num(o.high)
+            row[f"or_pieces_{level}"] = json_number(o.value)
+            row[f"or_pieces_{level}_low"] = json_number(o.low)
+            row[f"or_pieces_{level}_high"] = json_number(o.high)
         row.update(
             {
-                "partial_r": _num(r.partial_r),
+                "partial_r": json_number(r.partial_r),
                 "partial_p": None if math.isnan(r.partial_p) else float(r.partial_p),
                 "n_words": r.n_words,
                 "n_errors": r.n_errors,
@@ -72,7 +68,7 @@ def frequency_rows(results: Sequence) -> list[dict]:
             "pieces": c.pieces,
             "n": c.n,
             "n_errors": c.n_errors,
-            "error_rate": _num(c.error_rate),
+            "error_rate": json_number(c.error_rate),
         }
         for r in results
         for c in r.by_frequency
@@ -86,10 +82,6 @@ def _ci(row: dict, key: str) -> str:
     return f"{v:.3f} [{row[f'or_{key}_low']:.3f}, {row[f'or_{key}_high']:.3f}]"
 
 
-def _p(p) -> str:
-    return "–" if p is None else ("< 1e-300" if p == 0 else f"{p:.2g}")
-
-
 def attribution_markdown(rows: Sequence[dict]) -> str:
     """Table: OR per extra piece adjusted and not, partial r, words, per tokenizer and model."""
     out = []
@@ -99,10 +91,10 @@ def attribution_markdown(rows: Sequence[dict]) -> str:
                 "model": r["model"],
                 "tokenizer": r["tokenizer"],
                 "OR per extra piece (adjusted)": _ci(r, "adjusted"),
-                "p": _p(r["p_adjusted"]),
+                "p": format_p(r["p_adjusted"]),
                 "OR (unadjusted)": _ci(r, "unadjusted"),
                 "partial r": "–" if r["partial_r"] is None else f"{r['partial_r']:.3f}",
-                "partial p": _p(r["partial_p"]),
+                "partial p": format_p(r["partial_p"]),
                 "words": r["n_words"],
                 "errors": r["n_errors"],
             }

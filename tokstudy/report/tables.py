@@ -21,9 +21,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-
-def _num(v: float, digits: int = 2):
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else round(float(v), digits)
+from tokstudy.report.numbers import format_p, json_number
 
 
 def _fmt(v, digits: int = 2) -> str:
@@ -52,9 +50,9 @@ def table4_rows(results: Sequence) -> list[dict]:
     for r in results:
         row = {"tokenizer": r.tokenizer}
         for key, est in (("ne", r.ne), ("non_ne", r.non_ne), ("all", r.all)):
-            row[f"{key}_pct"] = _num(est.value)
-            row[f"{key}_low"] = _num(est.low)
-            row[f"{key}_high"] = _num(est.high)
+            row[f"{key}_pct"] = json_number(est.value, 2)
+            row[f"{key}_low"] = json_number(est.low, 2)
+            row[f"{key}_high"] = json_number(est.high, 2)
             row[f"{key}_words"] = est.n_words
         row["boundary_policy"] = r.boundary_policy
         rows.append(row)
@@ -101,14 +99,14 @@ def summary_rows(summaries: Sequence) -> list[dict]:
                 {
                     "tokenizer": s.tokenizer,
                     "words": subset,
-                    "additional_pct": _num(sub.additional_segmentation.value),
-                    "fertility": _num(sub.fertility.value, 4),
-                    "fertility_low": _num(sub.fertility.low, 4),
-                    "fertility_high": _num(sub.fertility.high, 4),
-                    "continued_pct": _num(sub.continued.value),
-                    "unknown_pct": _num(sub.unknown.value, 4),
-                    "byte_fallback_pct": _num(sub.byte_fallback.value, 4) if sub.byte_fallback else None,
-                    "pieces_per_continued": _num(sub.pieces_per_continued.value, 4),
+                    "additional_pct": json_number(sub.additional_segmentation.value, 2),
+                    "fertility": json_number(sub.fertility.value, 4),
+                    "fertility_low": json_number(sub.fertility.low, 4),
+                    "fertility_high": json_number(sub.fertility.high, 4),
+                    "continued_pct": json_number(sub.continued.value, 2),
+                    "unknown_pct": json_number(sub.unknown.value, 4),
+                    "byte_fallback_pct": json_number(sub.byte_fallback.value, 4) if sub.byte_fallback else None,
+                    "pieces_per_continued": json_number(sub.pieces_per_continued.value, 4),
                     "n_words": sub.fertility.n_words,
                     "n_pieces": sub.n_pieces,
                 }
@@ -144,9 +142,9 @@ def grouped_rows(grouped: Sequence) -> list[dict]:
             "by": g.by,
             "subset": g.subset,
             "group": name,
-            "additional_pct": _num(e.value),
-            "low": _num(e.low),
-            "high": _num(e.high),
+            "additional_pct": json_number(e.value, 2),
+            "low": json_number(e.low, 2),
+            "high": json_number(e.high, 2),
             "n_words": e.n_words,
         }
         for g in grouped
@@ -186,9 +184,9 @@ def intrinsic_rows(summaries: Sequence) -> list[dict]:
                 "vocab_utilization",
             ):
                 est = getattr(e, name)
-                row[name] = _num(est.value, 4)
-                row[f"{name}_low"] = _num(est.low, 4)
-                row[f"{name}_high"] = _num(est.high, 4)
+                row[name] = json_number(est.value, 4)
+                row[f"{name}_low"] = json_number(est.low, 4)
+                row[f"{name}_high"] = json_number(est.high, 4)
             row.update({"n_pieces": e.n_pieces, "n_distinct": e.n_distinct})
             rows.append(row)
     return rows
@@ -224,25 +222,16 @@ def correlation_rows(results: Sequence) -> list[dict]:
                     "dataset": c.dataset,
                     "measure": c.measure,
                     "words": subset,
-                    "pearson_r": _num(corr.r, 4),
+                    "pearson_r": json_number(corr.r, 4),
                     "p_value": corr.p_value,
-                    "r_low": _num(corr.low, 4),
-                    "r_high": _num(corr.high, 4),
-                    "spearman": _num(corr.spearman, 4),
+                    "r_low": json_number(corr.low, 4),
+                    "r_high": json_number(corr.high, 4),
+                    "spearman": json_number(corr.spearman, 4),
                     "spearman_p": corr.spearman_p,
                     "n": corr.n,
                 }
             )
     return rows
-
-
-def format_p_value(p: float) -> str:
-    """A p-value for the printed tables: ``< 1e-300`` where it underflowed to 0 (never a bare "0").
-
-    >>> format_p_value(0.0), format_p_value(0.0312)
-    ('< 1e-300', '0.0312')
-    """
-    return "< 1e-300" if p == 0 else f"{p:.3g}"
 
 
 def correlation_markdown(results: Sequence) -> str:
@@ -259,7 +248,7 @@ def correlation_markdown(results: Sequence) -> str:
                     "model": c.model,
                     "over": label,
                     "Pearson r": _fmt(corr.r, 4),
-                    "p": format_p_value(corr.p_value),
+                    "p": format_p(corr.p_value),
                     "CI of r": f"[{_fmt(corr.low, 3)}, {_fmt(corr.high, 3)}]",
                     "Spearman": _fmt(corr.spearman, 4),
                     "n": corr.n,
@@ -282,7 +271,7 @@ def pieces_rows(results: Sequence) -> list[dict]:
                         "pieces": b.pieces,
                         "n": b.n,
                         "n_errors": b.n_errors,
-                        "error_rate": _num(b.error_rate, 4),
+                        "error_rate": json_number(b.error_rate, 4),
                     }
                 )
     return rows
@@ -308,15 +297,15 @@ def parity_rows(results: Sequence) -> list[dict]:
         {
             "tokenizer": r.tokenizer,
             "language": lang,
-            "parity": _num(lp.parity.value, 4),
-            "parity_low": _num(lp.parity.low, 4),
-            "parity_high": _num(lp.parity.high, 4),
-            "fertility": _num(lp.fertility.value, 4),
+            "parity": json_number(lp.parity.value, 4),
+            "parity_low": json_number(lp.parity.low, 4),
+            "parity_high": json_number(lp.parity.high, 4),
+            "fertility": json_number(lp.fertility.value, 4),
             "n_pieces": lp.n_pieces,
             "n_words": lp.n_words,
             "n_paragraphs": lp.n_paragraphs,
             "reference": r.reference,
-            "gini": _num(r.gini.value, 4) if r.gini else None,
+            "gini": json_number(r.gini.value, 4) if r.gini else None,
         }
         for r in results
         for lang, lp in r.languages.items()

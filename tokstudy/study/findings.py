@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tokstudy.report.numbers import format_p
 from tokstudy.report.verdict import NO_FIT, Verdict, outcome_word
 
 #: The mALBERT paper's figures on CoNLL-2003 (Table 4) and its correlation, for reference only.
@@ -33,15 +34,6 @@ PAPER_TABLE4 = {
     "128k": {"ne": 62.69, "non_ne": 25.37},
 }
 PAPER_PEARSON = 0.44
-
-
-def format_p(p: float) -> str:
-    """A p-value for people: ``< 1e-300`` where it underflowed to 0.
-
-    >>> format_p(0.0), format_p(0.0312)
-    ('< 1e-300', '0.031')
-    """
-    return "< 1e-300" if p == 0 else f"{p:.2g}"
 
 
 @dataclass(frozen=True)
@@ -142,7 +134,7 @@ def correlation_positive(correlation: list[dict], alpha: float = 0.05) -> Findin
 
 def _rises(lower: dict, upper: dict, alpha: float) -> tuple[bool | None, str]:
     """One step of a score series: Welch's test over the seeds' scores (``values``) of two models."""
-    from tokstudy.analysis.welch import welch_difference
+    from tokstudy.analysis.stats.welch import welch_difference
 
     a, b = lower.get("values"), upper.get("values")
     if not a or not b or len(a) < 2 or len(b) < 2:

@@ -17,8 +17,9 @@ import json
 from pathlib import Path
 
 from tokstudy.report.document import Section, write_document
+from tokstudy.report.numbers import format_p
 from tokstudy.study.config import FinetuneSection, StudyConfig
-from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, by_vocab, format_p
+from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, by_vocab
 from tokstudy.study.sources import Sources
 
 #: Version of the report's wording and verdict rules: part of the report stage's key, so a finished study
