@@ -29,6 +29,8 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from tokstudy.data.atomicwrite import atomic_write_text
+
 #: File the pre-trainer writes beside its metrics log (one segment per call of ``train``).
 COST_FILE = "cost.json"
 DEFAULT_COUNTRY = os.environ.get("TOKSTUDY_CO2_COUNTRY", "FRA")
@@ -158,10 +160,7 @@ def record_segment(path: str | os.PathLike, cost: Cost, *, resumed: bool) -> dic
     segments.append(cost.to_dict())
     total = add_costs([Cost.from_dict(s) for s in segments])
     data = {"segments": segments, "total": total.to_dict()}
-    tmp = path.with_name(f".{path.name}.tmp")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(data, indent=2) + "\n")
     return data
 
 

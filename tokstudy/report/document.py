@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from tokstudy.data.atomicwrite import atomic_write_text
 from tokstudy.report.html import html_page
 
 
@@ -60,7 +61,5 @@ def write_document(
     md = document_markdown(title, sections, intro)
     paths = {"markdown": directory / f"{stem}.md", "html": directory / f"{stem}.html"}
     for key, text in (("markdown", md), ("html", html_page(title, md))):
-        tmp = paths[key].with_suffix(".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, paths[key])
+        atomic_write_text(paths[key], text)
     return paths

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from tokstudy.data.atomicwrite import atomic_write_text
+
 #: bump to invalidate every cached stage after a change in what stages produce.
 PIPELINE_VERSION = 1
 _STAMP = ".stage-key"
@@ -229,9 +231,9 @@ class Pipeline:
             "deps": deps,
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S"),
         }
-        tmp = self._records / f".{_safe(name)}.json.tmp"
-        tmp.write_text(json.dumps(record, indent=2, default=str, ensure_ascii=False))
-        os.replace(tmp, self._records / f"{_safe(name)}.json")
+        atomic_write_text(
+            self._records / f"{_safe(name)}.json", json.dumps(record, indent=2, default=str, ensure_ascii=False)
+        )
         self.executed.append(name)
 
 
