@@ -10,7 +10,7 @@ Measured: the command end to end in a fresh process (``python -m tokstudy attrib
 imports, statsmodels included, reading test and train, the table, alignment, 3 x 3 logistic fits,
 output), interleaved rounds, wall and CPU time (user + system of the child and of its fit process);
 then the phases in process. By default the command fits in a second process that imports statsmodels
-while the first reads (:mod:`tokstudy.analysis.fit_worker`); ``--compare`` alternates each run with
+while the first reads (:mod:`tokstudy.analysis.model_errors.fit_worker`); ``--compare`` alternates each run with
 one of the same command with ``--no-fit-process`` (everything in one process, as before) and reports
 both and their pairwise differences; ``--before TREE`` adds the command run from another source tree.
 
@@ -104,11 +104,11 @@ def main() -> None:
     import statsmodels.discrete.discrete_model  # noqa: F401
 
     phases["import statsmodels (first time in this process)"] = time.perf_counter() - t
-    from tokstudy.analysis.alignment import align_predictions
-    from tokstudy.analysis.attribution import attribute_errors, word_counts
-    from tokstudy.analysis.inputs import load_datasets, load_tokenizers
-    from tokstudy.analysis.predictions import read_predictions
+    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
+    from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.analysis.table import segmentation_table
+    from tokstudy.specs import load_datasets, load_tokenizers
 
     t = time.perf_counter()
     test, train = load_datasets(["conll2003:test", "conll2003:train"])

@@ -7,7 +7,7 @@ side by side and take turns on the same partitions, so a change of load hits all
 
 * ``local, GC on`` / ``local, GC paused``: a spawned process (the local engine's pool), the task
   with Python's cyclic collector left on, or paused as ``partition_aggregate`` does
-  (:mod:`tokstudy.analysis.gc_pause`);
+  (:mod:`tokstudy.analysis.corpus.gc_pause`);
 * ``dask, before`` / ``dask, now``: a ``LocalCluster`` worker with the settings of the first
   version (profiler off, no ``MALLOC_TRIM_THRESHOLD_``) and the collector on, or with
   ``LOCAL_CLUSTER_CONFIG``, no memory limit and the collector paused (what ``--engine dask`` runs).
@@ -44,13 +44,13 @@ import runinfo  # noqa: E402 (a sibling script module)
 
 def task(part, tokenizers: tuple[str, ...], pause_gc: bool) -> float:
     """Count one partition; the CPU seconds of this thread."""
-    from tokstudy.analysis.corpus_stats import (
+    from tokstudy.analysis.corpus.counts import (
         CorpusStatsSettings,
         aggregate_lines,
         partition_aggregate,
         worker_segmenters,
     )
-    from tokstudy.analysis.partitions import iter_partition_lines
+    from tokstudy.analysis.corpus.partitions import iter_partition_lines
 
     settings = CorpusStatsSettings()
     start = time.thread_time()
@@ -88,8 +88,8 @@ def main() -> None:
     from bench_corpus_stats import make_corpus, tokenizer
     from dask.distributed import Client, LocalCluster
 
-    from tokstudy.analysis.engines import LOCAL_CLUSTER_CONFIG
-    from tokstudy.analysis.partitions import plan_partitions
+    from tokstudy.analysis.corpus.engines import LOCAL_CLUSTER_CONFIG
+    from tokstudy.analysis.corpus.partitions import plan_partitions
 
     model = tokenizer(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
     toks = (f"sp32k={model}",)

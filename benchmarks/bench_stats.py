@@ -93,10 +93,10 @@ def timed(fn, repeat: int):
 def bench_default(args) -> str:
     import sentencepiece as spm
 
-    from tokstudy.analysis.inputs import load_datasets, load_tokenizers
     from tokstudy.analysis.stats import table_statistics
     from tokstudy.analysis.table import segmentation_table
     from tokstudy.cli import main
+    from tokstudy.specs import load_datasets, load_tokenizers
 
     models = train_models(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
     specs = ["conll2003:train", "conll2003:dev", "conll2003:test"]
@@ -126,7 +126,7 @@ def bench_default(args) -> str:
         + ["--no-progress", "--resamples", str(args.resamples)]
     )
 
-    from tokstudy.analysis import bootstrap
+    from tokstudy.analysis.stats import bootstrap
 
     def end_to_end():
         bootstrap._CACHE.clear()  # a fresh process would draw the resample weights too
@@ -212,10 +212,9 @@ def bench_default(args) -> str:
 def bench_intrinsic(args) -> str:
     """``tokstudy stats`` end to end (read the 3 files, build the table, every statistic) with and
     without the intrinsic metrics; interleaved so both variants see the same load."""
-    from tokstudy.analysis import bootstrap
-    from tokstudy.analysis.inputs import load_datasets, load_tokenizers
-    from tokstudy.analysis.stats import table_statistics
+    from tokstudy.analysis.stats import bootstrap, table_statistics
     from tokstudy.analysis.table import segmentation_table
+    from tokstudy.specs import load_datasets, load_tokenizers
 
     models = train_models(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
     specs = ["conll2003:train", "conll2003:dev", "conll2003:test"]
@@ -320,7 +319,7 @@ def bench_intrinsic(args) -> str:
 
 
 def bench_big(args) -> str:
-    from tokstudy.analysis.streaming import StreamSettings, stream_stats
+    from tokstudy.analysis.corpus.streaming import StreamSettings, stream_stats
     from tokstudy.data.rawtext import iter_sentences
     from tokstudy.datalocation import corpus_dir
 

@@ -132,15 +132,15 @@ def bench_statistics(repeat: int, resamples: int) -> list[str]:
     sys.path.insert(0, str(HERE))
     from bench_stats import train_models
 
-    from tokstudy.analysis.breakdowns import breakdowns
-    from tokstudy.analysis.coverage import UnknownPiecesWarning
     from tokstudy.analysis.stats import (
         additional_segmentation_by,
         compare_tokenizers,
         segmentation_summary,
         table_statistics,
     )
+    from tokstudy.analysis.stats.breakdowns import breakdowns
     from tokstudy.analysis.table import segmentation_table
+    from tokstudy.analysis.table.coverage import UnknownPiecesWarning
     from tokstudy.data.registry import load_dataset
     from tokstudy.tokenization.loading import load_tokenizer
 

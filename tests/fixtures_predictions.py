@@ -28,7 +28,7 @@ def rule_predictions(dataset: Dataset) -> tuple[list[tuple[list[str], list[str],
 
 def write_rule_predictions(path: str | os.PathLike, dataset: Dataset, metadata: dict | None = None):
     """Write :func:`rule_predictions` of ``dataset`` to ``path`` (model ``rule``); returns the written file's path."""
-    from tokstudy.analysis.predictions import write_predictions
+    from tokstudy.analysis.model_errors.predictions import write_predictions
 
     out, ids = rule_predictions(dataset)
     return write_predictions(path, out, metadata={"model": "rule", **(metadata or {})}, sent_ids=ids)

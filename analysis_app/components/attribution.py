@@ -1,5 +1,5 @@
 """Errors page widget: the odds ratio of a mislabel per extra piece, holding frequency, entity status and
-length fixed (:func:`tokstudy.analysis.attribution.attribute_errors`), for the current selection.
+length fixed (:func:`tokstudy.analysis.model_errors.attribution.attribute_errors`), for the current selection.
 
 Every model of the selection × every selected tokenizer; word frequencies come from the training
 split of a registry dataset (the split fine-tuning read); for a dataset file there is none, and the

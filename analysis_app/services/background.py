@@ -60,8 +60,8 @@ MODULES = (
     "pandas",
     "tokstudy.analysis.table",
     "tokstudy.analysis.stats",
-    "tokstudy.analysis.correlation",
-    "tokstudy.analysis.parity",
+    "tokstudy.analysis.model_errors.correlation",
+    "tokstudy.analysis.stats.parity",
 )
 #: the longest a step waits for page runs to end (a page left running must not stop the work).
 MAX_WAIT = 10.0
@@ -316,7 +316,7 @@ def plan(settings: AppSettings, toks: tuple, ds, preds: tuple, cache: ModuleType
     if ds is not None and toks and preds:
         p = preds[0]
         steps += [
-            # the p-values' module (tokstudy.analysis.correlation imports it when first used): an errors step,
+            # the p-values' module (tokstudy.analysis.model_errors.correlation imports it when first used): an errors step,
             # not among MODULES, so that a click on another page does not wait behind its import
             ("errors", "import scipy.special", importlib.import_module, ("scipy.special",)),
             ("errors", "table", cache.table_for, ((ds,), toks)),

@@ -1,6 +1,6 @@
 """Adapters for the Languages page: parity and fertility on parallel text, continued words per language.
 
-Parity and fertility come from :func:`tokstudy.analysis.parity.parity`; the share of
+Parity and fertility come from :func:`tokstudy.analysis.stats.parity.parity`; the share of
 continued words from :func:`tokstudy.analysis.stats.segmentation_summary` over a table
 of each language's paragraphs (unlabelled sentences split on whitespace, as ``parity``
 splits them), so both views count the same words.
@@ -83,7 +83,7 @@ def presegment(
 
 
 def read_parallel(directory: str, languages: Sequence[str] | None = None) -> dict[str, list[str]]:
-    from tokstudy.analysis.parity import read_parallel_text
+    from tokstudy.analysis.stats.parity import read_parallel_text
 
     return read_parallel_text(directory, languages)
 
@@ -97,7 +97,7 @@ def parity_frame(
     seed: int = 0,
 ) -> pd.DataFrame:
     """One row per tokenizer x language: parity and fertility with CIs."""
-    from tokstudy.analysis.parity import parity
+    from tokstudy.analysis.stats.parity import parity
 
     rows = []
     for res in parity(paragraphs, list(segmenters), reference=reference, n_resamples=n_resamples, seed=seed):
@@ -126,7 +126,7 @@ def continued_frame(
     """One row per tokenizer x language: % of whitespace words split into >= 2 pieces, with CI."""
     from tokstudy.analysis.stats import segmentation_summary
     from tokstudy.analysis.table import tokenizer_columns
-    from tokstudy.analysis.word_columns import build_word_columns
+    from tokstudy.analysis.table.words import build_word_columns
     from tokstudy.data.types import Dataset, Sentence
 
     rows = []

@@ -49,8 +49,8 @@ def load_conll(
 ):
     """A CoNLL column file as a :class:`~tokstudy.data.types.Dataset` (IOB2 tags); ``lenient`` repairs
     invalid tag sequences (counted in ``Dataset.repaired``) instead of refusing the file."""
-    from tokstudy.analysis.inputs import dataset_file_key
     from tokstudy.data.conll import read_conll
+    from tokstudy.specs import dataset_file_key
 
     path = Path(path)
     if not path.is_file():
@@ -76,8 +76,8 @@ def load_named_dataset(name: str, split: str, *, language: str | None = None):
 
 
 def load_predictions(path: str | os.PathLike):
-    """A predictions file (tokstudy or conlleval format) as ``tokstudy.analysis.predictions.Predictions``."""
-    from tokstudy.analysis.predictions import read_predictions
+    """A predictions file (tokstudy or conlleval format), read by :func:`read_predictions` below."""
+    from tokstudy.analysis.model_errors.predictions import read_predictions
 
     path = Path(path)
     if not path.is_file():

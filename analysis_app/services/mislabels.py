@@ -1,7 +1,7 @@
 """Adapters for the Errors page: correlation results and mislabelled words, reshaped for display.
 
-Numbers come from :func:`tokstudy.analysis.correlation.correlate_errors` and
-:func:`tokstudy.analysis.alignment.align_predictions`; here they are only put into frames.
+Numbers come from :func:`tokstudy.analysis.model_errors.correlation.correlate_errors` and
+:func:`tokstudy.analysis.model_errors.alignment.align_predictions`; here they are only put into frames.
 
 >>> bins_frame([], "all").empty
 True
@@ -23,7 +23,7 @@ def correlate(table, aligned, tokenizers: Sequence[str], *, n_resamples: int = 1
     The gold entities and whether the model found each (``entity_spans``, a loop over every sentence)
     are the same for every tokenizer: found once.
     """
-    from tokstudy.analysis.correlation import correlate_errors, entity_spans
+    from tokstudy.analysis.model_errors.correlation import correlate_errors, entity_spans
 
     spans = entity_spans(table, aligned)
     return [correlate_errors(table, aligned, t, n_resamples=n_resamples, seed=seed, spans=spans) for t in tokenizers]
@@ -31,7 +31,7 @@ def correlate(table, aligned, tokenizers: Sequence[str], *, n_resamples: int = 1
 
 def align(table, predictions, dataset: str):
     """The library's strict alignment (check_gold stays on: switching it off could hide errors)."""
-    from tokstudy.analysis.alignment import align_predictions
+    from tokstudy.analysis.model_errors.alignment import align_predictions
 
     return align_predictions(table, predictions, dataset=dataset)
 

@@ -5,7 +5,7 @@ Read top-down: ``config`` (settings) -> ``data`` (splits, label set, unseen-labe
 check a local Hugging Face encoder) -> ``trainer`` (AdamW loop, early stopping) -> ``predict`` /
 ``evaluation`` (per-word predictions, seqeval scores, predictions files) -> ``run`` (N seeds,
 atomic outputs, ``run.json``) -> ``results`` (Tables 1-2; mean ± std and Welch from
-:mod:`tokstudy.analysis.welch`).
+:mod:`tokstudy.analysis.stats.welch`).
 
 The main entry point::
 

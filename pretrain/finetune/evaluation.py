@@ -1,7 +1,7 @@
 """Score a model on one split and write its per-word predictions for ``tokstudy correlate``.
 
 Token tasks: seqeval entity F1 in default and strict IOB2 mode, per-type scores and
-word accuracy; predictions go through :func:`tokstudy.analysis.predictions.write_predictions`
+word accuracy; predictions go through :func:`tokstudy.analysis.model_errors.predictions.write_predictions`
 (``word<TAB>gold<TAB>pred``, metadata comments), so the analysis reads them as they are.
 Classification: accuracy; predictions as ``sent_id<TAB>gold<TAB>pred<TAB>text`` (atomic).
 
@@ -84,7 +84,7 @@ def write_split_predictions(path: str | os.PathLike, ds: Dataset, pred: list, *,
     """Write predictions for ``ds`` atomically (format by task, see the module docstring)."""
     meta = {k: str(v) for k, v in metadata.items() if v is not None}
     if task == "ner":
-        from tokstudy.analysis.predictions import write_predictions
+        from tokstudy.analysis.model_errors.predictions import write_predictions
 
         return write_predictions(
             path, ((s.words, s.tags, p) for s, p in zip(ds, pred)), metadata=meta, sent_ids=[s.sent_id for s in ds]

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from tokstudy.analysis.welch import Summary, significance_mark, summarize, welch_p
+from tokstudy.analysis.stats.welch import Summary, significance_mark, summarize, welch_p
 
 TITLES = {
     "f1": "Slot filling / NER: entity F1 (seqeval), mean ± std over seeds",

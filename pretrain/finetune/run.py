@@ -36,7 +36,7 @@ from pretrain.finetune.data import TaskData, load_task
 from pretrain.finetune.decoding import label_bigrams
 from pretrain.finetune.evaluation import atomic_write_text, score_split, write_split_predictions
 from pretrain.finetune.modeling import FINETUNE_META, load_for_task, max_positions
-from tokstudy.analysis.welch import Summary, summarize
+from tokstudy.analysis.stats.welch import Summary, summarize
 from tokstudy.data.atomicwrite import apply_umask
 
 RUN_FILE = "run.json"
@@ -67,7 +67,7 @@ def _dump(obj) -> str:
 def _declared_subset(config: FinetuneConfig, ds) -> str | None:
     """``first:N`` when evaluation was cut to the split's first ``N`` sentences (``max_eval_sentences``),
     so that readers of the predictions file know it covers part of the split (see
-    :func:`tokstudy.analysis.alignment.declared_subset`); ``None`` (no metadata line) otherwise."""
+    :func:`tokstudy.analysis.model_errors.alignment.declared_subset`); ``None`` (no metadata line) otherwise."""
     n = config.max_eval_sentences
     return f"first:{n}" if n is not None and len(ds) >= n else None
 

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from tokstudy.analysis.attribution import attribute_errors, frequency_bins
-from tokstudy.analysis.predictions import PredictedSentence, Predictions
+from tokstudy.analysis.model_errors.attribution import attribute_errors, frequency_bins
+from tokstudy.analysis.model_errors.predictions import PredictedSentence, Predictions
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.data.types import Dataset, Sentence
 from tokstudy.tokenization.base import Segmentation, Segmenter
@@ -238,7 +238,7 @@ def test_help_documents_the_model_and_its_covariates(capsys):
 def test_rank_shortcut_only_when_statsmodels_would_find_full_rank():
     from statsmodels.tools.tools import matrix_rank
 
-    from tokstudy.analysis.logit import full_rank as _full_rank
+    from tokstudy.analysis.model_errors.logit import full_rank as _full_rank
 
     rng = np.random.default_rng(1)
     x = np.column_stack([np.ones(500), rng.poisson(2, 500), rng.random((500, 4))])
@@ -254,8 +254,8 @@ def test_fits_equal_statsmodels_defaults_on_the_same_design_to_1e12(synthetic):
     """One BLAS thread, the skipped rank check and the warm starts change no figure beyond rounding."""
     from statsmodels.discrete.discrete_model import Logit
 
-    from tokstudy.analysis.alignment import align_predictions
-    from tokstudy.analysis.attribution import _level, design
+    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.attribution import _level, design
 
     ds, preds, seg, counts, table, res = synthetic
     d = design(table, align_predictions(table, preds), None, counts)
@@ -284,7 +284,7 @@ def test_fits_equal_statsmodels_defaults_on_the_same_design_to_1e12(synthetic):
 def test_fits_run_with_every_blas_library_on_one_thread():
     from threadpoolctl import threadpool_info
 
-    from tokstudy.analysis.logit import one_blas_thread as _one_blas_thread
+    from tokstudy.analysis.model_errors.logit import one_blas_thread as _one_blas_thread
 
     with _one_blas_thread():
         blas = [i for i in threadpool_info() if i["user_api"] == "blas"]
@@ -297,9 +297,9 @@ def test_a_fit_that_fails_from_the_warm_start_is_tried_from_statsmodels_start(sy
     tried again, and gives what the plain statsmodels fit gives."""
     from statsmodels.discrete.discrete_model import Logit
 
-    from tokstudy.analysis import logit
-    from tokstudy.analysis.alignment import align_predictions
-    from tokstudy.analysis.attribution import design
+    from tokstudy.analysis.model_errors import logit
+    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.attribution import design
 
     ds, preds, seg, counts, table, res = synthetic
     d = design(table, align_predictions(table, preds), None, counts)
@@ -331,7 +331,7 @@ def test_a_fit_that_fails_from_the_warm_start_is_tried_from_statsmodels_start(sy
 def test_a_fit_that_fails_from_both_starts_says_why(synthetic, monkeypatch):
     from statsmodels.discrete.discrete_model import Logit
 
-    from tokstudy.analysis import logit
+    from tokstudy.analysis.model_errors import logit
 
     def always_singular(self, **kw):
         raise np.linalg.LinAlgError("Singular matrix")

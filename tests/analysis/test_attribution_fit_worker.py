@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from tests.analysis.test_attribution import confounded_corpus
-from tokstudy.analysis.attribution import Fits, design, fit_design
-from tokstudy.analysis.fit_worker import FitWorker, can_fork
+from tokstudy.analysis.model_errors.attribution import Fits, design, fit_design
+from tokstudy.analysis.model_errors.fit_worker import FitWorker, can_fork
 from tokstudy.analysis.table import segmentation_table
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="the fit process is forked, on Linux only")
@@ -41,7 +41,7 @@ def designs():
 
     ds, preds, seg, counts = confounded_corpus(seed=3, n_sentences=1500)
     table = segmentation_table([ds], [seg], progress=False)
-    from tokstudy.analysis.alignment import align_predictions
+    from tokstudy.analysis.model_errors.alignment import align_predictions
 
     aligned = align_predictions(table, preds)
     return [design(table, aligned, None, counts), design(table, aligned, None, None)]
@@ -76,7 +76,7 @@ def test_in_process_when_not_started_or_no_fork(designs, monkeypatch):
     assert worker.pid is None and worker.fallback == "not requested"
     assert_same_bits(worker.fit(designs[0], 0.95), fit_design(designs[0], 0.95))
     worker.close()
-    monkeypatch.setattr("tokstudy.analysis.fit_worker.can_fork", lambda: False)
+    monkeypatch.setattr("tokstudy.analysis.model_errors.fit_worker.can_fork", lambda: False)
     worker = FitWorker()
     assert worker.pid is None and worker.fallback == "no fork on this platform"
     assert_same_bits(worker.fit(designs[1], 0.95), fit_design(designs[1], 0.95))
@@ -150,7 +150,7 @@ def test_ctrl_c_leaves_no_process_behind(tmp_path):
             # as in a terminal: Ctrl-C raises KeyboardInterrupt (a process started in the background by a
             # non-interactive shell, as CI may be, inherits SIGINT ignored and would sleep through it)
             signal.signal(signal.SIGINT, signal.default_int_handler)
-            from tokstudy.analysis.fit_worker import FitWorker
+            from tokstudy.analysis.model_errors.fit_worker import FitWorker
             with FitWorker() as worker:
                 print(worker.pid, flush=True)
                 time.sleep(60)

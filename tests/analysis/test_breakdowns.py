@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from tests.analysis.conftest import ChunkSegmenter, random_dataset
-from tokstudy.analysis.breakdowns import breakdowns
 from tokstudy.analysis.stats import additional_segmentation_by
+from tokstudy.analysis.stats.breakdowns import breakdowns
 from tokstudy.analysis.table import segmentation_table
 
-pytestmark = pytest.mark.filterwarnings("ignore::tokstudy.analysis.coverage.UnknownPiecesWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::tokstudy.analysis.table.coverage.UnknownPiecesWarning")
 
 
 def test_every_figure_equals_its_own_bootstrap_pass():

@@ -16,9 +16,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from tokstudy.analysis.coverage import BYTE_THRESHOLD, ByteFallbackWarning, byte_fallback_share
 from tokstudy.analysis.stats import table_statistics
 from tokstudy.analysis.table import segmentation_table
+from tokstudy.analysis.table.coverage import BYTE_THRESHOLD, ByteFallbackWarning, byte_fallback_share
 from tokstudy.data.types import Dataset, Sentence
 from tokstudy.tokenization.loading import load_tokenizer
 
@@ -131,8 +131,8 @@ def test_share_per_dataset_and_threshold(table):
 
 
 def test_subsets_and_parquet_keep_the_counts(table, tmp_path):
-    from tokstudy.analysis.table_io import from_parquet, to_parquet
-    from tokstudy.analysis.table_select import select_datasets
+    from tokstudy.analysis.table.io import from_parquet, to_parquet
+    from tokstudy.analysis.table.select import select_datasets
 
     name = table.tokenizer_names[0]
     sub = select_datasets(table, ["amh:test"])

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from tests.conftest import corpus_path
-from tokstudy.analysis.corpus_stats import ALL, CorpusStatsSettings, bucket_weights
-from tokstudy.analysis.engines import EngineSettings, corpus_stats
-from tokstudy.analysis.intrinsic import shannon_entropy
+from tokstudy.analysis.corpus.counts import ALL, CorpusStatsSettings, bucket_weights
+from tokstudy.analysis.corpus.engines import EngineSettings, corpus_stats
+from tokstudy.analysis.stats.intrinsic import shannon_entropy
 from tokstudy.data.rawtext import iter_sentences
 from tokstudy.errors import DataFormatError, DataNotFoundError
 
@@ -125,7 +125,7 @@ def test_engines_and_partitions_give_identical_figures_and_intervals(corpus, spm
     # each dask worker loaded the tokenizer once, however many partitions it ran
     from dask.distributed import Client
 
-    from tokstudy.analysis.corpus_stats import worker_segmenters
+    from tokstudy.analysis.corpus.counts import worker_segmenters
 
     with Client(cluster.scheduler_address) as client:
         loads = client.run(lambda: worker_segmenters.cache_info().misses)
@@ -201,7 +201,7 @@ def test_cyclic_gc_paused_during_tasks_and_restored_after():
     import gc
     import threading
 
-    from tokstudy.analysis.gc_pause import cyclic_gc_paused
+    from tokstudy.analysis.corpus.gc_pause import cyclic_gc_paused
 
     assert gc.isenabled()
     inside, release = threading.Event(), threading.Event()
@@ -236,7 +236,7 @@ def test_local_cluster_config_names_keys_dask_knows():
     """A key renamed in a later dask would be set silently and change nothing: each must exist in dask's defaults."""
     dask = pytest.importorskip("dask")
     pytest.importorskip("dask.distributed")
-    from tokstudy.analysis.engines import LOCAL_CLUSTER_CONFIG
+    from tokstudy.analysis.corpus.engines import LOCAL_CLUSTER_CONFIG
 
     for key in LOCAL_CLUSTER_CONFIG:
         dask.config.get(key)  # KeyError if dask does not know it
@@ -254,7 +254,7 @@ def test_local_cluster_workers_are_pinned_to_a_core_each():
     import os
 
     distributed = pytest.importorskip("dask.distributed")
-    from tokstudy.analysis.engines import pin_local_workers
+    from tokstudy.analysis.corpus.engines import pin_local_workers
 
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("needs 2 cores")

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tokstudy.analysis.partitions import corpus_files, iter_partition_lines, plan_partitions
+from tokstudy.analysis.corpus.partitions import corpus_files, iter_partition_lines, plan_partitions
 from tokstudy.data.textio import iter_lines
 from tokstudy.errors import DataFormatError, DataNotFoundError
 
@@ -83,7 +83,8 @@ def test_missing_corpus(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "name", ["tokstudy.analysis.partitions", "tokstudy.analysis.corpus_stats", "tokstudy.analysis.gc_pause"]
+    "name",
+    ["tokstudy.analysis.corpus.partitions", "tokstudy.analysis.corpus.counts", "tokstudy.analysis.corpus.gc_pause"],
 )
 def test_doctests(name):
     import doctest

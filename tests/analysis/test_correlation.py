@@ -9,9 +9,9 @@ import pytest
 from scipy import stats
 
 from tests.analysis.conftest import ChunkSegmenter, random_dataset
-from tokstudy.analysis.alignment import align_predictions
-from tokstudy.analysis.correlation import correlate_errors
-from tokstudy.analysis.predictions import read_predictions, write_predictions
+from tokstudy.analysis.model_errors.alignment import align_predictions
+from tokstudy.analysis.model_errors.correlation import correlate_errors
+from tokstudy.analysis.model_errors.predictions import read_predictions, write_predictions
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.errors import AlignmentError
 
@@ -168,7 +168,7 @@ def test_pearson_spearman_equals_scipy(n, ties):
     """The scipy.stats-free formulas give scipy.stats.pearsonr / spearmanr's numbers (r, rho and p)."""
     from scipy import stats
 
-    from tokstudy.analysis.correlation import pearson_spearman
+    from tokstudy.analysis.model_errors.correlation import pearson_spearman
 
     rng = np.random.default_rng(n)
     x = rng.integers(1, 6, n).astype(float) if ties else rng.normal(size=n)
@@ -186,8 +186,8 @@ def test_pearson_spearman_equals_scipy(n, ties):
 
 def test_shared_entity_spans_give_the_same_result(setup):
     """``spans`` found once (``entity_spans``) and passed to each tokenizer's ``correlate_errors`` change nothing."""
-    from tokstudy.analysis.alignment import align_predictions
-    from tokstudy.analysis.correlation import entity_spans
+    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.correlation import entity_spans
 
     ds, t, path, sents = setup
     aligned = align_predictions(t, read_predictions(path))

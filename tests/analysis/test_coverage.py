@@ -14,8 +14,14 @@ import pytest
 
 from tests.conftest import corpus_path
 from tests.fixtures_sentencepiece import train_unigram
-from tokstudy.analysis.coverage import THRESHOLD, UnknownPiecesWarning, char_script, coverage_warnings, unknown_share
 from tokstudy.analysis.table import segmentation_table
+from tokstudy.analysis.table.coverage import (
+    THRESHOLD,
+    UnknownPiecesWarning,
+    char_script,
+    coverage_warnings,
+    unknown_share,
+)
 from tokstudy.data.types import Dataset, Sentence
 from tokstudy.tokenization.loading import load_tokenizer
 

@@ -7,19 +7,19 @@ import pytest
 from tests.fixtures_doctest import assert_examples_pass
 
 MODULES = [
-    "tokstudy.analysis.predictions",
+    "tokstudy.analysis.model_errors.predictions",
     "tokstudy.analysis.table",
-    "tokstudy.analysis.tags",
-    "tokstudy.analysis.bootstrap",
-    "tokstudy.analysis.factorize",
-    "tokstudy.analysis.inputs",
-    "tokstudy.analysis.intrinsic",
-    "tokstudy.analysis.ratio_batch",
+    "tokstudy.analysis.table.tags",
+    "tokstudy.analysis.stats.bootstrap",
+    "tokstudy.analysis.table.factorize",
+    "tokstudy.specs",
+    "tokstudy.analysis.stats.intrinsic",
+    "tokstudy.analysis.stats.ratio_batch",
     "tokstudy.configfile",
     "tokstudy.cli.arguments",
     "tokstudy.report.tables",
     "tokstudy.report.html",
-    "tokstudy.analysis.parity",
+    "tokstudy.analysis.stats.parity",
     "tokstudy.report.attribution",
     "tokstudy.study.report",
 ]

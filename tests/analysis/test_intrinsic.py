@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from tokstudy.analysis.intrinsic import (
+from tokstudy.analysis.stats.intrinsic import (
     per_piece,
     renyi_efficiency,
     renyi_entropy,

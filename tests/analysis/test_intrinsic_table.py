@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from tests.analysis.conftest import ChunkSegmenter, random_dataset
-from tokstudy.analysis import intrinsic
-from tokstudy.analysis.stats import table_statistics
+from tokstudy.analysis.stats import intrinsic, table_statistics
 from tokstudy.analysis.table import segmentation_table
 
 
@@ -176,7 +175,7 @@ def test_vocabulary_ids_give_the_figures_of_the_piece_strings(spm_model):
 def test_ids_that_do_not_tell_pieces_apart_as_strings_do_are_not_used():
     import dataclasses
 
-    from tokstudy.analysis.intrinsic_table import _piece_ids
+    from tokstudy.analysis.stats.intrinsic_table import _piece_ids
     from tokstudy.analysis.table import TokenizerColumns
 
     pieces = ["a", "b", "a", "c", "b"]

@@ -7,7 +7,7 @@ import pytest
 from tests.analysis.conftest import ChunkSegmenter, SpmSegmenter
 from tests.conftest import corpus_path
 from tests.fixtures_sentencepiece import train_unigram
-from tokstudy.analysis.parity import parity, read_parallel_text
+from tokstudy.analysis.stats.parity import parity, read_parallel_text
 from tokstudy.errors import AlignmentError
 
 PARAS = {
@@ -66,7 +66,7 @@ def brute_gini(xs):
 def test_gini_equals_the_pairwise_formula():
     import random
 
-    from tokstudy.analysis.parity import gini_coefficient
+    from tokstudy.analysis.stats.parity import gini_coefficient
 
     rng = random.Random(5)
     for n in (1, 2, 3, 7, 20):

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tokstudy.analysis.predictions import read_predictions, write_predictions
+from tokstudy.analysis.model_errors.predictions import read_predictions, write_predictions
 from tokstudy.errors import DataFormatError
 
 SENTS = [

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from tests.analysis.conftest import ChunkSegmenter, random_dataset
-from tokstudy.analysis.bootstrap import bootstrap_ratios, sentence_sums
 from tokstudy.analysis.stats import (
     additional_segmentation,
     additional_segmentation_by,
     compare_tokenizers,
     segmentation_summary,
 )
+from tokstudy.analysis.stats.bootstrap import bootstrap_ratios, sentence_sums
 from tokstudy.analysis.table import segmentation_table
 
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import corpus_path
+from tokstudy.analysis.corpus.streaming import StreamSettings, stream_stats
 from tokstudy.analysis.stats import segmentation_summary
-from tokstudy.analysis.streaming import StreamSettings, stream_stats
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.data.types import Dataset, Sentence
 from tokstudy.errors import DataFormatError, TokenizerLoadError

@@ -10,7 +10,7 @@ import pytest
 from tests.analysis.conftest import ChunkSegmenter, SpmSegmenter, random_dataset
 from tokstudy.analysis.table import SegmentationTable, TokenizerColumns, segmentation_table
 
-pytestmark = pytest.mark.filterwarnings("ignore::tokstudy.analysis.coverage.UnknownPiecesWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::tokstudy.analysis.table.coverage.UnknownPiecesWarning")
 
 
 def _assert_tables_equal(got: SegmentationTable, want: SegmentationTable) -> None:
@@ -75,7 +75,7 @@ def test_select_unknown_dataset_names_the_known_ones(datasets):
         full.select(dataset="nope:test")
 
 
-@pytest.mark.parametrize("name", ["tokstudy.analysis.table_select", "tokstudy.analysis.word_columns"])
+@pytest.mark.parametrize("name", ["tokstudy.analysis.table.select", "tokstudy.analysis.table.words"])
 def test_docstring_examples_run(name):
     import doctest
     import importlib

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tokstudy.analysis.welch import significance_mark, summarize, welch_difference, welch_p, welch_t
+from tokstudy.analysis.stats.welch import significance_mark, summarize, welch_difference, welch_p, welch_t
 
 
 def test_summary_is_mean_and_sample_std():
@@ -69,7 +69,7 @@ def test_the_library_statistics_import_without_torch():
     import subprocess
     import sys
 
-    code = "import sys, tokstudy.analysis.welch as w; w.welch_p([1, 2], [3, 5]); print('torch' in sys.modules)"
+    code = "import sys, tokstudy.analysis.stats.welch as w; w.welch_p([1, 2], [3, 5]); print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == "False"
 
@@ -77,7 +77,7 @@ def test_the_library_statistics_import_without_torch():
 def test_the_docstring_examples_run():
     import doctest
 
-    import tokstudy.analysis.welch as welch
+    import tokstudy.analysis.stats.welch as welch
 
     result = doctest.testmod(welch)
     assert result.failed == 0 and result.attempted > 0

@@ -14,7 +14,7 @@ from pathlib import Path
 
 def write_synthetic_predictions(root: Path, model: str, dataset, segmenter, *, seed: int = 0) -> Path:
     """Write ``root/predictions/<model>/<name>_<split>.tsv`` for every sentence of ``dataset``; its path."""
-    from tokstudy.analysis.predictions import write_predictions
+    from tokstudy.analysis.model_errors.predictions import write_predictions
 
     rng = random.Random(seed)
     out = []

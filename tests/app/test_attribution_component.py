@@ -20,7 +20,7 @@ def selection(tmp_path_factory):
 
     from analysis_app.services.sources import DatasetSource, PredictionSource, TokenizerSource
     from tests.analysis.test_attribution import confounded_corpus
-    from tokstudy.analysis.predictions import write_predictions
+    from tokstudy.analysis.model_errors.predictions import write_predictions
 
     d = tmp_path_factory.mktemp("attr_app")
     ds, preds, _, _ = confounded_corpus(seed=7, n_sentences=600)
@@ -50,8 +50,8 @@ def test_component_shows_the_api_odds_ratios(selection):
     from streamlit.testing.v1 import AppTest
 
     from tests.app.conftest import settle
-    from tokstudy.analysis.attribution import attribute_errors
-    from tokstudy.analysis.predictions import read_predictions
+    from tokstudy.analysis.model_errors.attribution import attribute_errors
+    from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.analysis.table import segmentation_table
     from tokstudy.data.conll import read_conll
     from tokstudy.tokenization.loading import load_tokenizer

@@ -19,7 +19,7 @@ MODULES = [
     "analysis_app.services.results",
     "analysis_app.services.background",
     "analysis_app.components.inputs",
-    "tokstudy.analysis.alignment",
+    "tokstudy.analysis.model_errors.alignment",
 ]
 
 

@@ -31,7 +31,7 @@ def test_correlation_and_error_rates_match_scipy(app_env, conll_test):
     no_exceptions(at)
     corr = at.dataframe[0].value
     preds = {}
-    from tokstudy.analysis.predictions import read_predictions
+    from tokstudy.analysis.model_errors.predictions import read_predictions
 
     for ps in read_predictions(app_env / "predictions" / MODEL_NAME / "conll2003_test.tsv").sentences:
         preds[ps.sent_id] = ps
@@ -65,7 +65,7 @@ def test_correlations_find_the_entities_once_and_match_each_tokenizer_alone(app_
     every sentence, the same for every tokenizer) and equal ``correlate_errors`` run per tokenizer alone."""
     import streamlit as st
 
-    import tokstudy.analysis.correlation as correlation_api
+    import tokstudy.analysis.model_errors.correlation as correlation_api
     from analysis_app.components import cache
     from analysis_app.services import defaults
     from analysis_app.services.sources import initial_sources, predictions_for
@@ -134,7 +134,7 @@ def test_odds_ratios_follow_the_rest_of_the_page(app_env, monkeypatch):
     run once, beside the page, and the table then shows them."""
     import streamlit as st
 
-    import tokstudy.analysis.attribution as attribution_api
+    import tokstudy.analysis.model_errors.attribution as attribution_api
     from analysis_app.services.background import work
     from tests.app.conftest import settle
 
@@ -172,7 +172,7 @@ def test_an_undefined_r_is_explained_in_words(app_env, conll_test, tmp_path, mon
     instead of showing None (issue 24 item 8)."""
     import shutil
 
-    from tokstudy.analysis.predictions import write_predictions
+    from tokstudy.analysis.model_errors.predictions import write_predictions
 
     results = tmp_path / "results"
     shutil.copytree(app_env, results, ignore=shutil.ignore_patterns("predictions"))

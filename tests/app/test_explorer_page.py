@@ -69,7 +69,7 @@ def test_path_outside_allowed_dirs_is_refused(app_env):
 
 def test_predictions_that_do_not_fit_are_an_error_and_a_subset_is_stated(app_env, conll_test, tmp_path):
     """The explorer uses the library's strict alignment: no shifted guess, a mismatch is an error."""
-    from tokstudy.analysis.predictions import write_predictions
+    from tokstudy.analysis.model_errors.predictions import write_predictions
 
     sents = [(s.words, s.tags, s.tags) for s in conll_test]
     bad = list(sents)

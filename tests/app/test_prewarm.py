@@ -34,7 +34,7 @@ def _forbid(monkeypatch):
         (languages, "presegment"),
     ):
         monkeypatch.setattr(mod, name, fail)
-    monkeypatch.setattr("tokstudy.analysis.attribution.attribute_errors", fail)
+    monkeypatch.setattr("tokstudy.analysis.model_errors.attribution.attribute_errors", fail)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from tests.conftest import corpus_path
-from tokstudy.analysis.predictions import write_predictions
+from tokstudy.analysis.model_errors.predictions import write_predictions
 from tokstudy.cli import main
 
 KEY_OPTIONS = {

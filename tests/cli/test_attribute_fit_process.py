@@ -8,7 +8,7 @@ import os
 import pytest
 
 from tests.analysis.test_attribution_fit_worker import children
-from tokstudy.analysis.fit_worker import can_fork
+from tokstudy.analysis.model_errors.fit_worker import can_fork
 from tokstudy.cli import main
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="the fit process is forked, on Linux only")
@@ -26,7 +26,7 @@ def rule_predictions(tmp_path_factory):
 
 @needs_fork
 def test_json_is_byte_identical_with_and_without_the_fit_process(en_models, rule_predictions, tmp_path, monkeypatch):
-    import tokstudy.analysis.fit_worker as fw
+    import tokstudy.analysis.model_errors.fit_worker as fw
 
     started = []
     real = fw.FitWorker.__init__

@@ -255,7 +255,7 @@ def test_lenient_repairs_go_beside_list_json_and_into_the_report(tmp_path, capsy
     """``correlate --json`` and ``examples --json`` stay lists (scripts read them): what --lenient repaired goes
     beside them in FILE.repairs.json, the list ``stats --json`` holds under "repairs"; ``tokstudy report``
     writes repairs.{md,csv,json} and shows them first in index.md (issue 24 item 5)."""
-    from tokstudy.analysis.predictions import write_predictions
+    from tokstudy.analysis.model_errors.predictions import write_predictions
 
     path = tmp_path / "iob2.conll"
     path.write_text("Ana B-PER\nsaw O\nGraz B-LOC\n\nBo B-PER\nran O\n", encoding="utf-8")

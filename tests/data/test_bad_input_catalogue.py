@@ -82,7 +82,7 @@ READERS = {
     "read_conll": ("tokstudy.data.conll", "f.conll"),
     "read_tsv": ("tokstudy.data.tsv", "s.tsv"),
     "read_jsonl": ("tokstudy.data.jsonl", "t.jsonl"),
-    "read_predictions": ("tokstudy.analysis.predictions", "p.tsv"),
+    "read_predictions": ("tokstudy.analysis.model_errors.predictions", "p.tsv"),
 }
 
 

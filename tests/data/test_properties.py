@@ -22,7 +22,7 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tokstudy.analysis.predictions import read_predictions, write_predictions
+from tokstudy.analysis.model_errors.predictions import read_predictions, write_predictions
 from tokstudy.data.conll import read_conll
 from tokstudy.data.jsonl import read_jsonl
 from tokstudy.data.textio import iter_lines

@@ -28,7 +28,7 @@ def test_every_shipped_config_loads():
 
 
 def test_finetune_evaluate_compare(tiny_model, snips_run, tmp_path, capsys):
-    from tokstudy.analysis.predictions import read_predictions
+    from tokstudy.analysis.model_errors.predictions import read_predictions
 
     corpus_path("snips")
     out = tmp_path / "run"

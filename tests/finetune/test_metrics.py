@@ -72,7 +72,7 @@ def test_random_sequences_match_conlleval_recount(mode):
 
 
 def test_real_predictions_match_conlleval_recount(snips_run):
-    from tokstudy.analysis.predictions import read_predictions
+    from tokstudy.analysis.model_errors.predictions import read_predictions
 
     preds = read_predictions(snips_run / "seed-1" / "predictions.test.tsv")
     gold = [list(s.gold) for s in preds]

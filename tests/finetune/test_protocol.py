@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import tokstudy.analysis.welch as welch
+import tokstudy.analysis.stats.welch as welch
 
 
 def test_the_fine_tuner_uses_them():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tokstudy.analysis.predictions import write_predictions
+from tokstudy.analysis.model_errors.predictions import write_predictions
 from tokstudy.study.backends import FinetunedRun, FinetuneRequest, PretrainedModel
 from tokstudy.study.config import PretrainSection
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tokstudy.analysis.welch import welch_difference
+from tokstudy.analysis.stats.welch import welch_difference
 from tokstudy.study.compare import (
     control_comparison,
     cost_table,

@@ -34,7 +34,7 @@ def test_cpu_report_states_its_verdicts_with_counts_and_no_machine_path():
 
 def _summaries(rows: list[dict]):
     """The ``SegmentationSummary`` results a ``summary.json`` holds (its figures as written, not recounted)."""
-    from tokstudy.analysis.estimates import BootstrapSettings, Estimate, SegmentationSummary, SubsetSummary
+    from tokstudy.analysis.stats.estimates import BootstrapSettings, Estimate, SegmentationSummary, SubsetSummary
 
     def subset(d: dict) -> SubsetSummary:
         return SubsetSummary(**{k: Estimate(**v) if isinstance(v, dict) else v for k, v in d.items()})

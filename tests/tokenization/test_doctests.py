@@ -8,7 +8,7 @@ from tests.fixtures_doctest import assert_examples_pass
 
 MODULES = [
     "tokstudy.tokenization.context",
-    "tokstudy.analysis.coverage",
+    "tokstudy.analysis.table.coverage",
     "tokstudy.report.table3",
     "tokstudy.tokenization.tekken",
     "tokstudy.tokenization.tiktoken_",

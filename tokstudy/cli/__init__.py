@@ -61,7 +61,7 @@ def _warning_printer(previous):
     """Warnings meant for the researcher (unknown-piece coverage) as one ``tokstudy: warning:`` line."""
 
     def show(message, category, filename, lineno, file=None, line=None):
-        from tokstudy.analysis.coverage import UnknownPiecesWarning
+        from tokstudy.analysis.table.coverage import UnknownPiecesWarning
 
         if issubclass(category, UnknownPiecesWarning):
             print(f"tokstudy: warning: {message}", file=sys.stderr)

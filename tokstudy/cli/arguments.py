@@ -1,6 +1,6 @@
 """Command-line arguments shared by the ``tokstudy`` commands, turned into the library's plain values.
 
-The library (:mod:`tokstudy.analysis.inputs`) takes specs, paths and :class:`FileOptions`; this module
+The library (:mod:`tokstudy.specs`) takes specs, paths and :class:`FileOptions`; this module
 is the only place that knows argparse's ``Namespace``: it declares the shared options, checks them as
 they are parsed (before any work), and hands plain values down.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from tokstudy.analysis.inputs import FORMATS, FileOptions, load_datasets, load_tokenizers
 from tokstudy.errors import DataFormatError, UsageError
+from tokstudy.specs import FORMATS, FileOptions, load_datasets, load_tokenizers
 
 #: ``--tokenizer``'s help, shared by every command that takes one
 TOKENIZER_HELP = (
@@ -329,7 +329,7 @@ def check_sentence_specs(specs) -> None:
 
 def parity_from_args(args) -> list:
     """Parity of the tokenizers named on the command line on its parallel text (``parity``, ``report --parity``)."""
-    from tokstudy.analysis.parity import parity, read_parallel_text
+    from tokstudy.analysis.stats.parity import parity, read_parallel_text
     from tokstudy.datalocation import corpus_dir
 
     directory = args.parallel_dir or corpus_dir("xquad_parallel", args.data_dir)

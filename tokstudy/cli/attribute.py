@@ -73,12 +73,12 @@ def register(sub) -> None:
 def compute(table, args, fitter=None) -> list:
     """Every (predictions file, tokenizer) attribution of the parsed arguments.
 
-    ``fitter`` fits each design (default: in process; see :mod:`tokstudy.analysis.fit_worker`)."""
-    from tokstudy.analysis.alignment import align_predictions
-    from tokstudy.analysis.attribution import attribute_errors, word_counts
-    from tokstudy.analysis.inputs import load_datasets
-    from tokstudy.analysis.predictions import read_predictions
+    ``fitter`` fits each design (default: in process; see :mod:`tokstudy.analysis.model_errors.fit_worker`)."""
+    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
+    from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.datalocation import data_root
+    from tokstudy.specs import load_datasets
 
     counts, label = None, None
     if args.train_dataset:
@@ -100,7 +100,7 @@ def compute(table, args, fitter=None) -> list:
 
 
 def run(args) -> int:
-    from tokstudy.analysis.fit_worker import FitWorker
+    from tokstudy.analysis.model_errors.fit_worker import FitWorker
 
     # first: the child imports statsmodels on the other core while this process reads
     with FitWorker(start=not args.no_fit_process) as worker:

@@ -103,8 +103,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from tokstudy.analysis.corpus_stats import CorpusStatsSettings
-    from tokstudy.analysis.engines import EngineSettings, corpus_stats
+    from tokstudy.analysis.corpus.counts import CorpusStatsSettings
+    from tokstudy.analysis.corpus.engines import EngineSettings, corpus_stats
     from tokstudy.report import tables as rt
 
     settings = CorpusStatsSettings(

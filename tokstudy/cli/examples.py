@@ -41,9 +41,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from tokstudy.analysis.alignment import align_predictions
-    from tokstudy.analysis.inputs import check_files
-    from tokstudy.analysis.predictions import read_predictions
+    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.cli.arguments import (
         check_sentence_specs,
         resolve_sentences,
@@ -52,6 +51,7 @@ def run(args) -> int:
     )
     from tokstudy.report import tables as rt
     from tokstudy.report.table3 import example_rows, examples, examples_markdown, select_sentences
+    from tokstudy.specs import check_files
 
     check_sentence_specs(args.sentence)
     check_files(args.predictions, "--predictions")

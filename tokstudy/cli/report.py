@@ -50,12 +50,12 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from tokstudy.analysis.alignment import align_predictions
-    from tokstudy.analysis.inputs import check_files
-    from tokstudy.analysis.predictions import read_predictions
+    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.cli.arguments import bootstrap_kwargs, check_sentence_specs, resolve_sentences, table_from_args
     from tokstudy.datalocation import shown_spec
     from tokstudy.report.writer import write_report
+    from tokstudy.specs import check_files
 
     check_sentence_specs(args.sentence)
     check_files(args.predictions, "--predictions")
@@ -69,8 +69,8 @@ def run(args) -> int:
         par = parity_from_args(args)
     train = None
     if args.train_dataset:
-        from tokstudy.analysis.inputs import load_datasets
         from tokstudy.datalocation import data_root
+        from tokstudy.specs import load_datasets
 
         train = load_datasets(
             args.train_dataset,

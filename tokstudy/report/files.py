@@ -31,13 +31,13 @@ def write_three(out: str | os.PathLike, stem: str, markdown: str, rows: list[dic
 
 
 def write_table4(results: Sequence, out: str | os.PathLike) -> tuple[str, list[Path]]:
-    """Table 4 (:class:`~tokstudy.analysis.estimates.AdditionalSegmentation` per tokenizer); returns its Markdown."""
+    """Table 4 (an :class:`~tokstudy.analysis.stats.estimates.AdditionalSegmentation` each); returns its Markdown."""
     md = rt.table4_markdown(results)
     return md, write_three(out, "table4", md, rt.table4_rows(results), list(results))
 
 
 def write_summary(summaries: Sequence, out: str | os.PathLike) -> tuple[str, list[Path]]:
-    """Fertility, continued words, unknown pieces (:class:`~tokstudy.analysis.estimates.SegmentationSummary`)."""
+    """Fertility, continued words, unknown pieces (:class:`~tokstudy.analysis.stats.estimates.SegmentationSummary`)."""
     md = rt.summary_markdown(summaries)
     return md, write_three(out, "summary", md, rt.summary_rows(summaries), list(summaries))
 
@@ -49,13 +49,13 @@ def write_intrinsic(summaries: Sequence, out: str | os.PathLike) -> tuple[str, l
 
 
 def write_grouped(by: str, grouped: Sequence, out: str | os.PathLike) -> tuple[str, list[Path]]:
-    """``by_<by>``: additional segmentation per group (:class:`~tokstudy.analysis.estimates.GroupedEstimates`)."""
+    """``by_<by>``: additional segmentation per group (:class:`~tokstudy.analysis.stats.estimates.GroupedEstimates`)."""
     md = rt.grouped_markdown(grouped)
     return md, write_three(out, f"by_{by}", md, rt.grouped_rows(grouped), list(grouped))
 
 
 def write_correlation(results: Sequence, out: str | os.PathLike) -> tuple[str, str, list[Path]]:
-    """``correlation`` and ``error_by_pieces`` (:class:`~tokstudy.analysis.correlation.ErrorCorrelation`);
+    """``correlation`` and ``error_by_pieces`` (:class:`~tokstudy.analysis.model_errors.correlation.ErrorCorrelation`);
     returns both Markdown tables."""
     md, pm = rt.correlation_markdown(results), rt.pieces_markdown(results)
     paths = write_three(out, "correlation", md, rt.correlation_rows(results), list(results))
@@ -71,7 +71,7 @@ def write_attribution(rows: list[dict], cells: list[dict], out: str | os.PathLik
 
 
 def write_parity(results: Sequence, out: str | os.PathLike) -> tuple[str, list[Path]]:
-    """``parity`` on parallel text (:func:`~tokstudy.analysis.parity.parity` results)."""
+    """``parity`` on parallel text (:func:`~tokstudy.analysis.stats.parity.parity` results)."""
     md = rt.parity_markdown(results)
     return md, write_three(out, "parity", md, rt.parity_rows(results), list(results))
 

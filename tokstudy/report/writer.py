@@ -62,13 +62,13 @@ def write_report(
 
     Args:
         table: the segmentation table (one or more tokenizers and datasets).
-        predictions: aligned predictions (:func:`~tokstudy.analysis.alignment.align_predictions`),
+        predictions: aligned predictions (:func:`~tokstudy.analysis.model_errors.alignment.align_predictions`),
             one per model; they add the correlation tables, the error figure and the
             predicted labels of Table 3, and the attribution section.
         train: the fine-tuning training split(s) or word counts, for the attribution's
-            frequency covariates (:func:`~tokstudy.analysis.attribution.attribute_errors`);
+            frequency covariates (:func:`~tokstudy.analysis.model_errors.attribution.attribute_errors`);
             ``train_label`` names it.
-        parity_results: results of :func:`~tokstudy.analysis.parity.parity`, if any.
+        parity_results: results of :func:`~tokstudy.analysis.stats.parity.parity`, if any.
         sentences: global sentence indices for Table 3; default: chosen automatically.
         n_examples: how many sentences to choose automatically.
         groupings: breakdowns to write; default entity type and position, plus
@@ -80,9 +80,9 @@ def write_report(
             :meth:`~tokstudy.data.repairs.RepairLog.to_dict`, as ``stats --json`` holds them under
             ``"repairs"``); shown first, since every figure is computed on the repaired tags.
     """
-    from tokstudy.analysis.correlation import correlate_errors
-    from tokstudy.analysis.coverage import coverage_notes
+    from tokstudy.analysis.model_errors.correlation import correlate_errors
     from tokstudy.analysis.stats import default_groupings, table_statistics
+    from tokstudy.analysis.table.coverage import coverage_notes
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -185,7 +185,7 @@ def write_report(
 
 def _attribution(table, predictions, names, train, train_label, confidence) -> tuple[list[dict], list[dict]]:
     """Attribution rows and frequency cells of every (model, tokenizer)."""
-    from tokstudy.analysis.attribution import attribute_errors, word_counts
+    from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
 
     counts = None if train is None else word_counts(train)
     res = [

@@ -8,7 +8,7 @@ passes, whatever the number of datasets and tokenizers:
    :func:`~tokstudy.analysis.stats.table_statistics` on ``table.select(dataset=primary)``,
    exactly what ``tokstudy stats`` prints for that dataset and tokenizers;
 2. additional segmentation of NE and non-NE words by entity type, language and dataset, over
-   every dataset (:func:`~tokstudy.analysis.breakdowns.breakdowns`).
+   every dataset (:func:`~tokstudy.analysis.stats.breakdowns.breakdowns`).
 
 Tables are written by :mod:`tokstudy.report.files` (one schema per file, as ``tokstudy report``
 writes them: ``docs/analysis.md``) under ``<root>/tables``, figures by
@@ -24,9 +24,9 @@ import warnings
 from collections import defaultdict
 from pathlib import Path
 
-from tokstudy.analysis.inputs import parse_registry_spec
 from tokstudy.report import files as rf
 from tokstudy.report import tables as rt
+from tokstudy.specs import parse_registry_spec
 from tokstudy.study.config import StudyConfig
 from tokstudy.study.sources import Sources
 
@@ -125,8 +125,8 @@ def dataset_statistics(table, tokenizers: list[str], boot: dict):
     Two bootstrap passes: the first dataset's figures resample its own sentences (so they equal
     ``tokstudy stats`` on that dataset alone), the breakdowns every sentence of the table.
     """
-    from tokstudy.analysis.breakdowns import breakdowns
     from tokstudy.analysis.stats import table_statistics
+    from tokstudy.analysis.stats.breakdowns import breakdowns
 
     primary = table.select(dataset=table.datasets[0]) if len(table.datasets) > 1 else table
     stats = table_statistics(primary, tokenizers, groupings=(), intrinsic=False, **boot)
@@ -136,7 +136,7 @@ def dataset_statistics(table, tokenizers: list[str], boot: dict):
 
 def _scores(runs: list[dict]) -> dict:
     """Tables 1-2: mean ± sd of each model's scores over seeds, Welch's p against the first model."""
-    from tokstudy.analysis.welch import summarize, welch_p
+    from tokstudy.analysis.stats.welch import summarize, welch_p
 
     per_task: dict = defaultdict(lambda: defaultdict(list))
     for r in runs:
@@ -198,7 +198,7 @@ def _parity(tables: Path, figures: Path, segmenters, config: StudyConfig, source
     directory = sources.corpus_path(corpus) if corpus else None
     if directory is None:
         return {}
-    from tokstudy.analysis.parity import parity, read_parallel_text
+    from tokstudy.analysis.stats.parity import parity, read_parallel_text
     from tokstudy.report.figures import plot_parity
 
     results = parity(read_parallel_text(directory), segmenters, **boot)

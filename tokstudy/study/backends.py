@@ -58,7 +58,7 @@ class FinetunedRun:
     score: float
     """The test score in percent (0-100)."""
     predictions: Path | None = None
-    """Per-word test predictions (``tokstudy.analysis.predictions`` format) for a NER task; ``None`` otherwise."""
+    """Per-word test predictions (the ``model_errors.predictions`` format) for NER; ``None`` otherwise."""
     dev_score: float | None = None
     """The dev score in percent of the kept epoch; ``None``: not recorded."""
     epochs_run: int | None = None

@@ -4,7 +4,7 @@ Pure functions over the fine-tuning stages' outputs (plain dicts: ``tokenizer``,
 ``pretrained``, ``score``, ``metric``, ``cost``) and the pre-training stages' costs; the analysis stage
 writes what they return to ``tables/control.json`` and ``tables/cost.json``.
 
-Mean ± sd and Welch's test come from :mod:`tokstudy.analysis.welch` (torch-free; the one place
+Mean ± sd and Welch's test come from :mod:`tokstudy.analysis.stats.welch` (torch-free; the one place
 the study's protocol statistics live).
 
 >>> runs = [{"tokenizer": "a", "task": "t", "seed": i % 3, "pretrained": i < 3, "score": s, "metric": "F1"}
@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from tokstudy.analysis.welch import summarize, welch_difference
+from tokstudy.analysis.stats.welch import summarize, welch_difference
 
 #: Cost fields summed over runs (energy and CO2e stay None as soon as one run's is None).
 _SUMMED = ("wall_seconds", "device_hours", "energy_kwh", "co2e_kg")

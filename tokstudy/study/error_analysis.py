@@ -28,7 +28,7 @@ class ErrorAnalysis:
 
     Attributes:
         paths: the files written, relative to the run's root, by name (``correlation``, ...).
-        correlations: one :class:`~tokstudy.analysis.correlation.ErrorCorrelation` per (task, model).
+        correlations: one :class:`~tokstudy.analysis.model_errors.correlation.ErrorCorrelation` per (task, model).
         attribution_rows: :func:`~tokstudy.report.attribution.attribution_rows` of every (task, model).
     """
 
@@ -56,10 +56,10 @@ def errors_and_examples(
     root: Path, table, segmenters, runs: list[dict], config: StudyConfig, sources: Sources, boot: dict
 ) -> ErrorAnalysis:
     """Correlation and attribution of errors, and Table 3, for every NER task with predictions."""
-    from tokstudy.analysis.alignment import align_predictions
-    from tokstudy.analysis.attribution import attribute_errors, word_counts
-    from tokstudy.analysis.correlation import correlate_errors
-    from tokstudy.analysis.predictions import read_predictions
+    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
+    from tokstudy.analysis.model_errors.correlation import correlate_errors
+    from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.report.attribution import attribution_rows, frequency_rows
     from tokstudy.report.table3 import examples, examples_markdown, select_sentences
 

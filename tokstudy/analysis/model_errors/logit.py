@@ -1,6 +1,6 @@
 """A logistic regression fitted with statsmodels, standard errors clustered by group.
 
-What :func:`tokstudy.analysis.attribution.attribute_errors` fits: ``Logit`` by Newton's method with a
+What :func:`tokstudy.analysis.model_errors.attribution.attribute_errors` fits: ``Logit`` by Newton's method with a
 cluster-robust covariance (``cov_type="cluster"``), returned as plain arrays, or ``None`` with the
 reason when the fit fails or diverges. statsmodels is imported only here, and only when a fit runs.
 """

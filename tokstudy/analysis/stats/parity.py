@@ -30,8 +30,8 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from tokstudy.analysis.bootstrap import bootstrap_ratios, bootstrap_totals, percentile_interval
 from tokstudy.analysis.stats import BootstrapSettings, Estimate
+from tokstudy.analysis.stats.bootstrap import bootstrap_ratios, bootstrap_totals, percentile_interval
 from tokstudy.errors import AlignmentError
 from tokstudy.tokenization.base import Segmenter
 
@@ -120,7 +120,7 @@ def parity(
             words.extend(ws)
             para.extend([pi * len(langs) + li] * len(ws))
     key = np.asarray(para, dtype=np.int64)
-    from tokstudy.analysis.factorize import factorize
+    from tokstudy.analysis.table.factorize import factorize
 
     wtype, types = factorize(words)
     n_words = np.bincount(key, minlength=n_par * len(langs)).reshape(n_par, len(langs)).astype(np.float64)

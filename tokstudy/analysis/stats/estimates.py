@@ -130,4 +130,4 @@ class TableStatistics:
     summary: list[SegmentationSummary]
     by: dict[str, list[GroupedEstimates]]
     intrinsic: list = field(default_factory=list)
-    """:class:`~tokstudy.analysis.intrinsic_table.IntrinsicSummary` per tokenizer (compression, entropy, ...)."""
+    """:class:`~tokstudy.analysis.stats.intrinsic_table.IntrinsicSummary` per tokenizer (compression, entropy, ...)."""

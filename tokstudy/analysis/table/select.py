@@ -41,7 +41,7 @@ def select_datasets(table: SegmentationTable, labels: Sequence[str]) -> Segmenta
     labels are recomputed for that set, e.g. ``wikiann:ru:test`` becomes ``wikiann:test`` when
     it is the only wikiann split left). Raises ``KeyError`` naming the known labels.
     """
-    from tokstudy.analysis.word_columns import build_word_columns
+    from tokstudy.analysis.table.words import build_word_columns
 
     unknown = [x for x in labels if x not in table.datasets]
     if unknown or not labels:

@@ -3,7 +3,7 @@
 :func:`~tokstudy.analysis.stats.table_statistics` breaks every word down by entity type,
 language, dataset, ...; a study also wants the breakdown of NE and non-NE words apart (Table 4
 per language). :func:`breakdowns` plans all of them into one
-:class:`~tokstudy.analysis.ratio_batch.RatioBatch` with the planner of
+:class:`~tokstudy.analysis.stats.ratio_batch.RatioBatch` with the planner of
 :mod:`tokstudy.analysis.stats` (one implementation of a grouped figure), so one set of
 resamples serves every (grouping, subset, tokenizer); each result equals
 :func:`~tokstudy.analysis.stats.additional_segmentation_by` with the same arguments.
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from tokstudy.analysis.estimates import BootstrapSettings, GroupedEstimates
-from tokstudy.analysis.ratio_batch import RatioBatch
 from tokstudy.analysis.stats import SUBSETS, GroupedPlan
+from tokstudy.analysis.stats.estimates import BootstrapSettings, GroupedEstimates
+from tokstudy.analysis.stats.ratio_batch import RatioBatch
 from tokstudy.analysis.table import SegmentationTable
 
 

@@ -1,12 +1,12 @@
 """Intrinsic tokenizer metrics over the per-word table, per tokenizer and per group, with intervals.
 
 For each tokenizer and each group of words (NE, non-NE, all; and each language when there are
-several), the five figures of :mod:`tokstudy.analysis.intrinsic`, named as in ``tokstudy stats
+several), the five figures of :mod:`tokstudy.analysis.stats.intrinsic`, named as in ``tokstudy stats
 --json``: ``chars_per_piece``, ``bytes_per_piece`` (compression: characters / UTF-8 bytes of the
 segmented words per piece), ``shannon_entropy`` (bits), ``renyi_efficiency`` (order ``alpha``,
 Zouhar et al. 2023) and ``vocab_utilization`` of the unigram distribution of pieces.
 
-Intervals, all for the sentence bootstrap of :mod:`tokstudy.analysis.bootstrap` (resampling sentences):
+Intervals, all for the sentence bootstrap of :mod:`tokstudy.analysis.stats.bootstrap` (resampling sentences):
 
 * compression figures are ratios of sums, bootstrapped exactly like the other figures (same resamples);
 * entropy and efficiency are smooth functions of the piece counts ``c``; re-counting every piece
@@ -32,12 +32,11 @@ from statistics import NormalDist
 
 import numpy as np
 
-from tokstudy.analysis import intrinsic
-from tokstudy.analysis.estimates import BootstrapSettings, Estimate
-from tokstudy.analysis.factorize import factorize
-from tokstudy.analysis.ratio_batch import Figure, Quantity, RatioBatch
-from tokstudy.analysis.stats import SUBSETS, subset_grouping
+from tokstudy.analysis.stats import SUBSETS, intrinsic, subset_grouping
+from tokstudy.analysis.stats.estimates import BootstrapSettings, Estimate
+from tokstudy.analysis.stats.ratio_batch import Figure, Quantity, RatioBatch
 from tokstudy.analysis.table import SegmentationTable, TokenizerColumns
+from tokstudy.analysis.table.factorize import factorize
 
 FIELDS = ("chars_per_piece", "bytes_per_piece", "shannon_entropy", "renyi_efficiency", "vocab_utilization")
 

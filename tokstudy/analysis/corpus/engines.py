@@ -1,7 +1,7 @@
 """Where corpus statistics run: a local process pool, or a ``dask.distributed`` cluster.
 
-Both engines run the same task, :func:`~tokstudy.analysis.corpus_stats.partition_aggregate`, on
-the same :class:`~tokstudy.analysis.partitions.Partition` list, and add the partial sums as they
+Both engines run the same task, :func:`~tokstudy.analysis.corpus.counts.partition_aggregate`, on
+the same :class:`~tokstudy.analysis.corpus.partitions.Partition` list, and add the partial sums as they
 come back (in completion order, which does not matter: sums are exact and commutative). The
 client (this process) lists files and sizes, never opens the corpus, and keeps one running
 aggregate, so its memory does not grow with the corpus.
@@ -15,7 +15,7 @@ aggregate, so its memory does not grow with the corpus.
   pure function of its partition, so the numbers stay the same. ``dask`` is imported only here,
   only for this engine (``pip install 'tokstudy[dask]'``).
 
->>> # from tokstudy.analysis.engines import EngineSettings, corpus_stats
+>>> # from tokstudy.analysis.corpus.engines import EngineSettings, corpus_stats
 >>> # res = corpus_stats("raw_text_large", ["runs/tok/sp-32000"], engine=EngineSettings("dask", scheduler="tcp://head:8786"))
 >>> # res.figures["sp-32000"]["en"].fertility
 """
@@ -26,14 +26,14 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tokstudy.analysis.corpus_stats import (
+from tokstudy.analysis.corpus.counts import (
     CorpusAggregate,
     CorpusStats,
     CorpusStatsSettings,
     partition_aggregate,
     summarize,
 )
-from tokstudy.analysis.partitions import DEFAULT_PARTITION_BYTES, Partition, corpus_files, plan_partitions
+from tokstudy.analysis.corpus.partitions import DEFAULT_PARTITION_BYTES, Partition, corpus_files, plan_partitions
 from tokstudy.errors import DataFormatError
 
 ENGINES = ("local", "dask")
@@ -140,7 +140,7 @@ def corpus_stats(
     """
     settings = settings or CorpusStatsSettings()
     engine = engine or EngineSettings()
-    from tokstudy.analysis.corpus_stats import worker_segmenters
+    from tokstudy.analysis.corpus.counts import worker_segmenters
 
     worker_segmenters(tuple(tokenizers), settings.count_lone_boundary, settings.tiktoken_pattern)
     parts = plan_partitions(

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tokstudy.analysis.predictions import Predictions
+from tokstudy.analysis.model_errors.predictions import Predictions
 from tokstudy.analysis.table import SegmentationTable
 from tokstudy.errors import AlignmentError
 
@@ -83,7 +83,7 @@ SUBSET_KEY = "subset"
 def declared_subset(predictions: Predictions) -> int | None:
     """``N`` of a ``subset=first:N`` declaration, ``None`` without one; any other value is refused.
 
-    >>> from tokstudy.analysis.predictions import Predictions
+    >>> from tokstudy.analysis.model_errors.predictions import Predictions
     >>> declared_subset(Predictions((), {"subset": "first:1000"}))
     1000
     """

@@ -5,7 +5,7 @@ Every segmentation figure is a ratio of two sums over the words of a group: piec
 interval comes from resampling sentences, so all that a resample needs of a figure is the
 per-sentence sums of its numerator and denominator. :class:`RatioBatch` collects the figures a
 caller asks for, lays every distinct per-sentence sum out as one column of a matrix, and draws the
-resamples once for all of them (:func:`~tokstudy.analysis.bootstrap.bootstrap_totals`).
+resamples once for all of them (:func:`~tokstudy.analysis.stats.bootstrap.bootstrap_totals`).
 
 The words of a figure are chosen by a :class:`Grouping`: row codes ``0..k-1`` (one figure per
 group), ``-1`` leaves a row out, and no codes at all means every row. Quantities and groupings
@@ -16,7 +16,7 @@ stored once.
 A worked example, the NE / non-NE fertility of one tokenizer (what Table 4 reports as
 ``100 * (fertility - 1)``):
 
->>> from tokstudy.analysis.estimates import BootstrapSettings
+>>> from tokstudy.analysis.stats.estimates import BootstrapSettings
 >>> # table = segmentation_table([conll_test], [sp8k])
 >>> # batch = RatioBatch(table, BootstrapSettings(n_resamples=1000))
 >>> # ne_or_not = batch.grouping("ne/non_ne", lambda: codes_0_for_ne_1_for_other, ("ne", "non_ne"))
@@ -33,8 +33,8 @@ from typing import Callable, Hashable, Sequence
 
 import numpy as np
 
-from tokstudy.analysis.bootstrap import bootstrap_totals, percentile_interval, sentence_sums
-from tokstudy.analysis.estimates import BootstrapSettings, Estimate
+from tokstudy.analysis.stats.bootstrap import bootstrap_totals, percentile_interval, sentence_sums
+from tokstudy.analysis.stats.estimates import BootstrapSettings, Estimate
 from tokstudy.analysis.table import SegmentationTable
 
 

@@ -12,10 +12,10 @@ Definitions (over a set of words, e.g. the words inside gold entities):
 
 Subsets: ``ne`` = words inside a gold entity, ``non_ne`` = labelled words outside
 entities, ``all`` = every word. Each figure carries a sentence-bootstrap
-confidence interval (:mod:`tokstudy.analysis.bootstrap`), and each result states
+confidence interval (:mod:`tokstudy.analysis.stats.bootstrap`), and each result states
 the tokenizer's boundary policy (how a lone ``▁`` piece was counted).
 
-Each public function registers its figures in one :class:`~tokstudy.analysis.ratio_batch.RatioBatch`
+Each public function registers its figures in one :class:`~tokstudy.analysis.stats.ratio_batch.RatioBatch`
 through a *plan* (a small dataclass naming the figures it asked for), runs the batch once, and
 lets the plan assemble its result from the estimates. :func:`table_statistics` puts every plan of
 every tokenizer into one batch, so one set of resamples serves all figures.
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tokstudy.analysis.estimates import (  # noqa: F401  (the result types are part of this module's API)
+from tokstudy.analysis.stats.estimates import (  # noqa: F401  (the result types are part of this module's API)
     AdditionalSegmentation,
     BootstrapSettings,
     Estimate,
@@ -39,7 +39,7 @@ from tokstudy.analysis.estimates import (  # noqa: F401  (the result types are p
     SubsetSummary,
     TableStatistics,
 )
-from tokstudy.analysis.ratio_batch import ALL_ROWS, Figure, Grouping, Quantity, RatioBatch
+from tokstudy.analysis.stats.ratio_batch import ALL_ROWS, Figure, Grouping, Quantity, RatioBatch
 from tokstudy.analysis.table import POSITION_NAMES, SegmentationTable, TokenizerColumns
 
 SUBSETS = ("ne", "non_ne", "all")
@@ -112,8 +112,8 @@ class _Table4Plan:
 @dataclass(frozen=True)
 class GroupedPlan:
     """One tokenizer's additional segmentation per group of ``by`` over the words of ``subset``, as figures planned
-    into a :class:`~tokstudy.analysis.ratio_batch.RatioBatch` (shared by :func:`table_statistics` and
-    :func:`tokstudy.analysis.breakdowns.breakdowns`, so every grouped figure has one implementation)."""
+    into a :class:`~tokstudy.analysis.stats.ratio_batch.RatioBatch` (shared by :func:`table_statistics` and
+    :func:`tokstudy.analysis.stats.breakdowns.breakdowns`, so every grouped figure has one implementation)."""
 
     column: TokenizerColumns
     by: str
@@ -274,7 +274,7 @@ def table_statistics(
     """Table 4, the summaries, the breakdowns and the intrinsic metrics of every tokenizer, bootstrapped together.
 
     ``intrinsic`` adds compression, Shannon entropy, Rényi efficiency (order ``renyi_alpha``) and
-    vocabulary utilisation per tokenizer and group (:mod:`tokstudy.analysis.intrinsic_table`).
+    vocabulary utilisation per tokenizer and group (:mod:`tokstudy.analysis.stats.intrinsic_table`).
 
     Equal to calling :func:`additional_segmentation`, :func:`segmentation_summary` and
     :func:`additional_segmentation_by` one by one (same seed, same resamples), but the
@@ -288,7 +288,7 @@ def table_statistics(
     sm = [_SummaryPlan.register(batch, table, t) for t in names] if summary else []
     by = {g: [GroupedPlan.register(batch, table, t, g, "all") for t in names] for g in groupings}
     if intrinsic:
-        from tokstudy.analysis.intrinsic_table import IntrinsicPlan
+        from tokstudy.analysis.stats.intrinsic_table import IntrinsicPlan
 
         intrinsic_plan = IntrinsicPlan.register(batch, table, names, alpha=renyi_alpha)
     est = batch.run()

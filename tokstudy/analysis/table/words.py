@@ -34,7 +34,7 @@ def dataset_labels(datasets: Sequence[Dataset]) -> list[str]:
 
 def build_word_columns(datasets: Sequence[Dataset]) -> SegmentationTable:
     """The word columns (no tokenizer yet) of ``datasets``, validating IOB2 tags."""
-    from tokstudy.analysis.tags import encode_tags
+    from tokstudy.analysis.table.tags import encode_tags
 
     ds_names = dataset_labels(datasets)
     if len(set(ds_names)) != len(ds_names):
@@ -78,7 +78,7 @@ def build_word_columns(datasets: Sequence[Dataset]) -> SegmentationTable:
     dataset_code = sent_dataset_arr[sentence]
 
     # distinct words (cheaper than np.unique on object arrays)
-    from tokstudy.analysis.factorize import factorize
+    from tokstudy.analysis.table.factorize import factorize
 
     word_type, types = factorize(words)
 

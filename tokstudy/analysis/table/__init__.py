@@ -15,7 +15,7 @@ Why numpy columns (and not pandas or pyarrow in the core):
 * categorical columns (dataset, language, split, tag, entity type) are small
   integer codes plus a category list, so a group-by is a ``bincount``;
 * pyarrow is used only at the edges (Parquet/CSV export and import, in
-  :mod:`tokstudy.analysis.table_io`); pandas is never needed.
+  :mod:`tokstudy.analysis.table.io`); pandas is never needed.
 
 >>> from tokstudy.data.types import Dataset, Sentence
 >>> from tokstudy.tokenization.base import Segmentation, Segmenter
@@ -206,28 +206,28 @@ class SegmentationTable:
 
     # ---- export (implemented in table_io to keep this file about the data) ----
     def to_rows(self, tokenizers: Sequence[str] | None = None) -> list[dict]:
-        from tokstudy.analysis.table_io import to_rows
+        from tokstudy.analysis.table.io import to_rows
 
         return to_rows(self, tokenizers)
 
     def to_arrow(self):
-        from tokstudy.analysis.table_io import to_arrow
+        from tokstudy.analysis.table.io import to_arrow
 
         return to_arrow(self)
 
     def to_csv(self, path) -> None:
-        from tokstudy.analysis.table_io import to_csv
+        from tokstudy.analysis.table.io import to_csv
 
         to_csv(self, path)
 
     def to_parquet(self, path) -> None:
-        from tokstudy.analysis.table_io import to_parquet
+        from tokstudy.analysis.table.io import to_parquet
 
         to_parquet(self, path)
 
     @classmethod
     def from_parquet(cls, path) -> "SegmentationTable":
-        from tokstudy.analysis.table_io import from_parquet
+        from tokstudy.analysis.table.io import from_parquet
 
         return from_parquet(path)
 
@@ -235,9 +235,9 @@ class SegmentationTable:
         """The rows of one dataset (or several, by display label), equal to the table built from them alone.
 
         Nothing is segmented again: the tokenizers' columns are gathered from this table
-        (:func:`~tokstudy.analysis.table_select.select_datasets`).
+        (:func:`~tokstudy.analysis.table.select.select_datasets`).
         """
-        from tokstudy.analysis.table_select import select_datasets
+        from tokstudy.analysis.table.select import select_datasets
 
         return select_datasets(self, [dataset] if isinstance(dataset, str) else list(dataset))
 
@@ -262,9 +262,9 @@ def segmentation_table(
     the dataset, sentence, word and source line. A dataset without words raises
     :class:`~tokstudy.errors.DataFormatError`. A dataset of which more than 1 % of the
     pieces are unknown to a tokenizer gives an
-    :class:`~tokstudy.analysis.coverage.UnknownPiecesWarning` naming the uncovered script; one of
+    :class:`~tokstudy.analysis.table.coverage.UnknownPiecesWarning` naming the uncovered script; one of
     which more than 1 % are byte-fallback pieces (``<0xE1>``), a
-    :class:`~tokstudy.analysis.coverage.ByteFallbackWarning` naming the script they spell.
+    :class:`~tokstudy.analysis.table.coverage.ByteFallbackWarning` naming the script they spell.
     """
     if isinstance(datasets, Dataset):
         datasets = [datasets]
@@ -273,7 +273,7 @@ def segmentation_table(
     datasets, segmenters = list(datasets), list(segmenters)
     if not datasets:
         raise DataFormatError("no datasets given; expected at least one")
-    from tokstudy.analysis.word_columns import build_word_columns
+    from tokstudy.analysis.table.words import build_word_columns
 
     table = build_word_columns(datasets)
     seen: set[str] = set()
@@ -297,7 +297,7 @@ def segmentation_table(
 def _warn_unknown_pieces(table: SegmentationTable) -> None:
     import warnings
 
-    from tokstudy.analysis.coverage import (
+    from tokstudy.analysis.table.coverage import (
         ByteFallbackWarning,
         UnknownPiecesWarning,
         byte_fallback_warnings,

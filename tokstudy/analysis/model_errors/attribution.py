@@ -1,6 +1,6 @@
 """Does segmentation predict a model's errors once frequency, entity status and length are held fixed?
 
-The word-level correlation of pieces and errors (:mod:`tokstudy.analysis.correlation`) is
+The word-level correlation of pieces and errors (:mod:`tokstudy.analysis.model_errors.correlation`) is
 confounded: words inside entities are both more segmented and harder to label, rare words are
 both split more and seen less in fine-tuning, long words are split more. Here, for one
 tokenizer and one model, a **logistic regression** of ``error`` (the word's predicted tag
@@ -43,10 +43,10 @@ from itertools import chain
 
 import numpy as np
 
-from tokstudy.analysis.alignment import AlignedPredictions, align_predictions
-from tokstudy.analysis.correlation import PiecesBin
-from tokstudy.analysis.logit import fit_logit, one_blas_thread
-from tokstudy.analysis.predictions import Predictions
+from tokstudy.analysis.model_errors.alignment import AlignedPredictions, align_predictions
+from tokstudy.analysis.model_errors.correlation import PiecesBin
+from tokstudy.analysis.model_errors.logit import fit_logit, one_blas_thread
+from tokstudy.analysis.model_errors.predictions import Predictions
 from tokstudy.analysis.table import INSIDE, SegmentationTable
 from tokstudy.data.types import Dataset
 

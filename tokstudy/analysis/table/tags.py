@@ -54,7 +54,7 @@ def encode_tags(
     Raises :class:`TagSchemeError` at the first tag that is not IOB2, naming its
     place through ``locate(row)``.
     """
-    from tokstudy.analysis.factorize import factorize
+    from tokstudy.analysis.table.factorize import factorize
 
     raw_code, distinct = factorize(tags)
     index = {t: i for i, t in enumerate(distinct)}

@@ -9,7 +9,7 @@ once. A ``.gz`` file cannot be entered in the middle and is always one partition
 Lines end at LF, CRLF or a lone CR, as everywhere in tokstudy (:mod:`tokstudy.data.textio`);
 ranges are cut at LF. Every line comes with its byte offset in the (decompressed) file: together with the file's
 key, that offset identifies the line whatever the partitioning, which is what the
-partition-independent bootstrap of :mod:`tokstudy.analysis.corpus_stats` hashes.
+partition-independent bootstrap of :mod:`tokstudy.analysis.corpus.counts` hashes.
 
 >>> from pathlib import Path; p = Path("/tmp/_part_demo.txt"); _ = p.write_text("ab c\\nd\\n\\ne f\\n")
 >>> parts = plan_partitions([(p, "demo.txt")], n_partitions=2)

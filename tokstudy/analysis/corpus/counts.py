@@ -1,6 +1,6 @@
 """Corpus statistics of raw text per language, as sums that merge by addition in any order.
 
-A worker turns one :class:`~tokstudy.analysis.partitions.Partition` into a
+A worker turns one :class:`~tokstudy.analysis.corpus.partitions.Partition` into a
 :class:`CorpusAggregate`; aggregates of all partitions are added (associative and commutative,
 exact integer sums), and :func:`summarize` turns the total into figures. So the result does not
 depend on how the corpus was cut, which engine ran the partitions, or in which order they came back.
@@ -8,13 +8,13 @@ depend on how the corpus was cut, which engine ran the partitions, or in which o
 **Figures** (per tokenizer and language, and over all languages): fertility (pieces per word),
 % continued words (2+ pieces), % unknown pieces, pieces per continued word, compression
 (characters and UTF-8 bytes of the words per piece), all with bootstrap intervals; and the
-intrinsic metrics of :mod:`tokstudy.analysis.intrinsic` (Shannon entropy, Rényi efficiency,
+intrinsic metrics of :mod:`tokstudy.analysis.stats.intrinsic` (Shannon entropy, Rényi efficiency,
 vocabulary utilisation) from the piece-count histogram, points only. Words are the
 whitespace-separated tokens of each non-blank line; a line is one sentence or paragraph.
 
 **A bootstrap that merges and ignores the partitioning.** The resampling unit is the line.
 Resampling lines needs, for every resample, a weight per line; drawing those weights from a
-generator seeded per partition (as :mod:`tokstudy.analysis.streaming` does per chunk) makes the
+generator seeded per partition (as :mod:`tokstudy.analysis.corpus.streaming` does per chunk) makes the
 intervals depend on the cut. Here instead each line is assigned to one of ``n_buckets`` buckets by
 a hash of ``(seed, file key, byte offset of the line)`` (SplitMix64): a line's bucket is a
 property of the line, the same whichever partition, worker or engine reads it. Workers keep, per
@@ -43,12 +43,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from tokstudy.analysis.bootstrap import percentile_interval
-from tokstudy.analysis.estimates import BootstrapSettings, Estimate
-from tokstudy.analysis.factorize import factorize
-from tokstudy.analysis.gc_pause import cyclic_gc_paused
-from tokstudy.analysis.intrinsic import DEFAULT_RENYI_ALPHA, renyi_efficiency, shannon_entropy, vocab_utilization
-from tokstudy.analysis.streaming import type_counts
+from tokstudy.analysis.corpus.gc_pause import cyclic_gc_paused
+from tokstudy.analysis.corpus.streaming import type_counts
+from tokstudy.analysis.stats.bootstrap import percentile_interval
+from tokstudy.analysis.stats.estimates import BootstrapSettings, Estimate
+from tokstudy.analysis.stats.intrinsic import DEFAULT_RENYI_ALPHA, renyi_efficiency, shannon_entropy, vocab_utilization
+from tokstudy.analysis.table.factorize import factorize
 
 #: per-bucket integer quantities, in column order
 QUANTITIES = ("lines", "words", "pieces", "continued", "unk", "pieces_continued", "chars", "bytes")
@@ -64,7 +64,7 @@ class CorpusStatsSettings(BootstrapSettings):
     """What is counted and how intervals are drawn (the same on every worker).
 
     ``n_resamples`` (default 200, 0 = no intervals), ``confidence`` and ``seed`` (which also seeds
-    the line -> bucket assignment) are those of :class:`~tokstudy.analysis.estimates.BootstrapSettings`.
+    the line -> bucket assignment) are those of :class:`~tokstudy.analysis.stats.estimates.BootstrapSettings`.
 
     Attributes:
         n_buckets: resampling units lines are hashed into (see the module docstring).
@@ -220,7 +220,7 @@ def worker_segmenters(
     tokenizers: tuple[str, ...], count_lone_boundary: bool, tiktoken_pattern: str | None = None
 ) -> tuple:
     """The tokenizers of ``tokenizers`` (``[NAME=]PATH``), loaded once per worker process."""
-    from tokstudy.analysis.inputs import load_tokenizers
+    from tokstudy.specs import load_tokenizers
 
     return tuple(
         load_tokenizers(list(tokenizers), count_lone_boundary=count_lone_boundary, tiktoken_pattern=tiktoken_pattern)
@@ -229,10 +229,10 @@ def worker_segmenters(
 
 def partition_aggregate(partition, tokenizers: tuple[str, ...], settings: CorpusStatsSettings) -> CorpusAggregate:
     """The task a worker runs: read one partition itself and return its sums."""
-    from tokstudy.analysis.partitions import iter_partition_lines
+    from tokstudy.analysis.corpus.partitions import iter_partition_lines
 
     segmenters = worker_segmenters(tuple(tokenizers), settings.count_lone_boundary, settings.tiktoken_pattern)
-    with cyclic_gc_paused():  # see tokstudy.analysis.gc_pause: 13-24 % of the CPU otherwise
+    with cyclic_gc_paused():  # see tokstudy.analysis.corpus.gc_pause: 13-24 % of the CPU otherwise
         return aggregate_lines(
             iter_partition_lines(partition),
             segmenters,

@@ -110,7 +110,7 @@ def from_parquet(path: str | os.PathLike) -> SegmentationTable:
     """Read a table written by :func:`to_parquet`."""
     import pyarrow.parquet as pq
 
-    from tokstudy.analysis.word_columns import build_word_columns
+    from tokstudy.analysis.table.words import build_word_columns
     from tokstudy.data.types import Dataset, Sentence
     from tokstudy.errors import DataFormatError
 

@@ -12,12 +12,12 @@ in which workers finish. At most ``2 × processes`` chunks are in flight.
 Intervals use the **Poisson bootstrap**: each sentence gets an independent
 Poisson(1) weight per resample (seeded by ``(seed, chunk index)``, so the result
 is reproducible whatever the number of processes). It approximates the
-multinomial sentence bootstrap of :mod:`tokstudy.analysis.bootstrap` (the same as
+multinomial sentence bootstrap of :mod:`tokstudy.analysis.stats.bootstrap` (the same as
 the sample grows) and, unlike it, is mergeable across chunks. Point estimates are
 exact and equal the in-memory ones.
 
 For raw text by language, on a process pool or a dask cluster, with intervals that do not depend on
-the partitioning either, see :mod:`tokstudy.analysis.corpus_stats` (``tokstudy corpus-stats``),
+the partitioning either, see :mod:`tokstudy.analysis.corpus.counts` (``tokstudy corpus-stats``),
 which shares :func:`type_counts` with this module.
 
 >>> # from tokstudy.data.rawtext import iter_sentences
@@ -34,8 +34,8 @@ from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from tokstudy.analysis.bootstrap import percentile_interval
 from tokstudy.analysis.stats import BootstrapSettings, Estimate, SubsetSummary
+from tokstudy.analysis.stats.bootstrap import percentile_interval
 from tokstudy.data.types import Sentence
 
 SUBSETS = ("ne", "non_ne", "all")
@@ -51,7 +51,7 @@ class StreamSettings(BootstrapSettings):
     """How a corpus is streamed.
 
     ``n_resamples`` (Poisson bootstrap resamples, default 200, 0 = no intervals), ``confidence`` and
-    ``seed`` are those of :class:`~tokstudy.analysis.estimates.BootstrapSettings`.
+    ``seed`` are those of :class:`~tokstudy.analysis.stats.estimates.BootstrapSettings`.
 
     Attributes:
         chunk_sentences: sentences per chunk sent to a worker.
@@ -137,7 +137,7 @@ class StreamedStats:
 
 def _init_worker(specs: Sequence[str], count_lone_boundary: bool) -> None:
     global _WORKER_SEGMENTERS
-    from tokstudy.analysis.inputs import parse_tokenizer_spec
+    from tokstudy.specs import parse_tokenizer_spec
     from tokstudy.tokenization.loading import load_tokenizer
 
     _WORKER_SEGMENTERS = []
@@ -150,7 +150,7 @@ def type_counts(segmenter, types: Sequence[str]):
     """``(segmentation, pieces per type, unknown pieces per type)``: each distinct word segmented once.
 
     Shared by the streamed statistics here and the corpus statistics of
-    :mod:`tokstudy.analysis.corpus_stats`; rows then point to their type (``counts[word_type]``).
+    :mod:`tokstudy.analysis.corpus.counts`; rows then point to their type (``counts[word_type]``).
     """
     res = segmenter.segment(types)
     counts = np.diff(res.offsets)
@@ -178,7 +178,7 @@ def chunk_sums(segmenters, sentences: Sequence, chunk_index: int, settings: Stre
     n_sent = len(lengths)
     sent = np.repeat(np.arange(n_sent), lengths)
     flag = np.asarray(ne_flags, dtype=np.int64)
-    from tokstudy.analysis.factorize import factorize
+    from tokstudy.analysis.table.factorize import factorize
 
     wtype, types = factorize(words)
     B = settings.n_resamples

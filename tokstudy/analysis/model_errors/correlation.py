@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tokstudy.analysis.alignment import AlignedPredictions, align_predictions
-from tokstudy.analysis.bootstrap import percentile_interval, resample_weights, sentence_sums
-from tokstudy.analysis.predictions import Predictions
+from tokstudy.analysis.model_errors.alignment import AlignedPredictions, align_predictions
+from tokstudy.analysis.model_errors.predictions import Predictions
 from tokstudy.analysis.stats import BootstrapSettings
+from tokstudy.analysis.stats.bootstrap import percentile_interval, resample_weights, sentence_sums
 from tokstudy.analysis.table import SegmentationTable
 from tokstudy.data.types import iob2_spans
 

@@ -4,9 +4,9 @@ Importing statsmodels (with the pandas, scipy.stats and patsy it pulls in) is ab
 ``tokstudy attribute``'s time, and a thread cannot overlap it with reading the datasets: both run
 Python code holding the GIL. :class:`FitWorker` forks a child at once; the child imports statsmodels
 on the second core while the parent reads, segments, aligns and builds the designs, then fits each
-:class:`~tokstudy.analysis.attribution.Design` the parent sends (numpy arrays, pickled) with the very
-:func:`~tokstudy.analysis.attribution.fit_design` the in-process path runs, and sends the
-:class:`~tokstudy.analysis.attribution.Fits` back: the results are bit-identical.
+:class:`~tokstudy.analysis.model_errors.attribution.Design` the parent sends (numpy arrays, pickled) with the very
+:func:`~tokstudy.analysis.model_errors.attribution.fit_design` the in-process path runs, and sends the
+:class:`~tokstudy.analysis.model_errors.attribution.Fits` back: the results are bit-identical.
 
 This belongs to the command-line edge (``tokstudy.cli.attribute``); :func:`attribute_errors` itself
 fits in process. Whenever the child cannot help, fitting goes on in process: no ``fork`` on this
@@ -23,7 +23,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported when needed: the child starts before anything more is imported
-    from tokstudy.analysis.attribution import Design, Fits
+    from tokstudy.analysis.model_errors.attribution import Design, Fits
 
 #: seconds :meth:`FitWorker.close` waits for the child to finish before it kills it
 STOP_TIMEOUT = 5.0
@@ -39,7 +39,7 @@ def _serve(conn, parent_end) -> None:
         import threadpoolctl  # noqa: F401
     except BaseException:  # noqa: BLE001  fit_design reports it again, in the parent, in process
         pass
-    from tokstudy.analysis.attribution import fit_design
+    from tokstudy.analysis.model_errors.attribution import fit_design
 
     while True:
         try:
@@ -120,7 +120,7 @@ class FitWorker:
                     return value
                 self._stop(kill=False)
                 self.fallback = f"child failed: {value}"
-        from tokstudy.analysis.attribution import fit_design
+        from tokstudy.analysis.model_errors.attribution import fit_design
 
         return fit_design(d, confidence)
 
