@@ -115,9 +115,23 @@ def ensure_distributed_env() -> None:
     os.environ.update(RANK="0", WORLD_SIZE="1", LOCAL_RANK="0")
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     if "MASTER_PORT" not in os.environ:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            os.environ["MASTER_PORT"] = str(s.getsockname()[1])
+        os.environ["MASTER_PORT"] = str(free_port())
+
+
+def free_port() -> int:
+    """A TCP port that nothing listens on, over IPv4 and IPv6 alike (torch's TCPStore listens on both: a
+    port free on 127.0.0.1 alone was taken on IPv6 by another process, seen as EADDRINUSE on 2 busy cores)."""
+    if socket.has_ipv6:
+        try:
+            with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as s:
+                s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)  # dual stack: checks both families
+                s.bind(("::", 0))
+                return int(s.getsockname()[1])
+        except OSError:  # no IPv6 on this machine
+            pass
+    with socket.socket() as s:
+        s.bind(("", 0))
+        return int(s.getsockname()[1])
 
 
 def build_ds_config(train: TrainConfig, *, world_size: int, path: Path | None = None) -> dict[str, Any]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 from pathlib import Path
 
 import numpy as np
@@ -17,10 +16,10 @@ LAUNCHER_VARIABLES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER
 
 
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that is free now (for a rendezvous)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port that is free now on IPv4 and IPv6 (for a rendezvous): the engine's own choice."""
+    from pretrain.engine import free_port as engine_free_port
+
+    return engine_free_port()
 
 
 def subprocess_env() -> dict[str, str]:

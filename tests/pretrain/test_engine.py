@@ -243,3 +243,31 @@ def test_every_compiled_engine_starts_with_a_fresh_compiler(store, monkeypatch):
     assert len(resets) == 3
     PretrainEngine(AlbertPretrainingModule(model), TrainConfig(batch_size=4, compile="off"))
     assert len(resets) == 3
+
+
+def test_the_rendezvous_port_is_free_on_ipv4_and_ipv6():
+    """torch's TCPStore listens on every address: a port taken on IPv6 alone must never be chosen."""
+    import socket
+
+    from pretrain.engine import free_port
+
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6 here")
+    held = []
+    try:
+        for _ in range(300):  # ports other processes hold on IPv6 only
+            s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            s.bind(("::", 0))
+            s.listen()
+            held.append(s)
+        taken = {s.getsockname()[1] for s in held}
+        chosen = [free_port() for _ in range(300)]
+        assert not taken & set(chosen)
+        with socket.socket() as v4, socket.socket(socket.AF_INET6) as v6:  # and the port binds on both
+            v6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            v4.bind(("0.0.0.0", chosen[-1]))
+            v6.bind(("::", chosen[-1]))
+    finally:
+        for s in held:
+            s.close()
