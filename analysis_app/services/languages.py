@@ -125,8 +125,7 @@ def continued_frame(
 ) -> pd.DataFrame:
     """One row per tokenizer x language: % of whitespace words split into >= 2 pieces, with CI."""
     from tokstudy.analysis.stats import segmentation_summary
-    from tokstudy.analysis.table import tokenizer_columns
-    from tokstudy.analysis.table.words import build_word_columns
+    from tokstudy.analysis.table import build_word_columns, tokenizer_columns
     from tokstudy.data.types import Dataset, Sentence
 
     rows = []

@@ -131,14 +131,15 @@ def test_share_per_dataset_and_threshold(table):
 
 
 def test_subsets_and_parquet_keep_the_counts(table, tmp_path):
-    from tokstudy.analysis.table.io import from_parquet, to_parquet
+    from tokstudy.analysis.table import SegmentationTable
+    from tokstudy.analysis.table.io import to_parquet
     from tokstudy.analysis.table.select import select_datasets
 
     name = table.tokenizer_names[0]
     sub = select_datasets(table, ["amh:test"])
     assert sub.column(name).byte_counts().sum() == table.column(name).byte_counts()[table.dataset_code == 0].sum()
     to_parquet(table, tmp_path / "t.parquet")
-    back = from_parquet(tmp_path / "t.parquet")
+    back = SegmentationTable.from_parquet(tmp_path / "t.parquet")
     assert np.array_equal(back.column(name).byte_counts(), table.column(name).byte_counts())
 
 

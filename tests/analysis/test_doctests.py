@@ -9,6 +9,7 @@ from tests.fixtures_doctest import assert_examples_pass
 MODULES = [
     "tokstudy.analysis.model_errors.predictions",
     "tokstudy.analysis.table",
+    "tokstudy.analysis.table.frame",
     "tokstudy.analysis.table.tags",
     "tokstudy.analysis.stats.bootstrap",
     "tokstudy.analysis.table.factorize",

@@ -2,7 +2,7 @@
 
 The Parquet file is self-describing: one row per word with ``pieces:<tokenizer>``
 list columns, and the tokenizers' kind, vocabulary size and boundary policy in the
-schema metadata, so :func:`from_parquet` rebuilds an equal table. CSV joins each
+schema metadata, so :meth:`SegmentationTable.from_parquet` rebuilds an equal table. CSV joins each
 word's pieces with a single space (SentencePiece pieces hold no spaces; ``▁`` marks
 word starts).
 
@@ -14,11 +14,17 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from tokstudy.analysis.table import POSITION_NAMES, SegmentationTable, TokenizerColumns
+from tokstudy.analysis.table.columns import POSITION_NAMES, TokenizerColumns
+from tokstudy.analysis.table.words import word_columns
+from tokstudy.data.types import Dataset, Sentence
+from tokstudy.errors import DataFormatError
+
+if TYPE_CHECKING:  # for annotations only: frame imports this module
+    from tokstudy.analysis.table.frame import SegmentationTable
 
 _META_KEY = b"tokstudy.segmentation_table"
 
@@ -106,13 +112,11 @@ def to_parquet(t: SegmentationTable, path: str | os.PathLike) -> None:
     _atomic(path, lambda tmp: pq.write_table(to_arrow(t), tmp))
 
 
-def from_parquet(path: str | os.PathLike) -> SegmentationTable:
-    """Read a table written by :func:`to_parquet`."""
+def read_parquet(path: str | os.PathLike) -> tuple[dict[str, object], dict[str, TokenizerColumns]]:
+    """The word columns and the tokenizers' columns of a table written by :func:`to_parquet`
+    (:meth:`SegmentationTable.from_parquet <tokstudy.analysis.table.frame.SegmentationTable.from_parquet>`
+    makes the table of them)."""
     import pyarrow.parquet as pq
-
-    from tokstudy.analysis.table.words import build_word_columns
-    from tokstudy.data.types import Dataset, Sentence
-    from tokstudy.errors import DataFormatError
 
     pt = pq.read_table(path)
     raw = (pt.schema.metadata or {}).get(_META_KEY)
@@ -135,14 +139,15 @@ def from_parquet(path: str | os.PathLike) -> SegmentationTable:
             Sentence(tuple(d["word"][a:b]), None if tags[0] == "-" else tuple(tags), sent_id=d["sent_id"][a])
         )
     datasets = [Dataset(tuple(by_ds[tuple(k)]), name=k[0], split=k[1], language=k[2]) for k in meta["dataset_keys"]]
-    table = build_word_columns(datasets)
+    words = word_columns(datasets)
+    word_type, n_words = words["word_type"], len(words["word_type"])
     cols = {}
     for tk in meta["tokenizers"]:
         name = tk["name"]
         pieces = pt.column(f"pieces:{name}").combine_chunks()
         # pieces per distinct word: take each type's first row
-        first_row = np.full(len(table.types), -1, np.int64)
-        first_row[table.word_type[::-1]] = np.arange(len(table) - 1, -1, -1)
+        first_row = np.full(len(words["types"]), -1, np.int64)
+        first_row[word_type[::-1]] = np.arange(n_words - 1, -1, -1)
         per_type = pieces.take(first_row).to_pylist()
         counts = np.fromiter((len(p) for p in per_type), np.int64, len(per_type))
         offsets = np.zeros(len(per_type) + 1, np.int64)
@@ -160,7 +165,7 @@ def from_parquet(path: str | os.PathLike) -> SegmentationTable:
                 pt.column(f"n_byte:{name}").to_numpy().astype(np.int32) if f"n_byte:{name}" in pt.column_names else None
             ),
         )
-    return table.with_tokenizers(cols)
+    return words, cols
 
 
 def _atomic(path: str | os.PathLike, write) -> None:

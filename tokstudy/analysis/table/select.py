@@ -26,12 +26,16 @@ tokenizer's pieces are gathered from the distinct words they were computed for.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from tokstudy.analysis.table import SegmentationTable, TokenizerColumns
+from tokstudy.analysis.table.columns import TokenizerColumns
+from tokstudy.analysis.table.words import word_columns
 from tokstudy.data.types import Dataset, Sentence
+
+if TYPE_CHECKING:  # for annotations only: frame imports this module
+    from tokstudy.analysis.table.frame import SegmentationTable
 
 
 def select_datasets(table: SegmentationTable, labels: Sequence[str]) -> SegmentationTable:
@@ -41,12 +45,11 @@ def select_datasets(table: SegmentationTable, labels: Sequence[str]) -> Segmenta
     labels are recomputed for that set, e.g. ``wikiann:ru:test`` becomes ``wikiann:test`` when
     it is the only wikiann split left). Raises ``KeyError`` naming the known labels.
     """
-    from tokstudy.analysis.table.words import build_word_columns
-
     unknown = [x for x in labels if x not in table.datasets]
     if unknown or not labels:
         raise KeyError(f"no dataset {unknown or labels!r} in the table; it holds {list(table.datasets)}")
-    sub = build_word_columns([_dataset(table, table.datasets.index(x)) for x in labels])
+    # the same class as ``table``, with the selected datasets' word columns and no tokenizer yet
+    sub = replace(table, tokenizers={}, **word_columns([_dataset(table, table.datasets.index(x)) for x in labels]))
     type_map = _type_map(table, sub)
     return sub.with_tokenizers({n: _gather(table, c, sub, type_map) for n, c in table.tokenizers.items()})
 

@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from tokstudy.analysis.table.factorize import factorize
 from tokstudy.errors import TagSchemeError
 
 #: tag stored for words of unlabelled sentences (they are in no entity and not "non-NE" either).
@@ -54,8 +55,6 @@ def encode_tags(
     Raises :class:`TagSchemeError` at the first tag that is not IOB2, naming its
     place through ``locate(row)``.
     """
-    from tokstudy.analysis.table.factorize import factorize
-
     raw_code, distinct = factorize(tags)
     index = {t: i for i, t in enumerate(distinct)}
     parsed = []

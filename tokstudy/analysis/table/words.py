@@ -1,12 +1,14 @@
 """The word columns of the segmentation table: words, sentences, datasets and IOB2 tags, no tokenizer yet.
 
-:func:`build_word_columns` lays every word of the datasets out as one row (see
-:mod:`tokstudy.analysis.table` for the layout) and validates the tags; the tokenizers'
-columns are added by :func:`~tokstudy.analysis.table.segmentation_table`.
+:func:`word_columns` lays every word of the datasets out as one row (see
+:mod:`tokstudy.analysis.table.frame` for the layout) and validates the tags; it returns the
+fields of a :class:`~tokstudy.analysis.table.frame.SegmentationTable` without tokenizers
+(:func:`~tokstudy.analysis.table.frame.build_word_columns` makes the table of them), and the
+tokenizers' columns are added by :func:`~tokstudy.analysis.table.build.segmentation_table`.
 
 >>> from tokstudy.data.types import Dataset, Sentence
->>> t = build_word_columns([Dataset((Sentence(("EU", "rejects"), ("B-ORG", "O")),), "demo", "en", "test")])
->>> t.datasets, t.types, t.entity_types
+>>> cols = word_columns([Dataset((Sentence(("EU", "rejects"), ("B-ORG", "O")),), "demo", "en", "test")])
+>>> cols["datasets"], cols["types"], cols["entity_types"]
 (('demo:test',), ['EU', 'rejects'], ('ORG',))
 """
 
@@ -16,7 +18,8 @@ from typing import Sequence
 
 import numpy as np
 
-from tokstudy.analysis.table import SegmentationTable
+from tokstudy.analysis.table.factorize import factorize
+from tokstudy.analysis.table.tags import encode_tags
 from tokstudy.data.types import Dataset
 from tokstudy.errors import DataFormatError
 
@@ -32,10 +35,8 @@ def dataset_labels(datasets: Sequence[Dataset]) -> list[str]:
     return [f"{d.name}:{d.language}:{d.split}" if short.count(s) > 1 else s for d, s in zip(datasets, short)]
 
 
-def build_word_columns(datasets: Sequence[Dataset]) -> SegmentationTable:
-    """The word columns (no tokenizer yet) of ``datasets``, validating IOB2 tags."""
-    from tokstudy.analysis.table.tags import encode_tags
-
+def word_columns(datasets: Sequence[Dataset]) -> dict[str, object]:
+    """The word columns (no tokenizer yet) of ``datasets`` by field name, validating IOB2 tags."""
     ds_names = dataset_labels(datasets)
     if len(set(ds_names)) != len(ds_names):
         dup = sorted({n for n in ds_names if ds_names.count(n) > 1})
@@ -78,8 +79,6 @@ def build_word_columns(datasets: Sequence[Dataset]) -> SegmentationTable:
     dataset_code = sent_dataset_arr[sentence]
 
     # distinct words (cheaper than np.unique on object arrays)
-    from tokstudy.analysis.table.factorize import factorize
-
     word_type, types = factorize(words)
 
     def locate(row: int) -> str:
@@ -92,7 +91,7 @@ def build_word_columns(datasets: Sequence[Dataset]) -> SegmentationTable:
         return place
 
     enc = encode_tags(tags, sentence, locate)
-    return SegmentationTable(
+    return dict(
         datasets=tuple(ds_names),
         dataset_keys=tuple((d.name, d.split, d.language) for d in datasets),
         languages=tuple(languages),
