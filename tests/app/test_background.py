@@ -1,5 +1,6 @@
 """Background work (``analysis_app/services/background.py``) waits while a page is drawn: during a script run
-and for a short grace after it."""
+and for a short grace after it; one job per (function, arguments); one ``BackgroundWork`` per process. The
+server's preparation is tested in ``test_prewarm.py``."""
 
 from __future__ import annotations
 
