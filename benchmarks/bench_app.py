@@ -11,7 +11,7 @@ Columns:
   explorer is the start page, so for its cold visit the browser opens the app on another page's
   URL (``/statistics``), waits until that is drawn, then clicks "Segmentation explorer". Three
   settings: *ready* (the click comes after the server's own preparation of every page's default
-  view has finished: ``analysis_app/services/prewarm.py``; the time that took is printed), *at
+  view has finished: ``analysis_app/services/background.py``; the time that took is printed), *at
   once* (clicked as soon as the first page is drawn, the preparation still under way),
   *unprepared* (``TOKSTUDY_APP_PREWARM=0``: the page computes everything itself); ``--quick``
   leaves out the last.
@@ -196,7 +196,7 @@ READY_LINE = "tokstudy: every page's default view computed"
 
 
 def _wait_ready(log: Path, timeout: float = 300) -> float:
-    """Seconds until the server's preparation (analysis_app/services/prewarm.py) printed its last line."""
+    """Seconds until the server's preparation (analysis_app/services/background.py) printed its last line."""
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < timeout:
         if log.exists() and READY_LINE in log.read_text(errors="replace"):
