@@ -26,6 +26,7 @@ fine-tuning stage records what the backend says it cost (wall time, device-hours
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 import time
@@ -35,7 +36,7 @@ from pathlib import Path
 from typing import Callable
 
 from tokstudy.study.backends import FinetuneRequest, TaskSplits, TrainerBackend
-from tokstudy.study.config import StudyConfig, TaskSpec
+from tokstudy.study.config import FinetuneSection, StudyConfig, TaskSpec
 from tokstudy.study.report import REPORT_VERSION
 from tokstudy.study.sources import Sources, resolve_sources
 from tokstudy.study.stages import Pipeline, Stage
@@ -88,6 +89,56 @@ def _task_key(task: TaskSpec) -> dict:
     return {k: v for k, v in dataclasses.asdict(task).items() if not (k in _TASK_ADDED_AT_DEFAULT and v is None)}
 
 
+@dataclass(frozen=True)
+class StudyRun:
+    """What every stage of one run of the study needs besides its own settings."""
+
+    config: StudyConfig
+    root: Path
+    """The results folder (``config.results_dir()``)."""
+    backend: TrainerBackend
+    sources: Sources
+    inputs: dict
+    """The data's fingerprint (:meth:`~tokstudy.study.sources.Sources.fingerprint`), part of every stage key."""
+    child_progress: bool
+    """One progress bar per training run: only when runs do not share the terminal (``config.jobs <= 1``)."""
+
+
+@dataclass(frozen=True)
+class FinetuneRun:
+    """One fine-tuning run of the plan: its stage and what it fine-tunes (a row of the analysis' ``runs``)."""
+
+    stage: str
+    tokenizer: str
+    task: TaskSpec
+    seed: int
+    pretrained: bool
+    """False for the no-pre-training control."""
+
+    @property
+    def model_stage(self) -> str:
+        """The stage of the model it fine-tunes: ``pretrain/<tokenizer>`` or ``control/<tokenizer>``."""
+        return f"{_FINETUNE_PREFIX[self.pretrained][1]}/{self.tokenizer}"
+
+    def row(self) -> dict:
+        """The run as the analysis reads it (the task by its label)."""
+        return {
+            "stage": self.stage,
+            "tokenizer": self.tokenizer,
+            "task": self.task.label,
+            "seed": self.seed,
+            "pretrained": self.pretrained,
+        }
+
+
+@dataclass(frozen=True)
+class TrainingPlan:
+    """The training stages of a run, in the order they are handed to the pipeline, and the fine-tuning runs."""
+
+    stages: list[Stage]
+    runs: list[FinetuneRun]
+
+
 def run_study(
     config: StudyConfig,
     *,
@@ -108,107 +159,26 @@ def run_study(
     for note in sources.notes:
         log(f"note: {note}")
     pipe = Pipeline(root, log=log)
-    inputs = sources.fingerprint()
+    run = StudyRun(config, root, backend, sources, sources.fingerprint(), progress and config.jobs <= 1)
 
-    # 1. tokenizers ------------------------------------------------------------------
-    tok_cfg = config.tokenizers
-    toks = pipe.run(
-        "tokenizers",
-        {"section": dataclasses.asdict(tok_cfg), "inputs": inputs},
-        lambda work: _train_tokenizers(work, root, config, sources, progress),
-    )
-    tokenizer_dirs = {t["name"]: root / t["path"] for t in toks["tokenizers"]}
-
-    # 2. one ALBERT per tokenizer, identical settings; 2b. the no-pre-training control (the same architecture
-    # with its initial, random weights); 3. fine-tuning: every model x task x seed, each its own resumable stage.
-    # All of them are training runs for the backend, run `config.jobs` at a time (each waits for its model only).
-    ft = config.finetune
-    ft_common = {
-        k: v
-        for k, v in dataclasses.asdict(ft).items()
-        if k not in ("tasks", "seeds", "no_pretraining_control")
-        and not (k in _ADDED_AT_DEFAULT and v == _ADDED_AT_DEFAULT[k])
-    }
-    child_progress = progress and config.jobs <= 1  # one bar per run only when runs do not share the terminal
-    stages: list[Stage] = []
-    for name, tok_dir in tokenizer_dirs.items():
-        stages.append(
-            Stage(
-                f"pretrain/{name}",
-                {"section": dataclasses.asdict(config.pretrain), "inputs": inputs},
-                partial(
-                    _pretrain,
-                    root=root,
-                    tokenizer_dir=tok_dir,
-                    backend=backend,
-                    config=config,
-                    sources=sources,
-                    progress=child_progress,
-                ),
-                deps=("tokenizers",),
-            )
-        )
-        if ft.no_pretraining_control:
-            stages.append(
-                Stage(
-                    f"control/{name}",
-                    {"model": config.pretrain.model, "seed": config.pretrain.seed},
-                    partial(control_stage, root=root, tokenizer_dir=tok_dir, backend=backend, config=config),
-                    deps=("tokenizers",),
-                )
-            )
-    runs: list[dict] = []
-    for kind, prefix, dep in (("pretrained", "finetune", "pretrain"), ("control", "finetune-control", "control")):
-        if kind == "control" and not ft.no_pretraining_control:
-            continue
-        for name in tokenizer_dirs:
-            for task in ft.tasks:
-                for seed in range(ft.seeds):
-                    stage = f"{prefix}/{name}/{task.label}/seed{seed}"
-                    stages.append(
-                        Stage(
-                            stage,
-                            {"common": ft_common, "task": _task_key(task), "seed": seed, "inputs": inputs},
-                            partial(
-                                finetune_stage,
-                                root=root,
-                                model_stage=f"{dep}/{name}",
-                                task=task,
-                                seed=seed,
-                                backend=backend,
-                                config=config,
-                                sources=sources,
-                                progress=child_progress,
-                            ),
-                            deps=(f"{dep}/{name}",),
-                        )
-                    )
-                    runs.append(
-                        {
-                            "stage": stage,
-                            "tokenizer": name,
-                            "task": task.label,
-                            "seed": seed,
-                            "pretrained": kind == "pretrained",
-                        }
-                    )
-    # with one job each run draws its own bars; with several, one bar counts the finished runs
-    done = pipe.run_many(stages, jobs=config.jobs, progress=progress and config.jobs > 1)
-    outputs = dict(zip([s.name for s in stages], done))
-    runs = [{**run, **outputs[run["stage"]]} for run in runs]
-    finetune_stages = [r["stage"] for r in runs]
+    # 1. tokenizers
+    tokenizer_dirs = _run_tokenizers(pipe, run, progress)
+    # 2.-3. pre-training, the control, fine-tuning: `config.jobs` training runs at a time; with one job each run
+    # draws its own bars, with several one bar counts the finished runs
+    plan = plan_stages(run, tokenizer_dirs)
+    done = pipe.run_many(plan.stages, jobs=config.jobs, progress=progress and config.jobs > 1)
+    outputs = dict(zip([s.name for s in plan.stages], done))
+    runs = [{**r.row(), **outputs[r.stage]} for r in plan.runs]
     pretrain_cost = {name: outputs[f"pretrain/{name}"].get("cost") for name in tokenizer_dirs}
-
-    # 4. analysis --------------------------------------------------------------------
+    # 4. analysis
     analysis = pipe.run(
         "analysis",
         # "tables" names the schema of what the stage writes: a folder analysed by an older schema is analysed again
-        {"section": dataclasses.asdict(config.analysis), "inputs": inputs, "tables": TABLES_SCHEMA},
+        {"section": dataclasses.asdict(config.analysis), "inputs": run.inputs, "tables": TABLES_SCHEMA},
         lambda work: _analyse(work, root, tokenizer_dirs, runs, pretrain_cost, config, sources, progress),
-        deps=["tokenizers", *finetune_stages],
+        deps=["tokenizers", *(r.stage for r in plan.runs)],
     )
-
-    # 5. report ----------------------------------------------------------------------
+    # 5. report
     report = pipe.run(
         "report",
         {
@@ -222,6 +192,100 @@ def run_study(
         deps=["analysis"],
     )
     return StudyResult(root, root / report["markdown"], root / report["html"], pipe.executed, pipe.skipped)
+
+
+def _run_tokenizers(pipe: Pipeline, run: StudyRun, progress: bool) -> dict[str, Path]:
+    """The ``tokenizers`` stage; returns each tokenizer's folder by name."""
+    toks = pipe.run(
+        "tokenizers",
+        {"section": dataclasses.asdict(run.config.tokenizers), "inputs": run.inputs},
+        lambda work: _train_tokenizers(work, run.root, run.config, run.sources, progress),
+    )
+    return {t["name"]: run.root / t["path"] for t in toks["tokenizers"]}
+
+
+def plan_stages(run: StudyRun, tokenizer_dirs: dict[str, Path]) -> TrainingPlan:
+    """Every training stage of the study: one ALBERT per tokenizer with identical settings (and, with
+    ``finetune.no_pretraining_control``, the same architecture with its initial, random weights), then every
+    model x task x seed fine-tuned, each its own resumable stage that waits for its model only."""
+    stages = [stage for name, tok_dir in tokenizer_dirs.items() for stage in _model_stages(run, name, tok_dir)]
+    runs = finetune_runs(run.config, list(tokenizer_dirs))
+    stages += [_finetune_stage(run, r) for r in runs]
+    return TrainingPlan(stages, runs)
+
+
+def _model_stages(run: StudyRun, name: str, tokenizer_dir: Path) -> list[Stage]:
+    """``pretrain/<name>`` and, for the control, ``control/<name>``."""
+    config = run.config
+    pretrain = Stage(
+        f"pretrain/{name}",
+        {"section": dataclasses.asdict(config.pretrain), "inputs": run.inputs},
+        partial(
+            _pretrain,
+            root=run.root,
+            tokenizer_dir=tokenizer_dir,
+            backend=run.backend,
+            config=config,
+            sources=run.sources,
+            progress=run.child_progress,
+        ),
+        deps=("tokenizers",),
+    )
+    if not config.finetune.no_pretraining_control:
+        return [pretrain]
+    control = Stage(
+        f"control/{name}",
+        {"model": config.pretrain.model, "seed": config.pretrain.seed},
+        partial(control_stage, root=run.root, tokenizer_dir=tokenizer_dir, backend=run.backend, config=config),
+        deps=("tokenizers",),
+    )
+    return [pretrain, control]
+
+
+#: the fine-tuning stages' folder and the model stage each waits for, pre-trained or control
+_FINETUNE_PREFIX = {True: ("finetune", "pretrain"), False: ("finetune-control", "control")}
+
+
+def finetune_runs(config: StudyConfig, tokenizers: list[str]) -> list[FinetuneRun]:
+    """Every (model, task, seed) fine-tuning run, pre-trained models first, then the controls."""
+    ft = config.finetune
+    kinds = (True, False) if ft.no_pretraining_control else (True,)
+    return [
+        FinetuneRun(f"{_FINETUNE_PREFIX[pretrained][0]}/{name}/{task.label}/seed{seed}", name, task, seed, pretrained)
+        for pretrained, name, task, seed in itertools.product(kinds, tokenizers, ft.tasks, range(ft.seeds))
+    ]
+
+
+def _finetune_stage(run: StudyRun, r: FinetuneRun) -> Stage:
+    """The stage of one fine-tuning run, keyed on the section's settings, its task's and its seed."""
+    config = run.config
+    return Stage(
+        r.stage,
+        {"common": _finetune_key(config.finetune), "task": _task_key(r.task), "seed": r.seed, "inputs": run.inputs},
+        partial(
+            finetune_stage,
+            root=run.root,
+            model_stage=r.model_stage,
+            task=r.task,
+            seed=r.seed,
+            backend=run.backend,
+            config=config,
+            sources=run.sources,
+            progress=run.child_progress,
+        ),
+        deps=(r.model_stage,),
+    )
+
+
+def _finetune_key(ft: FinetuneSection) -> dict:
+    """The fine-tuning section's part of every fine-tuning stage key: its settings, less the run plan (tasks,
+    seeds, control) and those added later and left at their default."""
+    return {
+        k: v
+        for k, v in dataclasses.asdict(ft).items()
+        if k not in ("tasks", "seeds", "no_pretraining_control")
+        and not (k in _ADDED_AT_DEFAULT and v == _ADDED_AT_DEFAULT[k])
+    }
 
 
 # --- stage bodies (control_stage and finetune_stage are public: benchmarks time one stage with them) ---
