@@ -80,107 +80,148 @@ def write_report(
             :meth:`~tokstudy.data.repairs.RepairLog.to_dict`, as ``stats --json`` holds them under
             ``"repairs"``); shown first, since every figure is computed on the repaired tags.
     """
-    from tokstudy.analysis.model_errors.correlation import correlate_errors
     from tokstudy.analysis.stats import default_groupings, table_statistics
-    from tokstudy.analysis.table.coverage import coverage_notes
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     kw = {"n_resamples": n_resamples, "confidence": confidence, "seed": seed}
-    names = table.tokenizer_names
-    files: list[Path] = []
-    intro = (
-        f"{len(table):,} words, {table.n_sentences:,} sentences, {table.n_entities:,} entities in "
-        f"{', '.join(table.datasets)}; tokenizers: {', '.join(names)}. Intervals: {confidence:.0%} "
-        f"bootstrap over sentences, {n_resamples} resamples, seed {seed}."
-    )
-    sections: list[Section] = []
+    doc = _Index(out)
     if repairs:
         md, paths = rf.write_repairs(repairs, out)
-        files += paths
-        sections.append(Section("Tags repaired by lenient reading", md + "\n\n[repairs.md](repairs.md)"))
-
+        doc.add("Tags repaired by lenient reading", md + "\n\n[repairs.md](repairs.md)", paths)
     groupings = list(groupings) if groupings is not None else default_groupings(table)
-    stats = table_statistics(table, names, groupings=groupings, **kw)
-    md, paths = rf.write_table4(stats.table4, out)
-    files += paths
-    sections.append(
-        Section(
-            "Table 4: additional segmentation",
-            md + "\n\n[table4.md](table4.md) · [csv](table4.csv) · [json](table4.json)",
-        )
+    stats = table_statistics(table, table.tokenizer_names, groupings=groupings, **kw)
+    _segmentation_sections(doc, table, stats, groupings)
+    _examples_section(doc, table, predictions, sentences, n_examples)
+    errors = _error_sections(doc, table, predictions, train, train_label, measure, kw, figures=figures)
+    if parity_results:
+        md, paths = rf.write_parity(parity_results, out)
+        doc.add("Parity on parallel text", md, paths)
+    if figures:
+        _figures_section(doc, table, stats, errors, parity_results)
+    intro = (
+        f"{len(table):,} words, {table.n_sentences:,} sentences, {table.n_entities:,} entities in "
+        f"{', '.join(table.datasets)}; tokenizers: {', '.join(table.tokenizer_names)}. Intervals: {confidence:.0%} "
+        f"bootstrap over sentences, {n_resamples} resamples, seed {seed}."
     )
-    md, paths = rf.write_summary(stats.summary, out)
-    files += paths
+    written = write_document(out, "Segmentation report", doc.sections, intro=intro, stem="index")
+    return ReportFiles(written["markdown"], [written["markdown"], written["html"]] + doc.files)
+
+
+@dataclass
+class _Index:
+    """The index's sections and the files written so far, in the order the report shows them."""
+
+    out: Path
+    sections: list[Section] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+    def add(self, title: str, body: str, paths: Sequence[Path] = ()) -> None:
+        self.files += paths
+        self.sections.append(Section(title, body))
+
+
+@dataclass(frozen=True)
+class _Errors:
+    """What the model-error sections computed, for the figures."""
+
+    correlations: list
+    attribution_rows: list[dict]
+    odds_figure: str | None
+    """The odds-ratio figure, already shown in the attribution section."""
+
+
+def _segmentation_sections(doc: _Index, table: SegmentationTable, stats, groupings: Sequence[str]) -> None:
+    """Table 4, the summary (with coverage warnings), the intrinsic metrics and one breakdown per grouping."""
+    from tokstudy.analysis.table.coverage import coverage_notes
+
+    md, paths = rf.write_table4(stats.table4, doc.out)
+    doc.add(
+        "Table 4: additional segmentation",
+        md + "\n\n[table4.md](table4.md) · [csv](table4.csv) · [json](table4.json)",
+        paths,
+    )
+    md, paths = rf.write_summary(stats.summary, doc.out)
     # where a tokenizer does not cover a dataset's text, its figures there measure unknown pieces or bytes
     notes = "".join(f"\n\n> **Warning:** {note}" for note in coverage_notes(table))
-    sections.append(
-        Section(
-            "Fertility, continued words, unknown and byte-fallback pieces", md + notes + "\n\n[summary.md](summary.md)"
-        )
+    doc.add(
+        "Fertility, continued words, unknown and byte-fallback pieces",
+        md + notes + "\n\n[summary.md](summary.md)",
+        paths,
     )
-    md, paths = rf.write_intrinsic(stats.intrinsic, out)
-    files += paths
-    sections.append(
-        Section("Intrinsic metrics: compression, entropy, vocabulary use", md + "\n\n[intrinsic.md](intrinsic.md)")
-    )
-    grouped = stats.by
+    md, paths = rf.write_intrinsic(stats.intrinsic, doc.out)
+    doc.add("Intrinsic metrics: compression, entropy, vocabulary use", md + "\n\n[intrinsic.md](intrinsic.md)", paths)
     for by in groupings:
-        md, paths = rf.write_grouped(by, grouped[by], out)
-        files += paths
-        sections.append(
-            Section(f"Additional segmentation by {by.replace('_', ' ')}", md + f"\n\n[by_{by}.md](by_{by}.md)")
-        )
+        md, paths = rf.write_grouped(by, stats.by[by], doc.out)
+        doc.add(f"Additional segmentation by {by.replace('_', ' ')}", md + f"\n\n[by_{by}.md](by_{by}.md)", paths)
 
+
+def _examples_section(
+    doc: _Index, table: SegmentationTable, predictions: Sequence, sentences: Sequence[int] | None, n_examples: int
+) -> None:
+    """Table 3: the chosen sentences, their pieces per tokenizer, gold labels and predictions."""
     chosen = list(sentences) if sentences is not None else select_sentences(table, n_examples)
     exs = examples(table, chosen, predictions)
     md = examples_markdown(exs)
-    files += rf.write_three(out, "examples", md, example_rows(exs), exs)
-    sections.append(Section("Table 3: examples", md + "\n\n[examples.md](examples.md)"))
+    doc.add(
+        "Table 3: examples",
+        md + "\n\n[examples.md](examples.md)",
+        rf.write_three(doc.out, "examples", md, example_rows(exs), exs),
+    )
 
-    fig = None  # the odds-ratio figure, shown in the attribution section
+
+def _error_sections(
+    doc: _Index,
+    table: SegmentationTable,
+    predictions: Sequence,
+    train,
+    train_label: str | None,
+    measure: str,
+    kw: dict,
+    *,
+    figures: bool,
+) -> _Errors:
+    """With predictions: the correlation of segmentation with errors, and the attribution section."""
+    from tokstudy.analysis.model_errors.correlation import correlate_errors
+
+    names = table.tokenizer_names
     corrs = [correlate_errors(table, a, t, measure=measure, **kw) for a in predictions for t in names]
-    if corrs:
-        md, pm, paths = rf.write_correlation(corrs, out)
-        files += paths
-        sections.append(Section("Segmentation vs model errors", md + "\n\n### Error rate by number of pieces\n\n" + pm))
-        attr_rows, attr_cells = _attribution(table, predictions, names, train, train_label, confidence)
-        files += rf.write_attribution(attr_rows, attr_cells, out)
-        fig = "figures/odds_ratios.png" if figures else None
-        sections.append(
-            Section(
-                "Does segmentation predict errors beyond frequency, entity status and length?",
-                ra.attribution_section(attr_rows, attr_cells, figure=fig),
-            )
-        )
+    if not corrs:
+        return _Errors([], [], None)
+    md, pm, paths = rf.write_correlation(corrs, doc.out)
+    doc.add("Segmentation vs model errors", md + "\n\n### Error rate by number of pieces\n\n" + pm, paths)
+    attr_rows, attr_cells = _attribution(table, predictions, names, train, train_label, kw["confidence"])
+    fig = "figures/odds_ratios.png" if figures else None
+    doc.add(
+        "Does segmentation predict errors beyond frequency, entity status and length?",
+        ra.attribution_section(attr_rows, attr_cells, figure=fig),
+        rf.write_attribution(attr_rows, attr_cells, doc.out),
+    )
+    return _Errors(corrs, attr_rows, fig)
 
+
+def _figures_section(
+    doc: _Index, table: SegmentationTable, stats, errors: _Errors, parity_results: Sequence | None
+) -> None:
+    """Every figure (PNG and SVG) in ``figures/``; the index shows the PNGs not shown in a section already."""
+    from tokstudy.report import figures as fg
+
+    figdir = doc.out / "figures"
+    grouped = stats.by
+    vocab = {c.name: c.vocab_size for c in table.tokenizers.values()}
+    figs = fg.plot_additional_segmentation(stats.table4, figdir / "additional_segmentation", vocab_sizes=vocab)
+    if "language" in grouped:
+        figs += fg.plot_by_group(grouped["language"], figdir / "by_language")
+    if "entity_type" in grouped and any(g.groups for g in grouped["entity_type"]):
+        figs += fg.plot_by_group(grouped["entity_type"], figdir / "by_entity_type")
+    if errors.correlations:
+        figs += fg.plot_error_by_pieces(errors.correlations, figdir / "error_by_pieces")
+        figs += fg.plot_odds_ratios(errors.attribution_rows, figdir / "odds_ratios")
     if parity_results:
-        md, paths = rf.write_parity(parity_results, out)
-        files += paths
-        sections.append(Section("Parity on parallel text", md))
-
-    if figures:
-        from tokstudy.report import figures as fg
-
-        figdir = out / "figures"
-        vocab = {c.name: c.vocab_size for c in table.tokenizers.values()}
-        figs = fg.plot_additional_segmentation(stats.table4, figdir / "additional_segmentation", vocab_sizes=vocab)
-        if "language" in grouped:
-            figs += fg.plot_by_group(grouped["language"], figdir / "by_language")
-        if "entity_type" in grouped and any(g.groups for g in grouped["entity_type"]):
-            figs += fg.plot_by_group(grouped["entity_type"], figdir / "by_entity_type")
-        if corrs:
-            figs += fg.plot_error_by_pieces(corrs, figdir / "error_by_pieces")
-            figs += fg.plot_odds_ratios(attr_rows, figdir / "odds_ratios")
-        if parity_results:
-            figs += fg.plot_parity(parity_results, figdir / "parity")
-        files += figs
-        # the odds-ratio figure is already shown inside the attribution section
-        shown = [p for p in figs if p.suffix == ".png" and not (fig and p.name == Path(fig).name)]
-        sections.append(Section("Figures", "\n\n".join(f"![{p.stem}](figures/{p.name})" for p in shown)))
-
-    written = write_document(out, "Segmentation report", sections, intro=intro, stem="index")
-    return ReportFiles(written["markdown"], [written["markdown"], written["html"]] + files)
+        figs += fg.plot_parity(parity_results, figdir / "parity")
+    fig = errors.odds_figure
+    shown = [p for p in figs if p.suffix == ".png" and not (fig and p.name == Path(fig).name)]
+    doc.add("Figures", "\n\n".join(f"![{p.stem}](figures/{p.name})" for p in shown), figs)
 
 
 def _attribution(table, predictions, names, train, train_label, confidence) -> tuple[list[dict], list[dict]]:
