@@ -22,7 +22,12 @@ Rules checked here:
   ``analysis_app/components/cache.py``;
 * the modules of ``tokstudy/cli`` and of ``pretrain/cli`` do not import each other (the package's
   ``__init__`` registers them; ``tokstudy/cli/arguments.py`` holds the options they share,
-  ``pretrain/cli/fields.py`` the flags made from the config dataclasses).
+  ``pretrain/cli/fields.py`` the flags made from the config dataclasses);
+* no import circle anywhere in ``tokstudy``, ``pretrain`` and ``analysis_app``, lazy imports inside
+  functions included: two modules that need each other are one concept, or a third module holds what
+  both need. Imports under ``if TYPE_CHECKING:`` never run and are not arrows; a package's
+  ``__init__`` that re-exports its own modules is not one either (a module that imports its own
+  package's ``__init__`` is).
 
 Checked on the source with :mod:`ast`: every ``import`` and ``from ... import`` at any depth,
 relative imports resolved, and module names handed to ``importlib.import_module`` as string constants.
@@ -147,3 +152,106 @@ def test_app_services_never_import_streamlit_or_the_layers_above():
         if bad:
             offenders.append(f"{path.relative_to(ROOT)}: {sorted(bad)}")
     assert not offenders, "app services importing streamlit or a layer above them:\n" + "\n".join(offenders)
+
+
+def _runtime_imports(path: Path, modules: set[str]) -> set[str]:
+    """The ``modules`` that ``path`` imports when it runs: imports at any depth, not under ``if TYPE_CHECKING:``.
+
+    ``from package import name`` is an arrow to ``package.name`` when that is a module, else to ``package``;
+    ``import a.b.c`` to the longest of ``a.b.c``, ``a.b``, ``a`` that is one of ``modules``.
+    """
+    package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
+    out: set[str] = set()
+
+    def longest(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            out.update(longest(alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, *([base] if base else [])])
+            out.update(f"{base}.{a.name}" if f"{base}.{a.name}" in modules else longest(base) for a in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    return out - {None}
+
+
+def _import_graph(folders: tuple[str, ...]) -> dict[str, set[str]]:
+    """Module -> the modules of ``folders`` it imports (see :func:`_runtime_imports`)."""
+    paths = {_module_name(p): p for folder in folders for p in _modules(folder)}
+    return {name: _runtime_imports(path, set(paths)) - {name} for name, path in paths.items()}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10 * len(graph) + 100))
+    try:
+        for v in sorted(graph):
+            if v not in index:
+                connect(v)
+    finally:
+        sys.setrecursionlimit(limit)
+    return found
+
+
+def test_the_circle_check_sees_lazy_imports_and_skips_type_only_ones(tmp_path, monkeypatch):
+    pkg = tmp_path / "tokstudy" / "x"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from tokstudy.x.a import A\n")
+    (pkg / "a.py").write_text("A = 1\ndef f():\n    from tokstudy.x import b\n")
+    (pkg / "b.py").write_text("from tokstudy.x.a import A\n")
+    (pkg / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tokstudy.x.d import D\nC = 1\n"
+    )
+    (pkg / "d.py").write_text("from tokstudy.x.c import C\nD = 1\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    graph = _import_graph(("tokstudy",))
+    assert graph["tokstudy.x"] == {"tokstudy.x.a"} and graph["tokstudy.x.a"] == {"tokstudy.x.b"}
+    assert _circles(graph) == [["tokstudy.x.a", "tokstudy.x.b"]]  # c -> d is type-only: no circle
+
+
+def test_no_import_circle_anywhere():
+    circles = _circles(_import_graph(("tokstudy", "pretrain", "analysis_app")))
+    assert not circles, "modules that import each other (directly or round a loop):\n" + "\n".join(
+        " <-> ".join(c) for c in circles
+    )

@@ -32,9 +32,10 @@ from statistics import NormalDist
 
 import numpy as np
 
-from tokstudy.analysis.stats import SUBSETS, intrinsic, subset_grouping
+from tokstudy.analysis.stats import intrinsic
 from tokstudy.analysis.stats.estimates import BootstrapSettings, Estimate
-from tokstudy.analysis.stats.ratio_batch import Figure, Quantity, RatioBatch
+from tokstudy.analysis.stats.groupings import SUBSETS, Groupings
+from tokstudy.analysis.stats.ratio_batch import FigureKey, Quantity, RatioBatch
 from tokstudy.analysis.table import SegmentationTable, TokenizerColumns
 from tokstudy.analysis.table.factorize import factorize
 
@@ -106,47 +107,57 @@ class IntrinsicPlan:
     """
 
     columns: tuple[TokenizerColumns, ...]
-    figures: tuple[dict[str, tuple[Figure, Figure]], ...]  # per tokenizer: group -> (chars, bytes) per piece
+    figures: tuple[dict[str, tuple[FigureKey, FigureKey]], ...]  # per tokenizer: group -> (chars, bytes) per piece
     masks: dict[str, np.ndarray | None]  # group -> its rows (None: every row)
     alpha: float
     table: SegmentationTable
 
     @classmethod
     def register(
-        cls, batch: RatioBatch, table: SegmentationTable, tokenizers, *, alpha: float = intrinsic.DEFAULT_RENYI_ALPHA
+        cls,
+        batch: RatioBatch,
+        groupings: Groupings,
+        table: SegmentationTable,
+        tokenizers,
+        *,
+        alpha: float = intrinsic.DEFAULT_RENYI_ALPHA,
     ) -> "IntrinsicPlan":
+        """``groupings`` must hold ``("language", "all")`` when the table has several languages."""
         types = table.types
         chars_t = np.fromiter(map(len, types), np.float64, len(types))
         chars = Quantity("characters", chars_t[table.word_type])
+        nbytes = chars  # ASCII only: bytes are characters
         wide = np.flatnonzero(~np.fromiter(map(str.isascii, types), bool, len(types)))
         if len(wide):
             bytes_t = chars_t.copy()
             bytes_t[wide] = [len(types[i].encode("utf-8")) for i in wide.tolist()]
             nbytes = Quantity("utf-8 bytes", bytes_t[table.word_type])
-        else:
-            nbytes = chars  # ASCII only: bytes are characters, and the batch sums them once
-        groupings = {subset: subset_grouping(batch, table, subset) for subset in SUBSETS}
-        masks = {name: None if g.codes is None else g.codes == 0 for name, g in groupings.items()}
+        subsets = {subset: groupings.subsets[subset] for subset in SUBSETS}
+        masks = {name: None if g.codes is None else g.codes == 0 for name, g in subsets.items()}
         languages = None
         if len(table.languages) > 1:
-            languages = batch.grouping(("by", "language", "all"), lambda: table.language_code, table.languages)
+            languages = groupings.by[("language", "all")]
             masks.update({f"language:{lang}": languages.codes == k for k, lang in enumerate(table.languages)})
         columns, figures = [], []
         for tok in tokenizers:
             col = table.column(tok)
-            pieces = Quantity(("pieces", col.name), col.n_pieces)
+            pieces = Quantity("pieces", col.n_pieces, col.name)
             groups = {}
-            for name, g in groupings.items():
-                groups[name] = (batch.ratio(chars, pieces, g)[0], batch.ratio(nbytes, pieces, g)[0])
+            for name, g in subsets.items():
+                groups[name] = (
+                    batch.ratio("characters per piece", chars, pieces, g)[0],
+                    batch.ratio("bytes per piece", nbytes, pieces, g)[0],
+                )
             if languages is not None:
-                per_char, per_byte = batch.ratio(chars, pieces, languages), batch.ratio(nbytes, pieces, languages)
+                per_char = batch.ratio("characters per piece", chars, pieces, languages)
+                per_byte = batch.ratio("bytes per piece", nbytes, pieces, languages)
                 for k, lang in enumerate(table.languages):
                     groups[f"language:{lang}"] = (per_char[k], per_byte[k])
             columns.append(col)
             figures.append(groups)
         return cls(tuple(columns), tuple(figures), masks, alpha, table)
 
-    def result(self, est: dict[Figure, Estimate], settings: BootstrapSettings) -> list[IntrinsicSummary]:
+    def result(self, est: dict[FigureKey, Estimate], settings: BootstrapSettings) -> list[IntrinsicSummary]:
         """One summary per tokenizer, in the order registered."""
         return _finish(est, settings, self)
 
@@ -203,7 +214,7 @@ def _pooled_unknowns(col: TokenizerColumns) -> list[str]:
     return pieces
 
 
-def _finish(est: dict[Figure, Estimate], settings: BootstrapSettings, plan: IntrinsicPlan) -> list[IntrinsicSummary]:
+def _finish(est: dict[FigureKey, Estimate], settings: BootstrapSettings, plan: IntrinsicPlan) -> list[IntrinsicSummary]:
     table, masks, alpha = plan.table, plan.masks, plan.alpha
     n_types = len(table.types)
     freq = {

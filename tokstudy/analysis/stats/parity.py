@@ -30,8 +30,8 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from tokstudy.analysis.stats import BootstrapSettings, Estimate
 from tokstudy.analysis.stats.bootstrap import bootstrap_ratios, bootstrap_totals, percentile_interval
+from tokstudy.analysis.stats.estimates import BootstrapSettings, Estimate
 from tokstudy.errors import AlignmentError
 from tokstudy.tokenization.base import Segmenter
 

@@ -7,35 +7,54 @@ per-sentence sums of its numerator and denominator. :class:`RatioBatch` collects
 caller asks for, lays every distinct per-sentence sum out as one column of a matrix, and draws the
 resamples once for all of them (:func:`~tokstudy.analysis.stats.bootstrap.bootstrap_totals`).
 
-The words of a figure are chosen by a :class:`Grouping`: row codes ``0..k-1`` (one figure per
-group), ``-1`` leaves a row out, and no codes at all means every row. Quantities and groupings
-carry a key, so sums asked for twice (word counts shared by every tokenizer, NE rows under two
-figures) are computed and bootstrapped once; identical columns with different keys are also
-stored once.
+A figure is named by what it is, a :class:`FigureKey` (tokenizer, quantity, grouping, group), and
+its estimate is looked up by that key in what :meth:`RatioBatch.run` returns. A per-sentence sum is
+named by its :class:`Quantity`'s key and its grouping and group, so sums asked for twice (word
+counts shared by every tokenizer, NE rows under two figures) are computed and bootstrapped once, and
+a figure asked for twice is one figure.
 
-A worked example, the NE / non-NE fertility of one tokenizer (what Table 4 reports as
+A worked example, the NE fertility of one tokenizer (what Table 4 reports as
 ``100 * (fertility - 1)``):
 
 >>> from tokstudy.analysis.stats.estimates import BootstrapSettings
 >>> # table = segmentation_table([conll_test], [sp8k])
 >>> # batch = RatioBatch(table, BootstrapSettings(n_resamples=1000))
->>> # ne_or_not = batch.grouping("ne/non_ne", lambda: codes_0_for_ne_1_for_other, ("ne", "non_ne"))
->>> # pieces = Quantity(("pieces", "sp8k"), table.column("sp8k").n_pieces)
->>> # ne, non_ne = batch.ratio(pieces, batch.words, ne_or_not)
+>>> # ne = subset_grouping(table, "ne")                      # tokstudy.analysis.stats.groupings
+>>> # pieces = Quantity("pieces", table.column("sp8k").n_pieces, tokenizer="sp8k")
+>>> # (key,) = batch.ratio("fertility", pieces, batch.words, ne)
+>>> # key                       # FigureKey(tokenizer='sp8k', quantity='fertility', grouping='subset', group='ne')
 >>> # estimates = batch.run()
->>> # estimates[ne].value, estimates[ne].low, estimates[ne].high      # pieces per NE word, 95 % CI
+>>> # estimates[key].value, estimates[key].low, estimates[key].high      # pieces per NE word, 95 % CI
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Hashable, Sequence
+from typing import Callable
 
 import numpy as np
 
 from tokstudy.analysis.stats.bootstrap import bootstrap_totals, percentile_interval, sentence_sums
 from tokstudy.analysis.stats.estimates import BootstrapSettings, Estimate
+from tokstudy.analysis.stats.groupings import Grouping
 from tokstudy.analysis.table import SegmentationTable
+
+
+@dataclass(frozen=True)
+class FigureKey:
+    """What a figure is: ``quantity`` of ``tokenizer``'s pieces over the words of ``group`` of ``grouping``.
+
+    Attributes:
+        tokenizer: the tokenizer's name (``None`` for a figure of no tokenizer).
+        quantity: the ratio estimated (``"additional segmentation %"``, ``"fertility"``, ...).
+        grouping: the :attr:`Grouping.name` of the words' grouping (``"subset"``, ``"entity_type"``, ...).
+        group: the group (``"ne"``, ``"PER"``, ...).
+    """
+
+    tokenizer: str | None
+    quantity: str
+    grouping: str
+    group: str
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,38 +62,19 @@ class Quantity:
     """A per-row value to be summed (pieces, characters, continued-word flags, ...).
 
     Attributes:
-        key: names the values; two quantities with one key must hold the same values.
+        name: what is counted (``"pieces"``, ``"characters"``, ...).
         values: one number per row of the table.
+        tokenizer: whose pieces it counts (``None`` for a count of the words themselves).
     """
 
-    key: Hashable
+    name: str
     values: np.ndarray
+    tokenizer: str | None = None
 
-
-@dataclass(frozen=True, eq=False)
-class Grouping:
-    """Which rows each figure covers.
-
-    Attributes:
-        key: names the grouping; two groupings with one key must have the same codes.
-        codes: ``int64`` group of each row, ``-1`` to leave it out; ``None`` for all rows in one group.
-        names: the groups, in code order.
-    """
-
-    key: Hashable
-    codes: np.ndarray | None
-    names: tuple[str, ...]
-
-
-#: every row, one group
-ALL_ROWS = Grouping("all", None, ("all",))
-
-
-@dataclass(frozen=True)
-class Figure:
-    """A ratio registered in a batch; look its :class:`Estimate` up in what :meth:`RatioBatch.run` returns."""
-
-    index: int
+    @property
+    def key(self) -> tuple[str, str | None]:
+        """Two quantities with one key hold the same values."""
+        return (self.name, self.tokenizer)
 
 
 @dataclass(frozen=True)
@@ -95,37 +95,39 @@ class RatioBatch:
     def __init__(self, table: SegmentationTable, settings: BootstrapSettings):
         self.table, self.settings = table, settings
         self.words = Quantity("words", np.ones(len(table)))
-        self._groupings: dict[Hashable, Grouping] = {}
-        self._sums: dict[tuple[Hashable, Hashable], list[int]] = {}  # (quantity, grouping) -> columns
-        self._columns: list[np.ndarray] = []
-        self._by_content: dict[int, list[int]] = {}
-        self._requests: list[_Request] = []
-
-    def grouping(self, key: Hashable, codes: Callable[[], np.ndarray], names: Sequence[str]) -> Grouping:
-        """The grouping named ``key``, its codes made by ``codes()`` the first time only."""
-        if key not in self._groupings:
-            self._groupings[key] = Grouping(key, np.asarray(codes(), dtype=np.int64), tuple(names))
-        return self._groupings[key]
+        self._columns: dict[tuple, int] = {}  # (quantity key, grouping name, group) -> column of per-sentence sums
+        self._sums: list[np.ndarray] = []
+        self._requests: dict[FigureKey, _Request] = {}
 
     def ratio(
         self,
+        quantity: str,
         numerator: Quantity,
         denominator: Quantity,
-        grouping: Grouping = ALL_ROWS,
+        grouping: Grouping,
         transform: Callable[[float], float] = identity,
-    ) -> list[Figure]:
-        """Register ``transform(sum(numerator) / sum(denominator))`` in each group; one figure per group."""
+    ) -> list[FigureKey]:
+        """Register ``transform(sum(numerator) / sum(denominator))`` named ``quantity`` in each group.
+
+        Returns the figures' keys, one per group of ``grouping``. The tokenizer of the key is the
+        numerator's (else the denominator's).
+        """
+        tokenizer = numerator.tokenizer if numerator.tokenizer is not None else denominator.tokenizer
+        keys = [FigureKey(tokenizer, quantity, grouping.name, g) for g in grouping.groups]
+        if all(k in self._requests for k in keys):
+            return keys
         nums = self._sentence_sums(numerator, grouping)
         dens = self._sentence_sums(denominator, grouping)
         words = self._sentence_sums(self.words, grouping)
-        start = len(self._requests)
-        self._requests += [_Request(n, d, w, transform) for n, d, w in zip(nums, dens, words)]
-        return [Figure(i) for i in range(start, len(self._requests))]
+        for key, n, d, w in zip(keys, nums, dens, words):
+            self._requests.setdefault(key, _Request(n, d, w, transform))
+        return keys
 
-    def run(self) -> dict[Figure, Estimate]:
+    def run(self) -> dict[FigureKey, Estimate]:
         """Point estimates and intervals of every registered figure."""
-        s, table, reqs = self.settings, self.table, self._requests
-        m = np.stack(self._columns, axis=1) if self._columns else np.zeros((table.n_sentences, 0))
+        s, table = self.settings, self.table
+        keys, reqs = list(self._requests), list(self._requests.values())
+        m = np.stack(self._sums, axis=1) if self._sums else np.zeros((table.n_sentences, 0))
         total = m.sum(0)
         num = np.array([r.numerator for r in reqs], dtype=np.int64)
         den = np.array([r.denominator for r in reqs], dtype=np.int64)
@@ -138,9 +140,9 @@ class RatioBatch:
         else:
             low = high = np.full(len(reqs), np.nan)
         out = {}
-        for i, r in enumerate(reqs):
+        for i, (key, r) in enumerate(zip(keys, reqs)):
             f = r.transform
-            out[Figure(i)] = Estimate(
+            out[key] = Estimate(
                 float(f(point[i])),
                 float(f(low[i])),
                 float(f(high[i])),
@@ -152,25 +154,18 @@ class RatioBatch:
     # ---- per-sentence sums as matrix columns ----
 
     def _sentence_sums(self, quantity: Quantity, grouping: Grouping) -> list[int]:
-        key = (quantity.key, grouping.key)
-        if key not in self._sums:
-            t = self.table
-            codes = grouping.codes
-            if len(grouping.names) == 1:
+        """The columns of ``quantity``'s per-sentence sums in each group of ``grouping``, added once."""
+        keys = [(quantity.key, grouping.name, g) for g in grouping.groups]
+        if any(k not in self._columns for k in keys):
+            t, codes = self.table, grouping.codes
+            if len(grouping.groups) == 1:
                 # rows are sorted by sentence and no sentence is empty: one reduceat pass
                 v = quantity.values.astype(np.float64) if codes is None else np.where(codes == 0, quantity.values, 0.0)
                 sums = np.add.reduceat(v, t.sentence_offsets[:-1])[:, None] if len(v) else np.zeros((0, 1))
             else:
-                sums = sentence_sums(quantity.values, t.sentence, t.n_sentences, codes, len(grouping.names))
-            self._sums[key] = [self._column(np.ascontiguousarray(sums[:, g])) for g in range(len(grouping.names))]
-        return self._sums[key]
-
-    def _column(self, col: np.ndarray) -> int:
-        """Index of ``col`` among the columns, added unless an identical one is there already."""
-        h = hash(col.tobytes())
-        for i in self._by_content.get(h, []):
-            if np.array_equal(self._columns[i], col):
-                return i
-        self._by_content.setdefault(h, []).append(len(self._columns))
-        self._columns.append(col)
-        return len(self._columns) - 1
+                sums = sentence_sums(quantity.values, t.sentence, t.n_sentences, codes, len(grouping.groups))
+            for g, k in enumerate(keys):
+                if k not in self._columns:
+                    self._columns[k] = len(self._sums)
+                    self._sums.append(np.ascontiguousarray(sums[:, g]))
+        return [self._columns[k] for k in keys]
