@@ -34,10 +34,10 @@ from pretrain.cost import CostMeter
 from pretrain.finetune.config import FinetuneConfig
 from pretrain.finetune.data import TaskData, load_task
 from pretrain.finetune.decoding import label_bigrams
-from pretrain.finetune.evaluation import atomic_write_text, score_split, write_split_predictions
+from pretrain.finetune.evaluation import score_split, write_split_predictions
 from pretrain.finetune.modeling import FINETUNE_META, load_for_task, max_positions
 from tokstudy.analysis.stats.welch import Summary, summarize
-from tokstudy.data.atomicwrite import apply_umask
+from tokstudy.data.atomicwrite import apply_umask, atomic_write_text
 
 RUN_FILE = "run.json"
 SEED_FILE = "metrics.json"
@@ -72,15 +72,98 @@ def _declared_subset(config: FinetuneConfig, ds) -> str | None:
     return f"first:{n}" if n is not None and len(ds) >= n else None
 
 
+@dataclass(frozen=True)
+class SeedSetup:
+    """One seed's model, ready to train: the model and its tokenizer on ``device``, the training items (windows
+    of pieces for tagging, one input per sentence for classification) and how predictions are decoded."""
+
+    model: object
+    tokenizer: object
+    device: object
+    max_length: int
+    stride: int
+    special_ids: tuple[int, int, int, int]
+    """``(cls, sep, pad, unk)`` of the tokenizer."""
+    id2label: dict[int, str]
+    items: list
+    bigrams: object | None
+    """The training split's label bigrams for Viterbi decoding (tagging with ``decode="viterbi"``), else None."""
+
+    def scoring(self, config: FinetuneConfig) -> dict:
+        """The keyword arguments of :func:`~pretrain.finetune.evaluation.score_split` for this model."""
+        return dict(
+            task=config.task,
+            id2label=self.id2label,
+            max_length=self.max_length,
+            stride=self.stride,
+            batch_size=config.eval_batch_size,
+            bigrams=self.bigrams,
+        )
+
+    def meta(self, config: FinetuneConfig, data: TaskData, seed: int) -> dict:
+        """What identifies the seed's results: task, data, labels, windows, base model, training key."""
+        meta = {
+            "seed": seed,
+            "task": config.task,
+            "dataset": config.dataset,
+            "language": data.test.language,
+            "labels": list(data.labels),
+            "max_length": self.max_length,
+            "stride": self.stride,
+            "base_model": str(config.model),
+            "model_name": config.display_name(),
+            "training_key": config.training_key(),
+        }
+        if self.bigrams is not None:
+            meta["decode"] = "viterbi"
+        return meta
+
+
+@dataclass(frozen=True)
+class SeedRecord:
+    """What one seed wrote to ``metrics.json``: its identity (:meth:`SeedSetup.meta`), dev and test scores, the
+    training history and what the seed cost."""
+
+    meta: dict
+    dev: dict
+    test: dict
+    notes: list[str]
+    train: dict
+    """The trainer's result, the device and torch's version."""
+    eval_seconds: float
+    cost: dict
+    sizes: dict
+    """Sentences per split and training items."""
+
+    def to_dict(self) -> dict:
+        return {
+            **self.meta,
+            "dev": self.dev,
+            "test": self.test,
+            "notes": self.notes,
+            "train": self.train,
+            "eval_seconds": self.eval_seconds,
+            "cost": self.cost,
+            "sizes": self.sizes,
+        }
+
+
 def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: Path) -> dict:
     """Train and evaluate one seed; writes ``seed_dir`` atomically and returns its metrics."""
-    import torch
-
-    from pretrain.finetune.features import sentence_inputs, special_ids, token_windows, word_pieces
-    from pretrain.finetune.trainer import resolve_device, seed_everything, train
+    from pretrain.finetune.trainer import seed_everything
 
     meter = CostMeter()  # wall time, kWh, CO2e of this seed (training + evaluation)
     seed_everything(seed)  # the classifier head is initialised from this seed
+    setup = _setup_seed(config, data)
+    result = _train_seed(setup, config, data, seed)
+    return _write_seed(setup, config, data, seed, seed_dir, result, meter)
+
+
+def _setup_seed(config: FinetuneConfig, data: TaskData) -> SeedSetup:
+    """Load the model for the task, on its device, and cut the training split into items."""
+    from pretrain.finetune.features import sentence_inputs, special_ids, token_windows, word_pieces
+    from pretrain.finetune.trainer import resolve_device
+
     model, tok = load_for_task(config.model, config.task, data.labels, dropout=config.dropout)
     device = resolve_device(config.device)
     model.to(device)
@@ -114,91 +197,65 @@ def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: P
         if config.decode == "viterbi" and config.task == "ner"
         else None
     )
-    common = dict(
-        task=config.task,
-        id2label=id2label,
-        max_length=max_length,
-        stride=stride,
-        batch_size=config.eval_batch_size,
-        bigrams=bigrams,
-    )
-    primary = PRIMARY[config.task]
+    return SeedSetup(model, tok, device, max_length, stride, (cls_id, sep_id, pad_id, unk_id), id2label, items, bigrams)
+
+
+def _train_seed(setup: SeedSetup, config: FinetuneConfig, data: TaskData, seed: int):
+    """Train ``setup.model`` in place, keeping the best dev epoch; returns the trainer's result."""
+    from pretrain.finetune.trainer import train
+
+    cls_id, sep_id, pad_id, unk_id = setup.special_ids
+    common, primary = setup.scoring(config), PRIMARY[config.task]
 
     def dev_score(m) -> float:
-        return score_split(m, tok, data.dev, **common)[0][primary]
+        return score_split(m, setup.tokenizer, data.dev, **common)[0][primary]
 
-    result = train(
-        model,
-        items,
+    return train(
+        setup.model,
+        setup.items,
         evaluate=dev_score,
         config=config,
         seed=seed,
         pad_id=pad_id,
-        device=device,
+        device=setup.device,
         token_labels=config.task == "ner",
         unk_id=unk_id,
         keep_ids=(cls_id, sep_id, pad_id),
     )
+
+
+def _write_seed(
+    setup: SeedSetup, config: FinetuneConfig, data: TaskData, seed: int, seed_dir: Path, result, meter: CostMeter
+) -> dict:
+    """Score dev and test, write predictions, the model (``save_models``) and ``metrics.json`` into a temporary
+    folder renamed to ``seed_dir`` when complete; returns the record."""
+    import torch
+
     seed_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{seed_dir.name}.", suffix=".partial", dir=seed_dir.parent))
     apply_umask(tmp)  # mkdtemp creates 0700; the seed directory follows the user's umask
     try:
         start = time.perf_counter()
-        scores = {}
-        for split_name, ds in (("dev", data.dev), ("test", data.test)):
-            metrics, pred = score_split(model, tok, ds, **common)
-            scores[split_name] = metrics
-            if split_name in config.predict_splits:
-                meta = {
-                    "dataset": config.dataset,
-                    "split": ds.split,
-                    "language": ds.language,
-                    "model": config.model,
-                    "model_name": config.display_name(),
-                    "seed": seed,
-                    "task": config.task,
-                    "subset": _declared_subset(config, ds),
-                }
-                write_split_predictions(
-                    tmp / f"predictions.{split_name}.tsv", ds, pred, task=config.task, metadata=meta
-                )
+        scores = _score_splits(setup, config, data, seed, tmp)
         eval_seconds = time.perf_counter() - start
-        meta = {
-            "seed": seed,
-            "task": config.task,
-            "dataset": config.dataset,
-            "language": data.test.language,
-            "labels": list(data.labels),
-            "max_length": max_length,
-            "stride": stride,
-            "base_model": str(config.model),
-            "model_name": config.display_name(),
-            "training_key": config.training_key(),
-        }
-        if bigrams is not None:
-            meta["decode"] = "viterbi"
+        meta = setup.meta(config, data, seed)
         if config.save_models:
-            model.to("cpu").save_pretrained(tmp / "model")
-            tok.save_pretrained(tmp / "model")
-            # the bigrams go with the model only (pretrain evaluate decodes it as it was decoded here), not into
-            # every seed's metrics.json: for SNIPS' 72 labels they are about 150 KB
-            saved = meta if bigrams is None else {**meta, "label_bigrams": bigrams.to_dict()}
-            atomic_write_text(tmp / "model" / FINETUNE_META, _dump(saved))
-        record = {
-            **meta,
-            "dev": scores["dev"],
-            "test": scores["test"],
-            "notes": list(data.notes),
-            "train": {**vars(result), "device": str(device), "torch": torch.__version__},
-            "eval_seconds": eval_seconds,
-            "cost": meter.stop().to_dict(),
-            "sizes": {
+            _save_model(setup, tmp / "model", meta)
+        record = SeedRecord(
+            meta,
+            dev=scores["dev"],
+            test=scores["test"],
+            notes=list(data.notes),
+            train={**vars(result), "device": str(setup.device), "torch": torch.__version__},
+            eval_seconds=eval_seconds,
+            cost=meter.stop().to_dict(),
+            sizes={
                 "train": len(data.train),
                 "dev": len(data.dev),
                 "test": len(data.test),
-                "train_items": len(items),
+                "train_items": len(setup.items),
             },
-        }
+        ).to_dict()
         atomic_write_text(tmp / SEED_FILE, _dump(record))
         if seed_dir.exists():
             shutil.rmtree(seed_dir)
@@ -208,6 +265,37 @@ def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: P
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return record
+
+
+def _score_splits(setup: SeedSetup, config: FinetuneConfig, data: TaskData, seed: int, folder: Path) -> dict:
+    """Dev and test metrics; the per-word predictions of ``config.predict_splits`` written into ``folder``."""
+    scores = {}
+    for split_name, ds in (("dev", data.dev), ("test", data.test)):
+        metrics, pred = score_split(setup.model, setup.tokenizer, ds, **setup.scoring(config))
+        scores[split_name] = metrics
+        if split_name in config.predict_splits:
+            meta = {
+                "dataset": config.dataset,
+                "split": ds.split,
+                "language": ds.language,
+                "model": config.model,
+                "model_name": config.display_name(),
+                "seed": seed,
+                "task": config.task,
+                "subset": _declared_subset(config, ds),
+            }
+            write_split_predictions(folder / f"predictions.{split_name}.tsv", ds, pred, task=config.task, metadata=meta)
+    return scores
+
+
+def _save_model(setup: SeedSetup, folder: Path, meta: dict) -> None:
+    """The fine-tuned model, its tokenizer and ``finetune.json`` (with the label bigrams when Viterbi-decoded)."""
+    setup.model.to("cpu").save_pretrained(folder)
+    setup.tokenizer.save_pretrained(folder)
+    # the bigrams go with the model only (pretrain evaluate decodes it as it was decoded here), not into
+    # every seed's metrics.json: for SNIPS' 72 labels they are about 150 KB
+    saved = meta if setup.bigrams is None else {**meta, "label_bigrams": setup.bigrams.to_dict()}
+    atomic_write_text(folder / FINETUNE_META, _dump(saved))
 
 
 def _finished_seed(seed_dir: Path, config: FinetuneConfig, seed: int) -> dict | None:
