@@ -35,8 +35,9 @@ every repaired tag.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Iterable, NoReturn, Sequence
 
 from tokstudy.data.repairs import IOB1_B, START, UNCLOSED, Repair
 from tokstudy.errors import TagSchemeError
@@ -165,77 +166,109 @@ def to_iob2(
         converted = _valid_iob1_to_iob2(tags)  # CoNLL-2003: no tag to report or repair
         if converted is not None:
             return converted, 0
-    allowed = SCHEMES[scheme]
-    n = len(tags)
+    conv = _Conversion(tags, scheme, lenient, path, lines, repairs)
     parsed = [split_tag(t) for t in tags]
+    _check_in_scheme(conv, parsed)
+    if scheme in ("IOB2", "IOB1"):
+        return _iob_to_iob2(conv, parsed)
+    return _closed_to_iob2(conv, parsed)
 
-    def fail(i: int, reason: str) -> None:
-        raise TagSchemeError(reason, path=path, line=None if lines is None else lines[i])
 
-    def record(i: int, kind: str, became: str) -> None:
-        if repairs is not None:
-            line = None if lines is None else lines[i]
-            repairs.append(Repair(kind, path, line, tags[i], became, _prev(tags, i)))
+@dataclass(frozen=True)
+class _Conversion:
+    """One sentence's tags being converted, and where they come from: reports a forbidden tag at its line
+    (strict) or records its repair (lenient)."""
 
+    tags: Sequence[str]
+    scheme: str
+    lenient: bool
+    path: str | None
+    lines: Sequence[int] | None
+    repairs: list[Repair] | None
+
+    def fail(self, i: int, reason: str) -> NoReturn:
+        raise TagSchemeError(reason, path=self.path, line=None if self.lines is None else self.lines[i])
+
+    def record(self, i: int, kind: str, became: str) -> None:
+        if self.repairs is not None:
+            line = None if self.lines is None else self.lines[i]
+            self.repairs.append(Repair(kind, self.path, line, self.tags[i], became, _prev(self.tags, i)))
+
+
+def _check_in_scheme(conv: _Conversion, parsed: list[tuple[str, str]]) -> None:
+    """Raise at the first tag outside the scheme (in both modes: there is no safe guess for it)."""
+    allowed = SCHEMES[conv.scheme]
     for i, (p, t) in enumerate(parsed):
         if p == "O":
             continue
         if p not in allowed or not t:
-            fail(
+            conv.fail(
                 i,
-                f"tag {tags[i]!r} is outside the {scheme} scheme; expected 'O' or one of "
+                f"tag {conv.tags[i]!r} is outside the {conv.scheme} scheme; expected 'O' or one of "
                 f"{'/'.join(sorted(allowed))} followed by '-' and a type",
             )
 
+
+def _iob_to_iob2(conv: _Conversion, parsed: list[tuple[str, str]]) -> tuple[tuple[str, ...], int]:
+    """IOB2 or IOB1 to IOB2: an ``I-`` that starts an entity becomes ``B-`` (a repair in IOB2); an IOB1 ``B-``
+    outside an entity of its type is a repair."""
+    tags, scheme = conv.tags, conv.scheme
     out: list[str] = []
     repaired = 0
     prev_p, prev_t = "O", ""  # the previous tag, in IOB2 output terms
-    if scheme in ("IOB2", "IOB1"):
-        for i, (p, t) in enumerate(parsed):
-            inside = prev_p != "O" and prev_t == t  # previous word is in an entity of this type
-            if p == "O":
-                out.append("O")
-            elif p == "I":
-                if inside:
-                    out.append(tags[i])
-                else:
-                    if scheme == "IOB2":
-                        if not lenient:
-                            fail(i, _i_message(tags, i, "IOB2"))
-                        repaired += 1
-                        record(i, START, "B-" + t)
-                    p = "B"
-                    out.append("B-" + t)
-            else:  # B
-                if scheme == "IOB1" and not inside:
-                    if not lenient:
-                        fail(
-                            i,
-                            f"tag {tags[i]!r} at word {i + 1} follows {_prev(tags, i)}; IOB1 uses B- only "
-                            f"between two adjacent {t} entities (expected I-{t})",
-                        )
-                    repaired += 1
-                    record(i, IOB1_B, tags[i])
+    for i, (p, t) in enumerate(parsed):
+        inside = prev_p != "O" and prev_t == t  # previous word is in an entity of this type
+        if p == "O":
+            out.append("O")
+        elif p == "I":
+            if inside:
                 out.append(tags[i])
-            prev_p, prev_t = p, t
-        return tuple(out), repaired
+            else:
+                if scheme == "IOB2":
+                    if not conv.lenient:
+                        conv.fail(i, _i_message(tags, i, "IOB2"))
+                    repaired += 1
+                    conv.record(i, START, "B-" + t)
+                p = "B"
+                out.append("B-" + t)
+        else:  # B
+            if scheme == "IOB1" and not inside:
+                if not conv.lenient:
+                    conv.fail(
+                        i,
+                        f"tag {tags[i]!r} at word {i + 1} follows {_prev(tags, i)}; IOB1 uses B- only "
+                        f"between two adjacent {t} entities (expected I-{t})",
+                    )
+                repaired += 1
+                conv.record(i, IOB1_B, tags[i])
+            out.append(tags[i])
+        prev_p, prev_t = p, t
+    return tuple(out), repaired
 
+
+def _closed_to_iob2(conv: _Conversion, parsed: list[tuple[str, str]]) -> tuple[tuple[str, ...], int]:
+    """IOBES or BILOU to IOB2: an entity must be opened before it continues and closed before it stops;
+    lenient mode starts it at a continuing tag and closes it where it stops."""
+    tags, scheme, n = conv.tags, conv.scheme, len(parsed)
     end, single = _END_SINGLE[scheme]
+    out: list[str] = []
+    repaired = 0
+    prev_p, prev_t = "O", ""  # the previous tag, in IOB2 output terms
     for i, (p, t) in enumerate(parsed):
         open_entity = prev_p in ("B", "I") and prev_t == t  # an entity of this type is open
         bad = ""  # the first kind of repair: a tag counts once as repaired, even if both its sides were wrong
         if p in ("I", end) and not open_entity:
-            if not lenient:
-                fail(i, _i_message(tags, i, scheme))
+            if not conv.lenient:
+                conv.fail(i, _i_message(tags, i, scheme))
             bad = START
             p = "B" if p == "I" else single  # the entity starts here
         if p in ("B", "I"):
             nxt = parsed[i + 1] if i + 1 < n else ("O", "")
             if not (nxt[0] in ("I", end) and nxt[1] == t):
-                if not lenient:
+                if not conv.lenient:
                     j = i + 1 if i + 1 < n else i
                     found = f"found {tags[i + 1]!r}" if i + 1 < n else "the sentence ends"
-                    fail(
+                    conv.fail(
                         j,
                         f"entity {t} opened by {tags[i]!r} at word {i + 1} is not closed: expected "
                         f"I-{t} or {end}-{t} next, {found} ({scheme})",
@@ -250,7 +283,7 @@ def to_iob2(
         else:  # I or end: continues the open entity
             out.append("I-" + t)
         if bad:
-            record(i, bad, out[-1])
+            conv.record(i, bad, out[-1])
         prev_p, prev_t = ("O", "") if p in (end, single, "O") else (p, t)
     return tuple(out), repaired
 
