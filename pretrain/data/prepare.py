@@ -268,37 +268,39 @@ def _write_examples(
     writer: ExampleStoreWriter,
     progress: bool,
 ) -> tuple[dict[str, Any], int]:
+    """Every sampled document's pairs of segments, masked and written in shuffled blocks; returns prepare's
+    statistics and the number of tokens written."""
+    examples = _ExampleWriter(config, tables, plans, writer)
+    buffers: dict[str, deque] = {p.language: deque(maxlen=config.nsp_buffer_documents) for p in plans}
+    bar = _progress_bar(plans, progress)
+    t0 = time.perf_counter()
+    rng = examples.rng
+    docs = sample_documents(plans, seed=config.seed)
+    for doc, segments in _encoded_documents(docs, sp, config):
+        lang = doc.language or "?"
+        buf = buffers[lang]
+        random_doc = (lambda: buf[int(rng.integers(0, len(buf)))] if buf else None) if config.task == "nsp" else None
+        examples.count_document(lang, document_bytes(doc))
+        bar.update(document_bytes(doc))
+        examples.write_document(segments, lang, random_doc)
+        if config.task == "nsp":
+            buf.append(examples.builder.prepare_segments(segments))
+        bar.set_postfix_str(
+            f"{examples.examples} examples, {examples.tokens / max(time.perf_counter() - t0, 1e-9):,.0f} tok/s",
+            refresh=False,
+        )
+        if examples.done():
+            break
+    examples.close()
+    bar.close()
+    return examples.stats(plans), examples.tokens
+
+
+def _progress_bar(plans: list[LanguagePlan], progress: bool):
+    """Bytes of text read, of those the plans expect."""
     from tqdm import tqdm
 
-    sid = tables.special_ids
-    rng = np.random.default_rng([config.seed, 1])
-    builder = PairBuilder(
-        max_num_tokens=config.max_num_tokens,
-        word_start=tables.word_start,
-        short_seq_prob=config.short_seq_prob,
-        task=config.task,
-        single_segment=config.single_segment,
-    )
-    masker = NgramMasker(
-        word_start=tables.word_start,
-        mask_id=sid["mask"],
-        random_ids=tables.random_ids,
-        max_predictions=config.max_predictions,
-        masked_lm_prob=config.masked_lm_prob,
-        max_ngram=config.max_ngram,
-        mask_token_prob=config.mask_token_prob,
-        random_token_prob=config.random_token_prob,
-    )
-    block = _Block(config.shuffle_buffer, config.max_seq_length, config.max_predictions, sid["pad"])
-    buffers: dict[str, deque] = {p.language: deque(maxlen=config.nsp_buffer_documents) for p in plans}
-    per_lang: dict[str, Counter] = {p.language: Counter() for p in plans}
-    ngram_hist: Counter = Counter()
-    ngram_drawn: Counter = Counter()
-    replaced = np.zeros(3, np.int64)
-    tokens = masked = examples = 0
-    cls_, sep = np.array([sid["cls"]], np.int32), np.array([sid["sep"]], np.int32)
-
-    bar = tqdm(
+    return tqdm(
         total=int(sum(p.expected_bytes for p in plans)),
         unit="B",
         unit_scale=True,
@@ -307,60 +309,99 @@ def _write_examples(
         file=sys.stderr,
         mininterval=1.0,
     )
-    t0 = time.perf_counter()
-    docs = sample_documents(plans, seed=config.seed)
-    for doc, segments in _encoded_documents(docs, sp, config):
-        lang = doc.language or "?"
-        buf = buffers[lang]
-        random_doc = (lambda: buf[int(rng.integers(0, len(buf)))] if buf else None) if config.task == "nsp" else None
-        c = per_lang[lang]
-        c["documents"] += 1
-        c["bytes"] += document_bytes(doc)
-        bar.update(document_bytes(doc))
-        for _ in range(config.dupe_factor):
-            for a, b, label in builder.pairs(segments, rng, random_doc):
-                ids = np.concatenate([cls_, a, sep, b, sep])
-                r = masker.mask(ids, b_start=len(a) + 2, rng=rng)
-                block.add(r.input_ids, len(a) + 2, label, r.positions, r.labels)
-                ngram_hist.update(r.ngram_lengths)
-                ngram_drawn.update(r.ngram_draws)
-                replaced += np.bincount(r.replaced, minlength=3)
-                tokens += len(ids)
-                masked += len(r.positions)
-                examples += 1
-                c["examples"] += 1
-                if block.full():
-                    block.flush(writer, rng)
-                if config.max_examples is not None and examples >= config.max_examples:
-                    break
-            if config.max_examples is not None and examples >= config.max_examples:
-                break
-        if config.task == "nsp":
-            buf.append(builder.prepare_segments(segments))
-        bar.set_postfix_str(
-            f"{examples} examples, {tokens / max(time.perf_counter() - t0, 1e-9):,.0f} tok/s", refresh=False
-        )
-        if config.max_examples is not None and examples >= config.max_examples:
-            break
-    block.flush(writer, rng)
-    bar.close()
 
-    stats: dict[str, Any] = {
-        "examples": examples,
-        "tokens": tokens,
-        "masked_tokens": masked,
-        "masked_replaced_by": {"mask": int(replaced[0]), "random": int(replaced[1]), "unchanged": int(replaced[2])},
-        "ngram_lengths": {str(k): int(v) for k, v in sorted(ngram_hist.items())},
-        "ngram_lengths_drawn": {str(k): int(v) for k, v in sorted(ngram_drawn.items())},
-        "pairs": dict(sorted(builder.stats.items())),
-        "languages": {
-            p.language: {
-                "text_bytes": p.bytes,
-                "probability": round(p.probability, 6),
-                "rate": round(p.rate, 6),
-                **dict(per_lang[p.language]),
-            }
-            for p in plans
-        },
-    }
-    return stats, tokens
+
+class _ExampleWriter:
+    """Pairs of segments -> masked examples -> shuffled blocks of the store, counted as they are written.
+
+    One random generator (seeded ``[config.seed, 1]``) draws the pairs, the masks and the block order, in the
+    order the documents come.
+    """
+
+    def __init__(self, config: PrepareConfig, tables: TokenizerTables, plans: list[LanguagePlan], writer):
+        sid = tables.special_ids
+        self.config, self.writer = config, writer
+        self.rng = np.random.default_rng([config.seed, 1])
+        self.builder = PairBuilder(
+            max_num_tokens=config.max_num_tokens,
+            word_start=tables.word_start,
+            short_seq_prob=config.short_seq_prob,
+            task=config.task,
+            single_segment=config.single_segment,
+        )
+        self.masker = NgramMasker(
+            word_start=tables.word_start,
+            mask_id=sid["mask"],
+            random_ids=tables.random_ids,
+            max_predictions=config.max_predictions,
+            masked_lm_prob=config.masked_lm_prob,
+            max_ngram=config.max_ngram,
+            mask_token_prob=config.mask_token_prob,
+            random_token_prob=config.random_token_prob,
+        )
+        self.block = _Block(config.shuffle_buffer, config.max_seq_length, config.max_predictions, sid["pad"])
+        self.cls, self.sep = np.array([sid["cls"]], np.int32), np.array([sid["sep"]], np.int32)
+        self.per_lang: dict[str, Counter] = {p.language: Counter() for p in plans}
+        self.ngram_hist: Counter = Counter()
+        self.ngram_drawn: Counter = Counter()
+        self.replaced = np.zeros(3, np.int64)
+        self.tokens = self.masked = self.examples = 0
+
+    def done(self) -> bool:
+        """``max_examples`` reached."""
+        return self.config.max_examples is not None and self.examples >= self.config.max_examples
+
+    def count_document(self, lang: str, n_bytes: int) -> None:
+        c = self.per_lang[lang]
+        c["documents"] += 1
+        c["bytes"] += n_bytes
+
+    def write_document(self, segments: list[np.ndarray], lang: str, random_doc) -> None:
+        """``dupe_factor`` passes of pairs over one document's segments (``random_doc`` draws a NSP partner)."""
+        for _ in range(self.config.dupe_factor):
+            for a, b, label in self.builder.pairs(segments, self.rng, random_doc):
+                self._write_pair(a, b, label, lang)
+                if self.done():
+                    return
+            if self.done():
+                return
+
+    def _write_pair(self, a: np.ndarray, b: np.ndarray, label: int, lang: str) -> None:
+        ids = np.concatenate([self.cls, a, self.sep, b, self.sep])
+        r = self.masker.mask(ids, b_start=len(a) + 2, rng=self.rng)
+        self.block.add(r.input_ids, len(a) + 2, label, r.positions, r.labels)
+        self.ngram_hist.update(r.ngram_lengths)
+        self.ngram_drawn.update(r.ngram_draws)
+        self.replaced += np.bincount(r.replaced, minlength=3)
+        self.tokens += len(ids)
+        self.masked += len(r.positions)
+        self.examples += 1
+        self.per_lang[lang]["examples"] += 1
+        if self.block.full():
+            self.block.flush(self.writer, self.rng)
+
+    def close(self) -> None:
+        """Write the last, partial block."""
+        self.block.flush(self.writer, self.rng)
+
+    def stats(self, plans: list[LanguagePlan]) -> dict[str, Any]:
+        """What was written: examples, tokens, masking, pairs, and per language."""
+        replaced = self.replaced
+        return {
+            "examples": self.examples,
+            "tokens": self.tokens,
+            "masked_tokens": self.masked,
+            "masked_replaced_by": {"mask": int(replaced[0]), "random": int(replaced[1]), "unchanged": int(replaced[2])},
+            "ngram_lengths": {str(k): int(v) for k, v in sorted(self.ngram_hist.items())},
+            "ngram_lengths_drawn": {str(k): int(v) for k, v in sorted(self.ngram_drawn.items())},
+            "pairs": dict(sorted(self.builder.stats.items())),
+            "languages": {
+                p.language: {
+                    "text_bytes": p.bytes,
+                    "probability": round(p.probability, 6),
+                    "rate": round(p.rate, 6),
+                    **dict(self.per_lang[p.language]),
+                }
+                for p in plans
+            },
+        }
