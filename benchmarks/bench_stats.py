@@ -349,7 +349,7 @@ def bench_big(args) -> str:
             "",
             f"Streamed {written / 2**30:.2f} GiB ({written:,} bytes; raw_text_large en/fr/de/es/it repeated), "
             f"{s.fertility.n_words:,} words, {res.n_chunks:,} chunks of {args.chunk} paragraphs, "
-            f"{args.processes} worker processes, tokenizer sp32k, {args.big_resamples} Poisson bootstrap resamples.",
+            f"{args.processes} worker processes, tokenizer sp32k, {args.big_resamples} bucket bootstrap resamples.",
             "",
             "| measure | value |",
             "|---|---:|",
@@ -378,7 +378,7 @@ def main() -> None:
     ap.add_argument("--gb", type=float, default=1.0, help="GiB of text for --big")
     ap.add_argument("--processes", type=int, default=2, help="worker processes for --big")
     ap.add_argument("--chunk", type=int, default=2000, help="paragraphs per chunk for --big")
-    ap.add_argument("--big-resamples", type=int, default=100, help="Poisson bootstrap resamples for --big")
+    ap.add_argument("--big-resamples", type=int, default=100, help="bootstrap resamples for --big")
     args = ap.parse_args()
     print(runinfo.describe(), flush=True)
     limit = contextlib.nullcontext()

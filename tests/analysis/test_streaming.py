@@ -73,3 +73,23 @@ def test_stream_errors(spm_model, tmp_path):
         stream_stats([], [str(spm_model)], StreamSettings(processes=1))
     with pytest.raises(ValueError):
         StreamSettings(processes=0)
+
+
+def test_streamed_figures_are_the_corpus_statistics_figures(spm_model, tmp_path):
+    """One engine: what both report of the same lines (points, counts) is the same number."""
+    from tokstudy.analysis.corpus.counts import CorpusStatsSettings
+    from tokstudy.analysis.corpus.engines import EngineSettings, corpus_stats
+    from tokstudy.data.rawtext import iter_sentences
+
+    lines = list(itertools.islice(iter_sentences(corpus_path("raw_text") / "de.txt.gz"), 2000))
+    path = tmp_path / "de.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    corpus = corpus_stats(
+        path, [f"tiny={spm_model}"], CorpusStatsSettings(n_resamples=0), engine=EngineSettings("local", processes=1)
+    )
+    want = corpus.figures["tiny"]["de"]
+    got = stream_stats(iter(lines), [f"tiny={spm_model}"], StreamSettings(processes=1, n_resamples=0)).summary()["all"]
+    for name in ("fertility", "continued", "unknown", "pieces_per_continued"):
+        a, b = getattr(got, name), getattr(want, name)
+        assert (a.value, a.n_words, a.n_sentences) == (b.value, b.n_words, b.n_sentences), name
+    assert got.n_pieces == want.n_pieces

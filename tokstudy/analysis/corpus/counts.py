@@ -14,19 +14,19 @@ whitespace-separated tokens of each non-blank line; a line is one sentence or pa
 
 **A bootstrap that merges and ignores the partitioning.** The resampling unit is the line.
 Resampling lines needs, for every resample, a weight per line; drawing those weights from a
-generator seeded per partition (as :mod:`tokstudy.analysis.corpus.streaming` does per chunk) makes the
-intervals depend on the cut. Here instead each line is assigned to one of ``n_buckets`` buckets by
-a hash of ``(seed, file key, byte offset of the line)`` (SplitMix64): a line's bucket is a
-property of the line, the same whichever partition, worker or engine reads it. Workers keep, per
-bucket, the integer totals of every quantity (lines, words, pieces, continued words, unknown
-pieces, pieces of continued words, characters, bytes): ``buckets[n_buckets, 8]``, added across
-partitions. The bootstrap then resamples **buckets**: resample ``b`` draws multinomial counts
-``w[b, :]`` over the buckets (seeded by ``seed`` only) and its totals are ``w @ buckets``, so
-identical bucket totals give identical intervals, bit for bit. Buckets are random groups of
-lines, so resampling buckets is a bootstrap of lines in groups of ~``n_lines / n_buckets``
-(a random-group bootstrap; with the default 1000 buckets the percentile intervals match a line
-bootstrap closely on corpora of thousands of lines and up). Memory is constant in the corpus size:
-``n_buckets × 8`` integers per language and tokenizer, plus at most one count per vocabulary piece.
+generator seeded per partition makes the intervals depend on the cut. Here instead each line is
+assigned to one of ``n_buckets`` buckets by a hash of ``(seed, file key, byte offset of the line)``
+(SplitMix64): a line's bucket is a property of the line, the same whichever partition, worker or
+engine reads it. Workers keep, per bucket, the integer totals of every quantity (lines, words,
+pieces, continued words, unknown pieces, pieces of continued words, characters, bytes):
+``buckets[n_buckets, 8]``, added across partitions. The bootstrap then resamples **buckets**:
+resample ``b`` draws multinomial counts ``w[b, :]`` over the buckets (seeded by ``seed`` only) and
+its totals are ``w @ buckets``, so identical bucket totals give identical intervals, bit for bit.
+Buckets are random groups of lines, so resampling buckets is a bootstrap of lines in groups of
+~``n_lines / n_buckets`` (a random-group bootstrap; with the default 1000 buckets the percentile
+intervals match a line bootstrap closely on corpora of thousands of lines and up). Memory is
+constant in the corpus size: ``n_buckets × 8`` integers per language and tokenizer, plus at most one
+count per vocabulary piece.
 
 >>> agg = aggregate_lines([(0, "ab abc"), (7, "a")], [_Chars(2)], file_key="x.txt", language="xx",
 ...                       settings=CorpusStatsSettings(n_buckets=4, n_resamples=0))
@@ -44,7 +44,6 @@ from functools import lru_cache
 import numpy as np
 
 from tokstudy.analysis.corpus.gc_pause import cyclic_gc_paused
-from tokstudy.analysis.corpus.streaming import type_counts
 from tokstudy.analysis.stats.bootstrap import percentile_interval
 from tokstudy.analysis.stats.estimates import BootstrapSettings, Estimate
 from tokstudy.analysis.stats.intrinsic import DEFAULT_RENYI_ALPHA, renyi_efficiency, shannon_entropy, vocab_utilization
@@ -158,12 +157,30 @@ def aggregate_lines(
     settings: CorpusStatsSettings,
 ) -> CorpusAggregate:
     """Sums of ``(byte offset, line)`` pairs of one file for each segmenter (pure; no I/O)."""
+    items = ((offset, text.split()) for offset, text in lines)
+    return aggregate_words(items, segmenters, file_key=file_key, language=language, settings=settings)
+
+
+def aggregate_words(
+    items: Iterable[tuple[int, Sequence[str]]],
+    segmenters: Sequence,
+    *,
+    file_key: str,
+    language: str,
+    settings: CorpusStatsSettings,
+) -> CorpusAggregate:
+    """Sums of ``(key, words)`` lines for each segmenter, kept under ``language`` (pure; no I/O).
+
+    A line's bucket is a function of ``(settings.seed, file_key, key)``: give each line one key,
+    whatever batch or worker it comes in (a file's lines: their byte offsets; a stream of
+    sentences: their positions, see :mod:`tokstudy.analysis.corpus.streaming`).
+    """
     sums = {
         seg.name: {language: LanguageSums(np.zeros((settings.n_buckets, len(QUANTITIES)), np.int64))}
         for seg in segmenters
     }
-    batch: list[tuple[int, str]] = []
-    for item in lines:
+    batch: list[tuple[int, Sequence[str]]] = []
+    for item in items:
         batch.append(item)
         if len(batch) >= settings.chunk_lines:
             _add_chunk(batch, segmenters, sums, file_key, language, settings)
@@ -175,7 +192,7 @@ def aggregate_lines(
 
 def _add_chunk(batch, segmenters, sums, file_key, language, settings) -> None:
     offsets = np.fromiter((o for o, _ in batch), dtype=np.int64, count=len(batch))
-    split = [text.split() for _, text in batch]
+    split = [ws for _, ws in batch]
     lengths = np.fromiter(map(len, split), dtype=np.int64, count=len(split))
     words = [w for ws in split for w in ws]
     line_bucket = bucket_of(offsets, file_key=file_key, seed=settings.seed, n_buckets=settings.n_buckets)
@@ -208,6 +225,17 @@ def _add_chunk(batch, segmenters, sums, file_key, language, settings) -> None:
         )
         for piece, n in zip(pieces, np.repeat(freq, counts).tolist()):
             hist[piece] = hist.get(piece, 0) + n
+
+
+def type_counts(segmenter, types: Sequence[str]):
+    """``(segmentation, pieces per type, unknown pieces per type)``: each distinct word segmented once;
+    rows then point to their type (``counts[word_type]``)."""
+    res = segmenter.segment(types)
+    counts = np.diff(res.offsets)
+    unk = np.zeros(len(types), np.int64)
+    if len(res.unk):
+        np.add.at(unk, np.repeat(np.arange(len(types)), counts), res.unk.astype(np.int64))
+    return res, counts, unk
 
 
 def _bucket_sum(bucket: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
@@ -327,13 +355,14 @@ def summarize(aggregate: CorpusAggregate, settings: CorpusStatsSettings) -> Corp
         per = {}
         for lang in sorted(langs):
             merged.merge(langs[lang])
-            per[lang] = _figures(langs[lang], aggregate.vocab_sizes[tok], weights, settings)
-        per[ALL] = _figures(merged, aggregate.vocab_sizes[tok], weights, settings)
+            per[lang] = figures_of(langs[lang], aggregate.vocab_sizes[tok], weights, settings)
+        per[ALL] = figures_of(merged, aggregate.vocab_sizes[tok], weights, settings)
         figures[tok] = per
     return CorpusStats(figures, aggregate, settings)
 
 
-def _figures(s: LanguageSums, vocab_size: int, weights, settings: CorpusStatsSettings) -> LanguageFigures:
+def figures_of(s: LanguageSums, vocab_size: int, weights, settings: CorpusStatsSettings) -> LanguageFigures:
+    """The figures of one set of sums; ``weights``: :func:`bucket_weights` (``None``: no intervals)."""
     t = s.buckets.sum(0)
     boot = weights @ s.buckets if weights is not None else None
     n_words, n_lines = int(t[WORDS]), int(t[LINES])

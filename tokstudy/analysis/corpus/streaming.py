@@ -1,28 +1,21 @@
-"""Segmentation statistics over corpora bigger than memory: chunks, mergeable sums, several cores.
+"""Segmentation statistics of a stream of sentences bigger than memory, counted by the corpus-statistics engine.
 
-The corpus is read as a stream of sentences (raw text lines, split on whitespace,
-or labelled :class:`~tokstudy.data.types.Sentence` objects) and cut into chunks. Each
-chunk goes to a worker process that loaded the tokenizers ONCE (pool initializer)
-and returns only sums: for each tokenizer, subset (NE, non-NE, all) and quantity
-(words, pieces, continued words, unknown pieces, pieces of continued words), the
-total and its value under each bootstrap resample. Sums merge by addition, so
-memory does not grow with the corpus and the result does not depend on the order
-in which workers finish. At most ``2 × processes`` chunks are in flight.
+The stream (raw text lines, split on whitespace, or labelled :class:`~tokstudy.data.types.Sentence`
+objects) is cut into chunks of ``chunk_sentences``; each chunk is counted by
+:func:`~tokstudy.analysis.corpus.counts.aggregate_words`, the counting of ``tokstudy corpus-stats``,
+in this process or in a worker process that loaded the tokenizers once, at most ``2 × processes``
+chunks in flight. The sums of each subset of words (NE, non-NE, all; only "all" for unlabelled
+text) are kept where corpus statistics keep a language's, and merge by addition.
 
-Intervals use the **Poisson bootstrap**: each sentence gets an independent
-Poisson(1) weight per resample (seeded by ``(seed, chunk index)``, so the result
-is reproducible whatever the number of processes). It approximates the
-multinomial sentence bootstrap of :mod:`tokstudy.analysis.stats.bootstrap` (the same as
-the sample grows) and, unlike it, is mergeable across chunks. Point estimates are
-exact and equal the in-memory ones.
-
-For raw text by language, on a process pool or a dask cluster, with intervals that do not depend on
-the partitioning either, see :mod:`tokstudy.analysis.corpus.counts` (``tokstudy corpus-stats``),
-which shares :func:`type_counts` with this module.
+Intervals are the corpus statistics' bucket bootstrap (see :mod:`tokstudy.analysis.corpus.counts`):
+a sentence's bucket is a function of the seed and of its position in the stream, so the sums, and
+the intervals, are the same for any chunk size and number of processes. Point estimates are exact
+and equal the in-memory ones; fertility, continued words, unknown pieces and pieces per continued
+word are the figures :func:`~tokstudy.analysis.corpus.engines.corpus_stats` gives for the same lines.
 
 >>> # from tokstudy.data.rawtext import iter_sentences
->>> # res = stream_stats(iter_sentences("big/en.txt.gz"), ["runs/tok/sp-32000"], processes=2)
->>> # res.summary("sp-32000").all.fertility
+>>> # res = stream_stats(iter_sentences("big/en.txt.gz"), ["runs/tok/sp-32000"], StreamSettings(processes=2))
+>>> # res.summary("sp-32000")["all"].fertility
 """
 
 from __future__ import annotations
@@ -34,35 +27,43 @@ from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from tokstudy.analysis.stats import BootstrapSettings, Estimate, SubsetSummary
-from tokstudy.analysis.stats.bootstrap import percentile_interval
+from tokstudy.analysis.corpus.counts import (
+    CorpusAggregate,
+    CorpusStatsSettings,
+    LanguageSums,
+    aggregate_words,
+    bucket_weights,
+    figures_of,
+    worker_segmenters,
+)
+from tokstudy.analysis.stats.estimates import BootstrapSettings, Estimate, SubsetSummary
+from tokstudy.analysis.stats.groupings import SUBSETS
 from tokstudy.data.types import Sentence
+from tokstudy.errors import DataFormatError
 
-SUBSETS = ("ne", "non_ne", "all")
-#: per-subset quantities kept as sums
-QUANTITIES = ("words", "pieces", "continued", "unk", "pieces_continued")
-_NQ = len(QUANTITIES)
-
-_WORKER_SEGMENTERS: list | None = None
+#: the file key of a stream's sentences in the bucket hash (their key is their position in the stream)
+STREAM_KEY = "stream"
 
 
 @dataclass(frozen=True)
 class StreamSettings(BootstrapSettings):
-    """How a corpus is streamed.
+    """How a stream is counted.
 
-    ``n_resamples`` (Poisson bootstrap resamples, default 200, 0 = no intervals), ``confidence`` and
+    ``n_resamples`` (bucket bootstrap resamples, default 200, 0 = no intervals), ``confidence`` and
     ``seed`` are those of :class:`~tokstudy.analysis.stats.estimates.BootstrapSettings`.
 
     Attributes:
-        chunk_sentences: sentences per chunk sent to a worker.
+        chunk_sentences: sentences per chunk counted at once (in this process or sent to a worker).
         processes: worker processes (1 = in this process, no pool).
         count_lone_boundary: passed to every tokenizer loaded by path.
+        n_buckets: resampling units the sentences are hashed into (see :mod:`tokstudy.analysis.corpus.counts`).
     """
 
     n_resamples: int = 200
     chunk_sentences: int = 5000
     processes: int = 2
     count_lone_boundary: bool = True
+    n_buckets: int = 1000
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -71,20 +72,30 @@ class StreamSettings(BootstrapSettings):
                 f"chunk_sentences and processes must be >= 1, got {self.chunk_sentences}, {self.processes}"
             )
 
+    def counting(self) -> CorpusStatsSettings:
+        """The corpus-statistics settings the chunks are counted with."""
+        return CorpusStatsSettings(
+            n_resamples=self.n_resamples,
+            confidence=self.confidence,
+            seed=self.seed,
+            n_buckets=self.n_buckets,
+            chunk_lines=self.chunk_sentences,
+            count_lone_boundary=self.count_lone_boundary,
+        )
 
-@dataclass
+
+@dataclass(frozen=True)
 class StreamAggregate:
-    """Mergeable sums for one tokenizer: ``totals[subset, quantity]`` and ``boot[resample, subset, quantity]``."""
+    """The merged sums of one tokenizer.
 
-    totals: np.ndarray
+    Attributes:
+        sums: per subset (``"ne"``, ``"non_ne"``, ``"all"``), the bucket sums of the corpus statistics.
+        boot: ``boot[resample, subset, quantity]``, the resampled totals (quantities of
+            :data:`~tokstudy.analysis.corpus.counts.QUANTITIES`).
+    """
+
+    sums: dict[str, LanguageSums]
     boot: np.ndarray
-    n_sentences: np.ndarray  # per subset
-
-    def merge(self, other: "StreamAggregate") -> "StreamAggregate":
-        self.totals += other.totals
-        self.boot += other.boot
-        self.n_sentences += other.n_sentences
-        return self
 
 
 @dataclass(frozen=True)
@@ -94,36 +105,28 @@ class StreamedStats:
     tokenizers: tuple[str, ...]
     boundary_policies: dict[str, str]
     aggregates: dict[str, StreamAggregate]
+    vocab_sizes: dict[str, int]
     settings: StreamSettings
     n_chunks: int
 
     def summary(self, tokenizer: str | None = None) -> dict[str, SubsetSummary]:
-        """``{"ne"|"non_ne"|"all": SubsetSummary}`` from the sums (Poisson-bootstrap intervals)."""
+        """``{"ne"|"non_ne"|"all": SubsetSummary}`` from the sums (bucket-bootstrap intervals)."""
         name = tokenizer or self.tokenizers[0]
-        agg = self.aggregates[name]
-        s = self.settings
+        counting = self.settings.counting()
+        weights = bucket_weights(counting) if counting.n_resamples else None
         out = {}
-        for k, subset in enumerate(SUBSETS):
-            t = agg.totals[k]
-            b = agg.boot[:, k, :]
-
-            def est(num, den, f):
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    val = t[num] / t[den] if t[den] else float("nan")
-                    if s.n_resamples and t[den]:
-                        lo, hi = percentile_interval(b[:, num] / b[:, den], s.confidence)
-                    else:
-                        lo = hi = float("nan")
-                return Estimate(float(f(val)), float(f(lo)), float(f(hi)), int(t[0]), int(agg.n_sentences[k]))
-
-            W, P, C, U, PC = range(_NQ)
+        for subset in SUBSETS:
+            f = figures_of(self.aggregates[name].sums[subset], self.vocab_sizes[name], weights, counting)
+            fert = f.fertility
             out[subset] = SubsetSummary(
-                additional_segmentation=est(P, W, lambda r: 100 * (r - 1)),
-                fertility=est(P, W, lambda r: r),
-                continued=est(C, W, lambda r: 100 * r),
-                unknown=est(U, P, lambda r: 100 * r),
-                pieces_per_continued=est(PC, C, lambda r: r),
-                n_pieces=int(t[P]),
+                additional_segmentation=Estimate(
+                    *(100 * (x - 1) for x in (fert.value, fert.low, fert.high)), fert.n_words, fert.n_sentences
+                ),
+                fertility=fert,
+                continued=f.continued,
+                unknown=f.unknown,
+                pieces_per_continued=f.pieces_per_continued,
+                n_pieces=f.n_pieces,
             )
         return out
 
@@ -132,94 +135,36 @@ class StreamedStats:
         return BootstrapSettings(self.settings.n_resamples, self.settings.confidence, self.settings.seed)
 
 
-# ---- worker side -------------------------------------------------------------------
+def chunk_sums(segmenters, sentences: Sequence, start: int, settings: StreamSettings) -> CorpusAggregate:
+    """The sums of one chunk whose first sentence is number ``start`` of the stream (pure)."""
+    lines: dict[str, list[tuple[int, Sequence[str]]]] = {s: [] for s in SUBSETS}
+    for key, s in enumerate(sentences, start):
+        words, tags = (s.split(), None) if isinstance(s, str) else (s.words, s.tags)
+        lines["all"].append((key, words))
+        if tags is not None:
+            lines["ne"].append((key, [w for w, t in zip(words, tags) if t != "O"]))
+            lines["non_ne"].append((key, [w for w, t in zip(words, tags) if t == "O"]))
+    total = CorpusAggregate.empty()
+    for subset, items in lines.items():
+        total.merge(
+            aggregate_words(items, segmenters, file_key=STREAM_KEY, language=subset, settings=settings.counting())
+        )
+    return total
 
 
-def _init_worker(specs: Sequence[str], count_lone_boundary: bool) -> None:
-    global _WORKER_SEGMENTERS
-    from tokstudy.specs import parse_tokenizer_spec
-    from tokstudy.tokenization.loading import load_tokenizer
-
-    _WORKER_SEGMENTERS = []
-    for spec in specs:
-        name, path = parse_tokenizer_spec(spec)
-        _WORKER_SEGMENTERS.append(load_tokenizer(path, name=name, count_lone_boundary=count_lone_boundary))
+def _work(task) -> CorpusAggregate:
+    start, sentences, tokenizers, settings = task
+    segmenters = worker_segmenters(tuple(tokenizers), settings.count_lone_boundary)
+    return chunk_sums(segmenters, sentences, start, settings)
 
 
-def type_counts(segmenter, types: Sequence[str]):
-    """``(segmentation, pieces per type, unknown pieces per type)``: each distinct word segmented once.
-
-    Shared by the streamed statistics here and the corpus statistics of
-    :mod:`tokstudy.analysis.corpus.counts`; rows then point to their type (``counts[word_type]``).
-    """
-    res = segmenter.segment(types)
-    counts = np.diff(res.offsets)
-    unk = np.zeros(len(types), np.int64)
-    if len(res.unk):
-        np.add.at(unk, np.repeat(np.arange(len(types)), counts), res.unk.astype(np.int64))
-    return res, counts, unk
-
-
-def chunk_sums(segmenters, sentences: Sequence, chunk_index: int, settings: StreamSettings) -> list[StreamAggregate]:
-    """Sums of one chunk for each segmenter (pure; used by workers and by ``processes=1``)."""
-    words: list[str] = []
-    lengths: list[int] = []
-    ne_flags: list[int] = []  # 0 ne, 1 non-ne, 2 unlabelled
-    for s in sentences:
-        if isinstance(s, str):
-            ws = s.split()
-            words.extend(ws)
-            ne_flags.extend([2] * len(ws))
-        else:
-            ws = s.words
-            words.extend(ws)
-            ne_flags.extend([2] * len(ws) if s.tags is None else [0 if t != "O" else 1 for t in s.tags])
-        lengths.append(len(ws))
-    n_sent = len(lengths)
-    sent = np.repeat(np.arange(n_sent), lengths)
-    flag = np.asarray(ne_flags, dtype=np.int64)
-    from tokstudy.analysis.table.factorize import factorize
-
-    wtype, types = factorize(words)
-    B = settings.n_resamples
-    weights = None
-    if B:
-        rng = np.random.default_rng([settings.seed, chunk_index])
-        weights = rng.poisson(1.0, size=(B, n_sent)).astype(np.float64)
-    out = []
-    for seg in segmenters:
-        _, counts, unk = type_counts(seg, types)
-        p = counts[wtype].astype(np.float64)
-        u = unk[wtype].astype(np.float64)
-        c = (p >= 2).astype(np.float64)
-        cols = np.stack([np.ones_like(p), p, c, u, p * c], axis=1)  # (n_words, _NQ)
-        per_sent = np.zeros((n_sent, 3, _NQ))
-        for k, mask in enumerate((flag == 0, flag == 1, np.ones(len(flag), bool))):
-            for q in range(_NQ):
-                per_sent[:, k, q] = np.bincount(sent[mask], weights=cols[mask, q], minlength=n_sent)
-        flat = per_sent.reshape(n_sent, 3 * _NQ)
-        totals = flat.sum(0).reshape(3, _NQ)
-        boot = (weights @ flat).reshape(B, 3, _NQ) if B else np.zeros((0, 3, _NQ))
-        n_sentences = (per_sent[:, :, 0] > 0).sum(0).astype(np.int64)
-        out.append(StreamAggregate(totals, boot, n_sentences))
-    return out
-
-
-def _work(task):
-    index, sentences, settings = task
-    return chunk_sums(_WORKER_SEGMENTERS, sentences, index, settings)
-
-
-# ---- driver ------------------------------------------------------------------------
-
-
-def _chunks(sentences: Iterable, size: int) -> Iterator[list]:
+def _chunks(sentences: Iterable, size: int) -> Iterator[tuple[int, list]]:
+    """``(position of the first sentence, sentences)`` of each chunk."""
     it = iter(sentences)
-    while True:
-        chunk = list(itertools.islice(it, size))
-        if not chunk:
-            return
-        yield chunk
+    start = 0
+    while chunk := list(itertools.islice(it, size)):
+        yield start, chunk
+        start += len(chunk)
 
 
 def stream_stats(
@@ -229,44 +174,40 @@ def stream_stats(
     *,
     progress: bool = False,
 ) -> StreamedStats:
-    """Stream ``sentences`` through the tokenizers at paths/specs ``tokenizers`` (``[NAME=]PATH``).
+    """Count ``sentences`` under the tokenizers at paths/specs ``tokenizers`` (``[NAME=]PATH``).
 
     Tokenizers are given by path, not as objects, because each worker process loads
     its own copy once. Raises what the tokenizer loader raises (e.g.
     :class:`~tokstudy.errors.TokenizerLoadError`) before any text is read.
     """
     settings = settings or StreamSettings()
-    _init_worker(tokenizers, settings.count_lone_boundary)  # fail early, and learn names/policies
-    local = list(_WORKER_SEGMENTERS)
-    names = tuple(s.name for s in local)
-    policies = {s.name: s.describe_boundary_policy() for s in local}
-    aggs: list[StreamAggregate] | None = None
+    local = worker_segmenters(tuple(tokenizers), settings.count_lone_boundary)  # fail early, learn names
+    total = CorpusAggregate.empty()
+    n_chunks = n_sentences = 0
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
         bar = tqdm(desc="streaming", unit="sentence")
 
-    def add(part, n):
-        nonlocal aggs
-        aggs = part if aggs is None else [a.merge(b) for a, b in zip(aggs, part)]
+    def add(part: CorpusAggregate, n: int) -> None:
+        nonlocal n_sentences
+        total.merge(part)
+        n_sentences += n
         if bar is not None:
             bar.update(n)
 
-    n_chunks = 0
     if settings.processes == 1:
-        for i, chunk in enumerate(_chunks(sentences, settings.chunk_sentences)):
-            add(chunk_sums(local, chunk, i, settings), len(chunk))
+        for start, chunk in _chunks(sentences, settings.chunk_sentences):
+            add(chunk_sums(local, chunk, start, settings), len(chunk))
             n_chunks += 1
     else:
         ctx = mp.get_context("spawn")  # no fork of a process holding tokenizer threads
         window = 2 * settings.processes
-        with ctx.Pool(
-            settings.processes, initializer=_init_worker, initargs=(list(tokenizers), settings.count_lone_boundary)
-        ) as pool:
+        with ctx.Pool(settings.processes) as pool:
             pending = []
-            for i, chunk in enumerate(_chunks(sentences, settings.chunk_sentences)):
-                pending.append((pool.apply_async(_work, ((i, chunk, settings),)), len(chunk)))
+            for start, chunk in _chunks(sentences, settings.chunk_sentences):
+                pending.append((pool.apply_async(_work, ((start, chunk, list(tokenizers), settings),)), len(chunk)))
                 n_chunks += 1
                 while len(pending) >= window:
                     res, n = pending.pop(0)
@@ -275,8 +216,24 @@ def stream_stats(
                 add(res.get(), n)
     if bar is not None:
         bar.close()
-    if aggs is None:
-        from tokstudy.errors import DataFormatError
-
+    if not n_sentences:
         raise DataFormatError("no sentences to stream; the corpus is empty")
-    return StreamedStats(names, policies, dict(zip(names, aggs)), settings, n_chunks)
+    return _streamed(total, local, settings, n_chunks)
+
+
+def _streamed(total: CorpusAggregate, segmenters, settings: StreamSettings, n_chunks: int) -> StreamedStats:
+    counting = settings.counting()
+    weights = bucket_weights(counting) if counting.n_resamples else np.zeros((0, counting.n_buckets), np.int64)
+    aggregates = {}
+    for seg in segmenters:
+        sums = total.sums[seg.name]
+        boot = np.stack([weights @ sums[s].buckets for s in SUBSETS], axis=1)
+        aggregates[seg.name] = StreamAggregate(sums, boot)
+    return StreamedStats(
+        tokenizers=tuple(seg.name for seg in segmenters),
+        boundary_policies={seg.name: seg.describe_boundary_policy() for seg in segmenters},
+        aggregates=aggregates,
+        vocab_sizes=dict(total.vocab_sizes),
+        settings=settings,
+        n_chunks=n_chunks,
+    )
