@@ -16,6 +16,8 @@ MODULES = [
     "tokstudy.specs",
     "tokstudy.analysis.stats.intrinsic",
     "tokstudy.analysis.stats.ratio_batch",
+    "tokstudy.analysis.stats.groupings",
+    "tokstudy.analysis.corpus.counts",
     "tokstudy.configfile",
     "tokstudy.cli.arguments",
     "tokstudy.report.tables",
