@@ -5,13 +5,6 @@ from __future__ import annotations
 
 
 def register(sub) -> None:
-    from tokstudy.cli.arguments import (
-        TOKENIZER_HELP,
-        add_deprecated_alias,
-        add_tiktoken_pattern_argument,
-        non_negative_int,
-    )
-
     p = sub.add_parser(
         "corpus-stats",
         help=(
@@ -27,6 +20,19 @@ def register(sub) -> None:
             "--scheduler tcp://head:8786 --json corpus.json"
         ),
     )
+    _add_input_arguments(p)
+    _add_engine_arguments(p)
+    _add_figure_arguments(p)
+    p.add_argument("--json", default=None, metavar="FILE", help="also write every figure as JSON")
+    p.add_argument("--csv", default=None, metavar="FILE", help="also write one row per tokenizer, language and figure")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def _add_input_arguments(p) -> None:
+    """The tokenizers and the corpus."""
+    from tokstudy.cli.arguments import TOKENIZER_HELP, add_tiktoken_pattern_argument
+
     p.add_argument(
         "-t",
         "--tokenizer",
@@ -46,6 +52,10 @@ def register(sub) -> None:
     p.add_argument(
         "--language", action="append", default=None, metavar="CODE", help="only the files of this language (repeat)"
     )
+
+
+def _add_engine_arguments(p) -> None:
+    """Where the partitions are counted, and how the corpus is cut into them."""
     p.add_argument(
         "--engine",
         choices=("local", "dask"),
@@ -75,6 +85,12 @@ def register(sub) -> None:
     p.add_argument(
         "--partition-mb", type=float, default=64.0, help="otherwise, MiB per byte-range partition (default 64)"
     )
+
+
+def _add_figure_arguments(p) -> None:
+    """The bootstrap and what counts as a piece."""
+    from tokstudy.cli.arguments import add_deprecated_alias, non_negative_int
+
     p.add_argument(
         "--resamples",
         dest="n_resamples",
@@ -96,10 +112,6 @@ def register(sub) -> None:
         help="do not count a lone word-boundary piece (default: count it, as the mALBERT paper does)",
     )
     add_deprecated_alias(p, "--no-lone-boundary", "--drop-lone-boundary", dest="no_lone_boundary", action="store_true")
-    p.add_argument("--json", default=None, metavar="FILE", help="also write every figure as JSON")
-    p.add_argument("--csv", default=None, metavar="FILE", help="also write one row per tokenizer, language and figure")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
 
 
 def run(args) -> int:

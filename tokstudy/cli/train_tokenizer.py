@@ -32,6 +32,21 @@ def register(sub) -> None:
         ),
         formatter_class=_DefaultsFormatter,
     )
+    _add_data_arguments(p)
+    _add_training_arguments(p)
+    p.add_argument(
+        "--data-dir",
+        default=None,
+        metavar="DIR",
+        help="where corpus names are looked up (default: $TOKSTUDY_DATA, then data/corpora)",
+    )
+    p.add_argument("--verbose", action="store_true", help="show the trainers' own logs")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress output")
+    p.set_defaults(func=run)
+
+
+def _add_data_arguments(p) -> None:
+    """What is read, the vocabulary sizes, and where the tokenizers go."""
     p.add_argument(
         "--input",
         "-i",
@@ -57,6 +72,10 @@ def register(sub) -> None:
         help="folder that receives one sub-folder per tokenizer (created if absent; nothing is written "
         "unless every vocabulary size succeeds)",
     )
+
+
+def _add_training_arguments(p) -> None:
+    """The algorithm, the sample and the trainer's settings."""
     p.add_argument(
         "--algorithm",
         "-a",
@@ -89,15 +108,6 @@ def register(sub) -> None:
         help="use the library's default special symbols instead of ALBERT's",
     )
     p.add_argument("--threads", type=int, default=None, help="trainer threads (default: all cores)")
-    p.add_argument(
-        "--data-dir",
-        default=None,
-        metavar="DIR",
-        help="where corpus names are looked up (default: $TOKSTUDY_DATA, then data/corpora)",
-    )
-    p.add_argument("--verbose", action="store_true", help="show the trainers' own logs")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress output")
-    p.set_defaults(func=run)
 
 
 def resolve_inputs(inputs: list[str], data_dir: str | None) -> list[Path]:
