@@ -179,31 +179,7 @@ def read_char_span_json(
         spans = pretokenizer(text, cuts)
         if not spans:
             raise DataFormatError(f"{where}: text has no words", path=path)
-        tags = ["O"] * len(spans)
-        starts = {s: i for i, (s, _) in enumerate(spans)}
-        ends = {e: i for i, (_, e) in enumerate(spans)}
-        for s, e, etype in entities:
-            first, last = starts.get(_skip_space(text, s, e)), ends.get(_skip_space_back(text, s, e))
-            if first is None or last is None or first > last:
-                raise DataFormatError(
-                    f"{where}: entity {text[s:e]!r} at [{s}, {e}) does not start and end on word "
-                    "boundaries; the pretokenizer must cut at every boundary it is given",
-                    path=path,
-                )
-            covered = "".join(text[a:b] for a, b in spans[first : last + 1])
-            if covered != "".join(text[s:e].split()):
-                raise DataFormatError(
-                    f"{where}: entity {text[s:e]!r} does not round-trip: its words give {covered!r}", path=path
-                )
-            if type_map is not None:
-                if etype not in type_map:
-                    raise DataFormatError(
-                        f"{where}: entity type {etype!r} is not in type_map (keys: {sorted(type_map)})", path=path
-                    )
-                etype = type_map[etype]
-            tags[first] = "B-" + etype
-            for i in range(first + 1, last + 1):
-                tags[i] = "I-" + etype
+        tags = _span_tags(text, spans, entities, type_map, where, path)
         words = tuple(text[a:b] for a, b in spans)
         doc = doc_of.setdefault(curid, len(doc_of))
         sentences.append(Sentence(words, tuple(tags), doc_id=doc, sent_id=len(sentences)))
@@ -218,6 +194,44 @@ def read_char_span_json(
         "type_map": dict(type_map) if type_map else None,
     }
     return _dataset(sentences, path, name, language, split, metadata=metadata)
+
+
+def _span_tags(
+    text: str,
+    spans: list[tuple[int, int]],
+    entities: list[tuple[int, int, str]],
+    type_map: Mapping[str, str] | None,
+    where: str,
+    path: Path,
+) -> list[str]:
+    """IOB2 tags of the words ``spans`` of ``text`` from its character-span ``entities``: each entity must start
+    and end on word boundaries and give back its own text from its words."""
+    tags = ["O"] * len(spans)
+    starts = {s: i for i, (s, _) in enumerate(spans)}
+    ends = {e: i for i, (_, e) in enumerate(spans)}
+    for s, e, etype in entities:
+        first, last = starts.get(_skip_space(text, s, e)), ends.get(_skip_space_back(text, s, e))
+        if first is None or last is None or first > last:
+            raise DataFormatError(
+                f"{where}: entity {text[s:e]!r} at [{s}, {e}) does not start and end on word "
+                "boundaries; the pretokenizer must cut at every boundary it is given",
+                path=path,
+            )
+        covered = "".join(text[a:b] for a, b in spans[first : last + 1])
+        if covered != "".join(text[s:e].split()):
+            raise DataFormatError(
+                f"{where}: entity {text[s:e]!r} does not round-trip: its words give {covered!r}", path=path
+            )
+        if type_map is not None:
+            if etype not in type_map:
+                raise DataFormatError(
+                    f"{where}: entity type {etype!r} is not in type_map (keys: {sorted(type_map)})", path=path
+                )
+            etype = type_map[etype]
+        tags[first] = "B-" + etype
+        for i in range(first + 1, last + 1):
+            tags[i] = "I-" + etype
+    return tags
 
 
 def _string_list(obj: dict, key: str, path: Path, line: int) -> list[str]:
