@@ -121,9 +121,6 @@ def train(
     import torch
     from tqdm.auto import tqdm
 
-    from pretrain.optim import param_groups
-    from pretrain.schedule import build_lr_scheduler
-
     if not items:
         raise ValueError("no training examples (empty train split?)")
     device = device or next(model.parameters()).device
@@ -136,18 +133,14 @@ def train(
     lengths = [len(it) for it in items]
     steps_per_epoch = math.ceil(len(items) / config.batch_size)
     total = steps_per_epoch * config.epochs
-    warmup = int(config.warmup_ratio * total)
-
-    # the pre-trainer's weight-decay groups (biases and LayerNorm weights exempt) and learning-rate curve
-    optimizer = torch.optim.AdamW(param_groups(model, config.weight_decay), lr=config.learning_rate)
-    scheduler = build_lr_scheduler(optimizer, warmup_steps=warmup, total_steps=total)
+    optimizer, scheduler = _optimizer_and_schedule(model, config, total)
     eval_points = {
         min(steps_per_epoch, round(steps_per_epoch * (k + 1) / config.evals_per_epoch))
         for k in range(config.evals_per_epoch)
     }
 
-    best_score, best_step, best_state, bad, step, history = -math.inf, 0, None, 0, 0, []
-    stopped = False
+    best = _BestDev(config.patience)
+    step, stopped = 0, False
     start = time.perf_counter()
     bar = tqdm(total=total, desc=f"fine-tune seed {seed}", disable=not config.progress, leave=False)
     for epoch in range(config.epochs):
@@ -157,42 +150,81 @@ def train(
             batch = collate([items[i] for i in idx], pad_id, device, token_labels=token_labels)
             if rate:
                 batch = drop_tokens(batch, rate, unk_id, keep_ids, dropper)
-            loss = model(**batch).loss
-            loss.backward()
-            if config.max_grad_norm > 0:
-                torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad(set_to_none=True)
+            loss = _step(model, batch, optimizer, scheduler, config.max_grad_norm)
             step += 1
             bar.update(1)
-            bar.set_postfix(loss=f"{loss.item():.3f}", best=f"{best_score:.4f}" if best_score > -math.inf else "-")
+            bar.set_postfix(loss=f"{loss.item():.3f}", best=best.postfix())
             if b in eval_points:
                 score = float(evaluate(model))
                 model.train()
-                history.append(
-                    {"step": step, "epoch": epoch + b / len(batches), "dev": score, "loss": float(loss.item())}
-                )
-                if score > best_score:
-                    best_score, best_step, bad = score, step, 0
-                    best_state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
-                else:
-                    bad += 1
-                if config.patience and bad >= config.patience:
-                    stopped = True
+                stopped = best.record(model, score, step=step, epoch=epoch + b / len(batches), loss=float(loss.item()))
+                if stopped:
                     break
         if stopped:
             break
     bar.close()
-    if best_state is not None:
-        model.load_state_dict(best_state)
+    if best.state is not None:
+        model.load_state_dict(best.state)
     return TrainResult(
-        best_score=best_score,
-        best_step=best_step,
+        best_score=best.score,
+        best_step=best.step,
         steps=step,
         epochs_run=step / steps_per_epoch,
         stopped_early=stopped,
-        history=copy.deepcopy(history),
+        history=copy.deepcopy(best.history),
         seconds=time.perf_counter() - start,
         train_items=len(items),
     )
+
+
+def _optimizer_and_schedule(model, config, total_steps: int):
+    """AdamW over the pre-trainer's weight-decay groups (biases and LayerNorm weights exempt), and its
+    learning-rate curve: linear warm-up over ``config.warmup_ratio`` of the steps, then linear decay."""
+    import torch
+
+    from pretrain.optim import param_groups
+    from pretrain.schedule import build_lr_scheduler
+
+    optimizer = torch.optim.AdamW(param_groups(model, config.weight_decay), lr=config.learning_rate)
+    warmup = int(config.warmup_ratio * total_steps)
+    return optimizer, build_lr_scheduler(optimizer, warmup_steps=warmup, total_steps=total_steps)
+
+
+def _step(model, batch: dict, optimizer, scheduler, max_grad_norm: float):
+    """One optimiser step on ``batch`` (gradients clipped to ``max_grad_norm`` when > 0); returns the loss."""
+    import torch
+
+    loss = model(**batch).loss
+    loss.backward()
+    if max_grad_norm > 0:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    optimizer.step()
+    scheduler.step()
+    optimizer.zero_grad(set_to_none=True)
+    return loss
+
+
+@dataclass
+class _BestDev:
+    """Early stopping: the best dev score so far, its step and weights (on the CPU), the evaluations since it
+    last improved, and the history of every evaluation."""
+
+    patience: int
+    score: float = -math.inf
+    step: int = 0
+    state: dict | None = None
+    bad: int = 0
+    history: list = field(default_factory=list)
+
+    def record(self, model, score: float, *, step: int, epoch: float, loss: float) -> bool:
+        """Record one evaluation; True when ``patience`` evaluations in a row did not improve (stop)."""
+        self.history.append({"step": step, "epoch": epoch, "dev": score, "loss": loss})
+        if score > self.score:
+            self.score, self.step, self.bad = score, step, 0
+            self.state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+        else:
+            self.bad += 1
+        return bool(self.patience and self.bad >= self.patience)
+
+    def postfix(self) -> str:
+        return f"{self.score:.4f}" if self.score > -math.inf else "-"
