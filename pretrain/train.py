@@ -90,23 +90,8 @@ def train(
     (continue with ``resume=True``). Raises :class:`~pretrain.engine.NonFiniteLossError` when the loss
     stops being finite; the checkpoints already written are untouched.
     """
-    from pretrain.data.store import ExampleStore
-
     output = Path(output or train_config.output_dir or "runs/pretrain")
-    store = ExampleStore(data)
-    tok = tokenizer_info(tokenizer)
-    check_same_vocabulary(
-        tok,
-        {"vocab_size": store.vocab_size, "special_ids": store.special_ids},
-        a_name=f"tokenizer {tokenizer}",
-        b_name=f"example store {data}",
-    )
-    if store.max_seq_length > model_config.max_position_embeddings:
-        raise ValueError(
-            f"example store {data} has sequences of {store.max_seq_length} tokens, more than the "
-            f"model's max_position_embeddings ({model_config.max_position_embeddings})"
-        )
-
+    store, tok = _open_store(data, tokenizer, model_config)
     model = build_model(
         model_config, vocab_size=tok["vocab_size"], special_ids=tok["special_ids"], seed=train_config.seed
     )
@@ -116,48 +101,16 @@ def train(
         output / "checkpoints", keep_last=train_config.keep_last, rank=engine.rank, barrier=engine.barrier
     )
 
-    start, resumed_from = 0, None
-    if resume:
-        found = checkpoints.latest_valid()
-        if found is not None:
-            path, state = found
-            _check_resumable(state, model_config, train_config, tok, path)
-            engine.load_checkpoint(path)
-            start = resumed_from = int(state["step"])
-            rng_file = path / "rng" / f"rank_{engine.rank}.pt"
-            if rng_file.is_file():
-                set_rng_state(torch.load(rng_file, weights_only=False))
-            else:  # more processes than the checkpointed run had
-                warnings.warn(
-                    f"{path}: no RNG state for rank {engine.rank}; seeding it from seed, rank and step",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
-                seed_everything(train_config.seed + engine.rank + 1_000_003 * start)
-    elif checkpoints.step_dirs():
+    if not resume and checkpoints.step_dirs():
         raise FileExistsError(
             f"{output} already holds checkpoints: pass --resume to continue, or choose a new --output"
         )
+    resumed_from = _resume(checkpoints, engine, model_config, train_config, tok) if resume else None
+    start = resumed_from or 0
 
     order = GlobalBatchOrder(len(store), train_config.batch_size, train_config.seed)
     log = MetricsLogger(output, resume_step=start, enabled=engine.rank == 0)
-    state = {
-        "model_config": model_config.to_dict(),
-        "train_config": train_config.to_dict(),
-        "tokenizer": tok,
-        "data": {"path": str(Path(data).resolve()), "num_examples": len(store)},
-        "world_size": engine.world_size,
-        "zero_stage": engine.engine.zero_optimization_stage(),
-        "optimizer": engine.optimizer_name,
-    }
-
-    def save(step: int) -> None:
-        def write(tmp: Path) -> None:
-            engine.save_checkpoint(tmp, tag="ds")
-            (tmp / "rng").mkdir(exist_ok=True)
-            torch.save(rng_state(), tmp / "rng" / f"rank_{engine.rank}.pt")
-
-        checkpoints.save(step, write=write, state={**state, "epoch": order.epoch_of(step)})
+    state = _checkpoint_state(model_config, train_config, tok, data, len(store), engine)
 
     end = train_config.total_steps if stop_at_step is None else min(stop_at_step, train_config.total_steps)
     stats, step, tokens, t_log, t0 = None, start, 0, time.perf_counter(), time.perf_counter()
@@ -177,17 +130,11 @@ def train(
                 engine.check_finite()
             if logging_now:
                 now = time.perf_counter()
-                values = {
-                    k: getattr(stats, k) for k in ("loss", "mlm_loss", "mlm_accuracy", "sop_loss", "sop_accuracy", "lr")
-                }
-                values["tokens_per_s"], values["elapsed_s"] = tokens / max(now - t_log, 1e-9), now - t0
-                if torch.cuda.is_available():  # the allocator's own count: no device synchronisation
-                    values["max_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
-                log.write(step, values)
+                log.write(step, _logged_values(stats, tokens_per_s=tokens / max(now - t_log, 1e-9), elapsed_s=now - t0))
                 bar.set_postfix(loss=f"{stats.loss:.3f}", mlm_acc=f"{stats.mlm_accuracy:.3f}", lr=f"{stats.lr:.2e}")
                 tokens, t_log = 0, now
             if saving_now:
-                save(step)
+                _save_checkpoint(checkpoints, engine, step, {**state, "epoch": order.epoch_of(step)})
     finally:
         bar.close()
         log.close()
@@ -205,6 +152,86 @@ def train(
         final_model_dir=final_dir,
         model=engine.module.model,
     )
+
+
+def _open_store(data: str | os.PathLike, tokenizer: str | os.PathLike, model_config: ModelConfig):
+    """The example store and the tokenizer's facts, checked against each other and against the model."""
+    from pretrain.data.store import ExampleStore
+
+    store = ExampleStore(data)
+    tok = tokenizer_info(tokenizer)
+    check_same_vocabulary(
+        tok,
+        {"vocab_size": store.vocab_size, "special_ids": store.special_ids},
+        a_name=f"tokenizer {tokenizer}",
+        b_name=f"example store {data}",
+    )
+    if store.max_seq_length > model_config.max_position_embeddings:
+        raise ValueError(
+            f"example store {data} has sequences of {store.max_seq_length} tokens, more than the "
+            f"model's max_position_embeddings ({model_config.max_position_embeddings})"
+        )
+    return store, tok
+
+
+def _resume(
+    checkpoints: CheckpointManager, engine: PretrainEngine, model_config: ModelConfig, train_config: TrainConfig, tok
+) -> int | None:
+    """Load the latest valid checkpoint into ``engine`` with this rank's RNG state; returns its step, or None
+    when there is none (a fresh start)."""
+    found = checkpoints.latest_valid()
+    if found is None:
+        return None
+    path, state = found
+    _check_resumable(state, model_config, train_config, tok, path)
+    engine.load_checkpoint(path)
+    step = int(state["step"])
+    rng_file = path / "rng" / f"rank_{engine.rank}.pt"
+    if rng_file.is_file():
+        set_rng_state(torch.load(rng_file, weights_only=False))
+    else:  # more processes than the checkpointed run had
+        warnings.warn(
+            f"{path}: no RNG state for rank {engine.rank}; seeding it from seed, rank and step",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        seed_everything(train_config.seed + engine.rank + 1_000_003 * step)
+    return step
+
+
+def _checkpoint_state(
+    model_config: ModelConfig, train_config: TrainConfig, tok: dict, data, num_examples: int, engine: PretrainEngine
+) -> dict:
+    """What every checkpoint of the run records besides its step and epoch (read back by :func:`_check_resumable`)."""
+    return {
+        "model_config": model_config.to_dict(),
+        "train_config": train_config.to_dict(),
+        "tokenizer": tok,
+        "data": {"path": str(Path(data).resolve()), "num_examples": num_examples},
+        "world_size": engine.world_size,
+        "zero_stage": engine.engine.zero_optimization_stage(),
+        "optimizer": engine.optimizer_name,
+    }
+
+
+def _save_checkpoint(checkpoints: CheckpointManager, engine: PretrainEngine, step: int, state: dict) -> None:
+    """The engine's checkpoint and this rank's RNG state, as checkpoint ``step`` with ``state``."""
+
+    def write(tmp: Path) -> None:
+        engine.save_checkpoint(tmp, tag="ds")
+        (tmp / "rng").mkdir(exist_ok=True)
+        torch.save(rng_state(), tmp / "rng" / f"rank_{engine.rank}.pt")
+
+    checkpoints.save(step, write=write, state=state)
+
+
+def _logged_values(stats, *, tokens_per_s: float, elapsed_s: float) -> dict:
+    """One line of the metrics log: the step's losses, accuracies and learning rate, throughput, memory."""
+    values = {k: getattr(stats, k) for k in ("loss", "mlm_loss", "mlm_accuracy", "sop_loss", "sop_accuracy", "lr")}
+    values["tokens_per_s"], values["elapsed_s"] = tokens_per_s, elapsed_s
+    if torch.cuda.is_available():  # the allocator's own count: no device synchronisation
+        values["max_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
+    return values
 
 
 def _check_resumable(state: dict, model_config: ModelConfig, train_config: TrainConfig, tok: dict, path: Path) -> None:
