@@ -69,6 +69,9 @@ DATA_SLICE = {
     "conll2003_en": None,
     "xquad_parallel": None,
 }
+#: Set by torchrun or DeepSpeed's launcher for its children; every step here is one process of its own, so a
+#: caller's (a launcher's, or a test process that built an engine) must not reach it: its port is taken.
+LAUNCHER_VARIABLES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "GROUP_RANK")
 #: What travels to the device machine at most (the working tree and the carried folder together).
 CARRY_LIMIT_BYTES = 64 * 2**20
 PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")
@@ -334,6 +337,24 @@ def _quote(s: str) -> str:
     return "'" + s.replace("'", "'\"'\"'") + "'"
 
 
+def step_env(environ, *, site: Path, carry: Path) -> dict[str, str]:
+    """Every step's environment: the carried wheels and this checkout first on the path, the carried data, and
+    none of a launcher's variables.
+
+    >>> env = step_env({"MASTER_PORT": "29500", "HOME": "/root"}, site=Path("/s"), carry=Path("/c"))
+    >>> "MASTER_PORT" in env, env["HOME"], env["TOKSTUDY_DATA"]
+    (False, '/root', '/c/data')
+    """
+    return {
+        **{k: v for k, v in environ.items() if k not in LAUNCHER_VARIABLES},
+        "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
+        "TOKSTUDY_DATA": str(carry / "data"),
+        "PYTHONUNBUFFERED": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+        "TORCH_LOGS": "recompiles",
+    }
+
+
 def run_check(args) -> int:
     sizes = DRY if args.dry_run else GPU
     budgets = DRY_BUDGET if args.dry_run else GPU_BUDGET
@@ -342,14 +363,7 @@ def run_check(args) -> int:
     carry = Path(args.carry).resolve()
     work = Path(tempfile.mkdtemp(prefix="gpu-check-"))
     site = work / "site"
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
-        "TOKSTUDY_DATA": str(carry / "data"),
-        "PYTHONUNBUFFERED": "1",
-        "TOKENIZERS_PARALLELISM": "false",
-        "TORCH_LOGS": "recompiles",
-    }
+    env = step_env(os.environ, site=site, carry=carry)
     py = args.python
     runner = Runner(out, env, py)
     t_start = time.perf_counter()

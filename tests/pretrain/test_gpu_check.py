@@ -56,7 +56,9 @@ def test_make_gpu_check_dry_run_passes(tmp_path, shared_data):
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
     out = tmp_path / "out"
-    env = {k: v for k, v in os.environ.items() if k != "OUT"}
+    # As a user's shell has it: no OUT, and none of the launcher variables an engine built in this test
+    # process set (the check drops those itself too).
+    env = {k: v for k, v in os.environ.items() if k != "OUT" and k not in gpu_check.LAUNCHER_VARIABLES}
     proc = subprocess.run(
         ["make", "gpu-check", "DRY_RUN=1", f"OUT={out}", f"DATA={shared_data}"],
         cwd=ROOT,
