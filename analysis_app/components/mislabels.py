@@ -23,6 +23,18 @@ def _ci_label(n_resamples: int) -> str:
 
 
 def render(sel) -> None:
+    loaded = _load(sel)
+    if loaded is None:
+        return
+    pred_src, aligned, results, n = loaded
+    _correlation_section(results, pred_src.key, n)
+    _error_rate_section(results)
+    _mislabelled_section(sel, pred_src, aligned)
+
+
+def _load(sel):
+    """The picked predictions, aligned to the selection, and their correlation results; None (with a message
+    on the page) when there is nothing to show."""
     if sel.dataset is None or not sel.tokenizers:
         st.info("Select a dataset and one or more tokenizers in the sidebar.")
         return
@@ -53,7 +65,10 @@ def render(sel) -> None:
             f"The predictions {pred_src.key!r} cover the {aligned.subset} of {sel.dataset.key} "
             "(declared in the file): every figure on this page is over those sentences only."
         )
+    return pred_src, aligned, results, n
 
+
+def _correlation_section(results, model: str, n: int) -> None:
     st.subheader("Does segmentation go with errors?")
     # one table (no metric per tokenizer above it: they repeated its numbers and were a fifth of the
     # page's elements); the model is the one picked above, its column stays in the CSV
@@ -63,7 +78,7 @@ def render(sel) -> None:
         f"words and over the words inside entities (NE), {_ci_label(n)}. The model mislabels "
         f"{first.error_rate:.1%} of the words ({first.n_errors} of {first.n_words})."
     )
-    corr = correlation_rows(results).assign(model=pred_src.key)  # the file's model may be a long path
+    corr = correlation_rows(results).assign(model=model)  # the file's model may be a long path
     # exact numbers in the cells, shown to 4 digits; an undefined r reads "undefined", with the reason beside it
     shown = correlation_display(corr).style.format({"Pearson r": "{:.4f}", "Spearman ρ": "{:.4f}"}, na_rep="undefined")
     st.dataframe(shown, width="stretch", hide_index=True)
@@ -71,6 +86,8 @@ def render(sel) -> None:
         st.caption(note)
     downloads.csv_button("Download correlations (CSV)", corr, "correlation.csv")
 
+
+def _error_rate_section(results) -> None:
     st.subheader("Error rate by number of pieces")
     curves = pd.concat(
         [
@@ -92,6 +109,9 @@ def render(sel) -> None:
     )
     downloads.csv_button("Download error rates (CSV)", curves, "error_rate_by_pieces.csv")
 
+
+def _mislabelled_section(sel, pred_src, aligned) -> None:
+    """The mislabelled words with the most pieces, and a link to the sentence of the one picked."""
     st.subheader("Most over-segmented mislabelled words")
     tok = st.selectbox("Pieces under", [t.name for t in sel.tokenizers], key=TOKENIZER)
     words = cache.mislabelled(sel.dataset, tuple(sel.tokenizers), pred_src, tok, defaults.MISLABELLED_SHOWN)
