@@ -32,6 +32,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable
 
+from tokstudy.data.atomicwrite import atomic_write_text, fsync_path
+
 FORMAT = "tokstudy-pretrain-checkpoint"
 VERSION = 1
 MANIFEST = "manifest.json"
@@ -55,24 +57,16 @@ def sha256_file(path: Path, block: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
-def _fsync_path(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def write_manifest(directory: Path, *, step: int) -> dict[str, Any]:
     """Hash every file under ``directory`` (fsync'ing each), then write and fsync ``manifest.json``."""
     files = {}
     for path in sorted(p for p in directory.rglob("*") if p.is_file() and p.name != MANIFEST):
-        _fsync_path(path)
+        fsync_path(path)
         files[path.relative_to(directory).as_posix()] = {"sha256": sha256_file(path), "size": path.stat().st_size}
     manifest = {"format": FORMAT, "version": VERSION, "step": step, "files": files}
     _write_json(directory / MANIFEST, manifest)
     for sub in sorted({p.parent for p in directory.rglob("*")} | {directory}):
-        _fsync_path(sub)
+        fsync_path(sub)
     return manifest
 
 
@@ -110,16 +104,6 @@ def _write_json(path: Path, data: Any) -> None:
         json.dump(data, f, indent=2, sort_keys=True, default=str)
         f.flush()
         os.fsync(f.fileno())
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    _fsync_path(path.parent)
 
 
 class CheckpointManager:
@@ -177,8 +161,8 @@ class CheckpointManager:
             if final.exists():  # re-saving the same step (e.g. the final checkpoint after a periodic one)
                 self._remove(final)
             os.replace(tmp, final)
-            _fsync_path(self.root)
-            _atomic_write_text(self.root / "latest", final.name + "\n")
+            fsync_path(self.root)
+            atomic_write_text(self.root / "latest", final.name + "\n", durable=True)
             self._prune()
         self.barrier()
         return final

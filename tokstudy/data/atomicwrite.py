@@ -31,17 +31,36 @@ def apply_umask(path: str | os.PathLike) -> None:
     os.chmod(path, base & ~current_umask())
 
 
-def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` (UTF-8, LF) to a temporary file beside ``path``, then rename it into place."""
+def atomic_write_text(path: str | os.PathLike, text: str, *, durable: bool = False) -> Path:
+    """Write ``text`` (UTF-8, LF) to a temporary file beside ``path``, then rename it into place.
+
+    ``durable`` also forces the file's bytes and then the rename to disk (``fsync`` of the file, then of its
+    folder), so a power cut after the call returns cannot leave the old content or an empty file: for pointers
+    such as a checkpoint folder's ``latest``.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         apply_umask(tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    if durable:
+        fsync_path(path.parent)
     return path
+
+
+def fsync_path(path: str | os.PathLike) -> None:
+    """Force a file's bytes, or a folder's entries (a rename into it), to disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
