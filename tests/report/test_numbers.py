@@ -39,3 +39,26 @@ def test_the_report_formats_p_values_in_one_place():
                 n.name for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.FunctionDef)
             }
             assert not names & {"format_p", "format_p_value", "_p", "_num"}, path
+
+
+def _namespaces(value):
+    """JSON objects as attribute objects (what the Markdown writers read from result dataclasses)."""
+    from types import SimpleNamespace
+
+    if isinstance(value, dict):
+        return SimpleNamespace(**{k: _namespaces(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [_namespaces(v) for v in value]
+    return value
+
+
+def test_committed_correlation_table_is_what_the_writer_writes_today():
+    """The cpu report's tables/correlation.md is today's correlation_markdown of its correlation.json (p-values
+    by the one rule)."""
+    import json
+
+    from tokstudy.report.tables import correlation_markdown
+
+    tables = ROOT / "examples" / "cpu_report" / "tables"
+    results = _namespaces(json.loads((tables / "correlation.json").read_text(encoding="utf-8")))
+    assert (tables / "correlation.md").read_text(encoding="utf-8") == correlation_markdown(results) + "\n"
