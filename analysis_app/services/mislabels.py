@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from analysis_app.services.columns import interval_text
+from tokstudy.report.numbers import format_p  # one rule for p-values: the reports'
 
 
 def correlate(table, aligned, tokenizers: Sequence[str], *, n_resamples: int = 1000, seed: int = 0) -> list:
@@ -70,19 +71,6 @@ def bins_frame(bins: Sequence, words: str, confidence: float = 0.95) -> pd.DataF
             }
         )
     return pd.DataFrame(rows, columns=["pieces", "words", "n", "errors", "error_rate", "ci_low", "ci_high"])
-
-
-def format_p(p: float) -> str:
-    """A p-value for people: 3 significant digits, ``< 1e-300`` where it underflows (as the report prints it).
-
-    >>> format_p(0.0), format_p(1.234567e-12), format_p(0.5), format_p(float("nan"))
-    ('< 1e-300', '1.23e-12', '0.5', 'n/a')
-    """
-    if p != p:
-        return "n/a"
-    if p < 1e-300:
-        return "< 1e-300"
-    return f"{p:.3g}"
 
 
 def correlation_rows(results: Sequence) -> pd.DataFrame:

@@ -42,7 +42,7 @@ def test_correlation_and_error_rates_match_scipy(app_env, conll_test):
         r, p = pearsonr(x, err)
         row = corr[(corr.tokenizer == name) & (corr["word set"] == "all words")].iloc[0]
         assert row["Pearson r"] == pytest.approx(r, abs=1e-9)
-        assert row["p"] == format_p(p)  # shown to 3 digits, "< 1e-300" where it underflows
+        assert row["p"] == format_p(p)  # shown as the report shows it (2 digits), "< 1e-300" where it underflows
         low, high = (float(v) for v in row["95 % CI"].strip("[]").split(", "))
         assert low <= round(row["Pearson r"], 4) <= high
     # the synthetic model errs more on words the smallest vocabulary splits more
