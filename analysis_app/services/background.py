@@ -316,7 +316,7 @@ def plan(settings: AppSettings, toks: tuple, ds, preds: tuple, cache: ModuleType
     if ds is not None and toks and preds:
         p = preds[0]
         steps += [
-            # the p-values' module (tokstudy.analysis.model_errors.correlation imports it when first used): an errors step,
+            # the p-values' module (analysis.model_errors.correlation imports it when first used): an errors step,
             # not among MODULES, so that a click on another page does not wait behind its import
             ("errors", "import scipy.special", importlib.import_module, ("scipy.special",)),
             ("errors", "table", cache.table_for, ((ds,), toks)),
