@@ -28,6 +28,7 @@ AREAS = {
     "Fine-tuning",
     "Study",
     "Analysis app",
+    "Test suite",
 }
 #: Benchmarks that do not call runinfo yet, with why; the test fails once one does, so the entry goes.
 NOT_YET: dict[str, str] = {}
