@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -31,30 +33,44 @@ def apply_umask(path: str | os.PathLike) -> None:
     os.chmod(path, base & ~current_umask())
 
 
-def atomic_write_text(path: str | os.PathLike, text: str, *, durable: bool = False) -> Path:
-    """Write ``text`` (UTF-8, LF) to a temporary file beside ``path``, then rename it into place.
+@contextmanager
+def atomic_file(path: str | os.PathLike, *, durable: bool = False) -> Iterator[Path]:
+    """A temporary file beside ``path`` for the block to write (by name: a writer that takes a path, or
+    ``open``), renamed onto ``path`` with the user's permissions when the block ends; removed if it raises.
 
     ``durable`` also forces the file's bytes and then the rename to disk (``fsync`` of the file, then of its
-    folder), so a power cut after the call returns cannot leave the old content or an empty file: for pointers
-    such as a checkpoint folder's ``latest``.
+    folder), so a power cut after the block cannot leave the old content or an empty file.
+
+    >>> import tempfile; d = tempfile.mkdtemp()
+    >>> with atomic_file(os.path.join(d, "t.tsv")) as tmp:
+    ...     _ = tmp.write_text("a b")
+    >>> sorted(os.listdir(d))
+    ['t.tsv']
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
+        yield tmp
+        if durable:
+            fsync_path(tmp)
         apply_umask(tmp)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
     if durable:
         fsync_path(path.parent)
-    return path
+
+
+def atomic_write_text(path: str | os.PathLike, text: str, *, durable: bool = False) -> Path:
+    """Write ``text`` (UTF-8, LF) to a temporary file beside ``path``, then rename it into place
+    (:func:`atomic_file`; ``durable`` as there, for pointers such as a checkpoint folder's ``latest``)."""
+    with atomic_file(path, durable=durable) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(text)
+    return Path(path)
 
 
 def fsync_path(path: str | os.PathLike) -> None:

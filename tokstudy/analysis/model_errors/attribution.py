@@ -44,7 +44,7 @@ from itertools import chain
 import numpy as np
 
 from tokstudy.analysis.model_errors.alignment import AlignedPredictions, align_predictions
-from tokstudy.analysis.model_errors.correlation import PiecesBin
+from tokstudy.analysis.model_errors.correlation import PiecesBin, error_rate
 from tokstudy.analysis.model_errors.logit import fit_logit, one_blas_thread
 from tokstudy.analysis.model_errors.predictions import Predictions
 from tokstudy.analysis.table import INSIDE, SegmentationTable
@@ -134,7 +134,7 @@ class Attribution:
 
     @property
     def error_rate(self) -> float:
-        return self.n_errors / self.n_words if self.n_words else float("nan")
+        return error_rate(self.n_errors, self.n_words)
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,16 @@ class Correlation:
     undefined: str = ""
 
 
+def error_rate(n_errors: int, n: int) -> float:
+    """The share of ``n`` that is wrong; NaN where there is nothing to count (every error rate in
+    :mod:`tokstudy.analysis.model_errors` is this one).
+
+    >>> error_rate(3, 12), error_rate(0, 0)
+    (0.25, nan)
+    """
+    return n_errors / n if n else float("nan")
+
+
 @dataclass(frozen=True)
 class PiecesBin:
     """Error (or miss) rate among words (or entities) with a given number of pieces."""
@@ -68,7 +78,7 @@ class PiecesBin:
 
     @property
     def error_rate(self) -> float:
-        return self.n_errors / self.n if self.n else float("nan")
+        return error_rate(self.n_errors, self.n)
 
 
 @dataclass(frozen=True)
@@ -102,7 +112,7 @@ class ErrorCorrelation:
 
     @property
     def error_rate(self) -> float:
-        return self.n_errors / self.n_words if self.n_words else float("nan")
+        return error_rate(self.n_errors, self.n_words)
 
 
 def pearson_spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float]:

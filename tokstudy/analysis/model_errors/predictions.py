@@ -32,12 +32,11 @@ listed, with the total.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from tokstudy.data.atomicwrite import apply_umask
+from tokstudy.data.atomicwrite import atomic_file
 from tokstudy.data.problems import Problems
 from tokstudy.data.textio import iter_lines
 from tokstudy.errors import DataFormatError
@@ -174,39 +173,26 @@ def write_predictions(
             raise ValueError(
                 f"metadata {key!r}={value!r}: keys must be single words, values must not hold tabs/newlines"
             )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(ESCAPES_LINE + "\n")
-            if metadata:
-                # one key per line: values may contain spaces, which a single line could not separate
-                for key, value in metadata.items():
-                    fh.write(f"# {key}={value}\n")
-                fh.write("\n")
-            for i, (words, gold, pred) in enumerate(sentences):
-                if not (len(words) == len(gold) == len(pred)):
-                    raise ValueError(
-                        f"sentence {i}: {len(words)} words, {len(gold)} gold tags, {len(pred)} predicted tags"
-                    )
-                sid = i if sent_ids is None else int(sent_ids[i])
-                fh.write(f"# sent_id = {sid}\n")
-                for w, g, p in zip(words, gold, pred):
-                    if not w:
-                        raise ValueError(f"sentence {sid}: empty word")
-                    for what, v in (("gold tag", g), ("predicted tag", p)):
-                        if not is_iob2_tag(v):
-                            raise ValueError(f"sentence {sid}: {what} {v!r} is not an IOB2 tag (O, B-TYPE or I-TYPE)")
-                    fh.write(f"{escape_word(w)}\t{g}\t{p}\n")
-                fh.write("\n")
-        apply_umask(tmp)  # mkstemp creates 0600
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    with atomic_file(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(ESCAPES_LINE + "\n")
+        if metadata:
+            # one key per line: values may contain spaces, which a single line could not separate
+            for key, value in metadata.items():
+                fh.write(f"# {key}={value}\n")
+            fh.write("\n")
+        for i, (words, gold, pred) in enumerate(sentences):
+            if not (len(words) == len(gold) == len(pred)):
+                raise ValueError(f"sentence {i}: {len(words)} words, {len(gold)} gold tags, {len(pred)} predicted tags")
+            sid = i if sent_ids is None else int(sent_ids[i])
+            fh.write(f"# sent_id = {sid}\n")
+            for w, g, p in zip(words, gold, pred):
+                if not w:
+                    raise ValueError(f"sentence {sid}: empty word")
+                for what, v in (("gold tag", g), ("predicted tag", p)):
+                    if not is_iob2_tag(v):
+                        raise ValueError(f"sentence {sid}: {what} {v!r} is not an IOB2 tag (O, B-TYPE or I-TYPE)")
+                fh.write(f"{escape_word(w)}\t{g}\t{p}\n")
+            fh.write("\n")
     return path
 
 
@@ -217,92 +203,110 @@ def read_predictions(path: str | os.PathLike, *, encoding: str = "utf-8") -> Pre
     wrong number of columns, a tag that is not IOB2, an unknown escape, a stray
     ``# sent_id`` value, or a file with no words; up to 20 bad lines are listed.
     """
-    metadata: dict[str, str] = {}
-    sentences: list[PredictedSentence] = []
-    words: list[str] = []
-    gold: list[str] = []
-    pred: list[str] = []
-    start_line: int | None = None
-    pending_id: int | None = None
-    in_header = True
-    escaped = False
-    problems = Problems(path)
-    valid_tags: set[str] = set()
-
-    def flush() -> None:
-        nonlocal words, gold, pred, start_line, pending_id
-        if words:
-            sid = pending_id if pending_id is not None else len(sentences)
-            sentences.append(PredictedSentence(tuple(words), tuple(gold), tuple(pred), sid, start_line))
-            words, gold, pred = [], [], []
-            pending_id = None
-        start_line = None
-
+    reader = _PredictionsReader(path)
     for lineno, text in iter_lines(path, allow_empty=True, encoding=encoding):
+        reader.line(lineno, text)
+    reader.flush()
+    reader.problems.raise_if_any()
+    if not reader.sentences:
+        raise DataFormatError("no predicted words found; expected lines 'word<TAB>gold<TAB>pred'", path=path)
+    return Predictions(tuple(reader.sentences), reader.metadata, str(path))
+
+
+class _PredictionsReader:
+    """The state of :func:`read_predictions` as it goes through a file's lines: the sentence being read, the
+    header's metadata, whether words are escaped (the tokstudy format), and the problems found."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.metadata: dict[str, str] = {}
+        self.sentences: list[PredictedSentence] = []
+        self.problems = Problems(path)
+        self._words: list[str] = []
+        self._gold: list[str] = []
+        self._pred: list[str] = []
+        self._start_line: int | None = None
+        self._pending_id: int | None = None
+        self._in_header = True
+        self._escaped = False
+        self._valid_tags: set[str] = set()  # a file has few distinct tags: each is checked once
+
+    def flush(self) -> None:
+        """End the sentence being read (a blank line, a ``sent_id``, a ``-DOCSTART-`` or the end of the file)."""
+        if self._words:
+            sid = self._pending_id if self._pending_id is not None else len(self.sentences)
+            self.sentences.append(
+                PredictedSentence(tuple(self._words), tuple(self._gold), tuple(self._pred), sid, self._start_line)
+            )
+            self._words, self._gold, self._pred = [], [], []
+            self._pending_id = None
+        self._start_line = None
+
+    def line(self, lineno: int, text: str) -> None:
         tabbed = "\t" in text
         if lineno == 1 and text == ESCAPES_LINE:
-            escaped = True
-            continue
-        if not tabbed and text.startswith("#") and not _conlleval_word(text):
-            body = text[1:].strip()
-            if body.replace(" ", "").startswith("sent_id="):
-                flush()
-                value = body.split("=", 1)[1].strip()
-                try:
-                    pending_id = int(value)
-                except ValueError:
-                    problems.add(lineno, f"sent_id {value!r} is not an integer")
-                in_header = False
-                continue
-            if in_header and not words and not sentences:
-                metadata.update(_metadata_pairs(body))
-            # a comment later in the file carries no data
-            continue
-        if not text.strip():
-            flush()
-            continue
-        if text.startswith("-DOCSTART-") and not escaped:  # the writer never writes one: a word there is a word
-            flush()
-            continue
-        in_header = False
+            self._escaped = True
+        elif not tabbed and text.startswith("#") and not _conlleval_word(text):
+            self._comment(lineno, text[1:].strip())
+        elif not text.strip() or (text.startswith("-DOCSTART-") and not self._escaped):
+            self.flush()  # the writer never writes -DOCSTART-: in its format a word there is a word
+        else:
+            self._in_header = False
+            fields = self._fields(lineno, text, tabbed)
+            if fields is not None:
+                self._add(lineno, *fields)
+
+    def _comment(self, lineno: int, body: str) -> None:
+        if body.replace(" ", "").startswith("sent_id="):
+            self.flush()
+            value = body.split("=", 1)[1].strip()
+            try:
+                self._pending_id = int(value)
+            except ValueError:
+                self.problems.add(lineno, f"sent_id {value!r} is not an integer")
+            self._in_header = False
+        elif self._in_header and not self._words and not self.sentences:
+            self.metadata.update(_metadata_pairs(body))
+        # a comment later in the file carries no data
+
+    def _fields(self, lineno: int, text: str, tabbed: bool) -> tuple[str, str, str] | None:
+        """``(word, gold, pred)`` of a word line, or ``None`` (with a problem noted) where it has none."""
         if tabbed:
             fields = text.split("\t")
             if len(fields) != 3:
-                problems.add(lineno, f"expected 3 tab-separated columns (word, gold, pred), found {len(fields)}")
-                continue
+                self.problems.add(lineno, f"expected 3 tab-separated columns (word, gold, pred), found {len(fields)}")
+                return None
             w, g, p = fields
-            if escaped:
+            if self._escaped:
                 try:
                     w = unescape_word(w)
                 except ValueError as exc:
-                    problems.add(lineno, str(exc))
-                    continue
+                    self.problems.add(lineno, str(exc))
+                    return None
         else:
             fields = text.split()
             if len(fields) < 3:
-                problems.add(lineno, f"expected at least 3 columns (word ... gold pred), found {len(fields)}: {text!r}")
-                continue
+                self.problems.add(
+                    lineno, f"expected at least 3 columns (word ... gold pred), found {len(fields)}: {text!r}"
+                )
+                return None
             w, g, p = fields[0], fields[-2], fields[-1]
-        g, p = g.strip(), p.strip()
+        return w, g.strip(), p.strip()
+
+    def _add(self, lineno: int, w: str, g: str, p: str) -> None:
         if not w:
-            problems.add(lineno, "empty word")
-            continue
-        if g not in valid_tags or p not in valid_tags:  # a file has few distinct tags: check each once
+            self.problems.add(lineno, "empty word")
+            return
+        if g not in self._valid_tags or p not in self._valid_tags:
             bad = [f"{what} tag {t!r}" for what, t in (("gold", g), ("predicted", p)) if not is_iob2_tag(t)]
             if bad:
-                problems.add(lineno, f"{' and '.join(bad)} outside the IOB2 scheme; expected O, B-TYPE or I-TYPE")
-                continue
-            valid_tags.update((g, p))
-        if start_line is None:
-            start_line = lineno
-        words.append(w)
-        gold.append(g)
-        pred.append(p)
-    flush()
-    problems.raise_if_any()
-    if not sentences:
-        raise DataFormatError("no predicted words found; expected lines 'word<TAB>gold<TAB>pred'", path=path)
-    return Predictions(tuple(sentences), metadata, str(path))
+                self.problems.add(lineno, f"{' and '.join(bad)} outside the IOB2 scheme; expected O, B-TYPE or I-TYPE")
+                return
+            self._valid_tags.update((g, p))
+        if self._start_line is None:
+            self._start_line = lineno
+        self._words.append(w)
+        self._gold.append(g)
+        self._pred.append(p)
 
 
 def _conlleval_word(text: str) -> bool:

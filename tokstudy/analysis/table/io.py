@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from tokstudy.analysis.table.columns import POSITION_NAMES, TokenizerColumns
 from tokstudy.analysis.table.words import word_columns
+from tokstudy.data.atomicwrite import atomic_file
 from tokstudy.data.types import Dataset, Sentence
 from tokstudy.errors import DataFormatError
 
@@ -169,12 +169,5 @@ def read_parquet(path: str | os.PathLike) -> tuple[dict[str, object], dict[str, 
 
 
 def _atomic(path: str | os.PathLike, write) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
+    with atomic_file(path) as tmp:
         write(str(tmp))
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
