@@ -9,7 +9,7 @@ the check is prepared on the development machine and runs once, end to end, ther
     make gpu-check STUDY=1       # there, with time left: the whole `gpu-check` study (<= 5 minutes)
     make gpu-check DRY_RUN=1     # here, on CPU: prepare and check the folder, then the same steps at toy sizes
 
-Steps (budgets in :data:`GPU_STEPS`; one failure never stops the others):
+Steps (budgets in :data:`GPU_BUDGET`; one failure never stops the others):
 
 * ``install``: the carried wheels into a private folder put on ``PYTHONPATH``; every package imports from it;
 * ``data`` (in the background, on the CPU, while the GPU steps run): a tokenizer and an example store
@@ -18,7 +18,7 @@ Steps (budgets in :data:`GPU_STEPS`; one failure never stops the others):
   Hugging Face baseline: tokens/s, MFU against the device's dense bf16 peak, peak memory, compile facts,
   synchronising calls per step, and a profile of two steps of ours;
 * ``pytest-gpu``: ``pytest -m gpu`` (varlen FlashAttention against the padded loss, no host syncs, one
-  bf16 step of the base preset, LAMB per tensor, bit-exact resume);
+  bf16 step of the base preset, LAMB per tensor, a resumed run equal to an uninterrupted one);
 * ``bench-128``: ours at sequence 128, 32k;
 * ``train``: ``pretrain train`` with the base preset for 50 steps on the store of ``data``;
 * ``export``: ``pretrain export`` of that run and a ``fill-mask`` pipeline on the export.
@@ -384,7 +384,7 @@ def run_check(args) -> int:
         for f in ("report.md",):
             if (study_out / f).is_file():
                 shutil.copy2(study_out / f, out / f"study-{f}")
-        return write_summary(out, runner, sizes, args, time.perf_counter() - t_start)
+        return write_summary(out, runner, args, time.perf_counter() - t_start)
 
     tok_dir, store, run_dir, export_dir = work / "tok", work / "store", work / "run", work / "export"
     data_script = " && ".join(
@@ -420,7 +420,7 @@ def run_check(args) -> int:
         bench_128 = [*bench, *sizes.bench_128, "--json", str(out / "bench-128.json")]
         runner.command("bench-128", bench_128, budgets["bench-128"])
     if data_job is None:
-        return write_summary(out, runner, sizes, args, time.perf_counter() - t_start)
+        return write_summary(out, runner, args, time.perf_counter() - t_start)
 
     data = runner.wait("data", data_job)
     if data.status != "ok":
@@ -442,7 +442,7 @@ def run_check(args) -> int:
             f"{py} {Path(__file__).resolve()} fill-mask {export_dir}"
         )
         runner.command("export", ["bash", "-c", script], budgets["export"])
-    return write_summary(out, runner, sizes, args, time.perf_counter() - t_start)
+    return write_summary(out, runner, args, time.perf_counter() - t_start)
 
 
 #: The GPU steps in the order they run; ``--only`` picks some (a failed step re-run, say). ``export`` needs
@@ -599,7 +599,7 @@ def _train_facts(out: Path) -> dict:
     return facts
 
 
-def write_summary(out: Path, runner: Runner, sizes: Sizes, args, seconds: float) -> int:
+def write_summary(out: Path, runner: Runner, args, seconds: float) -> int:
     env = environment(runner.python, runner.env)
     steps = [{**asdict(r), "facts": step_facts(out, r)} for r in runner.results]
     ok = all(s["status"] == "ok" for s in steps)

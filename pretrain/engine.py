@@ -207,8 +207,8 @@ def _uncompile(module: torch.nn.Module) -> None:
 
 #: The sizes that change from batch to batch: the longest example (T), the masked positions (P') and the real
 #: tokens (N, with unpadding). Marked dynamic from the first step, so dynamo compiles one graph for them,
-#: not a graph specialised to the first batch and a second, dynamic one at the next batch (a compile saved:
-#: about 30 s of ALBERT-base's first steps on a GPU).
+#: not a graph specialised to the first batch and a second, dynamic one at the next batch (one compile fewer,
+#: counted on CPU; on an H200 the two took 55-63 s of ALBERT-base's warm-up, the saving there not yet measured).
 _DYNAMIC_DIMS = {
     "input_ids": 1,
     "attention_mask": 1,
