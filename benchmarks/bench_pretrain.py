@@ -5,7 +5,8 @@
   decoder (H->E->V) applied only at the masked positions, tanh GELU as one kernel, no host sync per
   step; AdamW on CPU, per-tensor LAMB with bf16 autocast on CUDA; ``torch.compile`` per ``--compile``
   (``auto``: on CUDA only). ``ours-eager`` is the same with compile off; ``ours-padded`` is ``ours``
-  with ``unpad`` off (every position of the trimmed batch through the encoder, as before unpadding).
+  with ``unpad`` off (every position of the trimmed batch through the encoder, as before unpadding);
+  ``ours-cudnn`` is ``ours`` with ``attention_kernel: cudnn`` (cuDNN's fused attention in the varlen op).
 * **baseline**: ``AlbertForPreTraining(labels=..., sentence_order_label=...)`` as users run it: batches
   padded to ``max_seq_length``, full-vocabulary logits at every position, Hugging Face's ``gelu_new``,
   ``torch.optim.AdamW`` (bf16 autocast on CUDA).
@@ -15,7 +16,9 @@ run side by side and take their timed steps in turn (load from other jobs hits a
 (or with ``--sequential``) they run one after the other, so the device's memory is never shared.
 All read the same examples from one example store, in the same order, with the same batch size and
 the same initial weights. Throughput is *real* (non-padding) tokens per second, the median over the
-timed steps (after ``--warmup`` untimed ones, where compiling happens). The store is synthetic
+timed steps (after ``--warmup`` untimed ones, where compiling happens); on GPU over windows of
+``GPU_WINDOW`` steps run back to back, the device synchronised only at a window's ends (as in
+training). The store is synthetic
 (Zipf-distributed ids; 90 % of examples fill ``max_seq_length``, 10 % are shorter, as ALBERT's
 ``short_seq_prob`` = 0.1 gives; 15 % of tokens masked): speed depends on shapes, not on what the ids
 mean, and a 128k-piece tokenizer cannot be trained on the small corpora here.
@@ -59,7 +62,14 @@ from pretrain_synthetic import synthetic_store  # noqa: E402
 
 
 def ours_stepper(
-    model_cfg, store, batch: int, ds_config: str, compile: str = "auto", micro: int | None = None, unpad: bool = True
+    model_cfg,
+    store,
+    batch: int,
+    ds_config: str,
+    compile: str = "auto",
+    micro: int | None = None,
+    unpad: bool = True,
+    attention_kernel: str = "flash",
 ):
     """``step(i) -> real tokens`` of our trainer (DeepSpeed engine, masked-only decoder, unpadded encoder)."""
     from pretrain.config import TrainConfig
@@ -76,6 +86,7 @@ def ours_stepper(
         lr=1e-4,
         compile=compile,
         unpad=unpad,
+        attention_kernel=attention_kernel,
     )
     engine = PretrainEngine(AlbertPretrainingModule(model), cfg)
     order = GlobalBatchOrder(len(store), batch, seed=0)
@@ -104,18 +115,41 @@ def build_stepper(args):
         compile="off" if args.worker == "ours-eager" else args.compile,
         micro=args.micro,
         unpad=args.worker != "ours-padded",
+        attention_kernel="cudnn" if args.worker == "ours-cudnn" else "flash",
     )
 
 
 def timed_step(step, i: int) -> float:
     """Tokens per second of step ``i``, the device synchronised before and after."""
+    return timed_window(step, i, 1)
+
+
+def timed_window(step, first: int, n: int) -> float:
+    """Tokens per second of steps ``first .. first + n - 1`` run back to back, the device synchronised only
+    before the first and after the last: as in training, the host prepares and launches the next step while
+    the device still runs this one."""
     import torch
 
     _sync(torch)
     t = time.perf_counter()
-    tokens = step(i)
+    tokens = sum(step(first + i) for i in range(n))
     _sync(torch)
     return tokens / (time.perf_counter() - t)
+
+
+#: GPU: steps per timed window (see :func:`timed_window`); a per-step synchronisation would leave the device
+#: idle while the host starts each step, which training never does.
+GPU_WINDOW = 5
+
+
+def timed_rates(step, first: int, steps: int, window: int) -> list[float]:
+    """Tokens/s of ``steps`` timed steps from ``first``, in windows of ``window`` (at least one window).
+
+    >>> timed_rates(lambda i: 100, 0, 7, 3).__len__(), timed_rates(lambda i: 100, 0, 2, 5).__len__()
+    (2, 1)
+    """
+    window = max(1, min(window, steps))
+    return [timed_window(step, first + k * window, window) for k in range(max(1, steps // window))]
 
 
 def compile_facts(step) -> dict:
@@ -231,7 +265,7 @@ def run_worker(args) -> dict:
     for i in range(args.warmup):
         timed_step(step, i)
     warmup_s = time.perf_counter() - t0
-    rates = [timed_step(step, args.warmup + i) for i in range(args.steps)]
+    rates = timed_rates(step, args.warmup, args.steps, GPU_WINDOW if args.gpu else 1)
     out = {"rates": rates, "warmup_s": warmup_s, **compile_facts(step)}
     if args.gpu:
         out["max_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
@@ -389,7 +423,7 @@ def main(argv=None) -> int:
         "--variants",
         nargs="+",
         default=["baseline", "ours"],
-        choices=["baseline", "ours", "ours-eager", "ours-padded"],
+        choices=["baseline", "ours", "ours-eager", "ours-padded", "ours-cudnn"],
         help="what to run; the first is the reference of the speedup column",
     )
     p.add_argument("--compile", default="auto", choices=["auto", "on", "off"], help="TrainConfig.compile of 'ours'")
@@ -471,7 +505,7 @@ def main(argv=None) -> int:
                     if err != "OOM":
                         problems.append(f"{v} at vocabulary {vocab}: {err}")
                 for v, facts in row["compile"].items():
-                    if compile_asked and v in ("ours", "ours-padded") and facts.get("compiled") is False:
+                    if compile_asked and v in ("ours", "ours-padded", "ours-cudnn") and facts.get("compiled") is False:
                         problems.append(
                             f"{v} at vocabulary {vocab}: torch.compile was asked for and fell back to eager"
                         )

@@ -14,11 +14,14 @@ Steps (budgets in :data:`GPU_BUDGET`; one failure never stops the others):
 * ``install``: the carried wheels into a private folder put on ``PYTHONPATH``; every package imports from it;
 * ``data`` (in the background, on the CPU, while the GPU steps run): a tokenizer and an example store
   from the carried slice of ``raw_text_large``;
-* ``bench-512``: ``bench_pretrain.py --gpu`` at sequence 512, vocabularies 32k and 128k, ours and the
+* ``attention``: ``bench_attention.py``, the attention kernels at ALBERT-base's shape (FlashAttention-2 and
+  cuDNN through torch's varlen op, SDPA's backends), eager: TFLOP/s and agreement with the first;
+* ``bench-512``: ``bench_pretrain.py --gpu`` at sequence 512, batch 128, vocabularies 32k and 128k, ours and the
   Hugging Face baseline: tokens/s, MFU against the device's dense bf16 peak, peak memory, compile facts,
   synchronising calls per step, and a profile of two steps of ours;
-* ``pytest-gpu``: ``pytest -m gpu`` (varlen FlashAttention against the padded loss, no host syncs, one
-  bf16 step of the base preset, LAMB per tensor, a resumed run equal to an uninterrupted one);
+* ``pytest-gpu``: ``pytest -m gpu`` (varlen FlashAttention against the padded loss, cuDNN's varlen attention
+  against FlashAttention's, no host syncs, one bf16 step of the base preset, LAMB per tensor, a resumed run
+  equal to an uninterrupted one);
 * ``bench-128``: ours at sequence 128, 32k;
 * ``train``: ``pretrain train`` with the base preset for 50 steps on the store of ``data``;
 * ``export``: ``pretrain export`` of that run and a ``fill-mask`` pipeline on the export.
@@ -81,6 +84,7 @@ PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x8
 class Sizes:
     """How big each step is: the GPU check, or its toy version for the CPU dry run."""
 
+    attention: list[str]
     bench_512: list[str]
     bench_128: list[str]
     vocab: int
@@ -95,7 +99,8 @@ class Sizes:
 
 
 GPU = Sizes(
-    bench_512=["--gpu", "--vocab", "32000", "128000", "--steps", "15", "--warmup", "4"],
+    attention=["--batch", "128"],
+    bench_512=["--gpu", "--vocab", "32000", "128000", "--batch", "128", "--steps", "15", "--warmup", "4"],
     bench_128=["--gpu", "--vocab", "32000", "--seq", "128", "--batch", "256", "--variants", "ours", "--steps", "15"],
     vocab=32000,
     sample=200000,
@@ -108,6 +113,7 @@ GPU = Sizes(
     batch=128,
 )
 DRY = Sizes(
+    attention=["--batch", "4", "--seq", "64", "--heads", "2", "--head-dim", "16", "--iters", "2", "--warmup", "1"],
     bench_512=["--model", "tiny", "--vocab", "3000", "--seq", "64", "--batch", "8", "--steps", "2", "--warmup", "1"],
     bench_128=[
         "--model",
@@ -135,11 +141,20 @@ DRY = Sizes(
 )
 #: Each step's time limit in seconds on one H100/H200 (the whole command: at most 8 minutes, install included).
 #: Set from the first run on an H200 (2026-11-26, cold caches: install 7 s, ALBERT-base's compile 55-63 s a
-#: process, data 35 s, pytest 92 s, train 84 s), less the compile saved since by marking sizes dynamic.
-GPU_BUDGET = {"install": 20, "bench-512": 200, "pytest-gpu": 90, "bench-128": 50, "train": 75, "export": 45}
+#: process, 36 s with inductor's caches warm, data 35 s, pytest 92 s, train 84 s), less the compile saved since
+#: by marking sizes dynamic (not yet measured there).
+GPU_BUDGET = {
+    "install": 15,
+    "attention": 15,
+    "bench-512": 190,
+    "pytest-gpu": 95,
+    "bench-128": 45,
+    "train": 80,
+    "export": 40,
+}
 DATA_BUDGET = 240  # in the background, alongside the first GPU steps
 STUDY_BUDGET = 300
-DRY_BUDGET = {"install": 120, "bench-512": 240, "pytest-gpu": 300, "bench-128": 120, "train": 180, "export": 90}
+DRY_BUDGET = {"install": 120, "attention": 60, "bench-512": 240, "pytest-gpu": 300, "bench-128": 120, "train": 180, "export": 90}
 
 
 @dataclass
@@ -400,6 +415,9 @@ def run_check(args) -> int:
     wanted = selected_steps(args.only)
     data_job = runner.background("data", ["bash", "-c", data_script], DATA_BUDGET) if "train" in wanted else None
 
+    if "attention" in wanted:
+        attention = [py, str(ROOT / "benchmarks/bench_attention.py"), *sizes.attention]
+        runner.command("attention", [*attention, "--json", str(out / "attention.json")], budgets["attention"])
     bench = [py, str(ROOT / "benchmarks/bench_pretrain.py"), "--sequential"]
     profile_dir = work / "profiles"
     if "bench-512" in wanted:
@@ -447,7 +465,7 @@ def run_check(args) -> int:
 
 #: The GPU steps in the order they run; ``--only`` picks some (a failed step re-run, say). ``export`` needs
 #: ``train``'s run and ``train`` the background ``data`` step, so each brings the ones it needs.
-STEPS = ("bench-512", "pytest-gpu", "bench-128", "train", "export")
+STEPS = ("attention", "bench-512", "pytest-gpu", "bench-128", "train", "export")
 
 
 def selected_steps(only: str | None) -> set[str]:
@@ -536,6 +554,8 @@ def step_facts(out: Path, result: StepResult) -> dict:
     facts = dict(result.facts)
     if result.name == "pytest-gpu":
         facts.update(_junit(out / "pytest-gpu.xml"))
+    elif result.name == "attention" and (out / "attention.json").is_file():
+        facts["kernels"] = json.loads((out / "attention.json").read_text())
     elif result.name.startswith("bench-"):
         path, log = out / f"{result.name}.json", out / result.log
         if path.is_file():
@@ -643,6 +663,8 @@ def render_markdown(summary: dict) -> str:
                 lines.append(f"- `{name}`: {t['outcome']}{extra}")
         if "rows" in facts:
             lines += _bench_lines(facts["rows"])
+        if "kernels" in facts:
+            lines += _attention_lines(facts["kernels"])
         for key in ("steady_tokens_per_s", "max_memory_gib", "final_loss", "logged_steps", "fill_mask_top3", "model"):
             if key in facts:
                 value = facts[key]
@@ -655,6 +677,22 @@ def render_markdown(summary: dict) -> str:
         if facts.get("log_tail"):
             lines += ["", "```", facts["log_tail"], "```"]
     return "\n".join(lines) + "\n"
+
+
+def _attention_lines(rows: list[dict]) -> list[str]:
+    lines = [
+        "",
+        "| lengths | kernel | fwd ms | fwd+bwd ms | fwd TFLOP/s | bwd TFLOP/s | max diff vs first |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['lengths']} | {r['kernel']} | {r['error']} | | | | |")
+            continue
+        times = f"{r['forward_ms']:.2f} | {r['forward_backward_ms']:.2f}"
+        rates = f"{r['forward_tflops']:.0f} | {r['backward_tflops']:.0f}"
+        lines.append(f"| {r['lengths']} | {r['kernel']} | {times} | {rates} | {r['max_abs_diff']:.3g} |")
+    return lines
 
 
 def _bench_lines(rows: list[dict]) -> list[str]:

@@ -35,6 +35,8 @@ CompileMode = Literal["auto", "on", "off"]
 SHARING_MODES: tuple[str, ...] = get_args(SharingMode)
 OPTIMIZERS: tuple[str, ...] = get_args(Optimizer)
 COMPILE_MODES: tuple[str, ...] = get_args(CompileMode)
+AttentionKernel = Literal["flash", "cudnn"]
+ATTENTION_KERNELS: tuple[str, ...] = get_args(AttentionKernel)
 
 
 @dataclass(frozen=True)
@@ -237,6 +239,10 @@ class TrainConfig:
     unpad: bool = True
     """Run the encoder on the real tokens only (:mod:`pretrain.unpad`): padding positions cost nothing, the
     loss is the same. ``false``: Hugging Face's padded forward."""
+    attention_kernel: AttentionKernel = "flash"
+    """The kernel of the unpadded encoder's attention on a CUDA GPU (:func:`pretrain.unpad.select_varlen_kernel`):
+    ``flash`` (torch's variable-length FlashAttention-2) or ``cudnn`` (cuDNN's fused attention through the same
+    op, a path torch ships turned off). Ignored on CPU and with ``unpad: false``."""
     output_dir: str | None = None
     """Where checkpoints, logs and the final model go (``--output`` overrides)."""
 
@@ -265,6 +271,11 @@ class TrainConfig:
             object.__setattr__(self, "compile", "on" if self.compile else "off")
         require(self.compile in COMPILE_MODES, w, f"compile must be one of {COMPILE_MODES}, got {self.compile!r}")
         require(isinstance(self.unpad, bool), w, f"unpad must be true or false, got {self.unpad!r}")
+        require(
+            self.attention_kernel in ATTENTION_KERNELS,
+            w,
+            f"attention_kernel must be one of {ATTENTION_KERNELS}, got {self.attention_kernel!r}",
+        )
         require(self.optimizer in OPTIMIZERS, w, f"optimizer must be one of {OPTIMIZERS}, got {self.optimizer!r}")
         require(self.weight_decay >= 0, w, f"weight_decay must be >= 0, got {self.weight_decay}")
         require(

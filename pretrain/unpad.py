@@ -34,10 +34,21 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from pretrain.config import ATTENTION_KERNELS
+
 try:  # torch >= 2.10; CUDA only
     from torch.nn.attention.varlen import varlen_attn
 except ImportError:  # pragma: no cover - older torch: attention re-pads instead
     varlen_attn = None
+
+try:  # torch's own choice between FlashAttention-2 and cuDNN inside varlen_attn (see select_varlen_kernel)
+    from torch.nn.attention.varlen import _should_use_cudnn as _TORCH_CUDNN_CHOICE
+except ImportError:  # pragma: no cover - a torch without the switch
+    _TORCH_CUDNN_CHOICE = None
+
+#: The kernels torch's ``varlen_attn`` can run: FlashAttention-2 (``flash``, torch's choice) or cuDNN's fused
+#: attention (``cudnn``, a path torch ships turned off: ``_should_use_cudnn`` returns False).
+VARLEN_KERNELS = ATTENTION_KERNELS
 
 #: The batch fields :func:`unpad_layout` adds (and :class:`pretrain.model.AlbertPretrainingModule` reads).
 UNPAD_KEYS = ("unpad_rows", "unpad_slot", "unpad_cu_seqlens")
@@ -65,6 +76,44 @@ def varlen_supported(device: torch.device | str) -> bool:
     """Whether torch's variable-length FlashAttention kernel runs on ``device`` (CUDA, compute capability >= 8.0)."""
     device = torch.device(device)
     return varlen_attn is not None and device.type == "cuda" and torch.cuda.get_device_capability(device) >= (8, 0)
+
+
+def select_varlen_kernel(kernel: str) -> None:
+    """Make torch's ``varlen_attn`` run ``kernel`` (one of :data:`VARLEN_KERNELS`) in this whole process.
+
+    ``varlen_attn`` (a custom op, opaque to ``torch.compile``) asks ``torch.nn.attention.varlen._should_use_cudnn``
+    at every call, forward and backward, whether to call cuDNN's fused attention instead of FlashAttention-2;
+    torch answers False. ``cudnn`` replaces that answer with True, ``flash`` puts torch's own back. On Hopper,
+    cuDNN's attention has kernels of its own for the chip, FlashAttention-2 does not (what each reaches is
+    measured by ``benchmarks/bench_attention.py``). A torch without the switch accepts ``flash`` only.
+
+    >>> select_varlen_kernel("flash")
+    >>> select_varlen_kernel("tiled")
+    Traceback (most recent call last):
+    ValueError: attention_kernel must be one of ('flash', 'cudnn'), got 'tiled'
+    """
+    if kernel not in VARLEN_KERNELS:
+        raise ValueError(f"attention_kernel must be one of {VARLEN_KERNELS}, got {kernel!r}")
+    if _TORCH_CUDNN_CHOICE is None:
+        if kernel == "cudnn":
+            raise RuntimeError(f"attention_kernel 'cudnn': torch {torch.__version__} has no cuDNN path in varlen_attn")
+        return
+    import torch.nn.attention.varlen as varlen_module
+
+    varlen_module._should_use_cudnn = _use_cudnn if kernel == "cudnn" else _TORCH_CUDNN_CHOICE
+
+
+def _use_cudnn(device_index: int) -> bool:
+    return True
+
+
+def varlen_kernel() -> str:
+    """The kernel ``varlen_attn`` runs now in this process (see :func:`select_varlen_kernel`)."""
+    if _TORCH_CUDNN_CHOICE is None:
+        return "flash"
+    import torch.nn.attention.varlen as varlen_module
+
+    return "cudnn" if varlen_module._should_use_cudnn is _use_cudnn else "flash"
 
 
 def has_padding(attention_mask: np.ndarray) -> bool:

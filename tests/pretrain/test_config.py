@@ -89,6 +89,7 @@ def test_model_validation_names_the_field(changes, field):
         ({"lr": 0}, "lr"),
         ({"keep_last": 0}, "keep_last"),
         ({"unpad": "sometimes"}, "unpad"),
+        ({"attention_kernel": "fa3"}, "attention_kernel"),
     ],
 )
 def test_train_validation_names_the_field(changes, field):

@@ -103,6 +103,38 @@ def test_variable_length_flash_attention_equals_the_padded_forward(store):
     torch.testing.assert_close(varlen, padded, rtol=2e-2, atol=2e-2)
 
 
+def test_cudnn_variable_length_attention_equals_flash_attention():
+    """``attention_kernel: cudnn`` (cuDNN's fused attention inside torch's varlen_attn) gives FlashAttention-2's
+    output and gradients within bf16 rounding, on examples of different lengths. Torch ships that path turned
+    off; where this torch's cuDNN refuses the call, the test says so and skips (``flash`` stays the default)."""
+    from pretrain.unpad import select_varlen_kernel, varlen_attn, varlen_supported
+
+    if not varlen_supported("cuda"):
+        pytest.skip("no variable-length attention here (needs compute capability >= 8.0, torch >= 2.10)")
+    lengths = [512, 300, 512, 77, 512, 511]
+    cu = torch.tensor([0, *torch.tensor(lengths).cumsum(0).tolist()], dtype=torch.int32, device="cuda")
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    q, k, v = (torch.randn(sum(lengths), 12, 64, device="cuda", generator=gen, dtype=torch.bfloat16) for _ in range(3))
+    grad_out = torch.randn(sum(lengths), 12, 64, device="cuda", generator=gen, dtype=torch.bfloat16)
+
+    def run(kernel):
+        select_varlen_kernel(kernel)
+        leaves = [t.clone().requires_grad_() for t in (q, k, v)]
+        out = varlen_attn(*leaves, cu, cu, 512, 512)
+        out.backward(grad_out)
+        return [out.detach(), *(t.grad for t in leaves)]
+
+    flash = run("flash")
+    try:
+        cudnn = run("cudnn")
+    except RuntimeError as exc:
+        pytest.skip(f"cuDNN's varlen attention is unavailable in torch {torch.__version__}: {exc}")
+    finally:
+        select_varlen_kernel("flash")
+    for name, a, b in zip(("output", "dq", "dk", "dv"), cudnn, flash):
+        torch.testing.assert_close(a.float(), b.float(), rtol=2e-2, atol=2e-2, msg=lambda m, n=name: f"{n}: {m}")
+
+
 def test_lamb_is_per_tensor_on_the_device():
     """pretrain.lamb.Lamb's foreach kernels on CUDA equal the float64 reference LAMB (one trust ratio per tensor)."""
     from pretrain.lamb import Lamb

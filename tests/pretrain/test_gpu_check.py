@@ -71,13 +71,16 @@ def test_make_gpu_check_dry_run_passes(tmp_path, shared_data):
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     summary = json.loads((out / "summary.json").read_text())
     steps = {s["name"]: s for s in summary["steps"]}
-    assert list(steps) == ["install", "bench-512", "pytest-gpu", "bench-128", "data", "train", "export"]
+    assert list(steps) == ["install", "attention", "bench-512", "pytest-gpu", "bench-128", "data", "train", "export"]
     assert all(s["status"] == "ok" for s in steps.values()) and summary["ok"]
     assert set(steps["pytest-gpu"]["facts"]["tests"]) >= {
         "test_one_bf16_step_of_the_base_preset",
         "test_a_step_never_waits_for_the_device",
         "test_variable_length_flash_attention_equals_the_padded_forward",
     }
+    (kernel,) = steps["attention"]["facts"]["kernels"][:1]  # on CPU: SDPA's math kernel only
+    assert kernel["kernel"] == "sdpa math" and kernel["forward_tflops"] > 0
+    assert "| mixed | sdpa math |" in (out / "summary.md").read_text()
     rows = steps["bench-512"]["facts"]["rows"]
     assert {v for r in rows for v, rate in r["tokens_per_s"].items() if rate} == {"baseline", "ours"}
     assert steps["train"]["facts"]["logged_steps"][-1] == gpu_check.DRY.train_steps

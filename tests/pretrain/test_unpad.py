@@ -189,6 +189,25 @@ def test_the_variable_length_attention_path_equals_huggingface(store, monkeypatc
     assert reference_varlen_attn.calls == 3
 
 
+def test_the_attention_kernel_switch_sets_and_restores_torchs_choice():
+    """``cudnn`` makes varlen_attn's own question (``_should_use_cudnn``, asked forward and backward) answer True;
+    ``flash`` puts torch's function back, so nothing else of torch is changed."""
+    import torch.nn.attention.varlen as varlen_module
+
+    from pretrain.unpad import select_varlen_kernel, varlen_kernel
+
+    torchs = varlen_module._should_use_cudnn
+    try:
+        select_varlen_kernel("cudnn")
+        assert varlen_kernel() == "cudnn" and varlen_module._should_use_cudnn(0) is True
+        select_varlen_kernel("flash")
+        assert varlen_kernel() == "flash" and varlen_module._should_use_cudnn is torchs
+    finally:
+        varlen_module._should_use_cudnn = torchs
+    with pytest.raises(ValueError, match="attention_kernel"):
+        select_varlen_kernel("fa3")
+
+
 def test_pretrain_train_no_unpad_flag_reaches_the_run(tmp_path, store_dir, tokenizer_dir):
     from pretrain.checkpoint import read_state
     from pretrain.cli import main
