@@ -3,9 +3,11 @@
 Dataset specs:
 
 * a registry name with its split: ``conll2003:test``, ``wikiann:ru:test``
-  (``name:language:split``), ``conll2003`` alone means its test split;
+  (``name:language:split``), ``conll2003`` alone means its test split; ``*`` as the language
+  (or split) is every one present: ``masakhaner2:*:test`` (:mod:`tokstudy.data.names`);
 * a file path: ``data/my.conll`` (read as ``--format`` says; ``auto`` goes by the
-  name: ``.jsonl`` JSON lines, ``.json`` character-span JSON, else CoNLL columns);
+  name: ``.jsonl`` JSON lines, or MASSIVE where its first record has ``annot_utt``,
+  ``.json`` character-span JSON, else CoNLL columns);
   ``path.conll@de`` sets the language;
 * a folder holding ``seq.in``/``seq.out``/``label`` (SNIPS/ATIS layout).
 
@@ -28,12 +30,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from tokstudy.data.names import WILDCARD, expand_dataset_name, parse_dataset_name
 from tokstudy.data.types import Dataset
 from tokstudy.errors import DataFormatError, DataNotFoundError, TokenizerLoadError, UsageError
 from tokstudy.tokenization.base import Segmenter
 
 #: ``--format`` values: how a dataset given as a path is read
-FORMATS = ("auto", "conll", "tsv", "jsonl", "span-json", "slu")
+FORMATS = ("auto", "conll", "tsv", "jsonl", "span-json", "slu", "massive")
 _SLU_FILES = ("seq.in", "seq.out", "label")
 
 
@@ -89,7 +92,11 @@ class FileOptions:
             return "slu"
         suffixes = [x.lower() for x in path.suffixes if x.lower() != ".gz"]
         last = suffixes[-1] if suffixes else ""
-        return {".jsonl": "jsonl", ".json": "span-json"}.get(last, "conll")
+        if last == ".jsonl":
+            from tokstudy.data.massive import looks_like_massive
+
+            return "massive" if looks_like_massive(path) else "jsonl"
+        return {".json": "span-json"}.get(last, "conll")
 
 
 def parse_tokenizer_spec(spec: str) -> tuple[str | None, str]:
@@ -100,23 +107,8 @@ def parse_tokenizer_spec(spec: str) -> tuple[str | None, str]:
     return None, spec
 
 
-def parse_registry_spec(spec: str, *, language: str | None = None) -> tuple[str, str | None, str]:
-    """``(name, language, split)`` of a registry spec ``NAME``, ``NAME:SPLIT`` or ``NAME:LANGUAGE:SPLIT``.
-
-    The split defaults to ``test``; the language to ``language`` unless the spec names one.
-
-    >>> parse_registry_spec("wikiann:ru:test"), parse_registry_spec("conll2003:dev"), parse_registry_spec("sst2")
-    (('wikiann', 'ru', 'test'), ('conll2003', None, 'dev'), ('sst2', None, 'test'))
-    """
-    parts = spec.split(":")
-    if len(parts) > 3:
-        raise UsageError(
-            f"dataset spec {spec!r} has {len(parts)} parts; expected NAME, NAME:SPLIT or "
-            "NAME:LANGUAGE:SPLIT (e.g. conll2003:test, wikiann:ru:test)"
-        )
-    if len(parts) == 3:
-        return parts[0], parts[1], parts[2]
-    return parts[0], language, parts[1] if len(parts) == 2 else "test"
+#: ``(name, language, split)`` of a registry spec (its home is :mod:`tokstudy.data.names`)
+parse_registry_spec = parse_dataset_name
 
 
 def load_dataset_spec(
@@ -160,9 +152,9 @@ def load_dataset_spec(
     if name not in list_datasets():
         raise DataNotFoundError(
             f"{spec!r} is neither a file nor a known dataset; known datasets: {', '.join(list_datasets())} "
-            "(write NAME:SPLIT or NAME:LANGUAGE:SPLIT, e.g. conll2003:test, wikiann:ru:test)"
+            "(write NAME:SPLIT or NAME:LANGUAGE:SPLIT, e.g. conll2003:test, wikiann:ru:test, masakhaner2:*:test)"
         )
-    name, lang, split = parse_registry_spec(spec, language=language)
+    name, lang, split = parse_dataset_name(spec, language=language)
     try:
         return load_dataset(name, split, language=lang, data_dir=data_dir, lenient=options.lenient)
     except ValueError as exc:
@@ -176,6 +168,12 @@ def read_dataset_file(path: Path, options: FileOptions, *, language: str = "und"
         raise DataNotFoundError(_folder_message(path, fmt))
     name, split = dataset_file_key(path)
     common = {"name": name, "language": language, "split": split}
+    if fmt == "massive":
+        from tokstudy.data.massive import read_massive
+
+        return read_massive(
+            path, name=name, language=None if language == "und" else language, encoding=options.encoding
+        )
     if fmt == "slu":
         if not path.is_dir():
             raise DataFormatError(f"--format slu expects a folder holding {', '.join(_SLU_FILES)}", path=path)
@@ -263,13 +261,24 @@ def _split_from_name(name: str) -> str:
 def load_datasets(specs: Sequence[str], **kwargs) -> list[Dataset]:
     """Every dataset of ``specs`` (see :func:`load_dataset_spec`), files with the same name made distinct.
 
+    A registry name with ``*`` stands for every dataset it matches (:func:`~tokstudy.data.names.expand_dataset_name`).
+
     Two files whose names and splits coincide (``amh/test.txt``, ``swa/test.txt``) are named by
     as many of their folders as it takes (``amh/test``, ``swa/test``); the same file twice is refused.
     """
     if not specs:
         raise DataFormatError("no dataset given; pass --dataset NAME:SPLIT or --dataset PATH")
-    datasets = [load_dataset_spec(s, **kwargs) for s in specs]
+    data_dir = kwargs.get("data_dir")
+    concrete = [name for s in specs for name in (expand_dataset_name(s, data_dir=data_dir) if _is_wildcard(s) else [s])]
+    datasets = [load_dataset_spec(s, **kwargs) for s in concrete]
     return distinct_names(datasets)
+
+
+def _is_wildcard(spec: str) -> bool:
+    """Whether ``spec`` is a registry name with ``*`` (``masakhaner2:*:test``), not a file that exists."""
+    from tokstudy.data.registry import list_datasets
+
+    return WILDCARD in spec and spec.split(":", 1)[0] in list_datasets() and not Path(spec).expanduser().exists()
 
 
 def distinct_names(datasets: Sequence[Dataset]) -> list[Dataset]:

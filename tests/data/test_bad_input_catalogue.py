@@ -50,6 +50,7 @@ class Case:
 
 def _file(d: Path, name: str, text: str | bytes) -> Path:
     path = d / name
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
     return path
 
@@ -82,6 +83,7 @@ READERS = {
     "read_conll": ("tokstudy.data.conll", "f.conll"),
     "read_tsv": ("tokstudy.data.tsv", "s.tsv"),
     "read_jsonl": ("tokstudy.data.jsonl", "t.jsonl"),
+    "read_massive": ("tokstudy.data.massive", "m.jsonl"),
     "read_predictions": ("tokstudy.analysis.model_errors.predictions", "p.tsv"),
 }
 

@@ -7,7 +7,8 @@ from collections import Counter
 import pytest
 
 from tests.conftest import corpus_path
-from tokstudy.data.registry import dataset_info, ja_split_of, list_datasets, load_dataset
+from tokstudy.data.corpora import ja_split_of
+from tokstudy.data.registry import dataset_info, list_datasets, load_dataset
 from tokstudy.errors import DataNotFoundError, TagSchemeError
 
 
@@ -16,7 +17,18 @@ def entity_counts(ds):
 
 
 def test_list_and_info():
-    assert list_datasets() == ["conll2003", "conll2002_es", "wikiann", "ner_ja_wikipedia", "snips", "atis", "sst2"]
+    assert list_datasets() == [
+        "conll2003",
+        "conll2002_es",
+        "wikiann",
+        "ner_ja_wikipedia",
+        "snips",
+        "atis",
+        "sst2",
+        "multiconer2022",
+        "masakhaner2",
+        "massive",
+    ]
     assert dataset_info("snips").task == "slot"
     assert dataset_info("sst2").splits == ("train", "dev")
     assert dataset_info("conll2002_es").default_lenient

@@ -3,8 +3,9 @@
 Format: one word per line, whitespace-separated columns (spaces or tabs), the word in
 the first column and the tag in ``label_column`` (default: the last); a blank line
 ends a sentence; a line whose first column is ``-DOCSTART-`` starts a new document
-and is not a sentence. Two-column ``token<TAB>tag`` files (WikiANN, CoNLL-2002) are
-simply the two-column case. Plain or ``.gz``.
+and is not a sentence. Two-column ``token<TAB>tag`` files (WikiANN, CoNLL-2002, MasakhaNER) are
+simply the two-column case. MultiCoNER's sentence headers ``# id <uuid>\\tdomain=<split>`` are
+skipped (:func:`is_comment`; a word ``#`` is still a word). Plain or ``.gz``.
 
 Tags in IOB1, IOB2, IOBES/BIOES or BILOU are normalised to IOB2; ``scheme="auto"``
 detects the scheme from the whole file (rule in :func:`~tokstudy.data.schemes.detect_scheme`;
@@ -15,7 +16,8 @@ and line: a line whose column count differs from the rest of the file's (the cou
 word lines have is the expected one, so a ragged first line is the one blamed), more
 than ``max_columns`` columns, a tag outside the scheme, a forbidden ``I-`` tag (strict
 mode), text not valid in ``encoding``, an empty or missing file, or a file with no word
-lines. The first 20 bad lines are listed, with the total. Lines may end in LF, CRLF or
+lines. The first 20 bad lines are listed, with the total. ``skip_malformed`` (on with ``lenient``) skips
+lines with a single field instead, and lists them in ``Dataset.repair_log``. Lines may end in LF, CRLF or
 a lone CR; a gzip file is read whatever its name.
 
 >>> from pathlib import Path; p = Path("/tmp/_conll_demo.txt")
@@ -30,10 +32,11 @@ a lone CR; a gzip file is read whatever its name.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tokstudy.data.problems import Problems
-from tokstudy.data.repairs import RepairLog
+from tokstudy.data.repairs import SKIPPED, Repair, RepairLog
 from tokstudy.data.schemes import detect_scheme, normalize_scheme, to_iob2
 from tokstudy.data.textio import iter_lines
 from tokstudy.data.types import Dataset, Sentence
@@ -42,6 +45,7 @@ from tokstudy.errors import DataFormatError, TagSchemeError
 DOCSTART = "-DOCSTART-"
 #: more columns than this is not a CoNLL column file (CoNLL-U has 10, CoNLL-2003 4)
 MAX_COLUMNS = 16
+_ONE_COLUMN = "line has 1 column; expected at least 2 (a word and its tag)"
 
 
 def read_conll(
@@ -53,6 +57,7 @@ def read_conll(
     language: str = "und",
     split: str = "all",
     lenient: bool = False,
+    skip_malformed: bool | None = None,
     docstart: bool = True,
     encoding: str = "utf-8",
     max_columns: int = MAX_COLUMNS,
@@ -67,6 +72,10 @@ def read_conll(
         language, split: recorded in the dataset.
         lenient: repair forbidden transitions (an ``I-X`` that cannot continue an
             entity starts one) and count them in ``Dataset.repaired`` instead of raising.
+        skip_malformed: skip lines with a single field (a word without its tag, or a tag
+            without its word) instead of refusing the file; each is listed in
+            ``Dataset.repair_log`` with its line (``repair_log.skipped`` counts them).
+            ``None``: as ``lenient``.
         docstart: treat ``-DOCSTART-`` lines as document boundaries (else as words).
         encoding: text encoding of the file (``"latin-1"`` for many CoNLL-2002 copies).
         max_columns: the most columns a line may have (more is refused, not ignored).
@@ -77,8 +86,9 @@ def read_conll(
     """
     path = Path(path)
     scheme = normalize_scheme(scheme)
+    skip = lenient if skip_malformed is None else skip_malformed
     try:
-        raw = _read_columns(path, label_column, docstart, encoding, max_columns)
+        raw = _read_columns(path, label_column, docstart, encoding, max_columns, skip)
     except DataFormatError as exc:
         hint = _tsv_hint(path, encoding)
         if not hint or type(exc) is not DataFormatError:
@@ -86,43 +96,47 @@ def read_conll(
         raise DataFormatError(
             exc.reason + hint, path=exc.path, line=exc.line, others=exc.others, total=exc.total
         ) from None
-    words_list, tags_list, firsts, docs, n_columns = raw
-    if not words_list:
+    if not raw.words:
+        if raw.skipped:  # every word line had a single field
+            raise DataFormatError(_ONE_COLUMN, path=path, line=raw.skipped[0][0])
         raise DataFormatError("no word lines found; expected one word per line with its tag in a column", path=path)
     used = scheme
     if scheme == "auto":
         try:
-            used = detect_scheme(tags_list)
+            used = detect_scheme(raw.tags)
         except TagSchemeError as exc:
             raise TagSchemeError(exc.reason, path=path) from None
+    spath = str(path)
+    repairs = [Repair(SKIPPED, spath, line, text.strip(), "") for line, text in raw.skipped]
+    sentences, repaired = _sentences(raw, used, lenient, spath, repairs)
+    meta = {"scheme": used, "columns": raw.n_columns, "label_column": label_column, "lenient": lenient}
+    return Dataset(
+        sentences=sentences,
+        name=name or path.name,
+        language=language,
+        split=split,
+        source=spath,
+        repaired=repaired,
+        metadata=meta | ({"skipped_lines": len(raw.skipped)} if raw.skipped else {}),
+        repair_log=RepairLog.of(repairs, source=spath),
+    )
 
+
+def _sentences(raw: "_Columns", scheme: str, lenient: bool, spath: str, repairs: list) -> tuple[tuple, int]:
+    """The sentences with IOB2 tags, and how many tags were repaired; raises listing every bad tag."""
     sentences = []
     repaired = 0
-    spath = str(path)
-    problems = Problems(path)
-    repairs: list = []
-    for k, (words, tags, first, doc) in enumerate(zip(words_list, tags_list, firsts, docs)):
-        # a sentence's words are on consecutive lines, so word i is on line first + i
+    problems = Problems(spath)
+    for k, (words, tags, first, doc) in enumerate(zip(raw.words, raw.tags, raw.firsts, raw.docs)):
         try:
-            iob2, fixed = to_iob2(
-                tags, used, lenient=lenient, path=spath, lines=range(first, first + len(tags)), repairs=repairs
-            )
+            iob2, fixed = to_iob2(tags, scheme, lenient=lenient, path=spath, lines=raw.lines(k), repairs=repairs)
         except TagSchemeError as exc:
             problems.add_error(exc)
             continue
         repaired += fixed
         sentences.append(Sentence(words=tuple(words), tags=iob2, doc_id=doc, sent_id=k, line=first))
     problems.raise_if_any()
-    return Dataset(
-        sentences=tuple(sentences),
-        name=name or path.name,
-        language=language,
-        split=split,
-        source=spath,
-        repaired=repaired,
-        metadata={"scheme": used, "columns": n_columns, "label_column": label_column, "lenient": lenient},
-        repair_log=RepairLog.of(repairs, source=spath),
-    )
+    return tuple(sentences), repaired
 
 
 def _tsv_hint(path: Path, encoding: str) -> str:
@@ -141,19 +155,55 @@ def _tsv_hint(path: Path, encoding: str) -> str:
     )
 
 
-def _read_columns(path: Path, label_column: int, docstart: bool, encoding: str, max_columns: int):
-    """One pass over the file: words, raw tags, first line and doc id per sentence, and the column count.
+@dataclass
+class _Columns:
+    """What one pass over a CoNLL file found: per sentence its words, raw tags, first line and doc id."""
+
+    words: list[list[str]] = field(default_factory=list)
+    tags: list[list[str]] = field(default_factory=list)
+    firsts: list[int] = field(default_factory=list)
+    docs: list[int] = field(default_factory=list)
+    #: ``(line, text)`` of the single-field lines skipped (``skip_malformed``)
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+    #: sentence index -> the skipped lines inside it (after its first word)
+    holes: dict[int, list[int]] = field(default_factory=dict)
+    n_columns: int = 0
+
+    def add(self, words: list[str], tags: list[str], first: int, doc: int, holes: list[int]) -> None:
+        if holes:
+            self.holes[len(self.words)] = holes
+        self.words.append(words), self.tags.append(tags), self.firsts.append(first), self.docs.append(doc)
+
+    def lines(self, k: int) -> range | list[int]:
+        """The line of each word of sentence ``k``: consecutive from its first, but for skipped lines."""
+        first, n = self.firsts[k], len(self.words[k])
+        holes = self.holes.get(k)
+        if not holes:
+            return range(first, first + n)
+        return [line for line in range(first, first + n + len(holes)) if line not in holes]
+
+
+def is_comment(cols: list[str]) -> bool:
+    """Whether a line's columns are a MultiCoNER sentence header ``# id <uuid>\\tdomain=<split>`` (not a word:
+    a word ``#`` has its tag last, never ``domain=...``).
+
+    >>> is_comment("# id 6d55\\tdomain=dev".split()), is_comment("# _ _ O".split())
+    (True, False)
+    """
+    return len(cols) > 2 and cols[0] == "#" and cols[1] == "id" and cols[-1].startswith("domain=")
+
+
+def _read_columns(path: Path, label_column: int, docstart: bool, encoding: str, max_columns: int, skip: bool):
+    """One pass over the file: a :class:`_Columns` (its column count checked).
 
     A tight loop (one ``str.split`` per line, no regex): WikiANN's 1.3M words read in seconds.
     Column counts are tallied as they come (with the first lines of each count), and the
     most common count decides which lines are ragged once the whole file is read.
     """
-    words_list: list[list[str]] = []
-    tags_list: list[list[str]] = []
-    firsts: list[int] = []
-    docs: list[int] = []
+    out = _Columns()
     words: list[str] = []
     tags: list[str] = []
+    holes: list[int] = []
     first = 0
     doc, doc_used = 0, False
     n_columns = 0
@@ -162,19 +212,19 @@ def _read_columns(path: Path, label_column: int, docstart: bool, encoding: str, 
     tally: dict[int, int] = {}  # column count -> lines with it
     for number, text in iter_lines(path, encoding=encoding):
         cols = text.split()
-        if not cols:
+        is_docstart = bool(cols) and docstart and cols[0] == DOCSTART
+        if not cols or is_docstart or (cols[0] == "#" and is_comment(cols)):
             if words:
-                words_list.append(words), tags_list.append(tags), firsts.append(first), docs.append(doc)
-                words, tags = [], []
+                out.add(words, tags, first, doc, holes)
+                words, tags, holes = [], [], []
                 doc_used = True
-            continue
-        if docstart and cols[0] == DOCSTART:
-            if words:
-                words_list.append(words), tags_list.append(tags), firsts.append(first), docs.append(doc)
-                words, tags = [], []
-                doc_used = True
-            if doc_used:
+            if is_docstart and doc_used:
                 doc, doc_used = doc + 1, False
+            continue
+        if skip and len(cols) == 1:
+            out.skipped.append((number, text))
+            if words:
+                holes.append(number)
             continue
         if len(cols) != n_columns:
             n_columns = len(cols)
@@ -187,8 +237,9 @@ def _read_columns(path: Path, label_column: int, docstart: bool, encoding: str, 
         words.append(cols[0])
         tags.append(cols[label_column] if -n_columns <= label_column < n_columns else "")
     if words:
-        words_list.append(words), tags_list.append(tags), firsts.append(first), docs.append(doc)
-    return words_list, tags_list, firsts, docs, _check_columns(path, seen, tally, label_column, max_columns)
+        out.add(words, tags, first, doc, holes)
+    out.n_columns = _check_columns(path, seen, tally, label_column, max_columns)
+    return out
 
 
 def _check_columns(
@@ -210,13 +261,14 @@ def _check_columns(
         problems.add(
             line,
             f"line has {n} column{'s' if n != 1 else ''}, expected {expected} {where} (ragged column "
-            "count; columns are separated by whitespace, so a word cannot contain a space)",
+            "count; columns are separated by whitespace, so a word cannot contain a space)"
+            + ("; lenient=True (--lenient) skips lines with a single field" if n == 1 else ""),
         )
     problems.count(sum(tally[n] for n in tally if n != expected) - min(len(bad), 20))
     problems.raise_if_any()
     first = seen[expected][0]
     if expected < 2:
-        raise DataFormatError("line has 1 column; expected at least 2 (a word and its tag)", path=path, line=first)
+        raise DataFormatError(_ONE_COLUMN, path=path, line=first)
     if expected > max_columns:
         raise DataFormatError(
             f"line has {expected} columns; expected at most {max_columns} (a word, its tag and a few more); "

@@ -6,21 +6,9 @@ never spell out file names. The corpora are looked up at the data location
 :mod:`tokstudy.datalocation`). Split names: ``train``, ``dev``, ``test`` (``valid``,
 ``val`` and ``validation`` are accepted for ``dev``); ``ner_ja_wikipedia`` also has ``all``.
 
-Per-corpus decisions:
-
-- ``conll2003``: files are IOB1 (``eng.train``/``eng.testa``/``eng.testb``), returned as IOB2.
-- ``conll2002_es``: IOB2 with three ``I-`` tags after ``O`` in the original data (one
-  per split: esp.train line 221619, esp.testa line 30882, esp.testb line 9291). The
-  registry reads it **leniently by default**: each becomes ``B-`` (as in every
-  published conversion), ``Dataset.repaired`` is 1 per split and
-  ``metadata["note"]`` says so. ``lenient=False`` raises at the place.
-- ``wikiann``: ``language`` is required (de en es nl pl ru); ``dev`` is the ``val`` file.
-- ``ner_ja_wikipedia``: no official splits. Each record goes to a split by its page id:
-  ``int(sha1(curid).hexdigest(), 16) % 10`` = 0..7 -> train, 8 -> dev, 9 -> test
-  (about 80/10/10; sentences of one page stay together, so no page leaks across splits,
-  and the assignment never changes when records are added). ``all`` gives every record.
-- ``snips``, ``atis``: ``dev`` is the ``valid`` directory; ``Sentence.label`` is the intent.
-- ``sst2``: train and dev only (the GLUE test set has no labels).
+The per-corpus decisions (IOB1 files, repaired tags, split rules) are listed, and taken, in
+:mod:`tokstudy.data.corpora`. Names as users write them (``masakhaner2:yor:test``, and ``*`` for every
+language present: ``masakhaner2:*:test``) are read by :mod:`tokstudy.data.names`.
 
 >>> sorted(list_datasets())[:3]
 ['atis', 'conll2002_es', 'conll2003']
@@ -30,15 +18,29 @@ Per-corpus decisions:
 
 from __future__ import annotations
 
-import hashlib
 import os
-from dataclasses import dataclass, replace
-from functools import lru_cache
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from tokstudy.data.corpora import (
+    Loader,
+    load_conll2002_es,
+    load_conll2003,
+    load_masakhaner2,
+    load_massive,
+    load_multiconer,
+    load_ner_ja,
+    load_sst2,
+    load_wikiann,
+    masakhaner2_stem,
+    massive_stem,
+    multiconer_stem,
+    slu_loader,
+    wikiann_stem,
+)
 from tokstudy.data.types import Dataset
-from tokstudy.datalocation import corpus_dir
+from tokstudy.datalocation import CORPORA, corpus_dir, data_root
 from tokstudy.errors import DataNotFoundError
 
 SPLIT_ALIASES = {"valid": "dev", "val": "dev", "validation": "dev", "testa": "dev", "testb": "test"}
@@ -51,7 +53,8 @@ class DatasetInfo:
     Attributes:
         name: registry name, as passed to :func:`load_dataset`.
         task: ``"ner"``, ``"slot"`` (slot filling with an intent label) or ``"classification"``.
-        languages: language codes available; a corpus with several needs ``language=``.
+        languages: language codes the corpus has; a corpus with several needs ``language=`` (which of
+            them are present at the data location: :func:`available_languages`).
         splits: split names accepted by :func:`load_dataset` (aliases aside).
         corpus: sub-directory key in :data:`tokstudy.datalocation.CORPORA`.
         default_lenient: whether forbidden tags are repaired (and counted) by default.
@@ -71,186 +74,163 @@ class DatasetInfo:
             raise ValueError(f"{self.name}: task {self.task!r} must be ner, slot or classification")
 
 
-def _find(directory: Path, stem: str) -> Path:
-    """``stem`` or ``stem.gz`` inside ``directory`` (downloads may be either)."""
-    for candidate in (directory / stem, directory / f"{stem}.gz"):
-        if candidate.is_file():
-            return candidate
-    raise DataNotFoundError(f"{directory / stem}[.gz]: file not found")
+@dataclass(frozen=True)
+class _Corpus:
+    """A registry entry: what is known of the corpus, its reader, and where each file is."""
 
-
-def _conll2003(d: Path, split: str, language: str, lenient: bool) -> Dataset:
-    from tokstudy.data.conll import read_conll
-
-    stem = {"train": "eng.train", "dev": "eng.testa", "test": "eng.testb"}[split]
-    return read_conll(_find(d, stem), name="conll2003", language=language, split=split, lenient=lenient)
-
-
-def _conll2002_es(d: Path, split: str, language: str, lenient: bool) -> Dataset:
-    from tokstudy.data.conll import read_conll
-
-    stem = {"train": "esp.train", "dev": "esp.testa", "test": "esp.testb"}[split]
-    ds = read_conll(_find(d, stem), scheme="IOB2", name="conll2002_es", language=language, split=split, lenient=lenient)
-    if ds.repaired:
-        note = (
-            f"{ds.repaired} I- tag(s) after O in the original data were read as B- (lenient mode); "
-            "pass lenient=False to get an error at the place instead"
-        )
-        ds = ds.with_meta(metadata={**ds.metadata, "note": note})
-    return ds
-
-
-def _wikiann(d: Path, split: str, language: str, lenient: bool) -> Dataset:
-    from tokstudy.data.conll import read_conll
-
-    file_split = {"train": "train", "dev": "val", "test": "test"}[split]
-    return read_conll(
-        _find(d, f"{language}.{file_split}.tsv"),
-        scheme="IOB2",
-        name="wikiann",
-        language=language,
-        split=split,
-        lenient=lenient,
-    )
-
-
-def ja_split_of(curid: str) -> str:
-    """The split of a ``ner_ja_wikipedia`` page id: sha1-based, about 80/10/10.
-
-    >>> ja_split_of("3572156") in ("train", "dev", "test")
-    True
-    """
-    bucket = int(hashlib.sha1(curid.encode("utf-8")).hexdigest(), 16) % 10
-    return "train" if bucket < 8 else ("dev" if bucket == 8 else "test")
-
-
-@lru_cache(maxsize=2)
-def _ner_ja_all(path: Path, _stamp: tuple[int, int], language: str) -> Dataset:
-    """The whole file, parsed once per process for train/dev/test (keyed on mtime and size)."""
-    from tokstudy.data.jsonl import read_char_span_json
-
-    return read_char_span_json(path, name="ner_ja_wikipedia", language=language, split="all")
-
-
-def _ner_ja(d: Path, split: str, language: str, lenient: bool) -> Dataset:
-    path = _find(d, "ner.json").resolve()
-    stat = path.stat()
-    ds = _ner_ja_all(path, (stat.st_mtime_ns, stat.st_size), language)
-    if split == "all":
-        return ds.with_meta(metadata=dict(ds.metadata))  # callers may edit metadata: never the cached dict
-    curids = ds.metadata["curids"]
-    keep = [i for i, c in enumerate(curids) if ja_split_of(c) == split]
-    sentences = tuple(replace(ds.sentences[i], sent_id=k) for k, i in enumerate(keep))
-    meta = {
-        **ds.metadata,
-        "curids": tuple(curids[i] for i in keep),
-        "records": tuple(ds.metadata["records"][i] for i in keep),
-        "split_rule": "int(sha1(curid).hexdigest(), 16) % 10: 0-7 train, 8 dev, 9 test",
-    }
-    return ds.with_meta(sentences=sentences, split=split, metadata=meta)
-
-
-def _slu(corpus: str) -> Callable[[Path, str, str, bool], Dataset]:
-    def load(d: Path, split: str, language: str, lenient: bool) -> Dataset:
-        from tokstudy.data.slu import read_slu
-
-        sub = {"train": "train", "dev": "valid", "test": "test"}[split]
-        return read_slu(d / sub, name=corpus, language=language, split=split, lenient=lenient)
-
-    return load
-
-
-def _sst2(d: Path, split: str, language: str, lenient: bool) -> Dataset:
-    from tokstudy.data.tsv import read_tsv
-
-    return read_tsv(_find(d, f"{split}.tsv"), name="sst2", language=language, split=split)
+    info: DatasetInfo
+    load: Loader
+    #: the file (without ``.gz``) of a split in a language, for corpora with a file per language and split;
+    #: ``None`` where the corpus folder holds every split (its presence is the folder's)
+    stem: Callable[[str, str], str] | None = None
 
 
 _TRAIN_DEV_TEST = ("train", "dev", "test")
-_REGISTRY: dict[str, tuple[DatasetInfo, Callable[[Path, str, str, bool], Dataset]]] = {
-    info.name: (info, loader)
-    for info, loader in [
-        (
-            DatasetInfo(
-                "conll2003",
-                "ner",
-                ("en",),
-                _TRAIN_DEV_TEST,
-                "conll2003",
-                description="CoNLL-2003 English NER (PER/LOC/ORG/MISC), IOB1 files read as IOB2",
-            ),
-            _conll2003,
+MULTICONER_LANGUAGES = ("bn", "de", "en", "es", "fa", "hi", "ko", "nl", "ru", "tr", "zh")
+MASAKHANER2_LANGUAGES = (
+    "bam",
+    "bbj",
+    "ewe",
+    "fon",
+    "hau",
+    "ibo",
+    "kin",
+    "lug",
+    "luo",
+    "mos",
+    "nya",
+    "pcm",
+    "sna",
+    "swa",
+    "tsn",
+    "twi",
+    "wol",
+    "xho",
+    "yor",
+    "zul",
+)
+_CORPORA = (
+    _Corpus(
+        DatasetInfo(
+            "conll2003",
+            "ner",
+            ("en",),
+            _TRAIN_DEV_TEST,
+            "conll2003",
+            description="CoNLL-2003 English NER (PER/LOC/ORG/MISC), IOB1 files read as IOB2",
         ),
-        (
-            DatasetInfo(
-                "conll2002_es",
-                "ner",
-                ("es",),
-                _TRAIN_DEV_TEST,
-                "conll2002_es",
-                default_lenient=True,
-                description="CoNLL-2002 Spanish NER (PER/LOC/ORG/MISC); 3 I-after-O tags repaired by default",
-            ),
-            _conll2002_es,
+        load_conll2003,
+    ),
+    _Corpus(
+        DatasetInfo(
+            "conll2002_es",
+            "ner",
+            ("es",),
+            _TRAIN_DEV_TEST,
+            "conll2002_es",
+            default_lenient=True,
+            description="CoNLL-2002 Spanish NER (PER/LOC/ORG/MISC); 3 I-after-O tags repaired by default",
         ),
-        (
-            DatasetInfo(
-                "wikiann",
-                "ner",
-                ("de", "en", "es", "nl", "pl", "ru"),
-                _TRAIN_DEV_TEST,
-                "wikiann",
-                description="WikiANN / PAN-X (PER/LOC/ORG), Rahimi et al. balanced splits",
-            ),
-            _wikiann,
+        load_conll2002_es,
+    ),
+    _Corpus(
+        DatasetInfo(
+            "wikiann",
+            "ner",
+            ("de", "en", "es", "nl", "pl", "ru"),
+            _TRAIN_DEV_TEST,
+            "wikiann",
+            description="WikiANN / PAN-X (PER/LOC/ORG), Rahimi et al. balanced splits",
         ),
-        (
-            DatasetInfo(
-                "ner_ja_wikipedia",
-                "ner",
-                ("ja",),
-                _TRAIN_DEV_TEST + ("all",),
-                "ner_ja_wikipedia",
-                description="Japanese Wikipedia NER (Stockmark, 8 types), pre-tokenised by script; "
-                "sha1(curid) 80/10/10 splits",
-            ),
-            _ner_ja,
+        load_wikiann,
+        wikiann_stem,
+    ),
+    _Corpus(
+        DatasetInfo(
+            "ner_ja_wikipedia",
+            "ner",
+            ("ja",),
+            _TRAIN_DEV_TEST + ("all",),
+            "ner_ja_wikipedia",
+            description="Japanese Wikipedia NER (Stockmark, 8 types), pre-tokenised by script; "
+            "sha1(curid) 80/10/10 splits",
         ),
-        (
-            DatasetInfo(
-                "snips",
-                "slot",
-                ("en",),
-                _TRAIN_DEV_TEST,
-                "snips",
-                description="SNIPS slot filling (IOB2 tags) + intent (Sentence.label)",
-            ),
-            _slu("snips"),
+        load_ner_ja,
+    ),
+    _Corpus(
+        DatasetInfo(
+            "snips",
+            "slot",
+            ("en",),
+            _TRAIN_DEV_TEST,
+            "snips",
+            description="SNIPS slot filling (IOB2 tags) + intent (Sentence.label)",
         ),
-        (
-            DatasetInfo(
-                "atis",
-                "slot",
-                ("en",),
-                _TRAIN_DEV_TEST,
-                "atis",
-                description="ATIS slot filling (IOB2 tags) + intent (Sentence.label)",
-            ),
-            _slu("atis"),
+        slu_loader("snips"),
+    ),
+    _Corpus(
+        DatasetInfo(
+            "atis",
+            "slot",
+            ("en",),
+            _TRAIN_DEV_TEST,
+            "atis",
+            description="ATIS slot filling (IOB2 tags) + intent (Sentence.label)",
         ),
-        (
-            DatasetInfo(
-                "sst2",
-                "classification",
-                ("en",),
-                ("train", "dev"),
-                "sst2",
-                description="GLUE SST-2 sentiment (label 0/1), whitespace words",
-            ),
-            _sst2,
+        slu_loader("atis"),
+    ),
+    _Corpus(
+        DatasetInfo(
+            "sst2",
+            "classification",
+            ("en",),
+            ("train", "dev"),
+            "sst2",
+            description="GLUE SST-2 sentiment (label 0/1), whitespace words",
         ),
-    ]
-}
+        load_sst2,
+    ),
+    _Corpus(
+        DatasetInfo(
+            "multiconer2022",
+            "ner",
+            MULTICONER_LANGUAGES,
+            ("train", "dev"),
+            "multiconer2022",
+            description="MultiCoNER 2022 complex NER (PER/LOC/GRP/CORP/PROD/CW), lower-cased; dev in 11 languages, "
+            "train in 6",
+        ),
+        load_multiconer,
+        multiconer_stem,
+    ),
+    _Corpus(
+        DatasetInfo(
+            "masakhaner2",
+            "ner",
+            MASAKHANER2_LANGUAGES,
+            _TRAIN_DEV_TEST,
+            "masakhaner2",
+            default_lenient=True,
+            description="MasakhaNER 2.0 (PER/ORG/LOC/DATE), 20 African languages; 51 I- tags that continue no "
+            "entity repaired by default",
+        ),
+        load_masakhaner2,
+        masakhaner2_stem,
+    ),
+    _Corpus(
+        DatasetInfo(
+            "massive",
+            "slot",
+            ("en-US",),
+            _TRAIN_DEV_TEST,
+            "massive",
+            description="MASSIVE 1.0 en-US slot filling (IOB2 tags from [slot : words]) + intent (Sentence.label)",
+        ),
+        load_massive,
+        massive_stem,
+    ),
+)
+_REGISTRY: dict[str, _Corpus] = {c.info.name: c for c in _CORPORA}
 
 
 def list_datasets() -> list[str]:
@@ -261,7 +241,7 @@ def list_datasets() -> list[str]:
 def dataset_info(name: str) -> DatasetInfo:
     """Metadata of a registered corpus (task, languages, splits, ...)."""
     try:
-        return _REGISTRY[name][0]
+        return _REGISTRY[name].info
     except KeyError:
         raise KeyError(f"unknown dataset {name!r}; expected one of {list_datasets()}") from None
 
@@ -280,11 +260,13 @@ def load_dataset(
         name: one of :func:`list_datasets`.
         split: ``train``, ``dev`` (or ``valid``/``val``/``validation``), ``test``, or
             ``all`` where the corpus lists it.
-        language: required for corpora with several languages (``wikiann``); for the
-            others it must be omitted or equal the corpus language.
+        language: required for corpora with several languages (``wikiann``, ``multiconer2022``,
+            ``masakhaner2``); for the others it must be omitted or equal the corpus language.
         data_dir: the folder that holds the corpora (overrides ``$TOKSTUDY_DATA``).
         lenient: repair forbidden tags and count them in ``Dataset.repaired``;
-            ``None`` takes the corpus default (only ``conll2002_es`` is lenient).
+            ``None`` takes the corpus default (``conll2002_es`` and ``masakhaner2`` are lenient).
+            Only ``lenient=True`` itself also skips lines with a single field (counted in
+            ``Dataset.repair_log.skipped``): they drop a word, so that is never a default.
 
     Example (needs the corpora at the data location)::
 
@@ -292,7 +274,8 @@ def load_dataset(
         >>> len(ds), ds.n_words, ds.split  # doctest: +SKIP
         (3250, 51362, 'dev')
     """
-    info, loader = _REGISTRY[dataset_info(name).name]
+    corpus = _REGISTRY[dataset_info(name).name]
+    info = corpus.info
     canonical = SPLIT_ALIASES.get(split, split)
     if canonical not in info.splits:
         raise ValueError(f"{name} has no split {split!r}; expected one of {list(info.splits)}")
@@ -303,4 +286,49 @@ def load_dataset(
     elif language not in info.languages:
         raise ValueError(f"{name} has no language {language!r}; expected one of {list(info.languages)}")
     directory = corpus_dir(info.corpus, data_dir)
-    return loader(directory, canonical, language, info.default_lenient if lenient is None else lenient)
+    if corpus.stem is not None and not _present(directory, corpus.stem(canonical, language)):
+        present = available_languages(name, canonical, data_dir=data_dir)
+        raise DataNotFoundError(
+            f"{directory / corpus.stem(canonical, language)}[.gz]: file not found; {name} {canonical} is there in "
+            + (", ".join(present) if present else "no language")
+        )
+    repair = info.default_lenient if lenient is None else lenient
+    return corpus.load(directory, canonical, language, repair, lenient is True)
+
+
+def _present(directory: Path, stem: str) -> bool:
+    return (directory / stem).is_file() or (directory / f"{stem}.gz").is_file()
+
+
+def has_files(name: str, split: str, language: str | None = None, *, data_dir: str | os.PathLike | None = None) -> bool:
+    """Whether split ``split`` of ``name`` (in ``language``) is present at the data location.
+
+    >>> has_files("wikiann", "test", "de", data_dir="/nonexistent")
+    False
+    """
+    corpus = _REGISTRY[dataset_info(name).name]
+    split = SPLIT_ALIASES.get(split, split)
+    directory = data_root(data_dir) / CORPORA.get(corpus.info.corpus, corpus.info.corpus)
+    if split not in corpus.info.splits or not directory.is_dir():
+        return False
+    if language is None:
+        language = corpus.info.languages[0]
+    if language not in corpus.info.languages:
+        return False
+    return corpus.stem is None or _present(directory, corpus.stem(split, language))
+
+
+def available_languages(name: str, split: str, *, data_dir: str | os.PathLike | None = None) -> list[str]:
+    """The languages of ``name`` whose ``split`` is present at the data location, in registry order."""
+    return [lang for lang in dataset_info(name).languages if has_files(name, split, lang, data_dir=data_dir)]
+
+
+def available_datasets(*, data_dir: str | os.PathLike | None = None) -> list[tuple[str, str | None, str]]:
+    """``(name, language, split)`` of every registry dataset present at the data location (``language`` is
+    ``None`` for corpora of one language): what a listing offers, with no entry whose file is missing."""
+    out = []
+    for name, corpus in _REGISTRY.items():
+        languages = corpus.info.languages if len(corpus.info.languages) > 1 else (None,)
+        for split in corpus.info.splits:
+            out += [(name, lang, split) for lang in languages if has_files(name, split, lang, data_dir=data_dir)]
+    return out

@@ -1,10 +1,12 @@
-"""What a lenient reader repaired: each repaired tag with its place, and their tally by kind.
+"""What a lenient reader repaired: each repaired tag or skipped line with its place, and their tally by kind.
 
-Lenient reading (``--lenient``, and the registry's CoNLL-2002 Spanish by default) changes tags, so it
-must say which: a wrong ``--scheme`` can rewrite hundreds of tags. :func:`~tokstudy.data.schemes.to_iob2`
+Lenient reading (``--lenient``, and the registry's CoNLL-2002 Spanish and MasakhaNER 2.0 by default) changes
+tags, so it must say which: a wrong ``--scheme`` can rewrite hundreds of tags. :func:`~tokstudy.data.schemes.to_iob2`
 appends one :class:`Repair` per repaired tag to the list it is given; a reader turns the list into a
 :class:`RepairLog` (counts by kind, the first few places) kept on the dataset
 (:attr:`~tokstudy.data.types.Dataset.repair_log`), which the commands print and write to ``--json``.
+A line a lenient CoNLL reader skipped (a single field: a word without its tag, or a tag without its word)
+is one :data:`SKIPPED` record: it drops a word, so it is said beside the repaired tags, never silently.
 
 >>> log = RepairLog.of([Repair(START, "a.conll", 3, "I-LOC", "B-LOC", "'O'")])
 >>> print(log.describe())
@@ -20,11 +22,12 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 #: kinds of repair, with what each means
-START, IOB1_B, UNCLOSED = "start", "iob1-b", "unclosed"
+START, IOB1_B, UNCLOSED, SKIPPED = "start", "iob1-b", "unclosed", "skipped"
 KINDS = {
     START: "a continuing tag with no entity to continue, read as the start of one",
     IOB1_B: "an IOB1 B- tag that does not separate two entities of its type, read as the start of one",
     UNCLOSED: "an entity left open (IOBES/BILOU), closed at its last word",
+    SKIPPED: "a line with a single field (a word without its tag, or a tag without its word), skipped",
 }
 #: how many repairs a log keeps with their place
 FIRST = 10
@@ -41,9 +44,9 @@ class Repair:
     line: int | None
     """1-based line of the tag (of the sentence, for one-sentence-a-line formats), if known."""
     tag: str
-    """The tag as written."""
+    """The tag as written (for :data:`SKIPPED`, the line's text)."""
     became: str
-    """The IOB2 tag it was read as."""
+    """The IOB2 tag it was read as (empty for :data:`SKIPPED`)."""
     after: str = ""
     """What came before it (``'O'``, ``the sentence start``), for the message."""
 
@@ -53,6 +56,8 @@ class Repair:
         return f"{place}:{self.line}" if self.line is not None else place
 
     def describe(self, show: Callable[[str], str] = str) -> str:
+        if self.kind == SKIPPED:
+            return f"{self.where(show)}: line {self.tag!r} skipped"
         after = f" after {self.after}" if self.after else ""
         return f"{self.where(show)}: {self.tag!r}{after} read as {self.became!r}"
 
@@ -67,7 +72,10 @@ class RepairLog:
 
     @classmethod
     def of(cls, repairs: Iterable[Repair], *, source: str | None = None, keep: int = FIRST) -> "RepairLog":
+        """The log of ``repairs``, the first ``keep`` kept with their place (in line order when all have one)."""
         repairs = list(repairs)
+        if all(r.line is not None for r in repairs):
+            repairs.sort(key=lambda r: r.line)
         counts = Counter(r.kind for r in repairs)
         if source is None and repairs:
             source = repairs[0].path
@@ -75,21 +83,37 @@ class RepairLog:
 
     @property
     def total(self) -> int:
+        """Repaired tags and skipped lines together."""
         return sum(self.counts.values())
+
+    @property
+    def skipped(self) -> int:
+        """Lines skipped (:data:`SKIPPED`); ``total - skipped`` tags were repaired."""
+        return self.counts.get(SKIPPED, 0)
 
     def __bool__(self) -> bool:
         return self.total > 0
 
     def describe(self, show: Callable[[str], str] = str) -> str:
         """The lines a command prints: how many, of which kind, and where the first ones are."""
-        s = "" if self.total == 1 else "s"
         where = f" in {show(self.source)}" if self.source else ""
-        lines = [f"{self.total} tag{s} repaired{where} (lenient reading):"]
+        lines = [f"{self.headline()}{where} (lenient reading):"]
         lines += [f"  {n} x {KINDS[k]}" for k, n in self.counts.items()]
         lines += [f"  {r.describe(show)}" for r in self.first]
         if self.total > len(self.first):
             lines.append(f"  ... and {self.total - len(self.first)} more")
         return "\n".join(lines)
+
+    def headline(self) -> str:
+        """``3 tags repaired``, ``2 lines skipped`` or both, joined by ``and``.
+
+        >>> RepairLog({START: 3, SKIPPED: 1}).headline()
+        '3 tags repaired and 1 line skipped'
+        """
+        tags, lines = self.total - self.skipped, self.skipped
+        parts = [f"{tags} tag{'' if tags == 1 else 's'} repaired"] if tags or not lines else []
+        parts += [f"{lines} line{'' if lines == 1 else 's'} skipped"] if lines else []
+        return " and ".join(parts)
 
     def to_dict(self, show: Callable[[str], str] = str) -> dict:
         """``{"source", "total", "by_kind", "first": [{"where", "tag", "became", "kind"}]}`` for ``--json``."""
