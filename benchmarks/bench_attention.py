@@ -30,6 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import runinfo  # noqa: E402 (a sibling script module)
+
 
 def example_lengths(batch: int, seq: int, seed: int = 0) -> list[int]:
     """``batch`` lengths: 90 % ``seq``, 10 % uniform in ``[seq // 8, seq)`` (ALBERT's ``short_seq_prob``).
@@ -212,11 +214,13 @@ def main(argv=None) -> int:
     p.add_argument("--iters", type=int, default=10)
     p.add_argument("--json", type=Path, default=None, help="also write the rows here")
     args = p.parse_args(argv)
+    print(runinfo.describe(torch=True), flush=True)
     rows = run_all(args)
     print()
     print_table(rows)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
+    print(runinfo.load_line())
     return 0 if any("error" not in r for r in rows) else 1
 
 

@@ -148,4 +148,5 @@ def pretrain_train_config(section: PretrainSection, output: Path, *, cuda: bool)
         log_every=max(1, section.steps // 20),
         output_dir=str(output),
         deepspeed_config="ds_gpu_bf16.json" if cuda else "ds_cpu.json",
+        compile=section.compile,
     )

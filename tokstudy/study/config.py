@@ -73,10 +73,17 @@ class PretrainSection:
     max_examples: int | None = None
     """Cap on pre-training examples written (None: the whole corpus); keeps the CPU configurations short."""
     seed: int = 0
+    compile: str = "auto"
+    """The pre-trainer's ``TrainConfig.compile``: ``auto`` (on with CUDA), ``on`` or ``off``. A short run can
+    spend more on compiling than it saves (ALBERT-base: about 30 s a tokenizer on an H200)."""
 
     def __post_init__(self) -> None:
         if self.steps < 1 or self.batch_size < 1:
             raise ValueError("pretrain.steps and pretrain.batch_size must be >= 1")
+        if isinstance(self.compile, bool):  # YAML reads a bare on/off as a boolean
+            object.__setattr__(self, "compile", "on" if self.compile else "off")
+        if self.compile not in COMPILE_MODES:
+            raise ValueError(f"pretrain.compile must be one of {COMPILE_MODES}, got {self.compile!r}")
 
     def model_spec(self) -> str:
         """What ``pretrain.config.ModelConfig.load`` takes: a preset name, or the path of the study's model file."""
@@ -84,6 +91,8 @@ class PretrainSection:
         return str(shipped) if shipped.is_file() else self.model
 
 
+#: the pre-trainer's ``TrainConfig.compile`` modes (``pretrain.config.COMPILE_MODES``; not imported, as above)
+COMPILE_MODES = ("auto", "on", "off")
 #: the fine-tuner's decodings (``pretrain.finetune.decoding.DECODINGS``; the torch-free study may not import it)
 DECODINGS = ("argmax", "viterbi")
 
