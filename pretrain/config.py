@@ -242,7 +242,8 @@ class TrainConfig:
     attention_kernel: AttentionKernel = "flash"
     """The kernel of the unpadded encoder's attention on a CUDA GPU (:func:`pretrain.unpad.select_varlen_kernel`):
     ``flash`` (torch's variable-length FlashAttention-2) or ``cudnn`` (cuDNN's fused attention through the same
-    op, a path torch ships turned off). Ignored on CPU and with ``unpad: false``."""
+    op, a path torch ships turned off; torch 2.11's fails in its backward, which the engine checks when it is built
+    and reports). Ignored on CPU and with ``unpad: false``."""
     output_dir: str | None = None
     """Where checkpoints, logs and the final model go (``--output`` overrides)."""
 

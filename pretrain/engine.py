@@ -58,7 +58,7 @@ from pretrain.optim import (
     param_groups,
 )
 from pretrain.schedule import build_lr_scheduler
-from pretrain.unpad import has_padding, select_varlen_kernel, unpad_layout, varlen_supported
+from pretrain.unpad import check_varlen_kernel, has_padding, select_varlen_kernel, unpad_layout, varlen_supported
 
 _BATCH_KEYS = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
 
@@ -267,8 +267,10 @@ class PretrainEngine:
                 module.autocast_dtype = torch.bfloat16
             if train.unpad and hasattr(module, "varlen_attention"):
                 module.varlen_attention = varlen_supported(next(module.parameters()).device)
-                if module.varlen_attention:
-                    select_varlen_kernel(train.attention_kernel)
+                if module.varlen_attention and train.attention_kernel != "flash":
+                    check_varlen_kernel(train.attention_kernel, next(module.parameters()).device)
+                elif module.varlen_attention:
+                    select_varlen_kernel("flash")
         self.unpad = train.unpad
         self.compiled = compile_wanted(train, cuda=cuda) and _compile(module)
         self._params = [p for p in module.parameters() if p.requires_grad]

@@ -107,6 +107,25 @@ def _use_cudnn(device_index: int) -> bool:
     return True
 
 
+def check_varlen_kernel(kernel: str, device: torch.device | str) -> None:
+    """Run ``kernel`` once, forward and backward, on two tiny examples on ``device``; raise ``RuntimeError``
+    naming the setting when it fails. Torch ships its cuDNN path turned off, and torch 2.11's fails in the
+    backward (seen on an H200: ``attn_bias`` passed as an int): better to say so when the engine is built
+    than in the middle of the first step."""
+    select_varlen_kernel(kernel)
+    try:
+        q = torch.randn(24, 2, 64, device=device, dtype=torch.bfloat16, requires_grad=True)
+        cu = torch.tensor([0, 16, 24], dtype=torch.int32, device=device)
+        varlen_attn(q, q, q, cu, cu, 16, 16).sum().backward()
+    except Exception as exc:  # noqa: BLE001 - whatever the kernel raises, the setting is what to change
+        select_varlen_kernel("flash")
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise RuntimeError(
+            f"TrainConfig.attention_kernel {kernel!r} does not run with torch {torch.__version__} on this device "
+            f"({type(exc).__name__}: {first}); use attention_kernel: flash"
+        ) from exc
+
+
 def varlen_kernel() -> str:
     """The kernel ``varlen_attn`` runs now in this process (see :func:`select_varlen_kernel`)."""
     if _TORCH_CUDNN_CHOICE is None:

@@ -208,6 +208,29 @@ def test_the_attention_kernel_switch_sets_and_restores_torchs_choice():
         select_varlen_kernel("fa3")
 
 
+def test_an_attention_kernel_that_fails_is_named_when_the_engine_is_built(monkeypatch):
+    """What torch 2.11 did on an H200 with ``cudnn`` (its backward raised): the check raises an error that names
+    the setting and the way out, and puts FlashAttention back."""
+    import torch.nn.attention.varlen as varlen_module
+
+    import pretrain.unpad
+    from pretrain.unpad import check_varlen_kernel, varlen_kernel
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("aten::_cudnn_attention_backward() Expected a value of type 'Tensor' for 'attn_bias'")
+
+    torchs = varlen_module._should_use_cudnn
+    monkeypatch.setattr(pretrain.unpad, "varlen_attn", broken)
+    try:
+        with pytest.raises(
+            RuntimeError, match="attention_kernel 'cudnn' does not run.*attn_bias.*use attention_kernel: flash"
+        ):
+            check_varlen_kernel("cudnn", "cpu")
+        assert varlen_kernel() == "flash" and varlen_module._should_use_cudnn is torchs
+    finally:
+        varlen_module._should_use_cudnn = torchs
+
+
 def test_pretrain_train_no_unpad_flag_reaches_the_run(tmp_path, store_dir, tokenizer_dir):
     from pretrain.checkpoint import read_state
     from pretrain.cli import main
