@@ -6,7 +6,8 @@
   step; AdamW on CPU, per-tensor LAMB with bf16 autocast on CUDA; ``torch.compile`` per ``--compile``
   (``auto``: on CUDA only). ``ours-eager`` is the same with compile off; ``ours-padded`` is ``ours``
   with ``unpad`` off (every position of the trimmed batch through the encoder, as before unpadding);
-  ``ours-cudnn`` is ``ours`` with ``attention_kernel: cudnn`` (cuDNN's fused attention in the varlen op).
+  ``ours-cudnn`` is ``ours`` with ``attention_kernel: cudnn`` (cuDNN's fused attention in the varlen op);
+  ``ours-autotune`` compiles with ``compile_mode: max-autotune-no-cudagraphs`` (minutes of compiling).
 * **baseline**: ``AlbertForPreTraining(labels=..., sentence_order_label=...)`` as users run it: batches
   padded to ``max_seq_length``, full-vocabulary logits at every position, Hugging Face's ``gelu_new``,
   ``torch.optim.AdamW`` (bf16 autocast on CUDA).
@@ -70,6 +71,7 @@ def ours_stepper(
     micro: int | None = None,
     unpad: bool = True,
     attention_kernel: str = "flash",
+    compile_mode: str = "default",
 ):
     """``step(i) -> real tokens`` of our trainer (DeepSpeed engine, masked-only decoder, unpadded encoder)."""
     from pretrain.config import TrainConfig
@@ -87,6 +89,7 @@ def ours_stepper(
         compile=compile,
         unpad=unpad,
         attention_kernel=attention_kernel,
+        compile_mode=compile_mode,
     )
     engine = PretrainEngine(AlbertPretrainingModule(model), cfg)
     order = GlobalBatchOrder(len(store), batch, seed=0)
@@ -116,6 +119,7 @@ def build_stepper(args):
         micro=args.micro,
         unpad=args.worker != "ours-padded",
         attention_kernel="cudnn" if args.worker == "ours-cudnn" else "flash",
+        compile_mode="max-autotune-no-cudagraphs" if args.worker == "ours-autotune" else "default",
     )
 
 
@@ -265,7 +269,7 @@ def run_worker(args) -> dict:
     for i in range(args.warmup):
         timed_step(step, i)
     warmup_s = time.perf_counter() - t0
-    rates = timed_rates(step, args.warmup, args.steps, GPU_WINDOW if args.gpu else 1)
+    rates = timed_rates(step, args.warmup, args.steps, args.window or (GPU_WINDOW if args.gpu else 1))
     out = {"rates": rates, "warmup_s": warmup_s, **compile_facts(step)}
     if args.gpu:
         out["max_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
@@ -288,25 +292,29 @@ def serve_worker(args) -> None:
 
 
 def _worker_cmd(variant: str, store: Path, model: str, args, *extra: str) -> list[str]:
-    cmd = [
-        sys.executable,
-        str(Path(__file__).resolve()),
-        "--worker",
-        variant,
-        "--store",
-        str(store),
-        "--model",
-        model,
-        "--batch",
-        str(args.batch),
-        "--steps",
-        str(args.steps),
-        "--warmup",
-        str(args.warmup),
-        "--compile",
-        args.compile,
-        *extra,
-    ] + (["--gpu"] if args.gpu else [])
+    cmd = (
+        [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--worker",
+            variant,
+            "--store",
+            str(store),
+            "--model",
+            model,
+            "--batch",
+            str(args.batch),
+            "--steps",
+            str(args.steps),
+            "--warmup",
+            str(args.warmup),
+            "--compile",
+            args.compile,
+            *extra,
+        ]
+        + (["--gpu"] if args.gpu else [])
+        + (["--window", str(args.window)] if args.window else [])
+    )
     return cmd + (["--micro", str(args.micro)] if args.micro else [])
 
 
@@ -423,8 +431,11 @@ def main(argv=None) -> int:
         "--variants",
         nargs="+",
         default=["baseline", "ours"],
-        choices=["baseline", "ours", "ours-eager", "ours-padded", "ours-cudnn"],
+        choices=["baseline", "ours", "ours-eager", "ours-padded", "ours-cudnn", "ours-autotune"],
         help="what to run; the first is the reference of the speedup column",
+    )
+    p.add_argument(
+        "--window", type=int, default=None, help=f"steps per timed window (GPU {GPU_WINDOW}, CPU 1; see timed_window)"
     )
     p.add_argument("--compile", default="auto", choices=["auto", "on", "off"], help="TrainConfig.compile of 'ours'")
     p.add_argument("--peak-tflops", type=float, default=None, help="device bf16 peak for MFU (default: by name)")
@@ -505,7 +516,11 @@ def main(argv=None) -> int:
                     if err != "OOM":
                         problems.append(f"{v} at vocabulary {vocab}: {err}")
                 for v, facts in row["compile"].items():
-                    if compile_asked and v in ("ours", "ours-padded", "ours-cudnn") and facts.get("compiled") is False:
+                    if (
+                        compile_asked
+                        and v in ("ours", "ours-padded", "ours-cudnn", "ours-autotune")
+                        and facts.get("compiled") is False
+                    ):
                         problems.append(
                             f"{v} at vocabulary {vocab}: torch.compile was asked for and fell back to eager"
                         )

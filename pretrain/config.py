@@ -35,6 +35,8 @@ CompileMode = Literal["auto", "on", "off"]
 SHARING_MODES: tuple[str, ...] = get_args(SharingMode)
 OPTIMIZERS: tuple[str, ...] = get_args(Optimizer)
 COMPILE_MODES: tuple[str, ...] = get_args(CompileMode)
+CompileKind = Literal["default", "max-autotune-no-cudagraphs", "reduce-overhead"]
+COMPILE_KINDS: tuple[str, ...] = get_args(CompileKind)
 AttentionKernel = Literal["flash", "cudnn"]
 ATTENTION_KERNELS: tuple[str, ...] = get_args(AttentionKernel)
 
@@ -236,6 +238,11 @@ class TrainConfig:
     """``torch.compile`` the model: ``on``, ``off``, or ``auto`` (on with CUDA, where it fuses the element-wise
     kernels that dominate the step; off on CPU, where compiling costs more than it saves in short runs).
     When compiling is unavailable or fails, training continues eager with a warning that says why."""
+    compile_mode: CompileKind = "default"
+    """``torch.compile``'s mode when compiling: ``default``; ``max-autotune-no-cudagraphs`` (inductor tries kernel
+    variants and fuses element-wise work into matrix products: minutes more compiling, for long runs);
+    ``reduce-overhead`` (CUDA graphs, which need the same shapes step after step). Only the default is measured
+    on a GPU (docs/gpu.md)."""
     unpad: bool = True
     """Run the encoder on the real tokens only (:mod:`pretrain.unpad`): padding positions cost nothing, the
     loss is the same. ``false``: Hugging Face's padded forward."""
@@ -271,6 +278,11 @@ class TrainConfig:
         if isinstance(self.compile, bool):  # YAML reads a bare on/off as a boolean
             object.__setattr__(self, "compile", "on" if self.compile else "off")
         require(self.compile in COMPILE_MODES, w, f"compile must be one of {COMPILE_MODES}, got {self.compile!r}")
+        require(
+            self.compile_mode in COMPILE_KINDS,
+            w,
+            f"compile_mode must be one of {COMPILE_KINDS}, got {self.compile_mode!r}",
+        )
         require(isinstance(self.unpad, bool), w, f"unpad must be true or false, got {self.unpad!r}")
         require(
             self.attention_kernel in ATTENTION_KERNELS,

@@ -179,8 +179,8 @@ def take_gradient_clipping(config: dict[str, Any]) -> float | None:
     return float(clip)
 
 
-def _compile(module: torch.nn.Module) -> bool:
-    """``module.compile()`` in place; False (with a warning saying why) where torch.compile is unavailable."""
+def _compile(module: torch.nn.Module, mode: str = "default") -> bool:
+    """``module.compile(mode=mode)`` in place; False (with a warning saying why) where torch.compile is unavailable."""
     if not hasattr(torch, "compile") or not hasattr(module, "compile"):
         warnings.warn(
             "TrainConfig.compile: this torch has no torch.compile; training eager", RuntimeWarning, stacklevel=3
@@ -190,7 +190,7 @@ def _compile(module: torch.nn.Module) -> bool:
     # vocabulary changes the embedding's shape, so a study's runs in one process would otherwise add up).
     torch.compiler.reset()
     try:
-        module.compile()
+        module.compile(mode=mode)
     except Exception as exc:  # noqa: BLE001 - any failure to set up compile means "run eager"
         warnings.warn(
             f"TrainConfig.compile: torch.compile is unavailable ({type(exc).__name__}: {exc}); training eager",
@@ -272,7 +272,7 @@ class PretrainEngine:
                 elif module.varlen_attention:
                     select_varlen_kernel("flash")
         self.unpad = train.unpad
-        self.compiled = compile_wanted(train, cuda=cuda) and _compile(module)
+        self.compiled = compile_wanted(train, cuda=cuda) and _compile(module, train.compile_mode)
         self._params = [p for p in module.parameters() if p.requires_grad]
         self._compile_checked = not self.compiled
 

@@ -135,3 +135,16 @@ def test_unpadded_batches_compile_a_bounded_number_of_graphs(eager_and_compiled,
     # one for batches without, which take Hugging Face's forward), never one specialised to the first batch.
     expected = 1 + any(not has_padding(m) for m in masks)
     assert GRAPHS == {"off": 0, "on": expected}, GRAPHS
+
+
+def test_the_compile_mode_reaches_torch_compile():
+    """``TrainConfig.compile_mode`` is the mode ``nn.Module.compile`` gets (only ``default`` is measured on a GPU)."""
+    from pretrain.engine import _compile
+
+    class Recording(torch.nn.Module):
+        def compile(self, **kwargs):
+            self.kwargs = kwargs
+
+    module = Recording()
+    assert _compile(module, "max-autotune-no-cudagraphs") and module.kwargs == {"mode": "max-autotune-no-cudagraphs"}
+    assert TrainConfig(compile_mode="reduce-overhead").compile_mode == "reduce-overhead"

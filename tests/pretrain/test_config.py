@@ -90,6 +90,7 @@ def test_model_validation_names_the_field(changes, field):
         ({"keep_last": 0}, "keep_last"),
         ({"unpad": "sometimes"}, "unpad"),
         ({"attention_kernel": "fa3"}, "attention_kernel"),
+        ({"compile_mode": "fast"}, "compile_mode"),
     ],
 )
 def test_train_validation_names_the_field(changes, field):
