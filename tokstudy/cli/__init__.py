@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "stats",
     "corpus_stats",
     "correlate",
+    "correlate_protocols",
     "attribute",
     "examples",
     "report",
