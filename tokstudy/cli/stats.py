@@ -42,6 +42,19 @@ def register(sub) -> None:
     )
     p.add_argument("--json", default=None, metavar="FILE", help="also write every figure as JSON")
     p.add_argument("--csv", default=None, metavar="FILE", help="also write Table 4 as CSV")
+    p.add_argument(
+        "--languages-csv",
+        default=None,
+        metavar="FILE",
+        help="with several datasets: also write Table 4 per language (one row per tokenizer and dataset) as CSV",
+    )
+    p.add_argument(
+        "--languages-figure",
+        default=None,
+        metavar="STEM",
+        help="with several datasets: also draw each language's NE − non-NE gap, sorted, coloured by script, "
+        "as STEM.png and STEM.svg",
+    )
     p.set_defaults(func=run)
 
 
@@ -56,22 +69,67 @@ def compute(table, args):
 
 
 def run(args) -> int:
-    from tokstudy.cli.arguments import table_from_args
     from tokstudy.report import tables as rt
 
-    table = table_from_args(args)
+    table = table_with_language_warnings(args)
     res = compute(table, args)
+    per_language = languages(table, args) if len(table.datasets) > 1 else None
     print(
         f"{len(table)} words, {table.n_sentences} sentences, {table.n_entities} entities "
         f"in {', '.join(table.datasets)}\n"
     )
     print(rt.table4_markdown(res.table4))
     print("\n" + rt.summary_markdown(res.summary))
+    if per_language is not None:
+        from tokstudy.report.languages import languages_markdown
+
+        print("\nTable 4 per language\n")
+        print(languages_markdown(per_language))
     for b, grouped in res.by.items():
         print(f"\nAdditional segmentation % by {b}\n")
         print(rt.grouped_markdown(grouped))
     print("\nIntrinsic metrics (compression, unigram entropy of the pieces, vocabulary use)\n")
     print(rt.intrinsic_markdown(res.intrinsic))
+    write_outputs(args, table, res, per_language)
+    return 0
+
+
+def languages(table, args):
+    """Table 4 per (dataset, language) and tokenizer (:func:`tokstudy.analysis.stats.languages.language_table`)."""
+    from tokstudy.analysis.stats.languages import language_table
+    from tokstudy.cli.arguments import bootstrap_kwargs
+
+    return language_table(table, **bootstrap_kwargs(args))
+
+
+def table_with_language_warnings(args):
+    """The table of the command line. With several datasets, the unknown-piece warnings of each dataset and
+    tokenizer become one per tokenizer naming every language concerned
+    (:func:`tokstudy.analysis.stats.languages.language_coverage`); other warnings pass as they are."""
+    import warnings
+
+    from tokstudy.analysis.stats.languages import language_coverage
+    from tokstudy.analysis.table.coverage import ByteFallbackWarning, UnknownPiecesWarning
+    from tokstudy.cli.arguments import table_from_args
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = table_from_args(args)
+    several = len(table.datasets) > 1
+    for w in caught:
+        if not (several and issubclass(w.category, UnknownPiecesWarning)):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if several:
+        for c in language_coverage(table):
+            warnings.warn(c.message(), UnknownPiecesWarning if c.kind == "unknown" else ByteFallbackWarning)
+    return table
+
+
+def write_outputs(args, table, res, per_language) -> None:
+    """``--json``, ``--csv``, ``--languages-csv``, ``--languages-figure``: each written where asked, and said so."""
+    from tokstudy.report import tables as rt
+    from tokstudy.report.languages import language_rows, plot_languages
+
     if args.json:
         rt.write_json(
             {
@@ -80,6 +138,7 @@ def run(args) -> int:
                 "summary": res.summary,
                 "by": res.by,
                 "intrinsic": res.intrinsic,
+                "languages": language_rows(per_language) if per_language is not None else [],
                 "repairs": getattr(args, "repairs", []),
             },
             args.json,
@@ -88,4 +147,13 @@ def run(args) -> int:
     if args.csv:
         rt.write_csv(rt.table4_rows(res.table4), args.csv)
         print(f"wrote {args.csv}")
-    return 0
+    wanted = [o for o in ("languages_csv", "languages_figure") if getattr(args, o)]
+    if wanted and per_language is None:
+        print(f"no per-language table ({', '.join('--' + o.replace('_', '-') for o in wanted)}): one dataset only")
+        return
+    if args.languages_csv:
+        rt.write_csv(language_rows(per_language), args.languages_csv)
+        print(f"wrote {args.languages_csv}")
+    if args.languages_figure:
+        paths = plot_languages(per_language, args.languages_figure)
+        print("wrote " + ", ".join(str(p) for p in paths))
