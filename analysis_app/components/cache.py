@@ -197,6 +197,28 @@ def attribution(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_srcs: tu
     return attribution_rows(res), label
 
 
+@st.cache_data(max_entries=16, show_spinner="Table 4 per language: bootstrapping ...")
+def language_table(dataset_srcs: tuple, tokenizer_srcs: tuple, n_resamples: int, seed: int):
+    """Table 4 per (dataset, language) and tokenizer (``languages.language_frame``), and the message of every
+    tokenizer's unknown-piece warning, naming its languages (``tokstudy.analysis.stats.languages``)."""
+    from tokstudy.analysis.stats.languages import language_coverage
+
+    t = table_for(dataset_srcs, tokenizer_srcs)
+    frame = languages_svc.language_frame(t, [s.name for s in tokenizer_srcs], n_resamples=n_resamples, seed=seed)
+    return frame, [c.message() for c in language_coverage(t)]
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _study_f1(results: str | None, mtime: float):
+    return languages_svc.study_f1(results)
+
+
+def study_f1(results) -> dict:
+    """F1 per (registry dataset, language, tokenizer) of the study in ``results`` (``languages.study_f1``)."""
+    path = str(results) if results else None
+    return _study_f1(path, _mtime(os.path.join(path, "tables", "scores.json")) if path else 0.0)
+
+
 @st.cache_resource(max_entries=4, show_spinner="Reading the parallel text ...")
 def parallel(directory: str, languages: tuple | None = None):
     return languages_svc.read_parallel(directory, list(languages) if languages else None)

@@ -15,6 +15,8 @@ import pandas as pd
 _SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
 _CONFIG = {"view": {"continuousWidth": 300, "continuousHeight": 300}}
 _LEGEND = {"columns": 4, "labelLimit": 0, "orient": "bottom"}
+#: pixels per bar of :func:`ranked_bars` (every label shown)
+ROW_HEIGHT = 20
 
 
 def _order(values) -> list:
@@ -120,7 +122,52 @@ def error_rate_line(df: pd.DataFrame, *, title: str = "") -> dict:
     }
 
 
-_CHARTS = {"bars_with_ci": bars_with_ci, "error_rate_line": error_rate_line}
+def ranked_bars(
+    df: pd.DataFrame,
+    *,
+    label: str,
+    value: str,
+    colour: str,
+    panel: str,
+    order: list,
+    low: str = "ci_low",
+    high: str = "ci_high",
+    tooltip: tuple = (),
+    palette: dict | None = None,
+    title: str = "",
+    x_title: str = "",
+) -> dict:
+    """Horizontal bars of ``value`` per ``label`` in ``order`` (top to bottom), coloured by ``colour`` (``palette``:
+    value -> colour, else Vega's), each with its interval as a rule, one panel per ``panel`` side by side
+    (Vega-Lite spec): the Languages page's gaps."""
+    y_enc = {"axis": {"labelLimit": 200}, "field": label, "sort": list(order), "title": None, "type": "nominal"}
+    color = {"field": colour, "legend": dict(_LEGEND), "sort": _order(df[colour]), "type": "nominal"}
+    if palette:
+        color["scale"] = {"domain": list(palette), "range": list(palette.values())}
+    bars = {
+        "mark": {"type": "bar"},
+        "encoding": {
+            "color": color,
+            "tooltip": [{"field": c, "type": _kind(df[c])} for c in tooltip],
+            "x": {"field": value, "title": x_title or value, "type": "quantitative"},
+            "y": y_enc,
+        },
+    }
+    rule = {
+        "mark": {"type": "rule", "color": "black"},
+        "encoding": {"x": {"field": low, "type": "quantitative"}, "x2": {"field": high}, "y": y_enc},
+    }
+    column = {"field": panel, "sort": _order(df[panel]), "title": None, "type": "nominal"}
+    return {
+        "config": _CONFIG,
+        "facet": {"column": column},
+        "spec": {"layer": [bars, rule], "height": ROW_HEIGHT * len(order), "width": 240},
+        "title": title,
+        "$schema": _SCHEMA,
+    }
+
+
+_CHARTS = {"bars_with_ci": bars_with_ci, "error_rate_line": error_rate_line, "ranked_bars": ranked_bars}
 
 
 def draw(where, kind: str, df: pd.DataFrame, **options) -> None:

@@ -259,7 +259,8 @@ class BackgroundWork:
             t0 = time.perf_counter()
             self.first_page.wait(FIRST_PAGE_WAIT)
             self.timings["waiting for the first page"] = time.perf_counter() - t0
-        self.run_queue(plan(settings, toks, ds, preds, cache, submit=self.submit))
+        by_language = _language_default(srcs, ds)
+        self.run_queue(plan(settings, toks, ds, preds, cache, submit=self.submit, by_language=by_language))
         # one line in the terminal `make app` runs in (and what the benchmark waits for)
         print(f"tokstudy: every page's default view computed ({time.perf_counter() - t_start:.1f} s)", flush=True)
         return self.timings
@@ -299,9 +300,20 @@ def work() -> BackgroundWork:
     return _WORK
 
 
-def plan(settings: AppSettings, toks: tuple, ds, preds: tuple, cache: ModuleType, *, submit) -> list[Step]:
+def _language_default(srcs, ds) -> tuple:
+    """The datasets of the Languages page's Table 4 per language at start (:func:`defaults.language_sets`)."""
+    from analysis_app.services.languages import expand_sets, language_sets
+
+    sets = language_sets(srcs)
+    return tuple(srcs.dataset(k) for k in expand_sets(sets, defaults.language_sets(ds, sets)))
+
+
+def plan(
+    settings: AppSettings, toks: tuple, ds, preds: tuple, cache: ModuleType, *, submit, by_language: tuple = ()
+) -> list[Step]:
     """The steps of every page's default view beyond the start page, in page order, as calls of ``cache``
-    (the odds ratios through ``submit``, as the Errors page computes them)."""
+    (the odds ratios through ``submit``, as the Errors page computes them); ``by_language``: the datasets of
+    the Languages page's Table 4 per language."""
     n, seed = defaults.RESAMPLES, defaults.SEED
     steps: list[Step] = [("", f"import {m}", importlib.import_module, (m,)) for m in MODULES]
     if ds is not None and toks:
@@ -311,6 +323,8 @@ def plan(settings: AppSettings, toks: tuple, ds, preds: tuple, cache: ModuleType
             ("statistics", "grouped", cache.grouped, ((ds,), toks, defaults.GROUP_BY, defaults.SUBSET, n, seed)),
             ("statistics", "summary", cache.summary, ((ds,), toks, n, seed)),
         ]
+    if by_language and toks:
+        steps.append(("languages", "table 4 per language", cache.language_table, (by_language, toks, n, seed)))
     if toks:
         steps += _languages(settings, toks, n, seed, cache)
     if ds is not None and toks and preds:

@@ -11,7 +11,7 @@ what a newcomer's first visit asks for.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 #: bootstrap resamples and seed of the intervals (the "Confidence intervals" expander's start values).
 RESAMPLES = 200
@@ -26,6 +26,22 @@ N_TOKENIZERS = 3
 #: the Languages page: languages compared when the folder has them, and the reference (parity 1.0).
 LANGUAGES = ("en", "de", "es", "ru", "ar", "zh")
 REFERENCE = "en"
+
+
+def language_sets(dataset, sets: Mapping[str, Sequence[str]]) -> list[str]:
+    """Table 4 per language at start: every language of the sidebar's dataset's corpus in its split
+    (``NAME:*:SPLIT``) where the corpus has several, else that dataset alone; nothing without one.
+
+    >>> from analysis_app.services.sources import DatasetSource
+    >>> ko = DatasetSource.registry("multiconer2022", "dev", "ko")
+    >>> sets = {"multiconer2022:*:dev": ("multiconer2022-ko:dev",), "multiconer2022-ko:dev": ()}
+    >>> language_sets(ko, sets), language_sets(None, sets)
+    (['multiconer2022:*:dev'], [])
+    """
+    if dataset is None:
+        return []
+    group = f"{dataset.name}:*:{dataset.split}"
+    return [group] if dataset.kind == "registry" and group in sets else [dataset.key]
 
 
 def tokenizer_names(names: Sequence[str]) -> list[str]:

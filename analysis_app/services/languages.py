@@ -1,4 +1,14 @@
-"""Adapters for the Languages page: parity and fertility on parallel text, continued words per language.
+"""Adapters for the Languages page: Table 4 per language of the loaded datasets, with a study's F1; parity and
+fertility on parallel text, continued words per language.
+
+**Languages of the datasets.** :func:`dataset_languages` lists every loaded dataset's language and script
+(from the sources alone, nothing is read); :func:`language_sets` offers each corpus of several languages as
+``NAME:*:SPLIT``, as the command line's wildcard does; :func:`language_frame` is
+:func:`tokstudy.analysis.stats.languages.language_table` as the rows of
+:func:`tokstudy.report.languages.language_rows` (what ``tokstudy stats --languages-csv`` writes), and
+:func:`with_f1` adds each language's F1 from a study's ``tables/scores.json`` (:func:`study_f1`).
+
+**Parallel text.**
 
 Parity and fertility come from :func:`tokstudy.analysis.stats.parity.parity`; the share of
 continued words from :func:`tokstudy.analysis.stats.segmentation_summary` over a table
@@ -14,8 +24,11 @@ text of its unknown pieces (``segment_ids``: SentencePiece) does so, in one enco
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping, Sequence
 from itertools import repeat
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -147,3 +160,134 @@ def continued_frame(
                 }
             )
     return pd.DataFrame(rows)
+
+
+# ---- languages of the loaded datasets: Table 4 per language, a study's F1 ----
+
+#: the figures of :func:`language_frame` named by their interval's prefix (``ne`` .. ``ne_low``, ``ne_high``)
+_FIELDS = {"ne_pct": "ne", "non_ne_pct": "non_ne", "gap_pp": "gap", "unknown_pct": "unknown"}
+#: a study's task labels end with the task (``masakhaner2-yor-ner``); NER and slot-filling F1 are per language
+_NER = "-ner"
+
+
+def source_language(src) -> str:
+    """A dataset source's language: its own, else its registry corpus's only language, else ``und``."""
+    if src.language:
+        return src.language
+    if src.kind == "registry":
+        from tokstudy.data.registry import dataset_info
+
+        return dataset_info(src.name).languages[0]
+    return "und"
+
+
+def dataset_languages(sources) -> pd.DataFrame:
+    """One row per loaded dataset: ``dataset`` (its key), ``corpus``, ``language``, ``script`` (from its language
+    code; ``–`` where the code names none, e.g. a file of language ``und``: the table below reads it from the text),
+    ``split``, ``origin`` (registry or file)."""
+    from tokstudy.data.scripts import language_script
+
+    rows = []
+    for d in sources.datasets:
+        lang = source_language(d)
+        origin = "registry" if d.kind == "registry" else "file"
+        corpus = d.name if d.kind == "registry" else d.table_name
+        rows.append(
+            {
+                "dataset": d.key,
+                "corpus": corpus,
+                "language": lang,
+                "script": language_script(lang) or "–",
+                "split": d.split,
+                "origin": origin,
+            }
+        )
+    return pd.DataFrame(rows, columns=["dataset", "corpus", "language", "script", "split", "origin"])
+
+
+def language_sets(sources) -> dict[str, tuple[str, ...]]:
+    """What Table 4 per language can be asked for: each registry corpus of several languages as ``NAME:*:SPLIT``
+    (the keys of its languages loaded in that split), then every dataset alone, by its key.
+
+    >>> from analysis_app.services.sources import DatasetSource, Sources
+    >>> srcs = Sources(datasets=tuple(DatasetSource.registry("wikiann", "test", l) for l in ("de", "ru")))
+    >>> language_sets(srcs)["wikiann:*:test"]
+    ('wikiann-de:test', 'wikiann-ru:test')
+    """
+    groups: dict[str, list[str]] = {}
+    for d in sources.datasets:
+        if d.kind == "registry" and d.language:
+            groups.setdefault(f"{d.name}:*:{d.split}", []).append(d.key)
+    out = {g: tuple(keys) for g, keys in groups.items()}
+    out.update({d.key: (d.key,) for d in sources.datasets})
+    return out
+
+
+def expand_sets(sets: Mapping[str, Sequence[str]], chosen: Sequence[str]) -> tuple[str, ...]:
+    """The dataset keys of the ``chosen`` entries of :func:`language_sets`, each once, in order."""
+    return tuple(dict.fromkeys(k for c in chosen for k in sets[c]))
+
+
+def language_frame(table, tokenizers: Sequence[str], *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Table 4 per (dataset, language) and tokenizer, each tokenizer's rows by gap, largest first: the rows of
+    ``tokstudy stats --languages-csv``, the figures named ``ne``, ``non_ne``, ``gap`` (percentage points),
+    ``fertility``, ``unknown`` (%) beside their ``*_low`` / ``*_high`` intervals, and ``label``: the language as
+    a reader names it (with its dataset where two datasets share it)."""
+    from tokstudy.analysis.stats.languages import language_labels, language_table
+    from tokstudy.report.languages import language_rows
+
+    res = language_table(table, list(tokenizers), n_resamples=n_resamples, seed=seed)
+    frame = pd.DataFrame(language_rows(res)).rename(columns=_FIELDS)
+    return frame.assign(label=frame["dataset"].map(language_labels(table)))
+
+
+def task_dataset(label: str) -> tuple[str, str | None] | None:
+    """The ``(registry dataset, language)`` a study's NER task label names (``None`` for another task).
+
+    >>> task_dataset("masakhaner2-yor-ner"), task_dataset("conll2003-ner"), task_dataset("snips-classification")
+    (('masakhaner2', 'yor'), ('conll2003', None), None)
+    """
+    from tokstudy.data.registry import list_datasets
+
+    if not label.endswith(_NER):
+        return None
+    stem = label[: -len(_NER)]
+    if stem in list_datasets():
+        return stem, None
+    name, _, language = stem.rpartition("-")
+    return (name, language) if name in list_datasets() else None
+
+
+def study_f1(results: str | Path | None) -> dict[tuple[str, str, str], float]:
+    """``(registry dataset, language, tokenizer) -> F1`` (mean over seeds) of every NER task of the study whose
+    results folder is ``results`` (its ``tables/scores.json``); empty without one."""
+    from tokstudy.data.registry import dataset_info
+
+    path = Path(results) / "tables" / "scores.json" if results else None
+    if path is None or not path.is_file():
+        return {}
+    out = {}
+    for label, by_tokenizer in json.loads(path.read_text(encoding="utf-8")).items():
+        named = task_dataset(label)
+        if named is None:
+            continue
+        name, language = named
+        language = language or dataset_info(name).languages[0]
+        for tokenizer, score in by_tokenizer.items():
+            if score.get("metric", "F1") == "F1" and score.get("mean") is not None:
+                out[(name, language, tokenizer)] = float(score["mean"])
+    return out
+
+
+def with_f1(frame: pd.DataFrame, sources, f1: Mapping[tuple[str, str, str], float]) -> pd.DataFrame:
+    """``frame`` (:func:`language_frame`) with ``f1``: the study's F1 of each row's registry dataset, language and
+    tokenizer, NaN where the study has none (a file, a language it did not fine-tune on, or no study)."""
+    keys = {d.key: d for d in sources.datasets}
+
+    def f1_of(dataset: str, tokenizer: str) -> float:
+        src = keys.get(dataset)
+        if src is None or src.kind != "registry":
+            return math.nan
+        return f1.get((src.name, source_language(src), tokenizer), math.nan)
+
+    return frame.assign(f1=[f1_of(d, t) for d, t in zip(frame["dataset"], frame["tokenizer"])])

@@ -138,21 +138,20 @@ _DEFAULT_SPLITS = ("test", "dev", "train")
 
 
 def registry_datasets() -> list[DatasetSource]:
-    """Labelled registry datasets present at the data location."""
+    """Labelled registry datasets (NER and slot filling) whose files are present at the data location, split by
+    split (test, dev, train), each language of a corpus of several: a MultiCoNER language without a train file
+    offers no train split (:func:`tokstudy.data.registry.available_datasets`)."""
     try:
-        from tokstudy.data.registry import dataset_info, list_datasets
-        from tokstudy.datalocation import has_corpus
+        from tokstudy.data.registry import available_datasets, dataset_info
     except ImportError:  # pragma: no cover
         return []
+    present = available_datasets()
     out = []
-    for name in list_datasets():
-        info = dataset_info(name)
-        if info.task not in ("ner", "slot") or not has_corpus(info.corpus):
+    for name in dict.fromkeys(n for n, _, _ in present):
+        if dataset_info(name).task not in ("ner", "slot"):
             continue
-        langs = info.languages if len(info.languages) > 1 else (None,)
-        for split in [s for s in _DEFAULT_SPLITS if s in info.splits]:
-            for lang in langs:
-                out.append(DatasetSource.registry(name, split, lang))
+        for split in _DEFAULT_SPLITS:
+            out += [DatasetSource.registry(name, split, lang) for n, lang, s in present if n == name and s == split]
     return out
 
 

@@ -172,3 +172,46 @@ def test_lenient_option_reads_a_conll2002_style_file(page, demo_app, tmp_path):
     assert any("1 invalid tag(s) repaired" in t for t in alerts(page, "success")), alerts(page, "success")
     assert sidebar_dataset(page) == "esp_style:all"
     assert exceptions(page) == []
+
+
+def test_languages_page_multilingual_table_download_and_a_language_opened_in_the_explorer(page, results_dir, tmp_path):
+    """MultiCoNER's 11 dev languages: the link picks Korean in the sidebar, so the page's Table 4 per language
+    covers every language of its corpus and split; the CSV holds one row per language and tokenizer, scripts
+    included; a language picked below opens its first sentence in the explorer."""
+    from tests.conftest import corpus_path
+    from tokstudy.data.registry import load_dataset
+
+    corpus_path("multiconer2022")
+    first = load_dataset("multiconer2022", "dev", language="ko")[0]
+    with running_app(results_dir, tmp_path) as url:
+        _open(page, f"{url}/languages?dataset=multiconer2022-ko:dev")
+        page.get_by_test_id("stMain").get_by_text("Table 4 per language", exact=True).wait_for()
+        page.locator('[data-testid="stVegaLiteChart"]').first.wait_for()
+        wait_idle(page)
+        assert exceptions(page) == [] and alerts(page, "error") == []
+        assert sidebar_dataset(page) == "multiconer2022-ko:dev"
+        warned = [w for w in alerts(page, "warning") if "unknown pieces in" in w]
+        assert len(warned) == 3 and all("ko " in w and "Hangul" in w for w in warned), warned
+        button = page.get_by_test_id("stDownloadButton").filter(has_text="Download Table 4 per language (CSV)")
+        with page.expect_download() as download:
+            button.locator("button").click()
+        import csv
+
+        with open(download.value.path(), encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+        assert len(rows) == 11 * 3
+        assert {r["language"]: r["script"] for r in rows}["ko"] == "Hangul"
+        assert {r["language"] for r in rows} == {"bn", "de", "en", "es", "fa", "hi", "ko", "nl", "ru", "tr", "zh"}
+
+        picker = page.get_by_test_id("stMain").get_by_test_id("stSelectbox").filter(has_text="Open a language")
+        picker.locator("input").click()
+        picker.locator("input").fill("ko (")
+        page.keyboard.press("Enter")
+        wait_idle(page)
+        page.get_by_test_id("stMain").get_by_role("button", name="Open in the explorer").click()
+        page.wait_for_url("**/?*sent=*")
+        wait_idle(page)
+        assert exceptions(page) == []
+        assert sidebar_dataset(page) == "multiconer2022-ko:dev"
+        words = page.locator("table.ts-explorer tbody tr td.ts-word").all_inner_texts()
+        assert words == list(first.words)

@@ -106,3 +106,51 @@ def test_error_rate_spec_is_altairs():
         }
     )
     assert charts.error_rate_line(df, title="t") == _without_data(_altair_error_rate(df, title="t").to_dict())
+
+
+def _altair_ranked(df, *, label, value, colour, panel, order, low, high, tooltip, palette, title, x_title):
+    base = alt.Chart().encode(y=alt.Y(f"{label}:N", sort=order, title=None, axis=alt.Axis(labelLimit=200)))
+    bars = base.mark_bar().encode(
+        x=alt.X(f"{value}:Q", title=x_title),
+        color=alt.Color(
+            f"{colour}:N",
+            sort=list(dict.fromkeys(df[colour])),
+            legend=alt.Legend(orient="bottom", labelLimit=0, columns=4),
+            scale=alt.Scale(domain=list(palette), range=list(palette.values())),
+        ),
+        tooltip=list(tooltip),
+    )
+    rule = base.mark_rule(color="black").encode(x=f"{low}:Q", x2=f"{high}:Q")
+    return (
+        alt.layer(bars, rule, data=df)
+        .properties(width=240, height=charts.ROW_HEIGHT * len(order))
+        .facet(column=alt.Column(f"{panel}:N", sort=list(dict.fromkeys(df[panel])), title=None))
+        .properties(title=title)
+    )
+
+
+def test_ranked_bars_spec_is_altairs():
+    df = pd.DataFrame(
+        {
+            "tokenizer": ["a", "a", "b", "b"],
+            "language": ["yor", "ko", "yor", "ko"],
+            "script": ["Latin", "Hangul"] * 2,
+            "gap": [1.0, 2.0, 3.0, 4.0],
+            "gap_low": [0.5, 1.0, 2.0, 3.0],
+            "gap_high": [2.0, 3.0, 4.0, 5.0],
+        }
+    )
+    opts = dict(
+        label="language",
+        value="gap",
+        colour="script",
+        panel="tokenizer",
+        order=["ko", "yor"],
+        low="gap_low",
+        high="gap_high",
+        tooltip=("language", "script", "gap"),
+        palette={"Latin": "#4c72b0", "Hangul": "#937860"},
+        title="t",
+        x_title="NE − non-NE",
+    )
+    assert charts.ranked_bars(df, **opts) == _without_data(_altair_ranked(df, **opts).to_dict())

@@ -12,6 +12,7 @@ MODULES = [
     "analysis_app.services.sentences",
     "analysis_app.services.sources",
     "analysis_app.services.defaults",
+    "analysis_app.services.languages",
     "analysis_app.services.mislabels",
     "analysis_app.services.statistics",
     "analysis_app.services.paths",

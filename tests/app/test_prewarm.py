@@ -28,6 +28,7 @@ def _forbid(monkeypatch):
         (mislabels, "correlate"),
         (mislabels, "align"),
         (mislabels, "mislabelled_words"),
+        (languages, "language_frame"),
         (languages, "parity_frame"),
         (languages, "continued_frame"),
         (languages, "read_parallel"),
@@ -69,7 +70,9 @@ def test_every_page_reads_what_the_server_prepared(app_env, fresh_caches, monkey
     work().forget()
 
     timings = work().prewarm(parse_settings([]), cache, wait_for_first_page=False)
-    assert {"table", "table 4", "correlation", "attribution", "parity", "continued"} <= set(timings)
+    assert {"table", "table 4", "correlation", "attribution", "table 4 per language", "parity", "continued"} <= set(
+        timings
+    )
     _forbid(monkeypatch)
     for page, before in expected.items():
         at = run_page(f"views/{page}.py", timeout=60)

@@ -227,3 +227,21 @@ def test_byte_pieces_are_shown_as_text_or_hex_never_replacement_characters(tmp_p
         assert raw == row.word.encode("utf-8"), (row.word, shown)
     assert not is_byte_level(object())  # a segmenter without a Hugging Face tokenizer (e.g. SentencePiece)
     assert readable_piece("<0xE2>") == ("<0xE2>", True)
+
+
+def test_the_registry_offers_only_the_datasets_whose_files_are_present(shared_data):
+    """MultiCoNER has train files for 6 of its 11 languages: the other 5 offer dev only."""
+    from analysis_app.services.sources import registry_datasets
+    from tokstudy.data.registry import available_datasets, available_languages, has_files
+
+    offered = registry_datasets()
+    assert all(has_files(d.name, d.split, d.language) for d in offered)
+    keys = {d.key for d in offered}
+    present = set(available_languages("multiconer2022", "train"))
+    assert {k for k in keys if k.startswith("multiconer2022-") and k.endswith(":train")} == {
+        f"multiconer2022-{lang}:train" for lang in present
+    }
+    if "bn" not in present:
+        assert "multiconer2022-bn:train" not in keys and "multiconer2022-bn:dev" in keys
+    labelled = {(n, lang, s) for n, lang, s in available_datasets() if s in ("train", "dev", "test")}
+    assert len(offered) == len([x for x in labelled if x[0] != "sst2"])  # every labelled NER / slot set present

@@ -66,12 +66,14 @@ _UNICODE_NAMES = {
 
 
 def language_script(language: str) -> str | None:
-    """The script ``language`` (an ISO 639-1 or 639-3 code, any case) is written in, or ``None`` if unknown.
+    """The script ``language`` (an ISO 639-1 or 639-3 code, any case, or a locale such as ``en-US``) is written
+    in, or ``None`` if unknown.
 
-    >>> language_script("FA"), language_script("und")
-    ('Arabic', None)
+    >>> language_script("FA"), language_script("en-US"), language_script("und")
+    ('Arabic', 'Latin', None)
     """
-    return LANGUAGE_SCRIPTS.get(language.lower())
+    code = language.lower()
+    return LANGUAGE_SCRIPTS.get(code) or LANGUAGE_SCRIPTS.get(code.replace("_", "-").split("-")[0])
 
 
 def unicode_script(prefix: str) -> str:
