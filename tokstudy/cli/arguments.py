@@ -52,8 +52,9 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, datasets: bool = Tru
             action="append",
             default=[],
             metavar="SPEC",
-            help="dataset (repeat for several): NAME:SPLIT from the registry (conll2003:test, wikiann:ru:test), "
-            "a file path (path.conll, path.conll@de for its language) or a SNIPS/ATIS-style folder",
+            help="dataset (repeat for several): NAME:SPLIT or NAME:LANGUAGE:SPLIT from the registry (conll2003:test, "
+            "wikiann:ru:test), with * for every language present (masakhaner2:*:test), a file path (path.conll, "
+            "path.conll@de for its language) or a SNIPS/ATIS-style folder",
         )
         files = parser.add_argument_group("dataset files given as paths")
         files.add_argument(

@@ -16,7 +16,12 @@ def register(sub) -> None:
             "pieces per continued word; the breakdown by entity type, B/I position, language and dataset; and the "
             "intrinsic metrics per tokenizer and group (NE / non-NE / all, language): chars_per_piece, "
             "bytes_per_piece, shannon_entropy, renyi_efficiency (order --renyi-alpha) and vocab_utilization. "
-            "Example: tokstudy stats -d conll2003:test -t runs/tok/sp-32000 -t runs/tok/sp-64000 --json stats.json"
+            "With several datasets, also Table 4 per language: one row per (dataset, language) and tokenizer "
+            "with NE and non-NE additional segmentation, their gap, fertility and unknown pieces, with intervals, "
+            "largest gap first, and one unknown-piece warning per tokenizer naming the languages concerned. "
+            "Example: tokstudy stats -d conll2003:test -t runs/tok/sp-32000 -t runs/tok/sp-64000 --json stats.json; "
+            "tokstudy stats -d 'masakhaner2:*:test' -d 'multiconer2022:*:dev' -t tok/sp-unigram-8000 "
+            "--languages-figure languages"
         ),
     )
     from tokstudy.cli.arguments import add_bootstrap_arguments, add_input_arguments
