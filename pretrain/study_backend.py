@@ -92,7 +92,7 @@ class PretrainBackend:
         seed."""
         task, splits, section, seed = request.task, request.splits, request.section, request.seed
         train_split, dev = splits.train, splits.dev
-        if task.dataset.startswith("sst2"):  # SST-2's test labels are not public: its dev is the test set
+        if dev is None:  # the corpus has no test split (SST-2, MultiCoNER): its dev split is the test set
             train_split, dev = holdout(train_split, 0.05, 0)
         cfg = FinetuneConfig(
             model=str(request.model_dir),

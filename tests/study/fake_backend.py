@@ -3,12 +3,15 @@
 It fulfils :class:`tokstudy.study.backends.TrainerBackend` with what the study's later stages read:
 a model directory per tokenizer, a score per (model, task, seed), per-word predictions for NER
 tasks (gold tags with every third sentence's entities missed) and a cost record. Pre-trained
-models score 80 + seed, controls 40 + seed, so the report's "pre-training helps" is decided.
+models score 80 + seed, controls 40 + seed, so the report's "pre-training helps" is decided; a task in
+a language scores a fixed amount apart (from the language and the tokenizer's name), so that the
+languages' scores differ.
 """
 
 from __future__ import annotations
 
 import json
+import zlib
 from pathlib import Path
 
 from tokstudy.analysis.model_errors.predictions import write_predictions
@@ -65,6 +68,9 @@ class FakeBackend:
                 work / f"seed-{seed}" / "predictions.test.tsv", sentences, sent_ids=[s.sent_id for s in splits.test]
             )
         score = (80.0 if model["pretrained"] else 40.0) + seed
+        if task.language:  # languages score apart, and a vocabulary helps some languages more than others
+            score -= zlib.crc32(task.language.encode()) % 23
+            score += zlib.crc32(f"{model['tokenizer']}{task.language}".encode()) % 5
         return FinetunedRun(
             metric="F1" if task.task == "ner" else "accuracy",
             score=score,

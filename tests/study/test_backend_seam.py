@@ -263,3 +263,34 @@ def test_a_task_of_its_own_dropout_retrains_that_task_only(fake_study, tmp_path)
     assert {c[0] for c in backend.calls} == {"finetune"}
     assert len(backend.calls) == 2 * 3 * config.finetune.seeds  # (pre-trained + control) x 3 tokenizers x seeds
     assert {c[3] for c in backend.calls} == {first.label}, backend.calls
+
+
+def test_a_corpus_without_a_test_split_is_scored_on_dev_with_a_held_out_dev(monkeypatch, tmp_path):
+    """MultiCoNER (like SST-2) has no test split: the study scores it on dev and hands the backend no dev, and the
+    pre-trainer's backend holds out 5 % of the training sentences for early stopping."""
+    import pretrain.study_backend as sb
+    from tokstudy.data.types import Dataset, Sentence
+    from tokstudy.study.backends import FinetuneRequest, TaskSplits
+    from tokstudy.study.config import FinetuneSection, TaskSpec
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_finetune(cfg, work, *, data):
+        seen["data"] = data
+        raise Stop
+
+    monkeypatch.setattr(sb, "finetune", fake_finetune)
+    sentences = [Sentence((f"w{i}", "berlin"), ("O", "B-LOC")) for i in range(40)]
+    train = Dataset(sentences, name="multiconer2022", language="de", split="train")
+    test = Dataset(sentences[:5], name="multiconer2022", language="de", split="dev")
+    request = FinetuneRequest(
+        tmp_path / "m", TaskSpec("multiconer2022:de"), TaskSplits(train, None, test), 0, FinetuneSection()
+    )
+    with pytest.raises(Stop):
+        sb.PretrainBackend(cuda=False).finetune(tmp_path / "w", request, progress=False)
+    data = seen["data"]
+    assert (len(data.train), len(data.dev), data.dev.split) == (38, 2, "dev-holdout")
+    assert data.test.split == "dev" and len(data.test) == 5

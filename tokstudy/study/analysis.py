@@ -24,6 +24,7 @@ import warnings
 from collections import defaultdict
 from pathlib import Path
 
+from tokstudy.data.names import expand_dataset_name
 from tokstudy.report import files as rf
 from tokstudy.report import tables as rt
 from tokstudy.specs import parse_registry_spec
@@ -49,8 +50,11 @@ def _load_analysis_datasets(config: StudyConfig, sources: Sources) -> tuple[list
         if not sources.has_dataset(name):
             skipped.append(spec)
             continue
-        datasets.append(sources.dataset(name, split, language=language))
-        specs.append(spec)
+        # `masakhaner2:*:test` is the test split of every language present
+        for concrete in expand_dataset_name(spec, data_dir=sources.data_dir) if sources.is_real(name) else [spec]:
+            name, language, split = parse_registry_spec(concrete)
+            datasets.append(sources.dataset(name, split, language=language))
+            specs.append(concrete)
     return datasets, specs, skipped
 
 
@@ -64,15 +68,16 @@ def analyse(
     *,
     progress: bool = True,
     pretrain_cost: dict | None = None,
+    task_text: list[dict] = (),
 ) -> dict:
     """Compute every table and figure of the study; returns their paths (relative to ``root``).
 
     ``runs`` holds the pre-trained models' fine-tuning runs and, marked ``pretrained: False``, the
     no-pre-training controls' (scored against their models in ``tables/control.json``, left out of
-    the segmentation-error analysis); ``pretrain_cost`` maps each tokenizer to its pre-training cost.
+    the segmentation-error analysis); ``pretrain_cost`` maps each tokenizer to its pre-training cost;
+    ``task_text`` the files of the tasks' training words added to the corpora (``add_task_text``).
     """
     from tokstudy.analysis.table import segmentation_table
-    from tokstudy.study.error_analysis import errors_and_examples
     from tokstudy.tokenization.loading import load_tokenizer
 
     sec = config.analysis
@@ -112,10 +117,50 @@ def analyse(
         tables / "scores.csv",
     )
     out["scores"] = "tables/scores.json"
-    errors = errors_and_examples(root, table, segmenters, pretrained, config, sources, boot)
-    out.update(errors.paths)
+    errors = _errors_and_languages(out, root, table, segmenters, pretrained, scores, config, sources, boot)
     out["figures"] = _figures(root, figures, stats.table4, vocab, errors.correlations, errors.attribution_rows)
     out.update(_control_and_cost(root, tables, figures, runs, pretrain_cost or {}))
+    out.update(_data_records(tables, runs, task_text))
+    return out
+
+
+def _errors_and_languages(
+    out: dict, root: Path, table, segmenters, runs: list[dict], scores: dict, config: StudyConfig, sources, boot
+):
+    """The error analysis (:func:`~tokstudy.study.error_analysis.errors_and_examples`) and, with
+    ``analysis.per_language``, the languages tables (:mod:`tokstudy.study.languages`); their paths go into
+    ``out``. With the languages part, every task's scored sentences are segmented once, together, and the error
+    analysis takes each task's from that table."""
+    from tokstudy.study.error_analysis import errors_and_examples
+    from tokstudy.study.languages import scored_table, write_language_tables
+
+    scored = scored_table(config.finetune.tasks, segmenters, sources) if config.analysis.per_language else None
+    errors = errors_and_examples(root, scored.table if scored else table, segmenters, runs, config, sources, boot)
+    out.update(errors.paths)
+    if scored is not None:
+        order = [s.name for s in sorted(segmenters, key=lambda s: int(s.vocab_size))]
+        correlation = [rt.to_jsonable(c) for c in errors.correlations]
+        out.update(
+            write_language_tables(root / "tables", scored, order, scores, correlation, errors.attribution_rows, boot)
+        )
+    return errors
+
+
+def _data_records(tables: Path, runs: list[dict], task_text: list[dict]) -> dict:
+    """What the study read of each task's splits (``tables/task_data.json``: sentences used and available, lines
+    skipped and tags repaired by a lenient reading, from the first run of each task) and the tasks' training
+    text added to the corpora (``tables/task_text.json``, with ``add_task_text``)."""
+    seen: dict = {}
+    for r in runs:
+        if r.get("data") and r["task"] not in seen:
+            seen[r["task"]] = {"task": r["task"], **r["data"]}
+    out = {}
+    if seen:
+        rt.write_json(list(seen.values()), tables / "task_data.json")
+        out["task_data"] = "tables/task_data.json"
+    if task_text:
+        rt.write_json(list(task_text), tables / "task_text.json")
+        out["task_text"] = "tables/task_text.json"
     return out
 
 

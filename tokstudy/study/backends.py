@@ -73,8 +73,9 @@ class TaskSplits:
 
     train: Dataset
     """Sentences to fine-tune on."""
-    dev: Dataset
-    """Sentences to choose the epoch on (early stopping)."""
+    dev: Dataset | None
+    """Sentences to choose the epoch on (early stopping); None where the corpus has no test split, so that its
+    dev split is the test set: the backend then holds out part of ``train`` for early stopping."""
     test: Dataset
     """Sentences the reported score and the predictions come from."""
 

@@ -44,6 +44,10 @@ class TokenizerSection:
     character_coverage: float = 0.9995
     """SentencePiece character coverage."""
     seed: int = 0
+    add_task_text: bool = False
+    """Add the words of every fine-tuning task's training split (one sentence a line, never dev or test) to the
+    corpora the vocabularies are trained on, so that every task language is seen even where the raw text has
+    none of it. The report says so: the vocabularies have then seen the tasks' own words."""
 
     def __post_init__(self) -> None:
         if not self.vocab_sizes or any(v < 100 for v in self.vocab_sizes):
@@ -73,6 +77,9 @@ class PretrainSection:
     max_examples: int | None = None
     """Cap on pre-training examples written (None: the whole corpus); keeps the CPU configurations short."""
     seed: int = 0
+    add_task_text: bool = False
+    """Add the words of every fine-tuning task's training split (each sentence its own document, as in
+    ``raw_text``) to the pre-training corpora; the report says so."""
     compile: str = "auto"
     """The pre-trainer's ``TrainConfig.compile``: ``auto`` (on with CUDA), ``on`` or ``off``. A short run can
     spend more on compiling than it saves (ALBERT-base: about 30 s a tokenizer on an H200)."""
@@ -109,17 +116,27 @@ def _check_rates(obj, names: tuple[str, ...]) -> None:
 TASK_OVERRIDES = ("epochs", "learning_rate", "dropout", "token_dropout", "label_all_pieces")
 
 
+#: what a task's ``language`` may be to stand for every language whose training split is present
+LANGUAGE_WILDCARD = "*"
+
+
 @dataclass(frozen=True)
 class TaskSpec:
-    """One fine-tuning task."""
+    """One fine-tuning task.
+
+    >>> TaskSpec("masakhaner2:yor").label, TaskSpec("masakhaner2:*").is_wildcard
+    ('masakhaner2-yor-ner', True)
+    """
 
     dataset: str
-    """Registry name (conll2003, conll2002_es, wikiann, snips, atis, sst2), or a Hugging Face dataset
+    """Registry name (conll2003, conll2002_es, wikiann, snips, atis, sst2, multiconer2022, masakhaner2, massive),
+    ``NAME:LANGUAGE`` (``masakhaner2:yor``, the same as ``language: yor``), ``NAME:*`` for one task per language
+    whose training split is present at the data location (``masakhaner2:*``: 20 tasks), or a Hugging Face dataset
     ``hf:NAME[@CONFIG]`` for users who are online (splits train / validation / test)."""
     task: str = "ner"
     """``ner`` (token classification, also slot filling) or ``classification``."""
     language: str | None = None
-    """For multilingual datasets (wikiann)."""
+    """For multilingual datasets (wikiann, multiconer2022, masakhaner2); ``*``: every language present."""
     max_train: int | None = None
     """Cap on training sentences (None: all)."""
     max_eval: int | None = None
@@ -134,6 +151,11 @@ class TaskSpec:
     """Word-dropout rate for this task; None: ``finetune.token_dropout``."""
     label_all_pieces: bool | None = None
     """Train on every piece of a word for this task; None: ``finetune.label_all_pieces``."""
+    lenient: bool | None = None
+    """Read the task's splits leniently: tags that continue no entity become ``B-`` and lines with a single field
+    are skipped, both counted in the report (MasakhaNER's ``xho`` train has 2 such lines). None: the registry's
+    default for the corpus (tags repaired for conll2002_es and masakhaner2; a malformed line is an error naming
+    its file and line)."""
 
     def __post_init__(self) -> None:
         if self.task not in ("ner", "classification"):
@@ -143,11 +165,24 @@ class TaskSpec:
         if self.learning_rate is not None and not 0 < self.learning_rate < 1:
             raise ValueError(f"learning_rate must be in (0, 1), got {self.learning_rate}")
         _check_rates(self, ("dropout", "token_dropout"))
+        if ":" in self.dataset and not self.dataset.startswith("hf:"):
+            name, _, language = self.dataset.partition(":")
+            if not name or not language or ":" in language:
+                raise ValueError(f"dataset must be NAME or NAME:LANGUAGE (e.g. masakhaner2:*), got {self.dataset!r}")
+            if self.language not in (None, language):
+                raise ValueError(f"dataset {self.dataset!r} names language {language!r}; language is {self.language!r}")
+            object.__setattr__(self, "dataset", name)
+            object.__setattr__(self, "language", language)
 
     def settings(self, section: FinetuneSection) -> FinetuneSection:
         """``section`` with this task's own settings (:data:`TASK_OVERRIDES`), where it sets them."""
         overrides = {k: getattr(self, k) for k in TASK_OVERRIDES if getattr(self, k) is not None}
         return dataclasses.replace(section, **overrides) if overrides else section
+
+    @property
+    def is_wildcard(self) -> bool:
+        """Whether the task stands for one task per language present (:func:`tokstudy.study.tasks.expand_tasks`)."""
+        return self.language == LANGUAGE_WILDCARD
 
     @property
     def label(self) -> str:
@@ -210,6 +245,11 @@ class AnalysisSection:
     count_lone_boundary: bool = True
     """Count a lone word-boundary piece as in the paper's Table 3."""
     seed: int = 0
+    per_language: bool = False
+    """Add the languages section (the ``multilingual`` study): for every NER task (a language of a corpus) the
+    additional segmentation of its test words (NE words, all words) next to its F1; their rank correlation across
+    languages with a bootstrap CI over languages; the word-level correlation and attribution per language; the
+    languages whose F1 gains most from the smallest vocabulary to the largest."""
 
 
 @dataclass(frozen=True)

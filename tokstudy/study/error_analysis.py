@@ -1,10 +1,11 @@
 """The study's fine-tuned models against segmentation: correlation of a word's pieces with its label
 errors, the attribution beyond frequency, entity status and length, and Table 3's examples.
 
-For every NER task with predictions, the task's test split is taken from the analysis table when
-the analysis holds exactly those sentences (else segmented once on its own); each model's first
+For every NER task with predictions, the task's test split (its dev split where the corpus has no test
+split: :func:`~tokstudy.study.tasks.scored_split`) is taken from the table given when it holds exactly those
+sentences (else segmented once on its own); each model's first
 seed's predictions are aligned to it, published where the app looks for them
-(``predictions/<model>/<dataset>_test.tsv``) and scored. Tables are written by
+(``predictions/<model>/<dataset>[_<language>]_<split>.tsv``) and scored. Tables are written by
 :mod:`tokstudy.report.files` (``correlation``, ``error_by_pieces``, ``attribution``) and Table 3 as
 ``tables/table3.md``.
 """
@@ -20,6 +21,7 @@ from pathlib import Path
 from tokstudy.report import files as rf
 from tokstudy.study.config import StudyConfig
 from tokstudy.study.sources import Sources
+from tokstudy.study.tasks import scored_split, training_split
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,12 @@ def task_table_of(table, test, segmenters):
     return segmentation_table([test], segmenters, progress=False)
 
 
+def published_stem(task, test) -> str:
+    """The file name (without ``.tsv``) a task's predictions are published under, for the app:
+    ``<dataset>[_<language>]_<split>`` (``conll2003_test``, ``masakhaner2_yor_test``, ``multiconer2022_de_dev``)."""
+    return "_".join(p for p in (task.dataset, task.language, test.split) if p)
+
+
 def errors_and_examples(
     root: Path, table, segmenters, runs: list[dict], config: StudyConfig, sources: Sources, boot: dict
 ) -> ErrorAnalysis:
@@ -73,15 +81,16 @@ def errors_and_examples(
         if not next(iter(by_tok.values()))[0].get("predictions"):
             continue
         spec = next(t for t in config.finetune.tasks if t.label == task)
-        test = sources.dataset(spec.dataset, "test", language=spec.language, limit=spec.max_eval)
+        test = scored_split(spec, sources)
         task_table = task_table_of(table, test, [by_seg[t] for t in by_tok])
         # word frequencies of what the model was fine-tuned on (the same cut of the training split)
-        train_counts = word_counts(sources.dataset(spec.dataset, "train", language=spec.language, limit=spec.max_train))
+        train_counts = word_counts(training_split(spec, sources))
+        train_name = f"{spec.language}:train" if spec.language else "train"
         aligned_all = []
         for tok, rs in by_tok.items():
             # the first seed's predictions, as the paper reports one model per vocabulary
             source = root / rs[0]["predictions"]
-            published = root / "predictions" / tok / f"{spec.dataset}_test.tsv"
+            published = root / "predictions" / tok / f"{published_stem(spec, test)}.tsv"
             published.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, published)
             aligned = align_predictions(task_table, read_predictions(source))
@@ -90,7 +99,7 @@ def errors_and_examples(
             results.append(correlate_errors(task_table, of_task, tokenizer=tok, **boot))
             attributions.append(
                 attribute_errors(
-                    task_table, of_task, tokenizer=tok, train=train_counts, train_label=f"{spec.dataset}:train"
+                    task_table, of_task, tokenizer=tok, train=train_counts, train_label=f"{spec.dataset}:{train_name}"
                 )
             )
         chosen = select_sentences(task_table, config.analysis.n_examples)

@@ -2,6 +2,7 @@
 
 Reads as the study does::
 
+    task_text           (tokenizers/pretrain.add_task_text) the words of every task's training split as raw text
     tokenizers          K vocabularies from one seeded sample (1:2:4 sizes by default)
     pretrain/<tok>      one ALBERT per tokenizer, identical settings (prepare + train + export)
     control/<tok>       (finetune.no_pretraining_control) the same architecture, random weights
@@ -13,7 +14,9 @@ Reads as the study does::
                         errors, error rate by pieces, Tables 1-2, figures
     report              report.md / report.html with the findings
 
-Every stage is keyed on its own settings and its inputs' keys (:mod:`tokstudy.study.stages`):
+A task written with a language wildcard (``masakhaner2:*``) is one task per language present
+(:func:`~tokstudy.study.tasks.expand_tasks`) before any stage is planned. Every stage is keyed on its own settings
+and its inputs' keys (:mod:`tokstudy.study.stages`, :mod:`tokstudy.study.keys`):
 a second run reuses everything, a changed fine-tuning setting reruns fine-tuning and
 analysis only, and a run killed during pre-training resumes from its last checkpoint.
 
@@ -35,11 +38,13 @@ from functools import partial
 from pathlib import Path
 from typing import Callable
 
-from tokstudy.study.backends import FinetuneRequest, TaskSplits, TrainerBackend
-from tokstudy.study.config import FinetuneSection, StudyConfig, TaskSpec
+from tokstudy.study.backends import FinetuneRequest, TrainerBackend
+from tokstudy.study.config import StudyConfig, TaskSpec
+from tokstudy.study.keys import finetune_key, section_key, task_key
 from tokstudy.study.report import REPORT_VERSION
 from tokstudy.study.sources import Sources, resolve_sources
 from tokstudy.study.stages import Pipeline, Stage
+from tokstudy.study.tasks import expand_tasks, task_splits, text_tasks, write_task_text
 
 #: Version of the analysis stage's table schemas (docs/analysis.md, "Report files"); 2 = one schema per JSON file,
 #: shared with ``tokstudy report``. Part of the stage's key, so a folder analysed with version 1 is analysed again.
@@ -71,24 +76,6 @@ def _needed_corpora(config: StudyConfig) -> set[str]:
     return {n for n in needed if not Path(n).exists() and not n.startswith("hf")}
 
 
-#: fine-tuning settings added after results were first written, at their default (the earlier behaviour): left
-#: out of the stage keys, so that a results folder of an earlier version is reused instead of trained again
-_ADDED_AT_DEFAULT = {
-    "dropout": None,
-    "token_dropout": 0.0,
-    "decode": "argmax",
-    "decode_prior_scale": 0.0,
-    "label_all_pieces": False,
-}
-#: task settings added the same way (None: the task takes the section's value)
-_TASK_ADDED_AT_DEFAULT = ("dropout", "token_dropout", "label_all_pieces")
-
-
-def _task_key(task: TaskSpec) -> dict:
-    """A task's part of its stage key: its fields, less those added later and left unset."""
-    return {k: v for k, v in dataclasses.asdict(task).items() if not (k in _TASK_ADDED_AT_DEFAULT and v is None)}
-
-
 @dataclass(frozen=True)
 class StudyRun:
     """What every stage of one run of the study needs besides its own settings."""
@@ -102,6 +89,8 @@ class StudyRun:
     """The data's fingerprint (:meth:`~tokstudy.study.sources.Sources.fingerprint`), part of every stage key."""
     child_progress: bool
     """One progress bar per training run: only when runs do not share the terminal (``config.jobs <= 1``)."""
+    task_text: tuple[Path, ...] = ()
+    """The raw-text files of the tasks' training words (``add_task_text``), when a section adds them."""
 
 
 @dataclass(frozen=True)
@@ -158,10 +147,15 @@ def run_study(
     sources = resolve_sources(_needed_corpora(config), root, data_dir=config.data_dir, allow_sample=config.allow_sample)
     for note in sources.notes:
         log(f"note: {note}")
+    # a task `masakhaner2:*` is one task per language present: every stage below sees the languages themselves
+    tasks = expand_tasks(config.finetune.tasks, data_dir=sources.data_dir)
+    config = dataclasses.replace(config, finetune=dataclasses.replace(config.finetune, tasks=tasks))
     pipe = Pipeline(root, log=log)
     run = StudyRun(config, root, backend, sources, sources.fingerprint(), progress and config.jobs <= 1)
 
-    # 1. tokenizers
+    # 0. the tasks' training words as raw text, where a section adds them; 1. tokenizers
+    task_text = _run_task_text(pipe, run)
+    run = dataclasses.replace(run, task_text=tuple(root / "task_text" / t["path"] for t in task_text))
     tokenizer_dirs = _run_tokenizers(pipe, run, progress)
     # 2.-3. pre-training, the control, fine-tuning: `config.jobs` training runs at a time; with one job each run
     # draws its own bars, with several one bar counts the finished runs
@@ -174,8 +168,8 @@ def run_study(
     analysis = pipe.run(
         "analysis",
         # "tables" names the schema of what the stage writes: a folder analysed by an older schema is analysed again
-        {"section": dataclasses.asdict(config.analysis), "inputs": run.inputs, "tables": TABLES_SCHEMA},
-        lambda work: _analyse(work, root, tokenizer_dirs, runs, pretrain_cost, config, sources, progress),
+        {"section": section_key(config.analysis), "inputs": run.inputs, "tables": TABLES_SCHEMA},
+        lambda work: _analyse(work, root, tokenizer_dirs, runs, pretrain_cost, config, sources, progress, task_text),
         deps=["tokenizers", *(r.stage for r in plan.runs)],
     )
     # 5. report
@@ -194,12 +188,33 @@ def run_study(
     return StudyResult(root, root / report["markdown"], root / report["html"], pipe.executed, pipe.skipped)
 
 
+def _run_task_text(pipe: Pipeline, run: StudyRun) -> list[dict]:
+    """The ``task_text`` stage (only when ``tokenizers.add_task_text`` or ``pretrain.add_task_text``): the words
+    of every task's training split as raw text; its files' records (:func:`~tokstudy.study.tasks.write_task_text`)."""
+    config = run.config
+    if not (config.tokenizers.add_task_text or config.pretrain.add_task_text):
+        return []
+    tasks = text_tasks(config.finetune.tasks)
+    return pipe.run(
+        "task_text",
+        {"tasks": [[t.dataset, t.language, t.lenient] for t in tasks], "inputs": run.inputs},
+        lambda work: {"files": write_task_text(work, tasks, run.sources)},
+    )["files"]
+
+
+def _task_text_deps(add: bool) -> tuple[str, ...]:
+    return ("task_text",) if add else ()
+
+
 def _run_tokenizers(pipe: Pipeline, run: StudyRun, progress: bool) -> dict[str, Path]:
     """The ``tokenizers`` stage; returns each tokenizer's folder by name."""
+    add = run.config.tokenizers.add_task_text
+    extra = run.task_text if add else ()
     toks = pipe.run(
         "tokenizers",
-        {"section": dataclasses.asdict(run.config.tokenizers), "inputs": run.inputs},
-        lambda work: _train_tokenizers(work, run.root, run.config, run.sources, progress),
+        {"section": section_key(run.config.tokenizers), "inputs": run.inputs},
+        lambda work: _train_tokenizers(work, run.root, run.config, run.sources, progress, extra),
+        deps=_task_text_deps(add),
     )
     return {t["name"]: run.root / t["path"] for t in toks["tokenizers"]}
 
@@ -217,9 +232,10 @@ def plan_stages(run: StudyRun, tokenizer_dirs: dict[str, Path]) -> TrainingPlan:
 def _model_stages(run: StudyRun, name: str, tokenizer_dir: Path) -> list[Stage]:
     """``pretrain/<name>`` and, for the control, ``control/<name>``."""
     config = run.config
+    add = config.pretrain.add_task_text
     pretrain = Stage(
         f"pretrain/{name}",
-        {"section": dataclasses.asdict(config.pretrain), "inputs": run.inputs},
+        {"section": section_key(config.pretrain), "inputs": run.inputs},
         partial(
             _pretrain,
             root=run.root,
@@ -228,8 +244,9 @@ def _model_stages(run: StudyRun, name: str, tokenizer_dir: Path) -> list[Stage]:
             config=config,
             sources=run.sources,
             progress=run.child_progress,
+            extra_files=run.task_text if add else (),
         ),
-        deps=("tokenizers",),
+        deps=("tokenizers", *_task_text_deps(add)),
     )
     if not config.finetune.no_pretraining_control:
         return [pretrain]
@@ -261,7 +278,7 @@ def _finetune_stage(run: StudyRun, r: FinetuneRun) -> Stage:
     config = run.config
     return Stage(
         r.stage,
-        {"common": _finetune_key(config.finetune), "task": _task_key(r.task), "seed": r.seed, "inputs": run.inputs},
+        {"common": finetune_key(config.finetune), "task": task_key(r.task), "seed": r.seed, "inputs": run.inputs},
         partial(
             finetune_stage,
             root=run.root,
@@ -277,25 +294,16 @@ def _finetune_stage(run: StudyRun, r: FinetuneRun) -> Stage:
     )
 
 
-def _finetune_key(ft: FinetuneSection) -> dict:
-    """The fine-tuning section's part of every fine-tuning stage key: its settings, less the run plan (tasks,
-    seeds, control) and those added later and left at their default."""
-    return {
-        k: v
-        for k, v in dataclasses.asdict(ft).items()
-        if k not in ("tasks", "seeds", "no_pretraining_control")
-        and not (k in _ADDED_AT_DEFAULT and v == _ADDED_AT_DEFAULT[k])
-    }
-
-
 # --- stage bodies (control_stage and finetune_stage are public: benchmarks time one stage with them) ---
 
 
-def _train_tokenizers(work: Path, root: Path, config: StudyConfig, sources: Sources, progress: bool) -> dict:
+def _train_tokenizers(
+    work: Path, root: Path, config: StudyConfig, sources: Sources, progress: bool, extra_files: tuple[Path, ...] = ()
+) -> dict:
     from tokstudy.tokenization.training import TokenizerTrainingConfig, train_tokenizers
 
     sec = config.tokenizers
-    files = sources.raw_files(sec.corpora, sec.languages)
+    files = sources.raw_files(sec.corpora, sec.languages) + list(extra_files)
     trained = train_tokenizers(
         TokenizerTrainingConfig(
             inputs=tuple(files),
@@ -335,10 +343,11 @@ def _pretrain(
     config: StudyConfig,
     sources: Sources,
     progress: bool,
+    extra_files: tuple[Path, ...] = (),
 ) -> dict:
     start = time.perf_counter()  # the whole stage (data preparation included); the backend's cost is training's
     sec = config.pretrain
-    files = sources.raw_files(sec.corpora, sec.languages)
+    files = sources.raw_files(sec.corpora, sec.languages) + list(extra_files)
     sec = dataclasses.replace(sec, model=sec.model_spec())  # the stage's key keeps the name the user wrote
     model = backend.pretrain(work, tokenizer_dir, files, sec, progress=progress)
     cost = {**(model.cost or {}), "stage_seconds": time.perf_counter() - start}
@@ -350,14 +359,6 @@ def control_stage(
 ) -> dict:
     """The body of a ``control/<tokenizer>`` stage: the pre-training preset's initial weights, exported in ``work``."""
     return {"model": str(Path(backend.untrained_model(work, tokenizer_dir, config.pretrain)).relative_to(root))}
-
-
-def _task_splits(task: TaskSpec, sources: Sources) -> TaskSplits:
-    train = sources.dataset(task.dataset, "train", language=task.language, limit=task.max_train)
-    dev = sources.dataset(task.dataset, "dev", language=task.language, limit=task.max_eval)
-    test_split = "test" if task.dataset != "sst2" else "dev"  # SST-2's GLUE test set has no labels
-    test = sources.dataset(task.dataset, test_split, language=task.language, limit=task.max_eval)
-    return TaskSplits(train, dev, test)
 
 
 def finetune_stage(
@@ -374,9 +375,11 @@ def finetune_stage(
     progress: bool,
 ) -> dict:
     """The body of a ``finetune/...`` stage: one (model, task, seed) run of the backend; its score, predictions
-    and cost. ``inputs[model_stage]["model"]`` is the model folder, relative to ``root``."""
+    and cost, and what was read of each split (``data``: :class:`~tokstudy.study.tasks.SplitRecord` by role).
+    ``inputs[model_stage]["model"]`` is the model folder, relative to ``root``."""
     model_dir = root / inputs[model_stage]["model"]
-    request = FinetuneRequest(model_dir, task, _task_splits(task, sources), seed, task.settings(config.finetune))
+    splits, read = task_splits(task, sources)
+    request = FinetuneRequest(model_dir, task, splits, seed, task.settings(config.finetune))
     run = backend.finetune(work, request, progress=progress)
     return {
         "metric": run.metric,
@@ -385,6 +388,7 @@ def finetune_stage(
         "cost": run.cost,
         "dev_score": run.dev_score,
         "epochs_run": run.epochs_run,
+        "data": read,
     }
 
 
@@ -397,11 +401,20 @@ def _analyse(
     config: StudyConfig,
     sources: Sources,
     progress: bool,
+    task_text: list[dict],
 ) -> dict:
     from tokstudy.study import analysis
 
     return analysis.analyse(
-        work, root, tokenizer_dirs, runs, config, sources, progress=progress, pretrain_cost=pretrain_cost
+        work,
+        root,
+        tokenizer_dirs,
+        runs,
+        config,
+        sources,
+        progress=progress,
+        pretrain_cost=pretrain_cost,
+        task_text=task_text,
     )
 
 

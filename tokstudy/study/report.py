@@ -20,12 +20,13 @@ from tokstudy.report.document import Section, write_document
 from tokstudy.report.numbers import format_p
 from tokstudy.study.config import FinetuneSection, StudyConfig
 from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, by_vocab
+from tokstudy.study.language_report import cuts_section, language_findings, languages_section, training_text_section
 from tokstudy.study.sources import Sources
 
 #: Version of the report's wording and verdict rules: part of the report stage's key, so a finished study
 #: writes its report again (that stage only) after they change. 2 = verdicts yes / no / mixed / undecided
-#: with their counts, no absolute path.
-REPORT_VERSION = 2
+#: with their counts, no absolute path. 3 = what a lenient reading skipped, and the languages sections.
+REPORT_VERSION = 3
 
 SMOKE_TEST_NOTE = (
     "This configuration checks that every stage of the study runs, end to end, in minutes. Its models are "
@@ -100,14 +101,24 @@ def study_sections(root: Path, analysis: dict, config: StudyConfig, sources: Sou
     scores = _read(root, "tables/scores.json") or {}
     attribution = _read(root, "tables/attribution.json")
     control = _read(root, "tables/control.json") or {}
+    task_data = _read(root, "tables/task_data.json") or []
+    languages = _read(root, "tables/languages.json") or []
+    cross = _read(root, "tables/cross_language.json") or []
+    gains = _read(root, "tables/vocabulary_gain.json") or []
     order = [r["tokenizer"] for r in by_vocab(table4, vocab)]
 
-    sections = [_data_section(analysis, sources)]
+    sections = [_data_section(analysis, sources, task_data)]
     if config.smoke_test:
         sections.append(Section("These models are a smoke test", SMOKE_TEST_NOTE))
+    if config.analysis.per_language:
+        sections.append(training_text_section(config, _read(root, "tables/task_text.json")))
+        sections.append(cuts_section(config, task_data))
+    # a language's score against vocabulary size is one case of one finding over languages, not a finding per task
+    per_task = {t: s for t, s in scores.items() if t not in {r["task"] for r in languages}}
     found = all_findings(
-        table4, vocab, correlation, scores, attribution["attribution"] if attribution else None, control
+        table4, vocab, correlation, per_task, attribution["attribution"] if attribution else None, control
     )
+    found += language_findings(cross, gains)
     sections.append(Section("Findings", "\n".join(f.markdown() for f in found)))
     sections.append(_table4_section(table4, vocab, analysis, config))
     if correlation:
@@ -123,6 +134,8 @@ def study_sections(root: Path, analysis: dict, config: StudyConfig, sources: Sou
                 ),
             )
         )
+    if languages:
+        sections.append(languages_section(languages, cross, gains, order))
     if scores:
         from tokstudy.study.compare import tables_1_2_markdown
 
@@ -172,11 +185,35 @@ def decoding_note(section: FinetuneSection) -> str:
     return "Tagging tasks (F1) are labelled word by word: each word takes the best label at its first piece."
 
 
-def _data_section(analysis: dict, sources: Sources) -> Section:
+def _data_section(analysis: dict, sources: Sources, task_data: list[dict] = ()) -> Section:
     note = "\n\n".join(sources.notes) if sources.notes else f"All inputs are the real corpora at {_location(sources)}."
     if analysis.get("skipped_datasets"):
         note += f"\n\nSkipped (not available): {analysis['skipped_datasets']}."
-    return Section("Data", note)
+    read = lenient_note(task_data)
+    return Section("Data", note + (f"\n\n{read}" if read else ""))
+
+
+def lenient_note(task_data: list[dict]) -> str:
+    """What a lenient reading changed in the tasks' splits (``tables/task_data.json``): the malformed lines it
+    skipped, named per task and split, and how many tags it repaired.
+
+    >>> lenient_note([{"task": "masakhaner2-xho-ner", "train": {"split": "train", "skipped_lines": 2, "repaired": 0}}])
+    'Read leniently: masakhaner2-xho-ner train: 2 malformed lines skipped (single field, no tag).'
+    """
+    skipped, repaired, where = [], 0, 0
+    for record in task_data:
+        for role in ("train", "dev", "test"):
+            r = record.get(role) or {}
+            if r.get("skipped_lines"):
+                skipped.append(f"{record['task']} {r['split']}: {r['skipped_lines']} malformed lines skipped")
+            if r.get("repaired"):
+                repaired, where = repaired + r["repaired"], where + 1
+    parts = []
+    if skipped:
+        parts.append("; ".join(skipped) + " (single field, no tag)")
+    if repaired:
+        parts.append(f"{repaired} I- tags that continue no entity read as B- in {where} task splits")
+    return f"Read leniently: {'; '.join(parts)}." if parts else ""
 
 
 def _location(sources: Sources) -> str:

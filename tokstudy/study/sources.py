@@ -64,6 +64,10 @@ class Sources:
             raise DataNotFoundError(f"no raw-text files for corpora {corpora} and languages {languages}")
         return sorted(set(files))
 
+    def is_real(self, name: str) -> bool:
+        """Whether corpus ``name`` is read from the data location (not from the sample, nor absent)."""
+        return name in self._real
+
     def corpus_path(self, name: str) -> Path | None:
         """Directory of a real corpus, or None when it is absent (the sample has no parallel text)."""
         return self.data_dir / CORPORA.get(name, name) if name in self._real else None
@@ -73,8 +77,19 @@ class Sources:
             return True
         return name in self._real or (self.sample_dir is not None and name in _SAMPLE_NER | _SAMPLE_INTENT)
 
-    def dataset(self, name: str, split: str, *, language: str | None = None, limit: int | None = None) -> Dataset:
-        """A labelled split, real or from the sample, cut to its first ``limit`` sentences."""
+    def dataset(
+        self,
+        name: str,
+        split: str,
+        *,
+        language: str | None = None,
+        limit: int | None = None,
+        lenient: bool | None = None,
+    ) -> Dataset:
+        """A labelled split, real or from the sample, cut to its first ``limit`` sentences.
+
+        ``lenient`` is the registry's (:func:`tokstudy.data.registry.load_dataset`): None reads the corpus as
+        its default says, True also skips malformed lines (counted in ``Dataset.repair_log``)."""
         from tokstudy.data.registry import SPLIT_ALIASES, load_dataset
 
         if name.startswith("hf:"):
@@ -84,7 +99,7 @@ class Sources:
             hf_split = {"dev": "validation"}.get(SPLIT_ALIASES.get(split, split), split)
             ds = load_hf_dataset(hf_name, hf_split, config=config or None, language=language)
         elif name in self._real:
-            ds = load_dataset(name, split, language=language, data_dir=self.data_dir)
+            ds = load_dataset(name, split, language=language, data_dir=self.data_dir, lenient=lenient)
         elif self.sample_dir is not None and name in _SAMPLE_NER:
             from tokstudy.data.conll import read_conll
 
