@@ -19,6 +19,7 @@ SCRIPTS = [
     "bench_readers",
     "bench_tokenizer_training",
     "bench_stats",
+    "bench_languages",
     "bench_corpus_stats",
     "bench_prepare",
     "bench_pretrain",

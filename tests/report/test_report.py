@@ -99,6 +99,15 @@ def test_write_report_writes_every_output(setup, tmp_path):
     index = files.index.read_text()
     assert "Table 4" in index and "Table 3" in index and "figures/additional_segmentation.png" in index
     assert "Boundary policy" in index
+    # several datasets: Table 4 per language, its CSV holding language_table's own figures, and its figure
+    from tokstudy.analysis.stats.languages import language_table
+
+    assert "## Table 4 per language" in index and "figures/languages.png" in index
+    assert {"languages.md", "languages.csv", "figures/languages.png", "figures/languages.svg"} <= names
+    with open(tmp_path / "rep" / "languages.csv", newline="") as fh:
+        written = {(r["tokenizer"], r["dataset"]): float(r["gap_pp"]) for r in csv.DictReader(fh)}
+    direct = language_table(t, n_resamples=50)
+    assert written == pytest.approx({(r.tokenizer, r.dataset): round(r.gap.value, 2) for r in direct.rows}, abs=0.006)
     # the index is a report document like the study's: Markdown and the same content as HTML
     from tokstudy.report.html import html_page
 

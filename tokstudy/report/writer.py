@@ -28,6 +28,7 @@ from typing import Sequence
 from tokstudy.analysis.table import SegmentationTable
 from tokstudy.report import attribution as ra
 from tokstudy.report import files as rf
+from tokstudy.report import tables as rt
 from tokstudy.report.document import Section, write_document
 from tokstudy.report.table3 import example_rows, examples, examples_markdown, select_sentences
 
@@ -92,6 +93,8 @@ def write_report(
     groupings = list(groupings) if groupings is not None else default_groupings(table)
     stats = table_statistics(table, table.tokenizer_names, groupings=groupings, **kw)
     _segmentation_sections(doc, table, stats, groupings)
+    if len(table.datasets) > 1:
+        _languages_section(doc, table, kw, figures=figures)
     _examples_section(doc, table, predictions, sentences, n_examples)
     errors = _error_sections(doc, table, predictions, train, train_label, measure, kw, figures=figures)
     if parity_results:
@@ -154,6 +157,22 @@ def _segmentation_sections(doc: _Index, table: SegmentationTable, stats, groupin
     for by in groupings:
         md, paths = rf.write_grouped(by, stats.by[by], doc.out)
         doc.add(f"Additional segmentation by {by.replace('_', ' ')}", md + f"\n\n[by_{by}.md](by_{by}.md)", paths)
+
+
+def _languages_section(doc: _Index, table: SegmentationTable, kw: dict, *, figures: bool) -> None:
+    """Table 4 per (dataset, language), largest NE - non-NE gap first, and its figure coloured by script."""
+    from tokstudy.analysis.stats.languages import language_table
+    from tokstudy.report.languages import language_rows, languages_markdown, plot_languages
+
+    result = language_table(table, **kw)
+    md = languages_markdown(result)
+    paths = [doc.out / "languages.md", doc.out / "languages.csv"]
+    paths[0].write_text(md + "\n", encoding="utf-8")
+    rt.write_csv(language_rows(result), paths[1])
+    if figures:
+        paths += plot_languages(result, doc.out / "figures" / "languages")
+        md += "\n\n![Gap per language](figures/languages.png)"
+    doc.add("Table 4 per language", md + "\n\n[languages.md](languages.md) · [csv](languages.csv)", paths)
 
 
 def _examples_section(
