@@ -150,6 +150,21 @@ def test_the_multilingual_study_runs_at_toy_size(toy_study):
     assert (result.root / "predictions" / "sp-unigram-120" / "multiconer2022_de_dev.tsv").is_file()
 
 
+def test_a_finished_multilingual_study_writes_the_same_report_again(toy_study, tmp_path):
+    """``tokstudy study --report-only``: from the tables and config.json (its tasks still wildcards) alone."""
+    import shutil
+
+    from tokstudy.study.report import rerender_study_report
+
+    _, _, result = toy_study
+    copy = tmp_path / "copy"
+    shutil.copytree(result.root, copy)
+    tasks = json.loads((copy / "config.json").read_text())["finetune"]["tasks"]
+    assert tasks[0]["language"] == "*"  # the configuration as written
+    paths = rerender_study_report(copy)
+    assert paths["markdown"].read_text(encoding="utf-8") == result.report_markdown.read_text(encoding="utf-8")
+
+
 def test_the_cross_language_spearman_equals_scipys_on_the_same_numbers(toy_study):
     _, _, result = toy_study
     rows, cross = _tables(result, "languages"), _tables(result, "cross_language")

@@ -120,7 +120,7 @@ def analyse(
     errors = _errors_and_languages(out, root, table, segmenters, pretrained, scores, config, sources, boot)
     out["figures"] = _figures(root, figures, stats.table4, vocab, errors.correlations, errors.attribution_rows)
     out.update(_control_and_cost(root, tables, figures, runs, pretrain_cost or {}))
-    out.update(_data_records(tables, runs, task_text))
+    out.update(_data_records(tables, runs, task_text, config))
     return out
 
 
@@ -146,14 +146,17 @@ def _errors_and_languages(
     return errors
 
 
-def _data_records(tables: Path, runs: list[dict], task_text: list[dict]) -> dict:
-    """What the study read of each task's splits (``tables/task_data.json``: sentences used and available, lines
-    skipped and tags repaired by a lenient reading, from the first run of each task) and the tasks' training
-    text added to the corpora (``tables/task_text.json``, with ``add_task_text``)."""
+def _data_records(tables: Path, runs: list[dict], task_text: list[dict], config: StudyConfig) -> dict:
+    """What the study read of each task's splits (``tables/task_data.json``: the task, its corpus and language,
+    sentences used and available, lines skipped and tags repaired by a lenient reading, from the first run of
+    each task) and the tasks' training text added to the corpora (``tables/task_text.json``, with
+    ``add_task_text``)."""
+    spec_of = {t.label: t for t in config.finetune.tasks}
     seen: dict = {}
     for r in runs:
         if r.get("data") and r["task"] not in seen:
-            seen[r["task"]] = {"task": r["task"], **r["data"]}
+            spec = spec_of[r["task"]]
+            seen[r["task"]] = {"task": r["task"], "dataset": spec.dataset, "language": spec.language, **r["data"]}
     out = {}
     if seen:
         rt.write_json(list(seen.values()), tables / "task_data.json")

@@ -234,8 +234,9 @@ class AnalysisSection:
     """Segmentation statistics and their link to errors."""
 
     datasets: tuple[str, ...] = ("conll2003:test",)
-    """Labelled sets for Table 4, as ``name:split``, ``name:language:split`` or ``hf:NAME[@CONFIG]:SPLIT``;
-    every language with labelled data."""
+    """Labelled sets for Table 4, as ``name:split``, ``name:language:split`` (``*`` as the language: every language
+    present, ``masakhaner2:*:test``) or ``hf:NAME[@CONFIG]:SPLIT``; the first one is Table 4's, all of them are in
+    the breakdowns by entity type, language and dataset."""
     parity_corpus: str | None = "xquad_parallel"
     """Parallel text for fertility parity across languages (None: skip)."""
     bootstrap: int = 1000

@@ -149,10 +149,8 @@ def _range(values: list[int]) -> str:
 def _corpus_cuts(config: StudyConfig, task_data: list[dict]) -> list[str]:
     """One line per corpus: training and evaluation sentences used of those available, epochs."""
     by: dict = defaultdict(list)
-    spec_of = {t.label: t for t in config.finetune.tasks}
     for record in task_data:
-        spec = spec_of.get(record["task"])
-        by[spec.dataset if spec else record["task"]].append(record)
+        by[record.get("dataset", record["task"])].append(record)
     lines = []
     for dataset, records in by.items():
         spec = next((t for t in config.finetune.tasks if t.dataset == dataset), None)
