@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -163,6 +164,31 @@ def test_a_finished_multilingual_study_writes_the_same_report_again(toy_study, t
     assert tasks[0]["language"] == "*"  # the configuration as written
     paths = rerender_study_report(copy)
     assert paths["markdown"].read_text(encoding="utf-8") == result.report_markdown.read_text(encoding="utf-8")
+
+
+def test_each_languages_segmentation_is_table_4_of_its_scored_sentences(toy_study):
+    """NE words and all words of each language: Table 4's figures of the dataset, the sentences it was scored on."""
+    from tokstudy.analysis.stats import additional_segmentation_by
+    from tokstudy.study.languages import scored_table, segmentation_by_language
+    from tokstudy.study.tasks import expand_tasks
+    from tokstudy.tokenization.loading import load_tokenizer
+
+    config, _, result = toy_study
+    sources = Sources(Path(config.data_dir), _real={"masakhaner2"})
+    tasks = expand_tasks([t for t in config.finetune.tasks if t.dataset == "masakhaner2"], data_dir=config.data_dir)
+    segmenters = [load_tokenizer(d, name=d.name) for d in sorted((result.root / "tokenizers").glob("sp-*"))]
+    scored = scored_table(tasks, segmenters, sources)
+    assert [t["test"] for t in scored.tasks] == [f"masakhaner2:{lang}:test" for lang in MASAKHANER]
+    seg = segmentation_by_language(scored.table, [s.name for s in segmenters], {"n_resamples": 0, "seed": 0})
+    rows = {(r["tokenizer"], r["task"]): r for r in _tables(result, "languages")}
+    for s in segmenters:
+        for subset in ("ne", "all"):
+            want = additional_segmentation_by(scored.table, s.name, "dataset", subset=subset, n_resamples=0)
+            for label, est in want.groups.items():
+                assert seg[s.name][label][subset]["value"] == pytest.approx(est.value)
+                task = f"masakhaner2-{label.split(':')[1]}-ner"
+                assert rows[(s.name, task)][subset] == pytest.approx(est.value)
+        assert {v["script"] for v in seg[s.name].values()} == {"Latin"}
 
 
 def test_the_cross_language_spearman_equals_scipys_on_the_same_numbers(toy_study):

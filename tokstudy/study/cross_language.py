@@ -7,7 +7,8 @@ tables and writes what these functions return; nothing here reads a file.
 
 Row fields (:func:`language_rows`): ``tokenizer``, ``task``, ``dataset``, ``language``, ``script``, the additional
 segmentation % of the task's test words (``ne``, ``ne_low``, ``ne_high`` for words inside entities, ``all``,
-``all_low``, ``all_high`` for every word), its F1 (``f1`` = mean over seeds, ``f1_sd``, ``seeds``, ``f1_values``),
+``all_low``, ``all_high`` for every word), the NE − non-NE ``gap`` (percentage points) and the share of unknown
+pieces (``unknown`` %), its F1 (``f1`` = mean over seeds, ``f1_sd``, ``seeds``, ``f1_values``),
 the word-level Pearson r of pieces with label errors (``r``, ``r_low``, ``r_high``, ``r_p``) and the odds ratio of
 a mislabel per extra piece beyond frequency, entity status and length (``or``, ``or_low``, ``or_high``).
 
@@ -117,10 +118,11 @@ def language_rows(
 ) -> list[dict]:
     """One row per (tokenizer, task) with a score, tokenizers in ``order`` (smallest vocabulary first).
 
-    ``tasks``: ``{"task", "dataset", "language", "script", "test"}`` per NER task (``test``: the label of its test
-    split in ``segmentation``); ``segmentation``: ``{tokenizer: {test label: {"ne": Est, "all": Est}}}`` with
-    ``Est = {"value", "low", "high"}``; ``scores``: ``scores.json``; ``correlation`` and ``attribution``: the
-    rows of ``correlation.json`` and ``attribution.json`` (``model`` is the task).
+    ``tasks``: ``{"task", "dataset", "language", "test"}`` per NER task (``test``: the label of its test split in
+    ``segmentation``); ``segmentation``: ``{tokenizer: {test label: {"ne": Est, "all": Est, "gap": Est,
+    "unknown": Est, "script": str}}}`` with ``Est = {"value", "low", "high"}``; ``scores``: ``scores.json``;
+    ``correlation`` and ``attribution``: the rows of ``correlation.json`` and ``attribution.json`` (``model`` is
+    the task).
     """
     r_of = {(c["tokenizer"], c["model"]): c["all"] for c in correlation}
     or_of = {(a["tokenizer"], a["model"]): a for a in attribution}
@@ -135,9 +137,12 @@ def language_rows(
             rows.append(
                 {
                     "tokenizer": tok,
-                    **{k: t[k] for k in ("task", "dataset", "language", "script")},
+                    **{k: t[k] for k in ("task", "dataset", "language")},
+                    "script": seg.get("script", ""),
                     **_est(seg.get("ne"), "ne"),
                     **_est(seg.get("all"), "all"),
+                    "gap": _float((seg.get("gap") or {}).get("value")),
+                    "unknown": _float((seg.get("unknown") or {}).get("value")),
                     "f1": _float(score["mean"]),
                     "f1_sd": _float(score.get("std")),
                     "seeds": score.get("n", 1),

@@ -29,6 +29,8 @@ MEASURE_NAMES = {"ne": "NE words", "all": "all words"}
 #: the paper's vocabulary sizes and seeds, beside the study's own when it says what was cut
 PAPER_VOCABULARIES = "32k / 64k / 128k"
 PAPER_SEEDS = 10
+#: unknown pieces % of a language above which the report names it (the unknown-piece warning's threshold)
+UNKNOWN_NOTE = 1.0
 
 
 def _ok(v) -> bool:
@@ -244,6 +246,16 @@ def languages_section(languages: list[dict], cross: list[dict], gains: list[dict
         mine = [r for r in languages if r["tokenizer"] == tok]
         if mine:
             parts.append(f"### {tok}: languages, most segmented NE words first\n\n" + _language_table(mine))
+            high = [
+                f"{r['language']} ({r['dataset']}) {r['unknown']:.1f} %"
+                for r in mine
+                if _ok(r.get("unknown")) and r["unknown"] > UNKNOWN_NOTE
+            ]
+            if high:
+                parts.append(
+                    f"Unknown pieces above {UNKNOWN_NOTE:g} % of the pieces (their segmentation is partly unknown "
+                    f"pieces, not splits): {', '.join(high)}."
+                )
     parts.append(
         "### Where a larger vocabulary helps most\n\nF1 gain from the smallest vocabulary to the largest, largest "
         "gain first ([csv](tables/vocabulary_gain.csv)).\n\n" + _gain_table(gains)

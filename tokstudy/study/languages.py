@@ -5,9 +5,10 @@ Every NER task is one language of one corpus (``masakhaner2-yor-ner``). In two s
 1. :func:`scored_table`: the sentences each task was scored on (its test split as cut by ``max_eval``), all
    tasks in one segmentation table, each tokenizer run once; the error analysis selects each task's sentences
    from it instead of segmenting them again;
-2. :func:`write_language_tables`: Table 4's machinery grouped per dataset and language
-   (:func:`~tokstudy.analysis.stats.breakdowns.breakdowns` by ``dataset``, NE words and all words, one bootstrap
-   pass over sentences), joined with each task's F1, its word-level correlation and attribution
+2. :func:`write_language_tables`: Table 4 per dataset and language
+   (:func:`~tokstudy.analysis.stats.languages.language_table`, what ``tokstudy stats`` gives for many languages:
+   NE words, all words through fertility, the script; one bootstrap pass over sentences), joined with each task's
+   F1, its word-level correlation and attribution
    (:mod:`tokstudy.analysis.model_errors`, computed by :mod:`tokstudy.study.error_analysis`), and the statistics
    across languages of :mod:`tokstudy.study.cross_language`. It writes ``tables/languages.*`` (one row per
    tokenizer and language), ``tables/cross_language.*`` (Spearman across languages with its interval) and
@@ -18,7 +19,6 @@ The report's section (:mod:`tokstudy.study.language_report`) reads these files b
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -39,21 +39,12 @@ class ScoredTable:
 
     Attributes:
         table: the :class:`~tokstudy.analysis.table.SegmentationTable` of every task's scored sentences.
-        tasks: per task ``{"task", "dataset", "language", "script", "test"}``; ``test`` is the label of its
-            sentences in ``table.datasets``.
+        tasks: per task ``{"task", "dataset", "language", "test"}``; ``test`` is the label of its sentences in
+            ``table.datasets``.
     """
 
     table: object
     tasks: list[dict]
-
-
-def _script(ds) -> str:
-    """The main script of a dataset's words (``LATIN``, ``HANGUL``, ...; ``""`` when there are no letters)."""
-    from tokstudy.analysis.table.coverage import main_scripts
-
-    chars = Counter(ch for s in ds.sentences for w in s.words for ch in w)
-    scripts = main_scripts(chars)
-    return scripts[0] if scripts else ""
 
 
 def scored_table(tasks: Sequence[TaskSpec], segmenters, sources: Sources) -> ScoredTable | None:
@@ -68,39 +59,40 @@ def scored_table(tasks: Sequence[TaskSpec], segmenters, sources: Sources) -> Sco
         if key not in label_of:
             label_of[key] = len(datasets)
             datasets.append(ds)
-        rows.append({"task": task.label, "dataset": task.dataset, "language": ds.language, "key": key, "ds": ds})
+        rows.append({"task": task.label, "dataset": task.dataset, "language": ds.language, "key": key})
     if not datasets:
         return None
     table = segmentation_table(datasets, segmenters, progress=False)
     labels = dict(zip(table.dataset_keys, table.datasets))
-    scripts = {key: _script(datasets[i]) for key, i in label_of.items()}
     infos = [
-        {
-            "task": r["task"],
-            "dataset": r["dataset"],
-            "language": r["language"],
-            "script": scripts[r["key"]],
-            "test": labels[r["key"]],
-        }
-        for r in rows
+        {"task": r["task"], "dataset": r["dataset"], "language": r["language"], "test": labels[r["key"]]} for r in rows
     ]
     return ScoredTable(table, infos)
 
 
-def segmentation_by_language(table, tokenizers: list[str], boot: dict) -> dict:
-    """``{tokenizer: {dataset label: {"ne": Est, "all": Est}}}``: additional segmentation of each dataset's NE
-    words and of all its words, 95 % bootstrap intervals over its sentences (one pass for everything)."""
-    from tokstudy.analysis.stats.breakdowns import breakdowns
+def _additional(fertility) -> dict:
+    """Additional segmentation % of every word from its fertility (pieces per word): ``100 * (f - 1)``, the
+    interval mapped the same way (the map is increasing)."""
+    return {k: 100.0 * (getattr(fertility, k) - 1.0) for k in ("value", "low", "high")}
 
-    grouped = breakdowns(table, tokenizers, groupings=("dataset",), subsets=xl.MEASURES, **boot)["dataset"]
+
+def segmentation_by_language(table, tokenizers: list[str], boot: dict) -> dict:
+    """``{tokenizer: {dataset label: {"ne": Est, "all": Est, "gap": Est, "unknown": Est, "script": str}}}`` with
+    ``Est = {"value", "low", "high"}``: Table 4 of each dataset (one language) by
+    :func:`~tokstudy.analysis.stats.languages.language_table`, 95 % bootstrap intervals over sentences; ``all``
+    is the additional segmentation of every word, from the row's fertility."""
+    from tokstudy.analysis.stats.languages import language_table
+
+    est = lambda e: {"value": e.value, "low": e.low, "high": e.high}  # noqa: E731
     out: dict = {}
-    for g in grouped:
-        for label, est in g.groups.items():
-            out.setdefault(g.tokenizer, {}).setdefault(label, {})[g.subset] = {
-                "value": est.value,
-                "low": est.low,
-                "high": est.high,
-            }
+    for r in language_table(table, tokenizers, **boot).rows:
+        out.setdefault(r.tokenizer, {})[r.dataset] = {
+            "ne": est(r.ne),
+            "all": _additional(r.fertility),
+            "gap": est(r.gap),
+            "unknown": est(r.unknown),
+            "script": r.script,
+        }
     return out
 
 
