@@ -236,3 +236,32 @@ def test_the_docstring_examples_run(module):
     from tests.fixtures_doctest import assert_examples_pass
 
     assert_examples_pass(module)
+
+
+@pytest.mark.slow
+def test_the_multilingual_study_trains_with_the_pretrainer_at_toy_size(toy_data, tmp_path):
+    """The real trainer at toy size (a few pre-training steps, one epoch): the pre-training corpus holds the tasks'
+    text under their languages, and MultiCoNER fine-tunes with a dev split held out of train."""
+    import dataclasses
+
+    from pretrain.study_backend import PretrainBackend
+
+    config = toy_multilingual_config(toy_data, tmp_path / "multilingual")
+    pretrain = dataclasses.replace(
+        config.pretrain, steps=6, max_examples=300, batch_size=16, warmup_steps=1, max_seq_length=64
+    )
+    config = dataclasses.replace(
+        config, pretrain=pretrain, finetune=dataclasses.replace(config.finetune, epochs=1, max_length=64)
+    )
+    result = run_study(config, backend=PretrainBackend(cuda=False), log=lambda m: None, progress=False)
+    meta = json.loads((result.root / "pretrain" / "sp-unigram-120" / "examples" / "meta.json").read_text())
+    languages = {i["language"] for i in meta["inputs"] if "task_text" in i["file"]}
+    assert languages == {*MASAKHANER, *MULTICONER_TRAIN, "en-US"}
+    metrics = json.loads(
+        next(
+            (result.root / "finetune" / "sp-unigram-120" / "multiconer2022-de-ner").glob("seed0/**/metrics.json")
+        ).read_text()
+    )
+    # 40 training sentences (the toy cap), 5 % of them held out for early stopping; scored on the 20 dev sentences
+    assert (metrics["sizes"]["train"], metrics["sizes"]["dev"], metrics["sizes"]["test"]) == (38, 2, 20)
+    assert "## Languages: segmentation against F1" in result.report_markdown.read_text(encoding="utf-8")

@@ -164,7 +164,8 @@ def _corpus_cuts(config: StudyConfig, task_data: list[dict]) -> list[str]:
             f"`{dataset}` ({len(records)} task{'s' if len(records) > 1 else ''}): training sentences "
             f"{_range([t['sentences'] for t in train])} of {_range([t['available'] for t in train])}"
             f"{' (cut)' if cut else ''}; scored on {_range([t['sentences'] for t in test])} of "
-            f"{_range([t['available'] for t in test])} `{test[0]['split']}` sentences; up to {epochs} epochs"
+            f"{_range([t['available'] for t in test])} `{test[0]['split']}` sentences; up to {epochs} "
+            + ("epochs" if epochs > 1 else "epoch")
         )
     return lines
 
