@@ -149,6 +149,17 @@ def test_the_multilingual_study_runs_at_toy_size(toy_study):
     assert {d["task"]: d["test"]["split"] for d in _tables(result, "task_data")}["multiconer2022-de-ner"] == "dev"
     assert (result.root / "predictions" / "sp-unigram-120" / "masakhaner2_yor_test.tsv").is_file()
     assert (result.root / "predictions" / "sp-unigram-120" / "multiconer2022_de_dev.tsv").is_file()
+    # r under every protocol of the paper's correlation; its default protocol is the word-level r of correlation.json
+    assert "## Which protocol gives the paper's r = 0.44?" in md and "Nearest the paper's r = 0.44" in md
+    protocols = json.loads((result.root / "tables" / "r_protocols.json").read_text(encoding="utf-8"))
+    default = {
+        (p["tokenizer"], p["model"]): p["r"]
+        for p in protocols
+        if (p["unit"], p["measure"], p["error"], p["lone_boundary"]) == ("words", "n_pieces", "label", "counted")
+    }
+    word_level = {(c["tokenizer"], c["model"]): c["all"]["r"] for c in _tables(result, "correlation")}
+    assert default.keys() == word_level.keys() and default == pytest.approx(word_level, abs=1e-9)
+    assert {p["lone_boundary"] for p in protocols} == {"counted", "dropped"}
 
 
 def test_a_finished_multilingual_study_writes_the_same_report_again(toy_study, tmp_path):

@@ -87,6 +87,12 @@ def analyse(
         load_tokenizer(d, name=n, count_lone_boundary=sec.count_lone_boundary) for n, d in tokenizer_dirs.items()
     ]
     vocab = {s.name: int(s.vocab_size) for s in segmenters}
+    # the same tokenizers without counting a lone boundary piece: r under the protocols that drop it
+    dropped = (
+        {n: load_tokenizer(d, name=n, count_lone_boundary=False) for n, d in tokenizer_dirs.items()}
+        if sec.count_lone_boundary
+        else None
+    )
     datasets, specs, skipped = _load_analysis_datasets(config, sources)
     table = segmentation_table(datasets, segmenters, progress=progress)  # each dataset segmented once
     out: dict = {
@@ -117,7 +123,7 @@ def analyse(
         tables / "scores.csv",
     )
     out["scores"] = "tables/scores.json"
-    errors = _errors_and_languages(out, root, table, segmenters, pretrained, scores, config, sources, boot)
+    errors = _errors_and_languages(out, root, table, segmenters, pretrained, scores, config, sources, boot, dropped)
     out["figures"] = _figures(root, figures, stats.table4, vocab, errors.correlations, errors.attribution_rows)
     out.update(_control_and_cost(root, tables, figures, runs, pretrain_cost or {}))
     out.update(_data_records(tables, runs, task_text, config))
@@ -125,7 +131,16 @@ def analyse(
 
 
 def _errors_and_languages(
-    out: dict, root: Path, table, segmenters, runs: list[dict], scores: dict, config: StudyConfig, sources, boot
+    out: dict,
+    root: Path,
+    table,
+    segmenters,
+    runs: list[dict],
+    scores: dict,
+    config: StudyConfig,
+    sources,
+    boot,
+    dropped: dict | None = None,
 ):
     """The error analysis (:func:`~tokstudy.study.error_analysis.errors_and_examples`) and, with
     ``analysis.per_language``, the languages tables (:mod:`tokstudy.study.languages`); their paths go into
@@ -135,7 +150,9 @@ def _errors_and_languages(
     from tokstudy.study.languages import scored_table, write_language_tables
 
     scored = scored_table(config.finetune.tasks, segmenters, sources) if config.analysis.per_language else None
-    errors = errors_and_examples(root, scored.table if scored else table, segmenters, runs, config, sources, boot)
+    errors = errors_and_examples(
+        root, scored.table if scored else table, segmenters, runs, config, sources, boot, dropped=dropped
+    )
     out.update(errors.paths)
     if scored is not None:
         order = [s.name for s in sorted(segmenters, key=lambda s: int(s.vocab_size))]

@@ -32,11 +32,14 @@ class ErrorAnalysis:
         paths: the files written, relative to the run's root, by name (``correlation``, ...).
         correlations: one :class:`~tokstudy.analysis.model_errors.correlation.ErrorCorrelation` per (task, model).
         attribution_rows: :func:`~tokstudy.report.attribution.attribution_rows` of every (task, model).
+        protocols: one :class:`~tokstudy.analysis.model_errors.protocols.ProtocolCorrelations` per (task, model):
+            r under every protocol of the paper's correlation (``tables/r_protocols.md|json``).
     """
 
     paths: dict = field(default_factory=dict)
     correlations: list = field(default_factory=list)
     attribution_rows: list = field(default_factory=list)
+    protocols: list = field(default_factory=list)
 
 
 def task_table_of(table, test, segmenters):
@@ -61,9 +64,18 @@ def published_stem(task, test) -> str:
 
 
 def errors_and_examples(
-    root: Path, table, segmenters, runs: list[dict], config: StudyConfig, sources: Sources, boot: dict
+    root: Path,
+    table,
+    segmenters,
+    runs: list[dict],
+    config: StudyConfig,
+    sources: Sources,
+    boot: dict,
+    dropped: dict | None = None,
 ) -> ErrorAnalysis:
-    """Correlation and attribution of errors, and Table 3, for every NER task with predictions."""
+    """Correlation and attribution of errors, and Table 3, for every NER task with predictions; with ``dropped``
+    (each tokenizer loaded without counting a lone boundary piece, by name) also r under every protocol
+    (:func:`~tokstudy.analysis.model_errors.protocols.correlation_protocols`)."""
     from tokstudy.analysis.model_errors.alignment import align_predictions
     from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
     from tokstudy.analysis.model_errors.correlation import correlate_errors
@@ -76,7 +88,7 @@ def errors_and_examples(
     per_task: dict = defaultdict(lambda: defaultdict(list))
     for r in runs:
         per_task[r["task"]][r["tokenizer"]].append(r)
-    results, attributions, example_md = [], [], []
+    results, attributions, example_md, protocols = [], [], [], []
     for task, by_tok in per_task.items():
         if not next(iter(by_tok.values()))[0].get("predictions"):
             continue
@@ -97,6 +109,8 @@ def errors_and_examples(
             aligned_all.append(dataclasses.replace(aligned, model=f"model {tok}"))
             of_task = dataclasses.replace(aligned, model=task)
             results.append(correlate_errors(task_table, of_task, tokenizer=tok, **boot))
+            if dropped is not None:
+                protocols.append(_protocols(task_table, of_task, tok, dropped[tok], boot))
             attributions.append(
                 attribute_errors(
                     task_table, of_task, tokenizer=tok, train=train_counts, train_label=f"{spec.dataset}:{train_name}"
@@ -114,4 +128,25 @@ def errors_and_examples(
     if example_md:
         (tables / "table3.md").write_text("\n\n".join(example_md), encoding="utf-8")
         paths["table3"] = "tables/table3.md"
-    return ErrorAnalysis(paths, results, rows)
+    if protocols:
+        paths.update(_write_protocols(protocols, tables))
+    return ErrorAnalysis(paths, results, rows, protocols)
+
+
+def _protocols(task_table, aligned, tok: str, dropped_segmenter, boot: dict):
+    """r of one model's errors under every protocol, the lone boundary piece counted and dropped."""
+    from tokstudy.analysis.model_errors.protocols import correlation_protocols
+    from tokstudy.analysis.table import tokenizer_columns
+
+    dropped = tokenizer_columns(task_table, dropped_segmenter)
+    return correlation_protocols(task_table, aligned, tok, dropped=dropped, **boot)
+
+
+def _write_protocols(protocols: list, tables: Path) -> dict:
+    """``tables/r_protocols.md`` (the side-by-side table and the protocol nearest the paper's r) and ``.json``."""
+    from tokstudy.report import tables as rt
+    from tokstudy.report.protocols import protocol_rows, protocols_markdown
+
+    (tables / "r_protocols.md").write_text(protocols_markdown(protocols) + "\n", encoding="utf-8")
+    rt.write_json(protocol_rows(protocols), tables / "r_protocols.json")
+    return {"r_protocols": "tables/r_protocols.json"}

@@ -26,7 +26,7 @@ from tokstudy.study.sources import Sources
 #: Version of the report's wording and verdict rules: part of the report stage's key, so a finished study
 #: writes its report again (that stage only) after they change. 2 = verdicts yes / no / mixed / undecided
 #: with their counts, no absolute path. 3 = what a lenient reading skipped, and the languages sections.
-REPORT_VERSION = 3
+REPORT_VERSION = 4
 
 SMOKE_TEST_NOTE = (
     "This configuration checks that every stage of the study runs, end to end, in minutes. Its models are "
@@ -123,6 +123,9 @@ def study_sections(root: Path, analysis: dict, config: StudyConfig, sources: Sou
     sections.append(_table4_section(table4, vocab, analysis, config))
     if correlation:
         sections.append(_correlation_section(correlation))
+    protocols = _text(root, "tables/r_protocols.md")
+    if protocols:
+        sections.append(Section("Which protocol gives the paper's r = 0.44?", protocols.strip()))
     if attribution:
         from tokstudy.report.attribution import attribution_section
 
