@@ -139,6 +139,17 @@ def test_alignment_errors_name_sentence_and_words(setup, tmp_path):
     with pytest.raises(AlignmentError, match="sentence 2, word 0 .*gold tag 'B-XYZ'"):
         align_predictions(t, _write(tmp_path, gold, "gold.tsv"))
     assert len(align_predictions(t, _write(tmp_path, gold, "gold.tsv"), check_gold=False)) == t.__len__()
+    # a tag the model never saw in training, written as gold O by the fine-tuner (unseen_labels="map_o")
+    mapped = list(sents)
+    i = next(k for k, s in enumerate(mapped) if any(tag != "O" for tag in s[1]))
+    j = next(k for k, tag in enumerate(mapped[i][1]) if tag != "O")
+    g = list(mapped[i][1])
+    unseen, g[j] = g[j], "O"
+    mapped[i] = (mapped[i][0], tuple(g), mapped[i][2])
+    with pytest.raises(AlignmentError, match=f"gold tag 'O' in the predictions but '{unseen}'.*unseen_as_o"):
+        align_predictions(t, _write(tmp_path, mapped, "mapped.tsv"))
+    aligned = align_predictions(t, _write(tmp_path, mapped, "mapped.tsv"), unseen_as_o=[unseen])
+    assert aligned.gold.count("O") == align_predictions(t, _write(tmp_path, sents)).gold.count("O") + 1
 
 
 def test_sentence_order_by_sent_id_and_dataset_choice(setup, tmp_path):

@@ -96,7 +96,11 @@ def errors_and_examples(
         test = scored_split(spec, sources)
         task_table = task_table_of(table, test, [by_seg[t] for t in by_tok])
         # word frequencies of what the model was fine-tuned on (the same cut of the training split)
-        train_counts = word_counts(training_split(spec, sources))
+        train = training_split(spec, sources)
+        train_counts = word_counts(train)
+        # tags the model never saw: the fine-tuner wrote them as gold O (unseen_labels="map_o")
+        seen_tags = {tag for sentence in train.sentences for tag in (sentence.tags or ())}
+        unseen = [tag for tag in task_table.tags if tag not in seen_tags]
         train_name = f"{spec.language}:train" if spec.language else "train"
         aligned_all = []
         for tok, rs in by_tok.items():
@@ -105,7 +109,7 @@ def errors_and_examples(
             published = root / "predictions" / tok / f"{published_stem(spec, test)}.tsv"
             published.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, published)
-            aligned = align_predictions(task_table, read_predictions(source))
+            aligned = align_predictions(task_table, read_predictions(source), unseen_as_o=unseen)
             aligned_all.append(dataclasses.replace(aligned, model=f"model {tok}"))
             of_task = dataclasses.replace(aligned, model=task)
             results.append(correlate_errors(task_table, of_task, tokenizer=tok, **boot))

@@ -17,6 +17,7 @@ and both words, so a shifted or truncated file can never produce a number.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -105,8 +106,14 @@ def align_predictions(
     *,
     dataset: str | None = None,
     check_gold: bool = True,
+    unseen_as_o: Collection[str] = (),
 ) -> AlignedPredictions:
-    """Match every word of ``predictions`` to its table row (see the module docstring)."""
+    """Match every word of ``predictions`` to its table row (see the module docstring).
+
+    ``unseen_as_o``: dataset tags the fine-tuner never saw in training and wrote as gold ``O`` (its
+    ``unseen_labels="map_o"``); the gold check accepts ``O`` for them, and errors are counted against the file's
+    gold, as the model's score was."""
+    unseen = frozenset(unseen_as_o)
     label = choose_dataset(table, predictions, dataset)
     d = table.datasets.index(label)
     src = predictions.source or "predictions"
@@ -158,11 +165,17 @@ def align_predictions(
                 raise AlignmentError(
                     f"{where}, word {j}: predictions have {w!r} where the dataset has {table.word(a + j)!r}"
                 )
-            if check_gold and table.labelled[a + j] and tags[table.tag_code[a + j]] != ps.gold[j]:
+            want = tags[table.tag_code[a + j]]
+            if (
+                check_gold
+                and table.labelled[a + j]
+                and want != ps.gold[j]
+                and not (ps.gold[j] == "O" and want in unseen)
+            ):
                 raise AlignmentError(
                     f"{where}, word {j} ({w!r}): gold tag {ps.gold[j]!r} in the predictions but "
-                    f"{tags[table.tag_code[a + j]]!r} in the dataset (are both IOB2? pass check_gold=False to "
-                    "use the file's gold tags)"
+                    f"{want!r} in the dataset (are both IOB2? tags the model never saw in training may be given "
+                    "as unseen_as_o; check_gold=False uses the file's gold tags)"
                 )
     gold: list[str] = []
     pred: list[str] = []
