@@ -142,7 +142,6 @@ def align_predictions(
         )
     order = np.empty(len(sents), dtype=np.int64)
     seen = np.zeros(len(sents), dtype=bool)
-    tags = table.tags
     for k, ps in enumerate(predictions.sentences):
         i = by_id.get(ps.sent_id)
         where = f"{src}" + (f":{ps.line}" if ps.line else "") + f": sentence {ps.sent_id}"
@@ -152,31 +151,7 @@ def align_predictions(
             raise AlignmentError(f"{where}: this sentence is predicted twice")
         seen[i] = True
         order[i] = k
-        g = int(sents[i])
-        a, b = int(table.sentence_offsets[g]), int(table.sentence_offsets[g + 1])
-        if b - a != len(ps.words):
-            raise AlignmentError(
-                f"{where}: {len(ps.words)} predicted words but the dataset sentence has {b - a} "
-                f"(dataset starts {[table.word(r) for r in range(a, min(b, a + 5))]}, "
-                f"predictions start {list(ps.words[:5])})"
-            )
-        for j, w in enumerate(ps.words):
-            if table.word(a + j) != w:
-                raise AlignmentError(
-                    f"{where}, word {j}: predictions have {w!r} where the dataset has {table.word(a + j)!r}"
-                )
-            want = tags[table.tag_code[a + j]]
-            if (
-                check_gold
-                and table.labelled[a + j]
-                and want != ps.gold[j]
-                and not (ps.gold[j] == "O" and want in unseen)
-            ):
-                raise AlignmentError(
-                    f"{where}, word {j} ({w!r}): gold tag {ps.gold[j]!r} in the predictions but "
-                    f"{want!r} in the dataset (are both IOB2? tags the model never saw in training may be given "
-                    "as unseen_as_o; check_gold=False uses the file's gold tags)"
-                )
+        _check_sentence(table, int(sents[i]), ps, where, check_gold=check_gold, unseen=unseen)
     gold: list[str] = []
     pred: list[str] = []
     rows = []
@@ -192,3 +167,28 @@ def align_predictions(
 
     model = predictions.metadata.get("model") or (Path(predictions.source).stem if predictions.source else "model")
     return AlignedPredictions(label, rows_arr, gold, pred, error, model, subset)
+
+
+def _check_sentence(table: SegmentationTable, g: int, ps, where: str, *, check_gold: bool, unseen: frozenset) -> None:
+    """Table sentence ``g`` and predicted sentence ``ps`` have the same words and (with ``check_gold``) the same
+    gold tags, a tag of ``unseen`` given as ``O`` accepted; else an :class:`AlignmentError` naming ``where``."""
+    a, b = int(table.sentence_offsets[g]), int(table.sentence_offsets[g + 1])
+    if b - a != len(ps.words):
+        raise AlignmentError(
+            f"{where}: {len(ps.words)} predicted words but the dataset sentence has {b - a} "
+            f"(dataset starts {[table.word(r) for r in range(a, min(b, a + 5))]}, "
+            f"predictions start {list(ps.words[:5])})"
+        )
+    tags = table.tags
+    for j, w in enumerate(ps.words):
+        if table.word(a + j) != w:
+            raise AlignmentError(
+                f"{where}, word {j}: predictions have {w!r} where the dataset has {table.word(a + j)!r}"
+            )
+        want = tags[table.tag_code[a + j]]
+        if check_gold and table.labelled[a + j] and want != ps.gold[j] and not (ps.gold[j] == "O" and want in unseen):
+            raise AlignmentError(
+                f"{where}, word {j} ({w!r}): gold tag {ps.gold[j]!r} in the predictions but "
+                f"{want!r} in the dataset (are both IOB2? tags the model never saw in training may be given "
+                "as unseen_as_o; check_gold=False uses the file's gold tags)"
+            )
