@@ -98,18 +98,17 @@ def with_note(ds: Dataset) -> Dataset:
     return ds.with_meta(metadata={**ds.metadata, "note": "; ".join(notes)}) if notes else ds
 
 
-def load_wikiann(d: Path, split: str, language: str, lenient: bool, skip: bool) -> Dataset:
+def _read_iob2(path: Path, name: str, split: str, language: str, lenient: bool, skip: bool) -> Dataset:
+    """A CoNLL-column file of one language in IOB2 (WikiANN, MultiCoNER, MasakhaNER 2.0)."""
     from tokstudy.data.conll import read_conll
 
     return read_conll(
-        find_file(d, wikiann_stem(split, language)),
-        scheme="IOB2",
-        name="wikiann",
-        language=language,
-        split=split,
-        lenient=lenient,
-        skip_malformed=skip,
+        path, scheme="IOB2", name=name, language=language, split=split, lenient=lenient, skip_malformed=skip
     )
+
+
+def load_wikiann(d: Path, split: str, language: str, lenient: bool, skip: bool) -> Dataset:
+    return _read_iob2(find_file(d, wikiann_stem(split, language)), "wikiann", split, language, lenient, skip)
 
 
 def wikiann_stem(split: str, language: str) -> str:
@@ -122,12 +121,8 @@ def multiconer_stem(split: str, language: str) -> str:
 
 
 def load_multiconer(d: Path, split: str, language: str, lenient: bool, skip: bool) -> Dataset:
-    from tokstudy.data.conll import read_conll
-
     path = find_file(d, multiconer_stem(split, language))
-    return read_conll(
-        path, scheme="IOB2", name="multiconer2022", language=language, split=split, lenient=lenient, skip_malformed=skip
-    )
+    return _read_iob2(path, "multiconer2022", split, language, lenient, skip)
 
 
 def masakhaner2_stem(split: str, language: str) -> str:
@@ -135,20 +130,8 @@ def masakhaner2_stem(split: str, language: str) -> str:
 
 
 def load_masakhaner2(d: Path, split: str, language: str, lenient: bool, skip: bool) -> Dataset:
-    from tokstudy.data.conll import read_conll
-
     path = find_file(d, masakhaner2_stem(split, language))
-    return with_note(
-        read_conll(
-            path,
-            scheme="IOB2",
-            name="masakhaner2",
-            language=language,
-            split=split,
-            lenient=lenient,
-            skip_malformed=skip,
-        )
-    )
+    return with_note(_read_iob2(path, "masakhaner2", split, language, lenient, skip))
 
 
 def massive_stem(split: str, language: str) -> str:
