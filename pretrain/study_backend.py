@@ -136,7 +136,8 @@ class PretrainBackend:
 
 def pretrain_train_config(section: PretrainSection, output: Path, *, cuda: bool) -> TrainConfig:
     """The pre-trainer's ``TrainConfig`` for the study's section: on a GPU the bf16 GPU DeepSpeed config
-    (``ds_gpu_bf16.json``: per-tensor LAMB, bf16 autocast, compiled model), on CPU ``ds_cpu.json``."""
+    (``ds_gpu_bf16.json``: per-tensor LAMB, bf16 autocast; compiled as ``section.compile`` says, ``auto`` on
+    CUDA), on CPU ``ds_cpu.json``."""
     return TrainConfig(
         batch_size=section.batch_size,
         lr=section.learning_rate,
