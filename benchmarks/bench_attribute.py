@@ -104,7 +104,7 @@ def main() -> None:
     import statsmodels.discrete.discrete_model  # noqa: F401
 
     phases["import statsmodels (first time in this process)"] = time.perf_counter() - t
-    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
     from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.analysis.table import segmentation_table

@@ -11,7 +11,7 @@ from pathlib import Path
 import sentencepiece as spm
 
 import tokstudy as ts
-from tokstudy.analysis.model_errors.alignment import align_predictions
+from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.analysis.model_errors.predictions import write_predictions
 from tokstudy.analysis.stats import additional_segmentation_by, segmentation_summary
 from tokstudy.data.rawtext import iter_sentences

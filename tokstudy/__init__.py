@@ -67,7 +67,7 @@ _API = {
     "additional_segmentation_by": "tokstudy.analysis.stats",
     "compare_tokenizers": "tokstudy.analysis.stats",
     "table_statistics": "tokstudy.analysis.stats",
-    "align_predictions": "tokstudy.analysis.model_errors.alignment",
+    "align_predictions": "tokstudy.analysis.model_errors.aligned_predictions",
     "parity": "tokstudy.analysis.stats.parity",
     "stream_stats": "tokstudy.analysis.corpus.streaming",
     "StreamSettings": "tokstudy.analysis.corpus.streaming",

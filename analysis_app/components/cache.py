@@ -178,7 +178,7 @@ def mislabelled(
 def attribution(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_srcs: tuple) -> tuple[list[dict], str | None]:
     """Attribution rows (``tokstudy.report.attribution.attribution_rows``) for every (model, tokenizer) and
     the training split whose word frequencies they control for (``None``: frequency not controlled)."""
-    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
     from tokstudy.errors import TokstudyError
     from tokstudy.report.attribution import attribution_rows

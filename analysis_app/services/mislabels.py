@@ -1,7 +1,7 @@
 """Adapters for the Errors page: correlation results and mislabelled words, reshaped for display.
 
 Numbers come from :func:`tokstudy.analysis.model_errors.correlation.correlate_errors` and
-:func:`tokstudy.analysis.model_errors.alignment.align_predictions`; here they are only put into frames.
+:func:`tokstudy.analysis.model_errors.aligned_predictions.align_predictions`; here they are only put into frames.
 
 >>> bins_frame([], "all").empty
 True
@@ -32,7 +32,7 @@ def correlate(table, aligned, tokenizers: Sequence[str], *, n_resamples: int = 1
 
 def align(table, predictions, dataset: str):
     """The library's strict alignment (check_gold stays on: switching it off could hide errors)."""
-    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 
     return align_predictions(table, predictions, dataset=dataset)
 

@@ -1,7 +1,7 @@
 """Find a dataset sentence and each model's predicted tags for it, through the library's strict alignment.
 
 A predictions file is aligned once to its whole dataset with
-:func:`tokstudy.analysis.model_errors.alignment.align_predictions` (every word checked; a mismatch
+:func:`tokstudy.analysis.model_errors.aligned_predictions.align_predictions` (every word checked; a mismatch
 raises :class:`~tokstudy.errors.AlignmentError`, which the page shows as an error);
 the explorer then looks a sentence's tags up by ``sent_id``. A file that covers a
 declared subset of the split has no tags for the other sentences (``None``), and says
@@ -58,7 +58,7 @@ def sentence_predictions(ds, predictions) -> SentencePredictions:
     """Align ``predictions`` to ``ds`` (raises ``AlignmentError`` on any mismatch) and index them by sentence."""
     import numpy as np
 
-    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.table import segmentation_table
 
     table = segmentation_table([ds], [], progress=False)  # words only: alignment needs no pieces

@@ -24,7 +24,7 @@ MODULES = [
     "tokstudy.report.html",
     "tokstudy.analysis.stats.parity",
     "tokstudy.report.attribution",
-    "tokstudy.study.report",
+    "tokstudy.study.report_sections",
 ]
 
 

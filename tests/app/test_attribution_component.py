@@ -19,7 +19,7 @@ def selection(tmp_path_factory):
     import sentencepiece as spm
 
     from analysis_app.services.sources import DatasetSource, PredictionSource, TokenizerSource
-    from tests.analysis.test_attribution import confounded_corpus
+    from tests.analysis.model_errors.test_attribution import confounded_corpus
     from tokstudy.analysis.model_errors.predictions import write_predictions
 
     d = tmp_path_factory.mktemp("attr_app")

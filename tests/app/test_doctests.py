@@ -20,7 +20,7 @@ MODULES = [
     "analysis_app.services.results",
     "analysis_app.services.background",
     "analysis_app.components.inputs",
-    "tokstudy.analysis.model_errors.alignment",
+    "tokstudy.analysis.model_errors.aligned_predictions",
 ]
 
 

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tests.analysis.test_attribution_fit_worker import children
+from tests.analysis.model_errors.test_attribution_fit_worker import children
 from tokstudy.analysis.model_errors.fit_worker import can_fork
 from tokstudy.cli import main
 

@@ -52,7 +52,7 @@ def test_predictions_load_in_the_analysis_and_align_with_the_dataset(snips_run, 
     # evaluation was cut to the split's first 300 sentences: the file declares it, so it also
     # aligns to the whole split (the study's max_eval case), over exactly those sentences
     assert preds.metadata["subset"] == f"first:{QUICK['max_eval_sentences']}"
-    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.data.registry import load_dataset
 
     full = segmentation_table(

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.analysis.conftest import ChunkSegmenter, random_dataset
-from tokstudy.analysis.model_errors.alignment import align_predictions
+from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.analysis.model_errors.predictions import read_predictions, write_predictions
 from tokstudy.analysis.stats import compare_tokenizers
 from tokstudy.analysis.stats.parity import parity
@@ -117,7 +117,7 @@ def test_write_report_writes_every_output(setup, tmp_path):
 
 
 def test_report_has_the_attribution_section_with_the_same_numbers(tmp_path):
-    from tests.analysis.test_attribution import confounded_corpus
+    from tests.analysis.model_errors.test_attribution import confounded_corpus
     from tokstudy.analysis.model_errors.attribution import attribute_errors
     from tokstudy.report.attribution import CLAIM
 
@@ -140,7 +140,7 @@ def test_report_has_the_attribution_section_with_the_same_numbers(tmp_path):
 def test_attribution_json_keeps_full_precision_and_the_figure_is_shown_once(tmp_path):
     """attribution.json holds the fitted odds ratios and partial r unrounded (the Markdown rounds), and the
     index shows the odds-ratio figure once, in the attribution section (not again under Figures)."""
-    from tests.analysis.test_attribution import confounded_corpus
+    from tests.analysis.model_errors.test_attribution import confounded_corpus
     from tokstudy.analysis.model_errors.attribution import attribute_errors
 
     ds, preds, seg, counts = confounded_corpus(seed=3, n_sentences=800)

@@ -166,7 +166,7 @@ def test_a_finished_multilingual_study_writes_the_same_report_again(toy_study, t
     """``tokstudy study --report-only``: from the tables and config.json (its tasks still wildcards) alone."""
     import shutil
 
-    from tokstudy.study.report import rerender_study_report
+    from tokstudy.study.report_sections import rerender_study_report
 
     _, _, result = toy_study
     copy = tmp_path / "copy"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 from tests.conftest import PROJECT_ROOT
-from tokstudy.study.report import rerender_study_report
+from tokstudy.study.report_sections import rerender_study_report
 
 CPU_REPORT = PROJECT_ROOT / "examples" / "cpu_report"
 

@@ -74,7 +74,7 @@ def compute(table, args, fitter=None) -> list:
     """Every (predictions file, tokenizer) attribution of the parsed arguments.
 
     ``fitter`` fits each design (default: in process; see :mod:`tokstudy.analysis.model_errors.fit_worker`)."""
-    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
     from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.datalocation import data_root

@@ -54,7 +54,7 @@ def register(sub) -> None:
 
 def compute(table, args) -> tuple[list, list[str]]:
     """The correlations, and one line per predictions file that covers only a declared subset of its split."""
-    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.correlation import correlate_errors
     from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.cli.arguments import bootstrap_kwargs

@@ -61,7 +61,7 @@ def pairs(args) -> list[tuple[int, str]]:
 
 def compute(table, args, paired: list[tuple[int, str]]) -> list:
     """The :class:`~tokstudy.analysis.model_errors.protocols.ProtocolCorrelations` of every pair."""
-    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.analysis.model_errors.protocols import correlation_protocols
     from tokstudy.analysis.table import tokenizer_columns

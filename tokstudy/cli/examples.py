@@ -41,7 +41,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.cli.arguments import (
         check_sentence_specs,

@@ -50,7 +50,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.cli.arguments import bootstrap_kwargs, check_sentence_specs, resolve_sentences, table_from_args
     from tokstudy.datalocation import shown_spec

@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.report_only:
-        from tokstudy.study.report import rerender_study_report
+        from tokstudy.study.report_sections import rerender_study_report
 
         paths = rerender_study_report(args.report_only, data_dir=args.data_dir)
         print(f"report: {paths['markdown']}\n        {paths['html']}")

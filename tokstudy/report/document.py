@@ -3,7 +3,7 @@
 
 Every report of the project is written through :func:`write_document`: ``tokstudy report``'s
 ``index`` (:func:`~tokstudy.report.writer.write_report`) and the study's ``report``
-(:mod:`tokstudy.study.report`, which adds the study's own sections), so both read the same way
+(:mod:`tokstudy.study.report_sections`, which adds the study's own sections), so both read the same way
 and render through the same Markdown renderer.
 
 >>> import tempfile

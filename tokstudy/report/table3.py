@@ -92,7 +92,7 @@ def examples(
 ) -> list[ExampleSentence]:
     """Build the examples of global sentences ``sentences`` (see :meth:`SegmentationTable.find_sentence`).
 
-    ``predictions``: :class:`~tokstudy.analysis.model_errors.alignment.AlignedPredictions`, one per model;
+    ``predictions``: :class:`~tokstudy.analysis.model_errors.aligned_predictions.AlignedPredictions`, one per model;
     a model whose predictions are for another dataset shows no label.
     """
     names = list(tokenizers or table.tokenizer_names)

@@ -63,9 +63,10 @@ def write_report(
 
     Args:
         table: the segmentation table (one or more tokenizers and datasets).
-        predictions: aligned predictions (:func:`~tokstudy.analysis.model_errors.alignment.align_predictions`),
-            one per model; they add the correlation tables, the error figure and the
-            predicted labels of Table 3, and the attribution section.
+        predictions: aligned predictions
+            (:func:`~tokstudy.analysis.model_errors.aligned_predictions.align_predictions`), one per model;
+            they add the correlation tables, the error figure and the predicted labels of Table 3,
+            and the attribution section.
         train: the fine-tuning training split(s) or word counts, for the attribution's
             frequency covariates (:func:`~tokstudy.analysis.model_errors.attribution.attribute_errors`);
             ``train_label`` names it.

@@ -76,7 +76,7 @@ def errors_and_examples(
     """Correlation and attribution of errors, and Table 3, for every NER task with predictions; with ``dropped``
     (each tokenizer loaded without counting a lone boundary piece, by name) also r under every protocol
     (:func:`~tokstudy.analysis.model_errors.protocols.correlation_protocols`)."""
-    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
     from tokstudy.analysis.model_errors.correlation import correlate_errors
     from tokstudy.analysis.model_errors.predictions import read_predictions

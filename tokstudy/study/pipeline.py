@@ -41,7 +41,7 @@ from typing import Callable
 from tokstudy.study.backends import FinetuneRequest, TrainerBackend
 from tokstudy.study.config import StudyConfig, TaskSpec
 from tokstudy.study.keys import finetune_key, section_key, task_key
-from tokstudy.study.report import REPORT_VERSION
+from tokstudy.study.report_sections import REPORT_VERSION
 from tokstudy.study.sources import Sources, resolve_sources
 from tokstudy.study.stages import Pipeline, Stage
 from tokstudy.study.tasks import expand_tasks, task_splits, text_tasks, write_task_text
@@ -403,9 +403,9 @@ def _analyse(
     progress: bool,
     task_text: list[dict],
 ) -> dict:
-    from tokstudy.study import analysis
+    from tokstudy.study import analysis_stage
 
-    return analysis.analyse(
+    return analysis_stage.analyse(
         work,
         root,
         tokenizer_dirs,
@@ -419,7 +419,7 @@ def _analyse(
 
 
 def _report(work: Path, root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> dict:
-    from tokstudy.study.report import study_report
+    from tokstudy.study.report_sections import study_report
 
     paths = study_report(root, analysis, config, sources)
     return {"markdown": str(paths["markdown"].relative_to(root)), "html": str(paths["html"].relative_to(root))}

@@ -43,7 +43,7 @@ from itertools import chain
 
 import numpy as np
 
-from tokstudy.analysis.model_errors.alignment import AlignedPredictions, align_predictions
+from tokstudy.analysis.model_errors.aligned_predictions import AlignedPredictions, align_predictions
 from tokstudy.analysis.model_errors.correlation import PiecesBin, error_rate
 from tokstudy.analysis.model_errors.logit import fit_logit, one_blas_thread
 from tokstudy.analysis.model_errors.predictions import Predictions

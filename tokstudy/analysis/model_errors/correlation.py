@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tokstudy.analysis.model_errors.alignment import AlignedPredictions, align_predictions
+from tokstudy.analysis.model_errors.aligned_predictions import AlignedPredictions, align_predictions
 from tokstudy.analysis.model_errors.predictions import Predictions
 from tokstudy.analysis.stats import BootstrapSettings
 from tokstudy.analysis.stats.bootstrap import percentile_interval, resample_weights, sentence_sums

@@ -38,7 +38,7 @@ from typing import Sequence
 
 import numpy as np
 
-from tokstudy.analysis.model_errors.alignment import AlignedPredictions
+from tokstudy.analysis.model_errors.aligned_predictions import AlignedPredictions
 from tokstudy.analysis.model_errors.correlation import Correlation, EntitySpans, _measure, correlation, entity_spans
 from tokstudy.analysis.stats import BootstrapSettings
 from tokstudy.analysis.table import SegmentationTable, TokenizerColumns

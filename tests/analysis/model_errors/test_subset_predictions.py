@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from tests.analysis.conftest import ChunkSegmenter, random_dataset
-from tests.analysis.test_correlation import fake_predictions
-from tokstudy.analysis.model_errors.alignment import align_predictions, declared_subset
+from tests.analysis.model_errors.test_correlation import fake_predictions
+from tokstudy.analysis.model_errors.aligned_predictions import align_predictions, declared_subset
 from tokstudy.analysis.model_errors.correlation import correlate_errors
 from tokstudy.analysis.model_errors.predictions import read_predictions, write_predictions
 from tokstudy.analysis.table import segmentation_table

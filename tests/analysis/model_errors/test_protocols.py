@@ -22,7 +22,7 @@ from seqeval.metrics.sequence_labeling import get_entities
 from tests.analysis.conftest import ChunkSegmenter, random_dataset
 from tests.fixtures_doctest import assert_examples_pass
 from tests.fixtures_sentencepiece import train_unigram
-from tokstudy.analysis.model_errors.alignment import align_predictions
+from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.analysis.model_errors.predictions import PredictedSentence, Predictions, write_predictions
 from tokstudy.analysis.model_errors.protocols import (
     ALL_PROTOCOLS,

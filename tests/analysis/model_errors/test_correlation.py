@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from tests.analysis.conftest import ChunkSegmenter, random_dataset
-from tokstudy.analysis.model_errors.alignment import align_predictions
+from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.analysis.model_errors.correlation import correlate_errors
 from tokstudy.analysis.model_errors.predictions import read_predictions, write_predictions
 from tokstudy.analysis.table import segmentation_table
@@ -197,7 +197,7 @@ def test_pearson_spearman_equals_scipy(n, ties):
 
 def test_shared_entity_spans_give_the_same_result(setup):
     """``spans`` found once (``entity_spans``) and passed to each tokenizer's ``correlate_errors`` change nothing."""
-    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.correlation import entity_spans
 
     ds, t, path, sents = setup

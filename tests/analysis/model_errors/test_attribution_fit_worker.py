@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.analysis.test_attribution import confounded_corpus
+from tests.analysis.model_errors.test_attribution import confounded_corpus
 from tokstudy.analysis.model_errors.attribution import Fits, design, fit_design
 from tokstudy.analysis.model_errors.fit_worker import FitWorker, can_fork
 from tokstudy.analysis.table import segmentation_table
@@ -41,7 +41,7 @@ def designs():
 
     ds, preds, seg, counts = confounded_corpus(seed=3, n_sentences=1500)
     table = segmentation_table([ds], [seg], progress=False)
-    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 
     aligned = align_predictions(table, preds)
     return [design(table, aligned, None, counts), design(table, aligned, None, None)]
@@ -157,7 +157,7 @@ def test_ctrl_c_leaves_no_process_behind(tmp_path):
             """
         )
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
     proc = subprocess.Popen(
         [sys.executable, str(script)],
         stdout=subprocess.PIPE,

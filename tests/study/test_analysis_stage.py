@@ -39,8 +39,8 @@ def _train_tokenizers(out: Path) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
-    from tokstudy.study.analysis import analyse
-    from tokstudy.study.report import study_report
+    from tokstudy.study.analysis_stage import analyse
+    from tokstudy.study.report_sections import study_report
     from tokstudy.study.sources import resolve_sources
 
     for name in ("conll2003", "wikiann", "xquad_parallel", "raw_text"):

@@ -68,7 +68,7 @@ def rerender_study_report(root: str | Path, *, data_dir: str | Path | None = Non
     trained), Table 4's dataset as the first analysis dataset, the breakdowns from the files present.
     """
     from tokstudy.datalocation import data_root
-    from tokstudy.study.analysis import BREAKDOWNS
+    from tokstudy.study.analysis_stage import BREAKDOWNS
     from tokstudy.study.config import load_study_config
 
     root = Path(root)

@@ -254,7 +254,7 @@ def test_fits_equal_statsmodels_defaults_on_the_same_design_to_1e12(synthetic):
     """One BLAS thread, the skipped rank check and the warm starts change no figure beyond rounding."""
     from statsmodels.discrete.discrete_model import Logit
 
-    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.attribution import _level, design
 
     ds, preds, seg, counts, table, res = synthetic
@@ -298,7 +298,7 @@ def test_a_fit_that_fails_from_the_warm_start_is_tried_from_statsmodels_start(sy
     from statsmodels.discrete.discrete_model import Logit
 
     from tokstudy.analysis.model_errors import logit
-    from tokstudy.analysis.model_errors.alignment import align_predictions
+    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.attribution import design
 
     ds, preds, seg, counts, table, res = synthetic

@@ -13,7 +13,7 @@ passes, whatever the number of datasets and tokenizers:
 Tables are written by :mod:`tokstudy.report.files` (one schema per file, as ``tokstudy report``
 writes them: ``docs/analysis.md``) under ``<root>/tables``, figures by
 :mod:`tokstudy.report.figures` under ``<root>/figures``; the report
-(:func:`tokstudy.study.report.study_report`) only reads those files back, so what it states is
+(:func:`tokstudy.study.report_sections.study_report`) only reads those files back, so what it states is
 exactly what the tables hold.
 """
 
