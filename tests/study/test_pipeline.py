@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from pretrain.study_backend import PretrainBackend
 from tests.conftest import corpus_path
@@ -115,6 +116,19 @@ def test_changing_a_finetuning_setting_reruns_only_finetuning_and_analysis(first
     assert all(s.startswith(("tokenizers", "pretrain", "control/")) for s in res.skipped)
 
 
+def _killed_config() -> dict:
+    """The tiny study with longer pre-training (a checkpoint to kill after) and the least fine-tuning that
+    still makes a report (what follows pre-training is tested by the shared run above). It reads the same
+    datasets, so that the tokenizers copied from the shared run are reused."""
+    config = yaml.safe_load(TINY.read_text())
+    config["name"] = "killed"
+    config["pretrain"]["steps"] = 40
+    config["finetune"].update(no_pretraining_control=False, seeds=1)
+    for task in config["finetune"]["tasks"]:
+        task.update(max_train=50, max_eval=30)
+    return config
+
+
 def test_killed_during_pretraining_completes_when_rerun(first_run, tmp_path):
     config, first = first_run
     out = tmp_path / "killed"
@@ -130,7 +144,7 @@ def test_killed_during_pretraining_completes_when_rerun(first_run, tmp_path):
     dist_vars = {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"}
     env = {k: v for k, v in os.environ.items() if k not in dist_vars} | {"OMP_NUM_THREADS": "1"}
     cfg_file = tmp_path / "longer.yaml"
-    cfg_file.write_text(TINY.read_text().replace("steps: 12", "steps: 40").replace("name: tiny", "name: killed"))
+    cfg_file.write_text(yaml.safe_dump(_killed_config()))
     proc = subprocess.Popen(
         [sys.executable, "-m", "tokstudy", "study", str(cfg_file), *longer],
         env=env,
@@ -156,3 +170,4 @@ def test_killed_during_pretraining_completes_when_rerun(first_run, tmp_path):
     assert res.returncode == 0, res.stderr[-3000:]
     assert (out / "report.md").is_file()
     assert "[resume] pretrain/" in res.stdout
+    assert "[cached] tokenizers" in res.stdout
