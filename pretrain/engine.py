@@ -36,6 +36,7 @@ A single process without a launcher gets ``RANK=0``, ``WORLD_SIZE=1`` and a free
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
 import math
@@ -116,6 +117,25 @@ def ensure_distributed_env() -> None:
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     if "MASTER_PORT" not in os.environ:
         os.environ["MASTER_PORT"] = str(free_port())
+
+
+def skip_shm_inference_op() -> None:
+    """Keep DeepSpeed from compiling its shared-memory all-reduce when it starts communication on the CPU.
+
+    DeepSpeed's CPU backend builds that C++ op as it initialises (about 30 s on 2 cores, once per machine
+    and environment: the first CPU run on a fresh machine waited for it) for ``inference_all_reduce``
+    only, which falls back to torch.distributed without it; training never calls it (its all-reduces go
+    through torch.distributed, gloo on CPU). On a GPU, DeepSpeed builds no such op anyway.
+    """
+    # by its module path: ``import deepspeed.comm.torch as m`` binds the torch library, which deepspeed.comm
+    # holds under the same name
+    ds_comm = importlib.import_module("deepspeed.comm.torch")
+    if getattr(ds_comm, "build_shm_op", None) is not None:
+        ds_comm.build_shm_op = _no_shm_op
+
+
+def _no_shm_op() -> None:
+    return None
 
 
 def free_port() -> int:
@@ -244,6 +264,8 @@ class PretrainEngine:
     def __init__(self, module: torch.nn.Module, train: TrainConfig, *, ds_config_path: str | Path | None = None):
         ensure_distributed_env()
         import deepspeed
+
+        skip_shm_inference_op()
         from deepspeed.utils import logger as ds_logger
 
         ds_logger.setLevel(logging.WARNING)

@@ -92,10 +92,10 @@ def test_every_shipped_json_builds_an_engine_and_steps(name, choice, store):
 
 
 def test_json_named_optimizer_builds(tmp_path, store):
+    import torch
+
     from pretrain.engine import PretrainEngine
     from pretrain.model import AlbertPretrainingModule, build_model
-
-    import torch
 
     # ``torch_adam``: DeepSpeed builds torch's AdamW from the JSON. Without it, DeepSpeed's own CPU Adam is a
     # C++ op compiled just-in-time (about 70 s on 2 cores on a machine that never built it); what is tested
@@ -282,3 +282,38 @@ def test_the_rendezvous_port_is_free_on_ipv4_and_ipv6():
     finally:
         for s in held:
             s.close()
+
+
+def test_a_cpu_engine_compiles_no_deepspeed_op(tmp_path, store_dir):
+    """DeepSpeed's CPU backend would build its shared-memory inference all-reduce (a C++ op, about 30 s on
+    2 cores on a fresh machine) as the engine starts; training never uses it, so it is not built."""
+    import os
+    import subprocess
+    import sys
+
+    script = f"""
+from pretrain.config import ModelConfig, TrainConfig
+from pretrain.data.store import ExampleStore
+from pretrain.engine import PretrainEngine
+from pretrain.model import AlbertPretrainingModule, build_model
+store = ExampleStore({str(store_dir)!r})
+engine = PretrainEngine(
+    AlbertPretrainingModule(build_model(ModelConfig(), vocab_size=store.vocab_size, seed=0)),
+    TrainConfig(batch_size=8, total_steps=2, compile="off"),
+)
+print("loss", engine.step([store.get_batch(range(8))], step=0).loss)
+"""
+    extensions = tmp_path / "torch_extensions"
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_PORT")}
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env | {"TORCH_EXTENSIONS_DIR": str(extensions)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "loss" in proc.stdout
+    assert "built successfully" not in proc.stdout + proc.stderr
+    assert not extensions.exists() or not any(extensions.iterdir())
