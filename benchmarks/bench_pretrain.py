@@ -141,6 +141,30 @@ def timed_window(step, first: int, n: int) -> float:
     return tokens / (time.perf_counter() - t)
 
 
+def ms_per_step_by_window(step, first: int, window: int) -> dict[str, float]:
+    """Milliseconds per step in windows of 1, ``window`` and ``4 * window`` back-to-back steps, from step ``first``.
+
+    Where a step's device idle time comes from: if a long window's step is as slow as a short one's, the device
+    waits in every step (the host launches too slowly); if it is faster, the wait is the window's first step
+    (the host starting while the device is idle), which training pays once.
+
+    >>> sorted(ms_per_step_by_window(lambda i: 100, 0, 2))
+    ['1', '2', '8']
+    """
+    import torch
+
+    out = {}
+    for n in sorted({1, window, 4 * window}):
+        _sync(torch)
+        t = time.perf_counter()
+        for i in range(n):
+            step(first + i)
+        _sync(torch)
+        out[str(n)] = 1e3 * (time.perf_counter() - t) / n
+        first += n
+    return out
+
+
 #: GPU: steps per timed window (see :func:`timed_window`); a per-step synchronisation would leave the device
 #: idle while the host starts each step, which training never does.
 GPU_WINDOW = 5
@@ -271,6 +295,10 @@ def run_worker(args) -> dict:
     warmup_s = time.perf_counter() - t0
     rates = timed_rates(step, args.warmup, args.steps, args.window or (GPU_WINDOW if args.gpu else 1))
     out = {"rates": rates, "warmup_s": warmup_s, **compile_facts(step)}
+    if args.window_check:
+        out["window_ms"] = ms_per_step_by_window(
+            step, args.warmup + args.steps, args.window or (GPU_WINDOW if args.gpu else 1)
+        )
     if args.gpu:
         out["max_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
         out.update(count_syncs(step, args.warmup + args.steps))
@@ -365,6 +393,8 @@ def measure(variant: str, store: Path, model: str, args) -> dict:
     extra = ["--json", str(out)]
     if args.profile_dir and variant == "ours":
         extra += ["--profile", str(args.profile_dir / f"profile_{store.name}_{model}.txt")]
+    if args.window_check and variant.startswith("ours"):
+        extra += ["--window-check"]
     proc = subprocess.run(_worker_cmd(variant, store, model, args, *extra), capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         out.unlink(missing_ok=True)
@@ -436,6 +466,11 @@ def main(argv=None) -> int:
     )
     p.add_argument(
         "--window", type=int, default=None, help=f"steps per timed window (GPU {GPU_WINDOW}, CPU 1; see timed_window)"
+    )
+    p.add_argument(
+        "--window-check",
+        action="store_true",
+        help="also time our variants' steps in windows of 1, w and 4w steps (ms per step; see ms_per_step_by_window)",
     )
     p.add_argument("--compile", default="auto", choices=["auto", "on", "off"], help="TrainConfig.compile of 'ours'")
     p.add_argument("--peak-tflops", type=float, default=None, help="device bf16 peak for MFU (default: by name)")
@@ -560,6 +595,7 @@ def summarise(results: dict[str, list[dict]], *, vocab: int, model_cfg, seq: int
         "profile_ms_per_step": {
             v: rs[-1]["profile_ms_per_step"] for v, rs in ok.items() if rs and "profile_ms_per_step" in rs[-1]
         },
+        "window_ms": {v: rs[-1]["window_ms"] for v, rs in ok.items() if rs and "window_ms" in rs[-1]},
     }
     if args.gpu:
         row["max_memory_gib"] = {v: max(r["max_memory_gib"] for r in rs) if rs else None for v, rs in ok.items()}

@@ -83,6 +83,10 @@ def test_make_gpu_check_dry_run_passes(tmp_path, shared_data):
     assert "| mixed | sdpa math |" in (out / "summary.md").read_text()
     rows = steps["bench-512"]["facts"]["rows"]
     assert {v for r in rows for v, rate in r["tokens_per_s"].items() if rate} == {"baseline", "ours"}
+    # our steps timed in windows of 1 and 4 (the CPU's window is 1 step), and the summary says so
+    assert [sorted(r["window_ms"]) for r in rows] == [["ours"]] * len(rows)
+    assert all(list(r["window_ms"]["ours"]) == ["1", "4"] and min(r["window_ms"]["ours"].values()) > 0 for r in rows)
+    assert "ms per step of ours (3,000) in windows of back-to-back steps: 1 step " in (out / "summary.md").read_text()
     assert steps["train"]["facts"]["logged_steps"][-1] == gpu_check.DRY.train_steps
     assert len(steps["export"]["facts"]["fill_mask_top3"]) == 3
     text = (out / "summary.md").read_text()
