@@ -132,13 +132,19 @@ def timed_window(step, first: int, n: int) -> float:
     """Tokens per second of steps ``first .. first + n - 1`` run back to back, the device synchronised only
     before the first and after the last: as in training, the host prepares and launches the next step while
     the device still runs this one."""
+    tokens, seconds = _run_window(step, first, n)
+    return tokens / seconds
+
+
+def _run_window(step, first: int, n: int) -> tuple[int, float]:
+    """Real tokens and seconds of steps ``first .. first + n - 1``, synchronised before the first and after the last."""
     import torch
 
     _sync(torch)
     t = time.perf_counter()
     tokens = sum(step(first + i) for i in range(n))
     _sync(torch)
-    return tokens / (time.perf_counter() - t)
+    return tokens, time.perf_counter() - t
 
 
 def ms_per_step_by_window(step, first: int, window: int) -> dict[str, float]:
@@ -151,16 +157,9 @@ def ms_per_step_by_window(step, first: int, window: int) -> dict[str, float]:
     >>> sorted(ms_per_step_by_window(lambda i: 100, 0, 2))
     ['1', '2', '8']
     """
-    import torch
-
     out = {}
     for n in sorted({1, window, 4 * window}):
-        _sync(torch)
-        t = time.perf_counter()
-        for i in range(n):
-            step(first + i)
-        _sync(torch)
-        out[str(n)] = 1e3 * (time.perf_counter() - t) / n
+        out[str(n)] = 1e3 * _run_window(step, first, n)[1] / n
         first += n
     return out
 
