@@ -145,13 +145,10 @@ def test_the_pretrain_backend_has_the_protocols_signatures():
         assert [p.kind for p in got.parameters.values()] == [p.kind for p in want.parameters.values()], name
 
 
-def test_every_finetuning_setting_of_the_study_reaches_the_fine_tuner(monkeypatch, tmp_path):
-    """Each field of the study's ``finetune`` section (all set away from their defaults) arrives unchanged in the
-    ``FinetuneConfig`` the pre-trainer's backend builds: a new setting cannot be silently dropped on the way."""
+def _finetune_call(monkeypatch, tmp_path, request) -> dict:
+    """What the pre-trainer's backend hands ``pretrain.finetune`` for ``request`` (``cfg`` and ``data``), caught
+    at the call, before any model is built."""
     import pretrain.study_backend as sb
-    from tokstudy.data.types import Dataset, Sentence
-    from tokstudy.study.backends import FinetuneRequest, TaskSplits
-    from tokstudy.study.config import FinetuneSection, TaskSpec
 
     seen = {}
 
@@ -159,10 +156,22 @@ def test_every_finetuning_setting_of_the_study_reaches_the_fine_tuner(monkeypatc
         pass
 
     def fake_finetune(cfg, work, *, data):
-        seen["cfg"] = cfg
+        seen.update(cfg=cfg, data=data)
         raise Stop
 
     monkeypatch.setattr(sb, "finetune", fake_finetune)
+    with pytest.raises(Stop):
+        sb.PretrainBackend(cuda=False).finetune(tmp_path / "w", request, progress=False)
+    return seen
+
+
+def test_every_finetuning_setting_of_the_study_reaches_the_fine_tuner(monkeypatch, tmp_path):
+    """Each field of the study's ``finetune`` section (all set away from their defaults) arrives unchanged in the
+    ``FinetuneConfig`` the pre-trainer's backend builds: a new setting cannot be silently dropped on the way."""
+    from tokstudy.data.types import Dataset, Sentence
+    from tokstudy.study.backends import FinetuneRequest, TaskSplits
+    from tokstudy.study.config import FinetuneSection, TaskSpec
+
     section = FinetuneSection(
         epochs=7,
         batch_size=8,
@@ -177,8 +186,7 @@ def test_every_finetuning_setting_of_the_study_reaches_the_fine_tuner(monkeypatc
     )
     ds = Dataset([Sentence(("EU", "rejects"), ("B-ORG", "O"))], name="conll2003", language="en", split="train")
     request = FinetuneRequest(tmp_path / "m", TaskSpec("conll2003", "ner"), TaskSplits(ds, ds, ds), 0, section)
-    with pytest.raises(Stop):
-        sb.PretrainBackend(cuda=False).finetune(tmp_path / "w", request, progress=False)
+    seen = _finetune_call(monkeypatch, tmp_path, request)
     skip = {"tasks", "seeds", "no_pretraining_control"}
     for f in dataclasses.fields(FinetuneSection):
         if f.name not in skip:
@@ -268,29 +276,16 @@ def test_a_task_of_its_own_dropout_retrains_that_task_only(fake_study, tmp_path)
 def test_a_corpus_without_a_test_split_is_scored_on_dev_with_a_held_out_dev(monkeypatch, tmp_path):
     """MultiCoNER (like SST-2) has no test split: the study scores it on dev and hands the backend no dev, and the
     pre-trainer's backend holds out 5 % of the training sentences for early stopping."""
-    import pretrain.study_backend as sb
     from tokstudy.data.types import Dataset, Sentence
     from tokstudy.study.backends import FinetuneRequest, TaskSplits
     from tokstudy.study.config import FinetuneSection, TaskSpec
 
-    seen = {}
-
-    class Stop(Exception):
-        pass
-
-    def fake_finetune(cfg, work, *, data):
-        seen["data"] = data
-        raise Stop
-
-    monkeypatch.setattr(sb, "finetune", fake_finetune)
     sentences = [Sentence((f"w{i}", "berlin"), ("O", "B-LOC")) for i in range(40)]
     train = Dataset(sentences, name="multiconer2022", language="de", split="train")
     test = Dataset(sentences[:5], name="multiconer2022", language="de", split="dev")
     request = FinetuneRequest(
         tmp_path / "m", TaskSpec("multiconer2022:de"), TaskSplits(train, None, test), 0, FinetuneSection()
     )
-    with pytest.raises(Stop):
-        sb.PretrainBackend(cuda=False).finetune(tmp_path / "w", request, progress=False)
-    data = seen["data"]
+    data = _finetune_call(monkeypatch, tmp_path, request)["data"]
     assert (len(data.train), len(data.dev), data.dev.split) == (38, 2, "dev-holdout")
     assert data.test.split == "dev" and len(data.test) == 5
