@@ -122,11 +122,28 @@ def test_a_failed_write_leaves_no_checkpoint(tmp_path):
     assert [s for s, _ in mgr.step_dirs()] == [4, 3]  # keep_last = 2
 
 
+# `pretrain train` with every optimiser step followed by a pause (weights unchanged): the tiny model otherwise
+# finishes its 20 steps within the test's 0.3 s between "first checkpoint written" and the kill on a fast or
+# lightly loaded machine, and the run would be killed after training instead of in the middle of it.
+_SLOW_STEPS_CHILD = """
+import sys, time
+from pretrain.engine import PretrainEngine
+_step = PretrainEngine.step
+def _slow_step(self, *args, **kwargs):
+    stats = _step(self, *args, **kwargs)
+    time.sleep(0.25)
+    return stats
+PretrainEngine.step = _slow_step
+from pretrain.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
 @pytest.mark.slow
 def test_sigkill_mid_run_then_resume_matches_uninterrupted(finished, tmp_path, store_dir, tokenizer_dir):
     out = tmp_path / "killed"
     args = tiny_train_args(CFG.replace(checkpoint_every=3), tmp_path / "train.yaml", store_dir, tokenizer_dir, out)
-    cmd = [sys.executable, "-m", "pretrain", "train", *args]
+    cmd = [sys.executable, "-c", _SLOW_STEPS_CHILD, "train", *args]
     proc = subprocess.Popen(
         cmd, env=subprocess_env(), cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
