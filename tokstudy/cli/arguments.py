@@ -340,3 +340,40 @@ def parity_from_args(args) -> list:
     paragraphs = read_parallel_text(directory, langs)
     segs = tokenizers_from_args(args)
     return parity(paragraphs, segs, reference=args.reference, **bootstrap_kwargs(args))
+
+
+def add_shredded_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--shredded [K]`` and ``--shredded-csv FILE``: the frequent words each tokenizer splits into K+ pieces."""
+    parser.add_argument(
+        "--shredded",
+        nargs="?",
+        const=3,
+        default=None,
+        type=min_pieces_arg,
+        metavar="K",
+        help="also rank, per tokenizer (and language), the words split into K pieces or more (default K 3) by "
+        "their frequency in the text, with their pieces, the share of all pieces they account for, and the "
+        "words side by side across tokenizers",
+    )
+    parser.add_argument(
+        "--shredded-csv",
+        default=None,
+        metavar="FILE",
+        help="write every shredded word ranked (one row per language, tokenizer and word) as CSV; implies --shredded",
+    )
+
+
+def min_pieces_arg(text: str) -> int:
+    """argparse type: a number of pieces, 2 or more."""
+    value = non_negative_int(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"{value} pieces: a shredded word has 2 pieces or more (e.g. 3)")
+    return value
+
+
+def shredded_from_args(table, args):
+    """The shredded-word rankings of the table (:func:`tokstudy.analysis.stats.shredded.shredded_table`), every
+    shredded word kept (the Markdown shows the first)."""
+    from tokstudy.analysis.stats.shredded import DEFAULT_MIN_PIECES, shredded_table
+
+    return shredded_table(table, min_pieces=args.shredded or DEFAULT_MIN_PIECES, limit=None)

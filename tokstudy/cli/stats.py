@@ -60,6 +60,9 @@ def register(sub) -> None:
         help="with several datasets: also draw each language's NE − non-NE gap, sorted, coloured by script, "
         "as STEM.png and STEM.svg",
     )
+    from tokstudy.cli.arguments import add_shredded_arguments
+
+    add_shredded_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -95,6 +98,15 @@ def run(args) -> int:
         print(rt.grouped_markdown(grouped))
     print("\nIntrinsic metrics (compression, unigram entropy of the pieces, vocabulary use)\n")
     print(rt.intrinsic_markdown(res.intrinsic))
+    if args.shredded or args.shredded_csv:
+        from tokstudy.cli.arguments import shredded_from_args
+        from tokstudy.report.shredded import shredded_markdown, shredded_rows
+
+        shredded = shredded_from_args(table, args)
+        print(f"\nShredded words ({shredded.min_pieces} pieces or more), most frequent first\n")
+        print(shredded_markdown(shredded))
+        if args.shredded_csv:
+            print(f"wrote {rt.write_csv(shredded_rows(shredded), args.shredded_csv)}")
     write_outputs(args, table, res, per_language)
     return 0
 
@@ -114,6 +126,7 @@ def table_with_language_warnings(args):
     import warnings
 
     from tokstudy.analysis.stats.languages import language_coverage
+    from tokstudy.analysis.table.bytepieces import BytePiecesWarning
     from tokstudy.analysis.table.coverage import ByteFallbackWarning, UnknownPiecesWarning
     from tokstudy.cli.arguments import table_from_args
 
@@ -126,7 +139,8 @@ def table_with_language_warnings(args):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if several:
         for c in language_coverage(table):
-            warnings.warn(c.message(), UnknownPiecesWarning if c.kind == "unknown" else ByteFallbackWarning)
+            kind = {"unknown": UnknownPiecesWarning, "byte pieces": BytePiecesWarning}
+            warnings.warn(c.message(), kind.get(c.kind, ByteFallbackWarning))
     return table
 
 
