@@ -115,6 +115,9 @@ class FinetuneConfig:
     """Use only the first N dev and test sentences; ``None`` uses all."""
     device: str = "auto"
     """``auto`` (CUDA when available), ``cpu``, ``cuda`` or ``cuda:N``."""
+    autocast_bf16: bool = True
+    """On CUDA, training and prediction forward passes run under ``torch.autocast(bfloat16)`` (float32 weights and
+    AdamW state); ignored on CPU, which always runs float32."""
     save_models: bool = True
     """Save each seed's fine-tuned model (needed later by ``pretrain evaluate``)."""
     predict_splits: tuple[str, ...] = ("test",)
@@ -195,7 +198,13 @@ class FinetuneConfig:
         }
         # settings added later, at their default (the earlier behaviour), are left out: finished seeds of an
         # earlier version stay reusable
-        added_at_default = {"dropout": None, "token_dropout": 0.0, "decode": "argmax", "decode_prior_scale": 0.0}
+        added_at_default = {
+            "dropout": None,
+            "token_dropout": 0.0,
+            "decode": "argmax",
+            "decode_prior_scale": 0.0,
+            "autocast_bf16": True,
+        }
         return {
             k: v
             for k, v in self.to_dict().items()

@@ -33,13 +33,16 @@ def score_split(
     stride: int = 32,
     batch_size: int = 64,
     bigrams: LabelBigrams | None = None,
+    pieces: list | None = None,
+    bf16: bool = True,
 ) -> tuple[dict, list]:
     """Predict ``ds`` and score it; returns ``(metrics, predictions)`` (tags per sentence, or labels).
 
     Token tasks decode with ``bigrams`` (Viterbi) when given, else word by word (see
-    :mod:`pretrain.finetune.decoding`)."""
+    :mod:`pretrain.finetune.decoding`). ``pieces``: the split's :func:`word_pieces`, when the caller scores the same
+    split repeatedly (the dev split at every evaluation); ``bf16``: on CUDA, predict under bf16 autocast."""
     words = [list(s.words) for s in ds]
-    pieces = word_pieces(tokenizer, words)
+    pieces = pieces if pieces is not None else word_pieces(tokenizer, words)
     if task == "ner":
         pred = predict_tags(
             model,
@@ -51,6 +54,7 @@ def score_split(
             batch_size=batch_size,
             pieces=pieces,
             bigrams=bigrams,
+            bf16=bf16,
         )
         gold = [list(s.tags) for s in ds]
         default, strict = entity_scores(gold, pred), entity_scores(gold, pred, mode="strict")
@@ -70,7 +74,7 @@ def score_split(
         }
     else:
         pred = predict_labels(
-            model, tokenizer, words, id2label, max_length=max_length, batch_size=batch_size, pieces=pieces
+            model, tokenizer, words, id2label, max_length=max_length, batch_size=batch_size, pieces=pieces, bf16=bf16
         )
         metrics = {
             "accuracy": accuracy([s.label for s in ds], pred),

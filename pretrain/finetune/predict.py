@@ -12,6 +12,7 @@ best sequence for the sentence (:mod:`pretrain.finetune.decoding`).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Sequence
 
 import numpy as np
@@ -28,23 +29,48 @@ def _batches(items: Sequence, batch_size: int):
         yield order[s : s + batch_size]
 
 
-def _outputs_by_batch(model, items: Sequence, pad_id: int, batch_size: int, *, token_labels: bool, log_probs: bool):
+def _outputs_by_batch(
+    model, items: Sequence, pad_id: int, batch_size: int, *, token_labels: bool, log_probs: bool, bf16: bool = True
+):
     """``(indices, outputs)`` per batch of ``items``, computed in inference mode on the model's device: the best
-    class per position (token tasks) or per sequence, or with ``log_probs`` the log-softmax per position."""
+    class per position (token tasks) or per sequence, or with ``log_probs`` the log-softmax per position.
+
+    Every batch is queued on the device first and the outputs come back to the host in one copy at the end, so
+    the host never waits for the device between batches. On CUDA the forward passes run under bf16 autocast
+    (``bf16``); the log-softmax is taken in float32."""
     import torch
 
     device = next(model.parameters()).device
+    autocast = device.type == "cuda" and bf16
     model.eval()
-    for idx in _batches(items, batch_size):
+    batches, outputs = list(_batches(items, batch_size)), []
+    for idx in batches:
         with torch.inference_mode():  # entered per batch: the caller's code between batches runs outside it
             batch = collate([items[i] for i in idx], pad_id, device, token_labels=token_labels)
             batch.pop("labels")
-            logits = model(**batch).logits
-            if log_probs:
-                out = torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
-            else:
-                out = logits.argmax(-1).cpu().tolist()
-        yield idx, out
+            with torch.autocast("cuda", dtype=torch.bfloat16) if autocast else contextlib.nullcontext():
+                logits = model(**batch).logits
+            outputs.append(torch.log_softmax(logits.float(), dim=-1) if log_probs else logits.argmax(-1))
+    for idx, out in zip(batches, _to_host(outputs)):
+        yield idx, out if log_probs else out.tolist()
+
+
+def _to_host(outputs: list) -> list:
+    """The per-batch outputs as numpy arrays, brought over in one device-to-host copy (padded to the widest batch
+    along the position axis, then cut back to each batch's own width)."""
+    import torch
+
+    if not outputs:
+        return []
+    if outputs[0].dim() == 1:  # one value per sequence
+        host = torch.cat(outputs).cpu().numpy()
+        bounds = np.cumsum([0] + [len(o) for o in outputs])
+        return [host[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    width = max(o.shape[1] for o in outputs)
+    padded = [torch.nn.functional.pad(o, (0, 0) * (o.dim() - 2) + (0, width - o.shape[1])) for o in outputs]
+    host = torch.cat(padded).cpu().numpy()
+    bounds = np.cumsum([0] + [len(o) for o in outputs])
+    return [host[a:b, : o.shape[1]] for a, b, o in zip(bounds[:-1], bounds[1:], outputs)]
 
 
 def predict_tags(
@@ -58,15 +84,18 @@ def predict_tags(
     batch_size: int = 64,
     pieces: list | None = None,
     bigrams: LabelBigrams | None = None,
+    bf16: bool = True,
 ) -> list[list[str]]:
     """One predicted tag per word of every sentence (``pieces`` may pass precomputed :func:`word_pieces`); with
-    ``bigrams``, the tags of each sentence's Viterbi-best sequence instead of each word's best tag."""
+    ``bigrams``, the tags of each sentence's Viterbi-best sequence instead of each word's best tag. ``bf16``: on
+    CUDA, predict under bf16 autocast."""
     cls_id, sep_id, pad_id, _ = special_ids(tokenizer)
     pieces = pieces if pieces is not None else word_pieces(tokenizer, sentences)
     windows = token_windows(pieces, None, cls_id=cls_id, sep_id=sep_id, max_length=max_length, stride=stride)
     out: list[list] = [[None] * len(s) for s in sentences]
     viterbi_ = bigrams is not None
-    for idx, scores in _outputs_by_batch(model, windows, pad_id, batch_size, token_labels=True, log_probs=viterbi_):
+    batches = _outputs_by_batch(model, windows, pad_id, batch_size, token_labels=True, log_probs=viterbi_, bf16=bf16)
+    for idx, scores in batches:
         for row, i in enumerate(idx):
             w = windows[i]
             for word, pos in w.first:
@@ -88,13 +117,16 @@ def predict_labels(
     max_length: int,
     batch_size: int = 64,
     pieces: list | None = None,
+    bf16: bool = True,
 ) -> list[str]:
-    """One predicted label per sentence."""
+    """One predicted label per sentence (``bf16``: on CUDA, under bf16 autocast)."""
     cls_id, sep_id, pad_id, _ = special_ids(tokenizer)
     pieces = pieces if pieces is not None else word_pieces(tokenizer, sentences)
     items = sentence_inputs(pieces, None, cls_id=cls_id, sep_id=sep_id, max_length=max_length)
     out: list[str | None] = [None] * len(items)
-    for idx, best in _outputs_by_batch(model, items, pad_id, batch_size, token_labels=False, log_probs=False):
+    for idx, best in _outputs_by_batch(
+        model, items, pad_id, batch_size, token_labels=False, log_probs=False, bf16=bf16
+    ):
         for row, i in enumerate(idx):
             out[i] = id2label[int(best[row])]
     return out  # type: ignore[return-value]

@@ -99,6 +99,7 @@ class SeedSetup:
             stride=self.stride,
             batch_size=config.eval_batch_size,
             bigrams=self.bigrams,
+            bf16=config.autocast_bf16,
         )
 
     def meta(self, config: FinetuneConfig, data: TaskData, seed: int) -> dict:
@@ -203,13 +204,15 @@ def _setup_seed(config: FinetuneConfig, data: TaskData) -> SeedSetup:
 
 def _train_seed(setup: SeedSetup, config: FinetuneConfig, data: TaskData, seed: int):
     """Train ``setup.model`` in place, keeping the best dev epoch; returns the trainer's result."""
+    from pretrain.finetune.features import word_pieces
     from pretrain.finetune.trainer import train
 
     cls_id, sep_id, pad_id, unk_id = setup.special_ids
     common, primary = setup.scoring(config), PRIMARY[config.task]
+    dev_pieces = word_pieces(setup.tokenizer, [list(s.words) for s in data.dev])  # once, not at every evaluation
 
     def dev_score(m) -> float:
-        return score_split(m, setup.tokenizer, data.dev, **common)[0][primary]
+        return score_split(m, setup.tokenizer, data.dev, pieces=dev_pieces, **common)[0][primary]
 
     return train(
         setup.model,

@@ -9,6 +9,12 @@ Batches use dynamic padding (each batch is padded to its longest input); with
 ``group_by_length`` inputs of similar length share a batch (shuffled mega-batches of
 50 batches, sorted inside), which cuts padding without fixing the batch order.
 
+On a GPU the step loop never waits for the device: batches go up from pinned memory without blocking, the
+forward pass runs under bf16 autocast (``config.autocast_bf16``), AdamW is the fused kernel, word dropout draws
+on the device, and the training loss is summed on the device and read once per dev evaluation. The host
+therefore queues step after step while the device works; it waits only where a dev score is needed (early
+stopping reads it). On CPU the same code runs in float32, as before.
+
 >>> result = train(model, windows, evaluate=dev_f1, config=cfg, seed=1)  # doctest: +SKIP
 >>> result.best_score, result.best_step
 (0.87, 420)
@@ -16,6 +22,7 @@ Batches use dynamic padding (each batch is padded to its longest input); with
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import random
@@ -68,7 +75,8 @@ def batch_order(
 
 
 def collate(items: Sequence, pad_id: int, device, *, token_labels: bool):
-    """Pad a list of :class:`Window` / :class:`Encoded` to tensors on ``device``."""
+    """Pad a list of :class:`Window` / :class:`Encoded` to tensors on ``device`` (on CUDA: copied from pinned memory
+    without blocking the host)."""
     import torch
 
     width = max(len(it) for it in items)
@@ -83,18 +91,32 @@ def collate(items: Sequence, pad_id: int, device, *, token_labels: bool):
             labels[r, :n] = torch.tensor(it.labels)
     if not token_labels:
         labels = torch.tensor([it.label for it in items], dtype=torch.long)
-    return {"input_ids": ids.to(device), "attention_mask": mask.to(device), "labels": labels.to(device)}
+    return {
+        "input_ids": to_device(ids, device),
+        "attention_mask": to_device(mask, device),
+        "labels": to_device(labels, device),
+    }
+
+
+def to_device(tensor, device):
+    """``tensor`` on ``device``; a CUDA copy comes from pinned memory and does not block the host (a pageable
+    copy would wait for the device to take it)."""
+    if getattr(device, "type", str(device)).startswith("cuda"):
+        return tensor.pin_memory().to(device, non_blocking=True)
+    return tensor.to(device)
 
 
 def drop_tokens(batch: dict, rate: float, unk_id: int, keep_ids: Sequence[int], generator) -> dict:
     """``batch`` with each input piece replaced by ``unk_id`` with probability ``rate`` (word dropout); padding and
     the ``keep_ids`` (``[CLS]``, ``[SEP]``) are never replaced. Labels are unchanged: the model must still label
-    the word, from its context."""
+    the word, from its context. ``keep_ids`` may be a tensor on the batch's device (the training loop builds it
+    once); the draw comes from ``generator``, on the generator's device."""
     import torch
 
     ids = batch["input_ids"]
-    draw = torch.rand(ids.shape, generator=generator).to(ids.device) < rate
-    droppable = (batch["attention_mask"] == 1) & ~torch.isin(ids, torch.tensor(list(keep_ids), device=ids.device))
+    draw = torch.rand(ids.shape, generator=generator, device=generator.device).to(ids.device) < rate
+    keep = keep_ids if isinstance(keep_ids, torch.Tensor) else torch.tensor(list(keep_ids), device=ids.device)
+    droppable = (batch["attention_mask"] == 1) & ~torch.isin(ids, keep)
     return {**batch, "input_ids": ids.masked_fill(draw & droppable, unk_id)}
 
 
@@ -116,30 +138,29 @@ def train(
     ``evaluate(model)`` returns the dev score (higher is better), called
     ``config.evals_per_epoch`` times per epoch; training stops after ``config.patience``
     evaluations without improvement. With ``config.token_dropout`` (> 0), training inputs lose pieces to
-    ``unk_id`` (:func:`drop_tokens`), drawn from a generator seeded by ``seed``.
+    ``unk_id`` (:func:`drop_tokens`), drawn from a generator seeded by ``seed``. The loss is read on the host only
+    at those evaluations (see the module docstring).
     """
     import torch
     from tqdm.auto import tqdm
 
     if not items:
         raise ValueError("no training examples (empty train split?)")
-    device = device or next(model.parameters()).device
+    device = torch.device(device) if device is not None else next(model.parameters()).device
     seed_everything(seed)
     rng = random.Random(seed)
-    rate = getattr(config, "token_dropout", 0.0)
-    if rate and unk_id is None:
-        raise ValueError("token_dropout needs the tokenizer's unk id (unk_id)")
-    dropper = torch.Generator().manual_seed(seed) if rate else None
+    dropper = _WordDropout.build(getattr(config, "token_dropout", 0.0), unk_id, keep_ids, seed, device)
     lengths = [len(it) for it in items]
     steps_per_epoch = math.ceil(len(items) / config.batch_size)
     total = steps_per_epoch * config.epochs
-    optimizer, scheduler = _optimizer_and_schedule(model, config, total)
+    optimizer, scheduler = _optimizer_and_schedule(model, config, total, device)
     eval_points = {
         min(steps_per_epoch, round(steps_per_epoch * (k + 1) / config.evals_per_epoch))
         for k in range(config.evals_per_epoch)
     }
+    bf16 = device.type == "cuda" and getattr(config, "autocast_bf16", True)
 
-    best = _BestDev(config.patience)
+    best, losses = _BestDev(config.patience), _LossSum(device)
     step, stopped = 0, False
     start = time.perf_counter()
     bar = tqdm(total=total, desc=f"fine-tune seed {seed}", disable=not config.progress, leave=False)
@@ -148,16 +169,19 @@ def train(
         batches = batch_order(lengths, config.batch_size, rng, group_by_length=config.group_by_length)
         for b, idx in enumerate(batches, start=1):
             batch = collate([items[i] for i in idx], pad_id, device, token_labels=token_labels)
-            if rate:
-                batch = drop_tokens(batch, rate, unk_id, keep_ids, dropper)
-            loss = _step(model, batch, optimizer, scheduler, config.max_grad_norm)
+            if dropper is not None:
+                batch = dropper(batch)
+            losses.add(_step(model, batch, optimizer, scheduler, config.max_grad_norm, bf16=bf16))
             step += 1
             bar.update(1)
-            bar.set_postfix(loss=f"{loss.item():.3f}", best=best.postfix())
             if b in eval_points:
                 score = float(evaluate(model))
                 model.train()
-                stopped = best.record(model, score, step=step, epoch=epoch + b / len(batches), loss=float(loss.item()))
+                last, mean = losses.read()
+                bar.set_postfix(loss=f"{mean:.3f}", best=best.postfix())
+                stopped = best.record(
+                    model, score, step=step, epoch=epoch + b / len(batches), loss=last, mean_loss=mean
+                )
                 if stopped:
                     break
         if stopped:
@@ -177,24 +201,80 @@ def train(
     )
 
 
-def _optimizer_and_schedule(model, config, total_steps: int):
-    """AdamW over the pre-trainer's weight-decay groups (biases and LayerNorm weights exempt), and its
-    learning-rate curve: linear warm-up over ``config.warmup_ratio`` of the steps, then linear decay."""
+@dataclass
+class _WordDropout:
+    """Word dropout (:func:`drop_tokens`) with what it needs made once: the kept ids as a tensor on the device and a
+    seeded generator there (on CUDA the draw never leaves the device)."""
+
+    rate: float
+    unk_id: int
+    keep: object
+    generator: object
+
+    @classmethod
+    def build(cls, rate: float, unk_id: int | None, keep_ids: Sequence[int], seed: int, device) -> _WordDropout | None:
+        import torch
+
+        if not rate:
+            return None
+        if unk_id is None:
+            raise ValueError("token_dropout needs the tokenizer's unk id (unk_id)")
+        keep = torch.tensor(list(keep_ids), dtype=torch.long, device=device)
+        return cls(rate, unk_id, keep, torch.Generator(device=device).manual_seed(seed))
+
+    def __call__(self, batch: dict) -> dict:
+        return drop_tokens(batch, self.rate, self.unk_id, self.keep, self.generator)
+
+
+class _LossSum:
+    """The training loss summed on the device since the last read; :meth:`read` is the one host read."""
+
+    def __init__(self, device):
+        import torch
+
+        self.total = torch.zeros((), device=device)
+        self.last = self.total
+        self.n = 0
+
+    def add(self, loss) -> None:
+        self.last = loss.detach()
+        self.total += self.last.float()
+        self.n += 1
+
+    def read(self) -> tuple[float, float]:
+        """``(last step's loss, mean since the last read)``; waits for the device once."""
+        import torch
+
+        last, total = torch.stack([self.last.float(), self.total]).tolist()
+        self.total.zero_()
+        n, self.n = self.n, 0
+        return last, total / max(1, n)
+
+
+def _optimizer_and_schedule(model, config, total_steps: int, device=None):
+    """AdamW over the pre-trainer's weight-decay groups (biases and LayerNorm weights exempt; on CUDA the fused
+    kernel), and its learning-rate curve: linear warm-up over ``config.warmup_ratio`` of the steps, then linear
+    decay."""
     import torch
 
     from pretrain.optim import param_groups
     from pretrain.schedule import build_lr_scheduler
 
-    optimizer = torch.optim.AdamW(param_groups(model, config.weight_decay), lr=config.learning_rate)
+    fused = device is not None and torch.device(device).type == "cuda"
+    optimizer = torch.optim.AdamW(
+        param_groups(model, config.weight_decay), lr=config.learning_rate, fused=fused or None
+    )
     warmup = int(config.warmup_ratio * total_steps)
     return optimizer, build_lr_scheduler(optimizer, warmup_steps=warmup, total_steps=total_steps)
 
 
-def _step(model, batch: dict, optimizer, scheduler, max_grad_norm: float):
-    """One optimiser step on ``batch`` (gradients clipped to ``max_grad_norm`` when > 0); returns the loss."""
+def _step(model, batch: dict, optimizer, scheduler, max_grad_norm: float, *, bf16: bool = False):
+    """One optimiser step on ``batch`` (forward under bf16 autocast when ``bf16``; gradients clipped to
+    ``max_grad_norm`` when > 0, without a host read); returns the loss, on the device."""
     import torch
 
-    loss = model(**batch).loss
+    with torch.autocast("cuda", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
+        loss = model(**batch).loss
     loss.backward()
     if max_grad_norm > 0:
         torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
@@ -216,9 +296,12 @@ class _BestDev:
     bad: int = 0
     history: list = field(default_factory=list)
 
-    def record(self, model, score: float, *, step: int, epoch: float, loss: float) -> bool:
-        """Record one evaluation; True when ``patience`` evaluations in a row did not improve (stop)."""
-        self.history.append({"step": step, "epoch": epoch, "dev": score, "loss": loss})
+    def record(
+        self, model, score: float, *, step: int, epoch: float, loss: float, mean_loss: float | None = None
+    ) -> bool:
+        """Record one evaluation (``loss``: the last step's; ``mean_loss``: the mean since the previous evaluation);
+        True when ``patience`` evaluations in a row did not improve (stop)."""
+        self.history.append({"step": step, "epoch": epoch, "dev": score, "loss": loss, "mean_loss": mean_loss})
         if score > self.score:
             self.score, self.step, self.bad = score, step, 0
             self.state = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
