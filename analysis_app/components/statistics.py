@@ -95,7 +95,7 @@ def render(sel) -> None:
         st.dataframe(shown.style.format({"additional segmentation %": "{:.2f}"}), width="stretch", hide_index=True)
         _download("Download this grouping (CSV)", grouped, f"additional_segmentation_by_{by}_{subset}.csv")
 
-    st.subheader("Fertility, continued words, unknown and byte-fallback pieces")
+    st.subheader("Fertility, continued words, unknown, byte-fallback and byte pieces")
     summ = cache.summary(ds, toks, n, seed)
     wide = statistics.summary_display(summ)
     st.dataframe(wide.style.format(precision=3, na_rep="–"), width="stretch", hide_index=True)

@@ -74,13 +74,15 @@ def grouped(
     )
 
 
-#: the figures of the summary table, in its column order (byte_fallback: % of pieces that are <0xE1> pieces)
+#: the figures of the summary table, in its column order (byte_fallback: % of pieces that are <0xE1> pieces;
+#: byte_pieces: % of pieces that are UTF-8 bytes, not whole characters, byte fallback or byte-level BPE)
 SUMMARY_MEASURES = (
     "additional_segmentation",
     "fertility",
     "continued",
     "unknown",
     "byte_fallback",
+    "byte_pieces",
     "pieces_per_continued",
 )
 
@@ -95,7 +97,8 @@ def summary(table, tokenizers: Sequence[str], *, n_resamples: int = 1000, seed: 
         for subset in ("ne", "non_ne", "all"):
             s = getattr(res, subset)
             for measure in SUMMARY_MEASURES:
-                rows.append(_row(name, SUBSET_LABELS[subset], getattr(s, measure), measure=measure))
+                if getattr(s, measure) is not None:  # byte pieces: not counted in a table from an older Parquet
+                    rows.append(_row(name, SUBSET_LABELS[subset], getattr(s, measure), measure=measure))
     return pd.DataFrame(rows)
 
 
@@ -106,6 +109,7 @@ SUMMARY_NAMES = {
     "continued": "continued words %",
     "unknown": "unknown pieces %",
     "byte_fallback": "byte-fallback pieces %",
+    "byte_pieces": "byte pieces % (bytes, not whole characters)",
     "pieces_per_continued": "pieces per continued word",
 }
 

@@ -24,6 +24,8 @@ MODULES = [
     "tokstudy.report.html",
     "tokstudy.analysis.stats.parity",
     "tokstudy.report.attribution",
+    "tokstudy.report.verdict",
+    "tokstudy.analysis.table.bytepieces",
     "tokstudy.study.report_sections",
 ]
 

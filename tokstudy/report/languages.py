@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tokstudy.analysis.table.bytepieces import BYTE_PIECE_THRESHOLD
 from tokstudy.analysis.table.coverage import THRESHOLD
 from tokstudy.report.figures import _err, _plt, _save
 from tokstudy.report.numbers import json_number
@@ -39,6 +40,8 @@ SCRIPT_COLOURS = {
 }
 #: unknown pieces % above which a language's bar is hatched (the threshold of the unknown-piece warning).
 UNKNOWN_MARK = 100 * THRESHOLD
+#: byte pieces % above which a language's bar is hatched too (the threshold of the byte-piece warning).
+BYTE_PIECE_MARK = 100 * BYTE_PIECE_THRESHOLD
 _MORE = ("#7f7f7f", "#8c564b", "#2ca02c", "#9467bd", "#d62728", "#1f77b4")
 #: the figures of a row: (its attribute, the field of its value in the rows, decimals); the interval is in
 #: ``<attribute>_low`` and ``<attribute>_high``.
@@ -48,13 +51,15 @@ _FIGURES = (
     ("gap", "gap_pp", 2),
     ("fertility", "fertility", 4),
     ("unknown", "unknown_pct", 4),
+    ("byte_pieces", "byte_pieces_pct", 4),
 )
 
 
 def language_rows(result) -> list[dict]:
     """One flat row per tokenizer and (dataset, language), each tokenizer's rows by gap, largest first:
     ``ne_pct``, ``ne_low``, ``ne_high``, ``non_ne_pct`` ..., ``gap_pp`` (percentage points), ``fertility``,
-    ``unknown_pct``, and the words and sentences behind them."""
+    ``unknown_pct``, ``byte_pieces_pct`` (bytes, not whole characters; ``None`` where not counted), and the
+    words and sentences behind them."""
     rows = []
     for tokenizer in result.tokenizers:
         for r in result.ranked(tokenizer):
@@ -68,9 +73,9 @@ def language_rows(result) -> list[dict]:
             }
             for attr, field, digits in _FIGURES:
                 est = getattr(r, attr)
-                row[field] = json_number(est.value, digits)
-                row[f"{attr}_low"] = json_number(est.low, digits)
-                row[f"{attr}_high"] = json_number(est.high, digits)
+                row[field] = None if est is None else json_number(est.value, digits)
+                row[f"{attr}_low"] = None if est is None else json_number(est.low, digits)
+                row[f"{attr}_high"] = None if est is None else json_number(est.high, digits)
             row.update(ne_words=r.ne.n_words, non_ne_words=r.non_ne.n_words, sentences=r.fertility.n_sentences)
             row["boundary_policy"] = result.boundary_policies[r.tokenizer]
             rows.append(row)
@@ -79,7 +84,7 @@ def language_rows(result) -> list[dict]:
 
 def languages_markdown(result) -> str:
     """One table per tokenizer: each language's NE and non-NE additional segmentation, gap, fertility, unknown
-    pieces, largest gap first."""
+    pieces and byte pieces, largest gap first."""
     boot = result.bootstrap
     ci = (
         f"{boot.confidence:.0%} bootstrap CI over sentences ({boot.n_resamples} resamples, all languages together)"
@@ -88,7 +93,8 @@ def languages_markdown(result) -> str:
     )
     parts = [
         f"Additional segmentation % (pieces / words − 1) per language, {ci}; gap = NE − non-NE in percentage "
-        "points; fertility = pieces per word and unknown % = unknown pieces / pieces, over all words."
+        "points; fertility = pieces per word, unknown % = unknown pieces / pieces and byte pieces % = pieces that "
+        "are UTF-8 bytes, not whole characters (byte fallback or byte-level BPE) / pieces, over all words."
     ]
     for tokenizer in result.tokenizers:
         rows = [
@@ -101,6 +107,7 @@ def languages_markdown(result) -> str:
                 "gap (pp)": _ci(r.gap),
                 "fertility": _ci(r.fertility, 3),
                 "unknown %": _ci(r.unknown),
+                "byte pieces %": _ci(r.byte_pieces),
                 "NE words": r.ne.n_words,
                 "sentences": r.fertility.n_sentences,
             }
@@ -125,7 +132,8 @@ def script_colours(scripts) -> dict[str, str]:
 def plot_languages(result, stem: str | os.PathLike) -> list[Path]:
     """Horizontal bars of each language's gap (NE − non-NE additional segmentation, percentage points) with its
     interval, coloured by script: one panel per tokenizer, languages in the first tokenizer's order (largest gap
-    on top); hatched where more than 1 % of the pieces are unknown. Writes ``stem.png`` and ``stem.svg``."""
+    on top); hatched where more than 1 % of the pieces are unknown or more than 10 % are byte pieces. Writes
+    ``stem.png`` and ``stem.svg``."""
     plt = _plt()
     order = result.dataset_order()
     by_key = {(r.tokenizer, r.dataset): r for r in result.rows}
@@ -140,7 +148,7 @@ def plot_languages(result, stem: str | os.PathLike) -> list[Path]:
         values = [0.0 if math.isnan(g.value) else g.value for g in gaps]
         bars = ax.barh(y, values, xerr=_err(gaps), color=[colours[r.script] for r in first], capsize=2, height=0.7)
         for bar, r in zip(bars, rows):
-            if r.unknown.value > UNKNOWN_MARK:  # the figures describe unknown pieces there, not segmentation
+            if r.unknown.value > UNKNOWN_MARK or _byte_pieces(r) > BYTE_PIECE_MARK:  # not segmentation there
                 bar.set_hatch("///")
                 bar.set_edgecolor("white")
         ax.axvline(0, color="black", linewidth=0.8)
@@ -150,11 +158,16 @@ def plot_languages(result, stem: str | os.PathLike) -> list[Path]:
     axes[0][0].set_yticks(y, [_label(r) for r in first], fontsize=8)
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colours.values()]
     handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="#999999", edgecolor="white", hatch="///"))
-    labels = [*colours, f"> {UNKNOWN_MARK:g} % unknown pieces"]
+    labels = [*colours, f"> {UNKNOWN_MARK:g} % unknown or > {BYTE_PIECE_MARK:g} % byte pieces"]
     fig.legend(handles, labels, title="script", loc="upper left", bbox_to_anchor=(1.0, 0.95), frameon=False)
     fig.suptitle("Extra pieces of words in named entities over other words, per language")
     fig.tight_layout()
     return _save(fig, stem)
+
+
+def _byte_pieces(row) -> float:
+    """A row's byte pieces %, 0 where not counted."""
+    return 0.0 if row.byte_pieces is None else row.byte_pieces.value
 
 
 def _label(row) -> str:

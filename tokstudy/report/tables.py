@@ -90,7 +90,8 @@ def policy_note(results: Iterable) -> str:
 
 
 def summary_rows(summaries: Sequence) -> list[dict]:
-    """Fertility, continued %, unknown %, byte-fallback %, pieces per continued word for NE / non-NE / all."""
+    """Fertility, continued %, unknown %, byte-fallback %, byte pieces % (bytes, not whole characters), pieces per
+    continued word for NE / non-NE / all."""
     rows = []
     for s in summaries:
         for subset in ("ne", "non_ne", "all"):
@@ -106,6 +107,7 @@ def summary_rows(summaries: Sequence) -> list[dict]:
                     "continued_pct": json_number(sub.continued.value, 2),
                     "unknown_pct": json_number(sub.unknown.value, 4),
                     "byte_fallback_pct": json_number(sub.byte_fallback.value, 4) if sub.byte_fallback else None,
+                    "byte_pieces_pct": json_number(sub.byte_pieces.value, 4) if sub.byte_pieces else None,
                     "pieces_per_continued": json_number(sub.pieces_per_continued.value, 4),
                     "n_words": sub.fertility.n_words,
                     "n_pieces": sub.n_pieces,
@@ -127,6 +129,7 @@ def summary_markdown(summaries: Sequence) -> str:
                     "continued %": _ci(sub.continued),
                     "unknown %": _ci(sub.unknown, 3),
                     "byte-fallback %": _ci(sub.byte_fallback, 3) if sub.byte_fallback else "",
+                    "byte pieces %": _ci(sub.byte_pieces, 3) if sub.byte_pieces else "",
                     "pieces / continued word": _ci(sub.pieces_per_continued, 3),
                     "n words": sub.fertility.n_words,
                 }

@@ -4,7 +4,8 @@ Layout of ``out_dir``::
 
     index.md, index.html          the key tables inline, with links (tokstudy.report.document)
     table4.{md,csv,json}          additional segmentation NE / non-NE / all per tokenizer
-    summary.{md,csv,json}         fertility, continued %, unknown %, byte-fallback %, pieces per continued word
+    summary.{md,csv,json}         fertility, continued %, unknown %, byte-fallback %, byte pieces %, pieces per
+                                  continued word
     intrinsic.{md,csv,json}       chars/bytes per piece, Shannon entropy, Rényi efficiency, vocabulary use
     by_<grouping>.{md,csv,json}   breakdowns (entity type, position, language, dataset)
     examples.{md,csv,json}        Table 3: sentences, pieces per tokenizer, gold, predictions
@@ -137,7 +138,7 @@ class _Errors:
 
 def _segmentation_sections(doc: _Index, table: SegmentationTable, stats, groupings: Sequence[str]) -> None:
     """Table 4, the summary (with coverage warnings), the intrinsic metrics and one breakdown per grouping."""
-    from tokstudy.analysis.table.coverage import coverage_notes
+    from tokstudy.analysis.table.bytepieces import coverage_notes
 
     md, paths = rf.write_table4(stats.table4, doc.out)
     doc.add(
@@ -149,7 +150,7 @@ def _segmentation_sections(doc: _Index, table: SegmentationTable, stats, groupin
     # where a tokenizer does not cover a dataset's text, its figures there measure unknown pieces or bytes
     notes = "".join(f"\n\n> **Warning:** {note}" for note in coverage_notes(table))
     doc.add(
-        "Fertility, continued words, unknown and byte-fallback pieces",
+        "Fertility, continued words, unknown, byte-fallback and byte pieces",
         md + notes + "\n\n[summary.md](summary.md)",
         paths,
     )

@@ -108,6 +108,7 @@ class SubsetSummary:
     pieces_per_continued: Estimate  # pieces per continued word
     n_pieces: int
     byte_fallback: Estimate | None = None  # % of pieces that are byte-fallback pieces (<0xE1>); None: not counted
+    byte_pieces: Estimate | None = None  # % of pieces that are bytes, not whole characters; None: not counted
 
 
 @dataclass(frozen=True)

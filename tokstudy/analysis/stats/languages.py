@@ -7,7 +7,8 @@ tokenizer hurts. For each dataset of the table (a dataset holds one language) an
 * **NE** and **non-NE additional segmentation %** (``100 * (pieces / words - 1)``, Table 4);
 * their **gap** ``NE − non-NE`` in percentage points: how much more the tokenizer splits names
   than other words in that language;
-* **fertility** (pieces per word) and **unknown pieces %** over all words;
+* **fertility** (pieces per word), **unknown pieces %** and **byte pieces %** (pieces that are bytes, not
+  whole characters: byte fallback or byte-level BPE, :mod:`tokstudy.analysis.table.bytepieces`) over all words;
 * the language's **script** (:func:`dataset_scripts`).
 
 Every figure comes from one :class:`~tokstudy.analysis.stats.ratio_batch.RatioBatch` pass over the
@@ -20,7 +21,8 @@ totals of the same sentence resamples (:func:`~tokstudy.analysis.stats.bootstrap
 the batch's seed draws the same weights), so it is consistent with the NE and non-NE intervals.
 
 :func:`language_coverage` names, per tokenizer, the languages of which more than 1 % of the pieces are
-unknown (or byte-fallback) pieces: their figures describe unknown pieces, not segmentation.
+unknown (or byte-fallback) pieces, or more than 10 % are otherwise byte pieces: their figures describe
+unknown pieces or bytes, not segmentation.
 
 >>> from tokstudy.data.types import Dataset, Sentence
 >>> from tokstudy.analysis.table import segmentation_table
@@ -53,6 +55,7 @@ from tokstudy.analysis.stats.groupings import Groupings
 from tokstudy.analysis.stats.ratio_batch import FigureKey, Quantity, RatioBatch
 from tokstudy.analysis.stats.segmentation import GroupedPlan
 from tokstudy.analysis.table import SegmentationTable, TokenizerColumns
+from tokstudy.analysis.table.bytepieces import BYTE_PIECE_THRESHOLD, byte_piece_warnings
 from tokstudy.analysis.table.coverage import (
     BYTE_THRESHOLD,
     THRESHOLD,
@@ -94,6 +97,8 @@ class LanguageRow:
     """Pieces per word, every word."""
     unknown: Estimate
     """% of the pieces that are unknown pieces, every word."""
+    byte_pieces: Estimate | None = None
+    """% of the pieces that are bytes, not whole characters, every word (``None``: not counted)."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +134,7 @@ class _LanguagePlan:
     non_ne: tuple[FigureKey, ...]
     fertility: tuple[FigureKey, ...]
     unknown: tuple[FigureKey, ...]
+    byte_pieces: tuple[FigureKey, ...]
 
     @classmethod
     def register(cls, batch: RatioBatch, groups: Groupings, table: SegmentationTable, tokenizer: str):
@@ -140,7 +146,9 @@ class _LanguagePlan:
         unknown = Quantity("unknown", col.n_unk, col.name)
         fertility = batch.ratio("fertility", pieces, batch.words, every)
         unknown_pct = batch.ratio("unknown pieces %", unknown, pieces, every, _percent)
-        return cls(col, ne, non_ne, tuple(fertility), tuple(unknown_pct))
+        partial = Quantity("byte pieces", col.partial_counts(), col.name)
+        partial_pct = batch.ratio("byte pieces %", partial, pieces, every, _percent)
+        return cls(col, ne, non_ne, tuple(fertility), tuple(unknown_pct), tuple(partial_pct))
 
     def rows(
         self,
@@ -157,7 +165,8 @@ class _LanguagePlan:
             n_words = ne.n_words + non_ne.n_words
             gap = Estimate(ne.value - non_ne.value, float(low[d]), float(high[d]), n_words, every.n_sentences)
             name, split, language = table.dataset_keys[d]
-            figures = (ne, non_ne, gap, every, est[self.unknown[d]])
+            partial = est[self.byte_pieces[d]] if self.column.n_partial is not None else None
+            figures = (ne, non_ne, gap, every, est[self.unknown[d]], partial)
             out.append(LanguageRow(self.column.name, label, name, split, language, scripts[label], *figures))
         return out
 
@@ -271,7 +280,8 @@ class LanguageCoverage:
     tokenizer: str
     """The tokenizer's name."""
     kind: str
-    """``"unknown"`` pieces (``<unk>``) or ``"byte-fallback"`` pieces (``<0xE1>``)."""
+    """``"unknown"`` pieces (``<unk>``), ``"byte-fallback"`` pieces (``<0xE1>``) or ``"byte pieces"`` (bytes, not
+    whole characters, of a byte-level BPE)."""
     languages: tuple[LanguageShare, ...]
     """The languages concerned, largest share first."""
     n_languages: int
@@ -281,7 +291,11 @@ class LanguageCoverage:
 
     def message(self) -> str:
         """One line naming every language concerned, for a warning."""
-        what = "unknown pieces" if self.kind == "unknown" else "byte-fallback pieces (<0x..>, UTF-8 bytes)"
+        what = {
+            "unknown": "unknown pieces",
+            "byte-fallback": "byte-fallback pieces (<0x..>, UTF-8 bytes)",
+            "byte pieces": "byte pieces (UTF-8 bytes of a character, not whole characters)",
+        }[self.kind]
         return (
             f"tokenizer {self.tokenizer!r}: more than {100 * self.threshold:g} % of the pieces are {what} in "
             f"{len(self.languages)} of {self.n_languages} languages: "
@@ -291,16 +305,27 @@ class LanguageCoverage:
 
 
 def language_coverage(
-    table: SegmentationTable, *, threshold: float = THRESHOLD, byte_threshold: float = BYTE_THRESHOLD
+    table: SegmentationTable,
+    *,
+    threshold: float = THRESHOLD,
+    byte_threshold: float = BYTE_THRESHOLD,
+    byte_piece_threshold: float = BYTE_PIECE_THRESHOLD,
 ) -> list[LanguageCoverage]:
     """Per tokenizer (and kind), the languages of which more than ``threshold`` of the pieces are unknown
-    pieces (``byte_threshold``: byte-fallback pieces), from the per-dataset shares of
-    :mod:`tokstudy.analysis.table.coverage`. Tokenizers that cover every language are left out."""
+    pieces (``byte_threshold``: byte-fallback pieces; ``byte_piece_threshold``: byte pieces where the
+    byte-fallback share is not above its own), from the per-dataset shares of
+    :mod:`tokstudy.analysis.table.coverage` and :mod:`tokstudy.analysis.table.bytepieces`. Tokenizers that
+    cover every language are left out."""
     labels = language_labels(table)
     out = []
     for kind, shares, limit in (
         ("unknown", coverage_warnings(table, threshold=threshold), threshold),
         ("byte-fallback", byte_fallback_warnings(table, threshold=byte_threshold), byte_threshold),
+        (
+            "byte pieces",
+            byte_piece_warnings(table, threshold=byte_piece_threshold, fallback_threshold=byte_threshold),
+            byte_piece_threshold,
+        ),
     ):
         for tokenizer in table.tokenizer_names:
             mine = sorted((s for s in shares if s.tokenizer == tokenizer), key=lambda s: -s.share)

@@ -8,6 +8,10 @@ Definitions (over a set of words, e.g. the words inside gold entities):
 * **unknown pieces %** = ``100 * unknown pieces / pieces``;
 * **byte-fallback pieces %** = ``100 * byte-fallback pieces (<0xE1>) / pieces``: where it is
   high the pieces spell UTF-8 bytes, and the other figures measure bytes, not segmentation;
+* **byte pieces %** = ``100 * byte pieces / pieces``, a byte piece being one that is bytes, not whole
+  characters, whatever made it: a byte-fallback piece of a multi-byte character or a byte-level BPE piece
+  holding part of one (:mod:`tokstudy.analysis.table.bytepieces`). Byte-level BPE flags nothing, so this is
+  the figure that shows Tekken on Amharic (99 % byte pieces) for what it is;
 * **pieces per continued word** = ``pieces of continued words / continued words``.
 
 Subsets: ``ne`` = words inside a gold entity, ``non_ne`` = labelled words outside
@@ -123,13 +127,14 @@ _SUMMARY = (
     ("unknown pieces %", "unknown", "pieces", _pct),
     ("pieces per continued word", "continued pieces", "continued", _same),
     ("byte-fallback pieces %", "byte fallback", "pieces", _pct),
+    ("byte pieces %", "byte pieces", "pieces", _pct),
 )
 
 
 @dataclass(frozen=True)
 class _SummaryPlan:
     column: TokenizerColumns
-    figures: dict[str, tuple[FigureKey, ...]]  # subset -> the six figures of SubsetSummary, in its order
+    figures: dict[str, tuple[FigureKey, ...]]  # subset -> the seven figures of SubsetSummary, in its order
     n_pieces: dict[str, int]
 
     @classmethod
@@ -143,6 +148,7 @@ class _SummaryPlan:
             "unknown": Quantity("unknown", col.n_unk, col.name),
             "continued pieces": Quantity("continued pieces", col.n_pieces * continued, col.name),
             "byte fallback": Quantity("byte fallback", col.byte_counts(), col.name),
+            "byte pieces": Quantity("byte pieces", col.partial_counts(), col.name),
         }
         figures, n_pieces = {}, {}
         for subset in SUBSETS:
@@ -154,7 +160,13 @@ class _SummaryPlan:
 
     def result(self, est: dict[FigureKey, Estimate], settings: BootstrapSettings) -> SegmentationSummary:
         subsets = {
-            s: SubsetSummary(*(est[f] for f in figs[:5]), self.n_pieces[s], byte_fallback=est[figs[5]])
+            s: SubsetSummary(
+                *(est[f] for f in figs[:5]),
+                self.n_pieces[s],
+                byte_fallback=est[figs[5]],
+                # not counted in a table read from a Parquet file written before byte pieces were: no figure
+                byte_pieces=est[figs[6]] if self.column.n_partial is not None else None,
+            )
             for s, figs in self.figures.items()
         }
         c = self.column

@@ -11,6 +11,7 @@ from typing import Iterable
 
 import numpy as np
 
+from tokstudy.analysis.table.bytepieces import BytePiecesWarning, byte_piece_flags, byte_piece_warnings
 from tokstudy.analysis.table.columns import TokenizerColumns
 from tokstudy.analysis.table.coverage import (
     ByteFallbackWarning,
@@ -40,7 +41,9 @@ def segmentation_table(
     pieces are unknown to a tokenizer gives an
     :class:`~tokstudy.analysis.table.coverage.UnknownPiecesWarning` naming the uncovered script; one of
     which more than 1 % are byte-fallback pieces (``<0xE1>``), a
-    :class:`~tokstudy.analysis.table.coverage.ByteFallbackWarning` naming the script they spell.
+    :class:`~tokstudy.analysis.table.coverage.ByteFallbackWarning` naming the script they spell; one of which
+    more than 10 % are otherwise bytes, not whole characters (a byte-level BPE's pieces of part of a
+    character), a :class:`~tokstudy.analysis.table.bytepieces.BytePiecesWarning`.
     """
     if isinstance(datasets, Dataset):
         datasets = [datasets]
@@ -73,6 +76,8 @@ def _warn_unknown_pieces(table: SegmentationTable) -> None:
         warnings.warn(share.message(), UnknownPiecesWarning, stacklevel=3)
     for share in byte_fallback_warnings(table):
         warnings.warn(share.message(), ByteFallbackWarning, stacklevel=3)
+    for share in byte_piece_warnings(table):
+        warnings.warn(share.message(), BytePiecesWarning, stacklevel=3)
 
 
 def tokenizer_columns(table: SegmentationTable, seg: Segmenter) -> TokenizerColumns:
@@ -85,6 +90,9 @@ def tokenizer_columns(table: SegmentationTable, seg: Segmenter) -> TokenizerColu
     counts = np.diff(result.offsets).astype(np.int32)
     unk_per_type = _per_type(result.unk, result.offsets)
     byte_per_type = _per_type(result.byte, result.offsets) if result.byte is not None else None
+    byte_level = getattr(seg, "context", None) is not None and seg.context.family == "byte-level"
+    partial = byte_piece_flags(result.pieces, byte_level=byte_level, fallback=result.byte)
+    partial_per_type = _per_type(partial, result.offsets)
     return TokenizerColumns(
         name=seg.name,
         kind=getattr(seg, "kind", "unknown"),
@@ -97,6 +105,7 @@ def tokenizer_columns(table: SegmentationTable, seg: Segmenter) -> TokenizerColu
         type_unk=np.asarray(result.unk, dtype=bool),
         type_piece_ids=result.ids,
         n_byte=None if byte_per_type is None else byte_per_type[table.word_type],
+        n_partial=partial_per_type[table.word_type],
     )
 
 

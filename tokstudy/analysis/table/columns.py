@@ -34,6 +34,10 @@ class TokenizerColumns:
             tokenizer gives none, or read back from Parquet).
         n_byte: ``int32`` byte-fallback pieces (``<0xE1>``) of each row; ``None`` for a tokenizer
             without byte fallback (read as zeros by :meth:`byte_counts`).
+        n_partial: ``int32`` *byte pieces* of each row: pieces that are bytes, not whole characters (a
+            byte-fallback piece of a multi-byte character, or a byte-level BPE piece holding part of one; see
+            :mod:`tokstudy.analysis.table.bytepieces`); ``None`` when not counted (a table read from a Parquet
+            file written before they were), read as zeros by :meth:`partial_counts`.
     """
 
     name: str
@@ -47,7 +51,12 @@ class TokenizerColumns:
     type_unk: np.ndarray | None = None
     type_piece_ids: np.ndarray | None = None
     n_byte: np.ndarray | None = None
+    n_partial: np.ndarray | None = None
 
     def byte_counts(self) -> np.ndarray:
         """Byte-fallback pieces of each row (zeros for a tokenizer without byte fallback)."""
         return self.n_byte if self.n_byte is not None else np.zeros(len(self.n_pieces), np.int32)
+
+    def partial_counts(self) -> np.ndarray:
+        """Byte pieces (bytes, not whole characters) of each row (zeros when not counted)."""
+        return self.n_partial if self.n_partial is not None else np.zeros(len(self.n_pieces), np.int32)

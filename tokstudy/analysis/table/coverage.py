@@ -13,6 +13,8 @@ spells a character it lacks as its UTF-8 bytes, ``<0xE1>`` ``<0x88>`` ``<0x9B>``
 a Latin vocabulary shows about ten pieces a word and 0 % unknown pieces. :func:`byte_fallback_share`
 counts those pieces per dataset and :func:`byte_fallback_warnings` names, above
 :data:`BYTE_THRESHOLD`, the script they spell; they are emitted as :class:`ByteFallbackWarning`.
+A byte-level BPE spells such text as bytes too, without flagging anything: :mod:`.bytepieces` counts both
+mechanisms as *byte pieces* and holds :func:`~.bytepieces.coverage_notes`, every such warning for a report.
 
 >>> char_script("ა"), char_script("Ж"), char_script("中"), char_script("٣")
 ('GEORGIAN', 'CYRILLIC', 'CJK', 'ARABIC-INDIC')
@@ -230,8 +232,3 @@ def byte_fallback_warnings(table, *, threshold: float = BYTE_THRESHOLD) -> list[
         for s in byte_fallback_share(table, t, detail_above=threshold)
         if s.share > threshold
     ]
-
-
-def coverage_notes(table) -> list[str]:
-    """The message of every unknown-piece and byte-fallback warning of ``table`` (for reports)."""
-    return [s.message() for s in coverage_warnings(table)] + [s.message() for s in byte_fallback_warnings(table)]

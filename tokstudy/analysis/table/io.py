@@ -94,6 +94,8 @@ def to_arrow(t: SegmentationTable, *, joined_pieces: bool = False):
         arrays[f"n_unk:{name}"] = pa.array(c.n_unk)
         if c.n_byte is not None:
             arrays[f"n_byte:{name}"] = pa.array(c.n_byte)
+        if c.n_partial is not None:
+            arrays[f"n_partial:{name}"] = pa.array(c.n_partial)
     table = pa.table(arrays)
     return table.replace_schema_metadata({_META_KEY: json.dumps(_metadata(t)).encode()})
 
@@ -163,6 +165,11 @@ def read_parquet(path: str | os.PathLike) -> tuple[dict[str, object], dict[str, 
             n_unk=pt.column(f"n_unk:{name}").to_numpy().astype(np.int32),
             n_byte=(
                 pt.column(f"n_byte:{name}").to_numpy().astype(np.int32) if f"n_byte:{name}" in pt.column_names else None
+            ),
+            n_partial=(
+                pt.column(f"n_partial:{name}").to_numpy().astype(np.int32)
+                if f"n_partial:{name}" in pt.column_names
+                else None
             ),
         )
     return words, cols

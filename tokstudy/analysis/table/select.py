@@ -88,10 +88,7 @@ def _gather(table: SegmentationTable, col: TokenizerColumns, sub: SegmentationTa
     flat = np.repeat(col.type_offsets[:-1][old] - offsets[:-1], counts) + np.arange(offsets[-1])
     unk_per_type = np.zeros(len(table.types), dtype=np.int32)
     unk_per_type[table.word_type] = col.n_unk
-    byte_per_type = None
-    if col.n_byte is not None:
-        byte_per_type = np.zeros(len(table.types), dtype=np.int32)
-        byte_per_type[table.word_type] = col.n_byte
+    byte_per_type, partial_per_type = _per_type(table, col.n_byte), _per_type(table, col.n_partial)
     return replace(
         col,
         type_pieces=np.asarray(col.type_pieces, dtype=object)[flat].tolist(),
@@ -100,4 +97,14 @@ def _gather(table: SegmentationTable, col: TokenizerColumns, sub: SegmentationTa
         n_unk=unk_per_type[old][sub.word_type],
         type_unk=None if col.type_unk is None else col.type_unk[flat],
         n_byte=None if byte_per_type is None else byte_per_type[old][sub.word_type],
+        n_partial=None if partial_per_type is None else partial_per_type[old][sub.word_type],
     )
+
+
+def _per_type(table: SegmentationTable, per_row: np.ndarray | None) -> np.ndarray | None:
+    """A per-row count of ``table`` as one value per distinct word (every row of a word has the same)."""
+    if per_row is None:
+        return None
+    out = np.zeros(len(table.types), dtype=np.int32)
+    out[table.word_type] = per_row
+    return out
