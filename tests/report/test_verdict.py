@@ -1,18 +1,18 @@
-"""The verdict over cases: yes / no / mixed / undecided, always with its counts."""
+"""The verdict over cases: yes / no (opposite direction) / mixed / undecided, always with its counts."""
 
 from __future__ import annotations
 
 import pytest
 
-from tokstudy.report.verdict import NO_FIT, Verdict
+from tokstudy.report.verdict import NO_FIT, OPPOSITE, Verdict, outcome_word
 
 
 @pytest.mark.parametrize(
     "outcomes, word, counts",
     [
         ([True, True, True], "yes", "yes in 3 of 3"),
-        ([False, False], "no", "no in 2 of 2"),
-        ([True, False, False], "mixed", "no in 2 of 3, yes in 1"),
+        ([False, False], OPPOSITE, "no (opposite direction) in 2 of 2"),
+        ([True, False, False], "mixed", "no (opposite direction) in 2 of 3, yes in 1"),
         ([True] * 5 + [None] + [NO_FIT] * 3, "mixed", "yes in 5 of 9, undecided in 1, no fit in 3"),
         ([None, None], "undecided", "undecided in 2 of 2"),
         ([True, NO_FIT], "yes", "yes in 1 of 2, no fit in 1"),
@@ -24,7 +24,7 @@ def test_verdict_word_and_counts(outcomes, word, counts):
     v = Verdict.tally(outcomes)
     assert (v.word, v.counts()) == (word, counts)
     assert v.markdown() == f"**{word}** ({counts})"
-    assert v.holds == {"yes": True, "no": False}.get(word)
+    assert v.holds == {"yes": True, OPPOSITE: False}.get(word)
 
 
 def test_not_everywhere_is_never_no():
@@ -36,3 +36,10 @@ def test_not_everywhere_is_never_no():
 def test_negative_counts_are_refused():
     with pytest.raises(ValueError):
         Verdict(yes=-1)
+
+
+def test_a_case_against_the_claim_says_which_way():
+    """ "no" alone reads as "no effect"; a case significantly the other way says so (issue 33 item 4)."""
+    assert outcome_word(False) == OPPOSITE == "no (opposite direction)"
+    assert Verdict.tally([False]).markdown() == "**no (opposite direction)** (no (opposite direction) in 1 of 1)"
+    assert [outcome_word(o) for o in (True, None, NO_FIT)] == ["yes", "undecided", "no fit"]

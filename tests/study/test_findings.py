@@ -28,7 +28,8 @@ def test_ne_more_segmented_requires_disjoint_cis():
     assert ne_more_segmented(*t4([90, 60], [40, 30])).holds is True
     assert ne_more_segmented(*t4([90, 31], [40, 30], half=2)).holds is None  # overlapping at the 2nd size
     split = ne_more_segmented(*t4([90, 20], [40, 30]))  # more at one size, less at the other
-    assert split.holds is None and split.verdict.counts() == "yes in 1 of 2, no in 1" and split.verdict.word == "mixed"
+    assert split.holds is None and split.verdict.word == "mixed"
+    assert split.verdict.counts() == "yes in 1 of 2, no (opposite direction) in 1"
     assert ne_more_segmented(*t4([20, 20], [40, 30])).holds is False  # less at every size
 
 
@@ -37,7 +38,7 @@ def test_segmentation_falls_with_vocab_checks_every_step():
     # one step rises (NE 90 -> 95, CIs disjoint), three fall: mixed, never "no" for "not everywhere"
     mixed = segmentation_falls_with_vocab(*t4([90, 95, 40], [40, 30, 20]))
     assert mixed.holds is None and mixed.verdict.word == "mixed"
-    assert "**mixed** (yes in 3 of 4, no in 1)" in mixed.markdown()
+    assert "**mixed** (yes in 3 of 4, no (opposite direction) in 1)" in mixed.markdown()
     assert segmentation_falls_with_vocab(*t4([40, 60, 90], [20, 30, 40])).holds is False  # every step rises
     overlapping = segmentation_falls_with_vocab(*t4([90, 89, 88], [40, 39, 38], half=2))
     assert overlapping.verdict.word == "undecided"

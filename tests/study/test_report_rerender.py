@@ -23,12 +23,12 @@ def test_cpu_report_states_its_verdicts_with_counts_and_no_machine_path():
     md = (CPU_REPORT / "report.md").read_text(encoding="utf-8")
     assert (
         "Segmentation predicts errors beyond frequency, entity status and length: **mixed** "
-        "(yes in 5 of 9, undecided in 1, no fit in 3)" in md
+        "(yes in 3 of 9, undecided in 2, no (opposite direction) in 1, no fit in 3)" in md
     )
     assert "snips-classification: accuracy rises with vocabulary size: **undecided** (undecided in 2 of 2)" in md
     for line in md.splitlines():
         if line.startswith("- ") and "**" in line:
-            assert any(f"**{w}** (" in line for w in ("yes", "no", "mixed", "undecided")), line
+            assert any(f"**{w}** (" in line for w in ("yes", "no (opposite direction)", "mixed", "undecided")), line
     assert "/work/" not in md and "/home/" not in md and "`/" not in md
 
 

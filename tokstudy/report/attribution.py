@@ -135,20 +135,77 @@ def frequency_markdown(cells: Sequence[dict]) -> str:
     return markdown_table(out)
 
 
+#: how one case (a model and tokenizer) is decided, stated in the section and in docs/analysis.md.
+RULE = (
+    "Each model and tokenizer is one case, decided by every test this section shows: the adjusted odds ratio "
+    "per extra piece, the partial r, and the adjusted odds ratios of 2, 3 and 4+ pieces against one. A test "
+    "points up when it shows more errors with more pieces (an odds ratio's interval above 1; a partial r above "
+    "0 with p below 1 minus the confidence level, 0.05 at 95 %) and down when it shows fewer (an interval below "
+    "1; a partial r below 0 with such a p); the odds ratios by pieces point up when one of their intervals lies "
+    "above 1 and down when one lies below 1 (both, when both). A case is **yes** when every test shown points "
+    "up and none down; **no (opposite direction)** when at least one points down and none up; **undecided** "
+    "otherwise (a test not significant, or tests pointing both ways); **no fit** when the adjusted regression "
+    "could not be fitted. A test the rows do not hold is left out."
+)
+
+UP, DOWN = "up", "down"
+
+
+def _interval_direction(low, high) -> set[str]:
+    if low is None or high is None or math.isnan(low) or math.isnan(high):
+        return set()
+    return {UP} if low > 1 else {DOWN} if high < 1 else set()
+
+
+def case_tests(row: dict) -> dict[str, set[str]]:
+    """Where each test the row holds points: ``{"adjusted OR": {"up"}, "partial r": set(), ...}`` (see :data:`RULE`).
+
+    An empty set is a test that is not significant; ``{"up", "down"}`` odds ratios by pieces pointing both ways.
+    """
+    tests = {"adjusted OR": _interval_direction(row.get("or_adjusted_low"), row.get("or_adjusted_high"))}
+    r, p = row.get("partial_r"), row.get("partial_p")
+    if r is not None and p is not None and not (math.isnan(r) or math.isnan(p)):
+        alpha = 1 - row.get("confidence", 0.95)
+        tests["partial r"] = set() if p >= alpha or r == 0 else {UP} if r > 0 else {DOWN}
+    levels = [lv for lv in ("2", "3", "4+") if row.get(f"or_pieces_{lv}") is not None]
+    if levels:
+        tests["OR by pieces"] = set().union(
+            *(_interval_direction(row.get(f"or_pieces_{lv}_low"), row.get(f"or_pieces_{lv}_high")) for lv in levels)
+        )
+    return tests
+
+
 def case_outcome(row: dict) -> bool | None | str:
-    """One row's answer: yes when its adjusted odds ratio's interval lies above 1, no when below 1,
-    undecided when it holds 1, no fit when the model could not be fitted."""
+    """One row's answer by :data:`RULE`: ``True`` yes, ``False`` no (opposite direction), ``None`` undecided,
+    :data:`~tokstudy.report.verdict.NO_FIT` when the adjusted model could not be fitted."""
     if row.get("or_adjusted") is None:
         return NO_FIT
-    lo, hi = row.get("or_adjusted_low"), row.get("or_adjusted_high")
-    if lo is None or hi is None:
-        return None
-    return True if lo > 1 else False if hi < 1 else None
+    tests = case_tests(row).values()
+    if all(t == {UP} for t in tests):
+        return True
+    if not any(UP in t for t in tests) and any(DOWN in t for t in tests):
+        return False
+    return None
+
+
+def _why(row: dict) -> str:
+    """What kept a case from yes: ``" (not significant: partial r)"``, ``" (down: partial r, OR by pieces)"``."""
+    tests = case_tests(row)
+    outcome = case_outcome(row)
+    if outcome is True or outcome == NO_FIT:
+        return ""
+    down = [k for k, t in tests.items() if DOWN in t]
+    if outcome is False:
+        return f" (down: {', '.join(down)})"
+    flat = [k for k, t in tests.items() if not t]
+    parts = ([f"not significant: {', '.join(flat)}"] if flat else []) + ([f"down: {', '.join(down)}"] if down else [])
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def attribution_finding(rows: Sequence[dict]) -> tuple[Verdict, str]:
-    """The verdict over every row (yes / no / mixed / undecided, see :mod:`tokstudy.report.verdict`) and its
-    evidence: each fitted row's adjusted odds ratio with its interval and its own answer."""
+    """The verdict over every row (yes / no (opposite direction) / mixed / undecided, see
+    :mod:`tokstudy.report.verdict`), each row decided by :data:`RULE`, and its evidence: each fitted row's adjusted
+    odds ratio with its interval, its partial r, and its own answer with what kept it from yes."""
     verdict = Verdict.tally(case_outcome(r) for r in rows)
     fitted = [r for r in rows if r.get("or_adjusted") is not None]
     if not fitted:
@@ -156,12 +213,20 @@ def attribution_finding(rows: Sequence[dict]) -> tuple[Verdict, str]:
     level = fitted[0].get("confidence", 0.95)
     parts = [
         f"{r['model']} / {r['tokenizer']}: OR per extra piece {_ci(r, 'adjusted')} (unadjusted "
-        f"{_ci(r, 'unadjusted')}): {outcome_word(case_outcome(r))}"
+        f"{_ci(r, 'unadjusted')}){_partial(r)}: {outcome_word(case_outcome(r))}{_why(r)}"
         for r in fitted
     ]
     unfitted = [f"{r['model']} / {r['tokenizer']}" for r in rows if r.get("or_adjusted") is None]
     tail = f"; no fit for {', '.join(unfitted)} (see the notes below)" if unfitted else ""
     return verdict, "; ".join(parts) + tail + f" ({level:.0%} CIs, standard errors clustered by sentence)."
+
+
+def _partial(row: dict) -> str:
+    """``", partial r -0.010 (p = 0.02)"``, or nothing when the row has none."""
+    if row.get("partial_r") is None:
+        return ""
+    p = format_p(row.get("partial_p"))
+    return f", partial r {row['partial_r']:.3f} (p {p if p.startswith('<') else '= ' + p})"
 
 
 def finding_markdown(rows: Sequence[dict]) -> str:
@@ -184,6 +249,8 @@ def attribution_section(rows: Sequence[dict], cells: Sequence[dict] = (), *, fig
             if freq
             else "**No training split was given, so frequency is not among the covariates.**"
         ),
+        "",
+        RULE,
         "",
         finding_markdown(rows),
         "",

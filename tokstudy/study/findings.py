@@ -171,8 +171,8 @@ def scores_follow_vocab(scores: dict, order: list[str], alpha: float = 0.05) -> 
 def beyond_confounders(attribution: list[dict]) -> Finding:
     """Does a word's extra piece raise its odds of a mislabel with frequency, entity status and length held fixed?
 
-    Decided by :func:`tokstudy.report.attribution.attribution_finding` (per row: yes when the adjusted odds
-    ratio's interval lies above 1) over the rows of ``tables/attribution.json``.
+    Decided by :func:`tokstudy.report.attribution.attribution_finding` (per row by its ``RULE``: yes when every
+    test the section shows points to more errors with more pieces) over the rows of ``tables/attribution.json``.
     """
     from tokstudy.report.attribution import CLAIM, attribution_finding
 

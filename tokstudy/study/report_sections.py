@@ -26,7 +26,8 @@ from tokstudy.study.sources import Sources
 #: Version of the report's wording and verdict rules: part of the report stage's key, so a finished study
 #: writes its report again (that stage only) after they change. 2 = verdicts yes / no / mixed / undecided
 #: with their counts, no absolute path. 3 = what a lenient reading skipped, and the languages sections.
-REPORT_VERSION = 4
+#: 5 = attribution cases decided by every test the section shows; "no (opposite direction)" (issue 33).
+REPORT_VERSION = 5
 
 SMOKE_TEST_NOTE = (
     "This configuration checks that every stage of the study runs, end to end, in minutes. Its models are "
