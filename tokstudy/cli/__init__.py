@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "examples",
     "report",
     "parity",
+    "morph",
     "study",
 )
 
