@@ -7,8 +7,9 @@ tables and writes what these functions return; nothing here reads a file.
 
 Row fields (:func:`language_rows`): ``tokenizer``, ``task``, ``dataset``, ``language``, ``script``, the additional
 segmentation % of the task's test words (``ne``, ``ne_low``, ``ne_high`` for words inside entities, ``all``,
-``all_low``, ``all_high`` for every word), the NE − non-NE ``gap`` (percentage points) and the share of unknown
-pieces (``unknown`` %), its F1 (``f1`` = mean over seeds, ``f1_sd``, ``seeds``, ``f1_values``),
+``all_low``, ``all_high`` for every word), the NE − non-NE ``gap`` (percentage points), the share of unknown
+pieces (``unknown`` %) and of byte pieces (``byte_pieces`` %: UTF-8 bytes, not whole characters), its F1
+(``f1`` = mean over seeds, ``f1_sd``, ``seeds``, ``f1_values``),
 the word-level Pearson r of pieces with label errors (``r``, ``r_low``, ``r_high``, ``r_p``) and the odds ratio of
 a mislabel per extra piece beyond frequency, entity status and length (``or``, ``or_low``, ``or_high``).
 
@@ -120,7 +121,8 @@ def language_rows(
 
     ``tasks``: ``{"task", "dataset", "language", "test"}`` per NER task (``test``: the label of its test split in
     ``segmentation``); ``segmentation``: ``{tokenizer: {test label: {"ne": Est, "all": Est, "gap": Est,
-    "unknown": Est, "script": str}}}`` with ``Est = {"value", "low", "high"}``; ``scores``: ``scores.json``;
+    "unknown": Est, "byte_pieces": Est, "script": str}}}`` with ``Est = {"value", "low", "high"}``; ``scores``:
+    ``scores.json``;
     ``correlation`` and ``attribution``: the rows of ``correlation.json`` and ``attribution.json`` (``model`` is
     the task).
     """
@@ -143,6 +145,7 @@ def language_rows(
                     **_est(seg.get("all"), "all"),
                     "gap": _float((seg.get("gap") or {}).get("value")),
                     "unknown": _float((seg.get("unknown") or {}).get("value")),
+                    "byte_pieces": _float((seg.get("byte_pieces") or {}).get("value")),
                     "f1": _float(score["mean"]),
                     "f1_sd": _float(score.get("std")),
                     "seeds": score.get("n", 1),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
+from tokstudy.analysis.table.bytepieces import BYTE_PIECE_THRESHOLD
 from tokstudy.report.document import Section
 from tokstudy.report.numbers import format_p
 from tokstudy.report.verdict import NO_FIT, Verdict
@@ -31,6 +32,9 @@ PAPER_VOCABULARIES = "32k / 64k / 128k"
 PAPER_SEEDS = 10
 #: unknown pieces % of a language above which the report names it (the unknown-piece warning's threshold)
 UNKNOWN_NOTE = 1.0
+#: byte pieces % (UTF-8 bytes, not whole characters) of a language above which the report names it (the
+#: byte-piece warning's threshold, :data:`tokstudy.analysis.table.bytepieces.BYTE_PIECE_THRESHOLD`)
+BYTE_PIECE_NOTE = 100 * BYTE_PIECE_THRESHOLD
 
 
 def _ok(v) -> bool:
@@ -230,6 +234,21 @@ def _gain_table(gains: list[dict]) -> str:
     return head + "NE additional segmentation % |\n|---|---|---:|---:|---|---|\n" + "\n".join(body)
 
 
+def _byte_piece_note(rows: list[dict]) -> list[str]:
+    """The languages whose pieces are more than :data:`BYTE_PIECE_NOTE` % bytes, as one sentence (or none)."""
+    high = [
+        f"{r['language']} ({r['dataset']}) {r['byte_pieces']:.1f} %"
+        for r in rows
+        if _ok(r.get("byte_pieces")) and r["byte_pieces"] > BYTE_PIECE_NOTE
+    ]
+    if not high:
+        return []
+    return [
+        f"Byte pieces above {BYTE_PIECE_NOTE:g} % of the pieces (UTF-8 bytes of characters, not whole characters: "
+        f"their figures count bytes, not splits): {', '.join(high)}."
+    ]
+
+
 def languages_section(languages: list[dict], cross: list[dict], gains: list[dict], order: list[str]) -> Section:
     """Each language's segmentation next to its F1 per tokenizer, the rank correlation across languages, the
     word-level link per language, and the languages a larger vocabulary helps most."""
@@ -257,6 +276,7 @@ def languages_section(languages: list[dict], cross: list[dict], gains: list[dict
                     f"Unknown pieces above {UNKNOWN_NOTE:g} % of the pieces (their segmentation is partly unknown "
                     f"pieces, not splits): {', '.join(high)}."
                 )
+            parts += _byte_piece_note(mine)
     parts.append(
         "### Where a larger vocabulary helps most\n\nF1 gain from the smallest vocabulary to the largest, largest "
         "gain first ([csv](tables/vocabulary_gain.csv)).\n\n" + _gain_table(gains)

@@ -77,7 +77,8 @@ def _additional(fertility) -> dict:
 
 
 def segmentation_by_language(table, tokenizers: list[str], boot: dict) -> dict:
-    """``{tokenizer: {dataset label: {"ne": Est, "all": Est, "gap": Est, "unknown": Est, "script": str}}}`` with
+    """``{tokenizer: {dataset label: {"ne": Est, "all": Est, "gap": Est, "unknown": Est, "byte_pieces": Est,
+    "script": str}}}`` with
     ``Est = {"value", "low", "high"}``: Table 4 of each dataset (one language) by
     :func:`~tokstudy.analysis.stats.languages.language_table`, 95 % bootstrap intervals over sentences; ``all``
     is the additional segmentation of every word, from the row's fertility."""
@@ -91,6 +92,7 @@ def segmentation_by_language(table, tokenizers: list[str], boot: dict) -> dict:
             "all": _additional(r.fertility),
             "gap": est(r.gap),
             "unknown": est(r.unknown),
+            "byte_pieces": est(r.byte_pieces) if r.byte_pieces is not None else None,
             "script": r.script,
         }
     return out
