@@ -247,3 +247,25 @@ def test_report_and_app_show_byte_pieces(table, tmp_path):
     high = {r["dataset"]: r["byte_pieces_pct"] > 80 for r in language_rows(res)}
     assert high == {"amh:test": True, "eng:test": False}
     assert "byte_pieces" in set(summary(table, table.tokenizer_names, n_resamples=0)["measure"])
+
+
+def test_tekken_on_amharic_warns_and_equals_tiktokens_recount(tmp_path):
+    """Mistral's Tekken JSON (built here in mistral-common's format, ranks trained on English): Amharic gives
+    byte pieces and a warning; the count equals the one from tiktoken on the same ranks and pattern."""
+    tiktoken = pytest.importorskip("tiktoken")
+    from tiktoken._educational import bpe_train
+
+    from tests.tokenization.test_tekken import PATTERN, tekken_data
+
+    ranks = bpe_train("\n".join(ENGLISH * 4), 300, PATTERN, visualise=None)
+    path = tmp_path / "tekken.json"
+    path.write_text(json.dumps(tekken_data(ranks)), encoding="utf-8")
+    with pytest.warns(BytePiecesWarning) as caught:
+        t = segmentation_table(_datasets(), [load_tokenizer(str(path), name="tekken")], progress=False)
+    message = next(str(w.message) for w in caught if w.category is BytePiecesWarning)
+    assert "'tekken' on dataset 'amh:test'" in message and "ETHIOPIC" in message
+    enc = tiktoken.Encoding("same", pat_str=PATTERN, mergeable_ranks=ranks, special_tokens={})
+    for s in byte_pieces_share(t, "tekken"):
+        d = t.datasets.index(s.dataset)
+        raw = [enc.decode_single_token_bytes(i) for w in _words(t, t.dataset_code == d) for i in enc.encode(" " + w)]
+        assert (s.n_partial, s.n_pieces) == (sum(not _whole(b) for b in raw), len(raw)), s.dataset
