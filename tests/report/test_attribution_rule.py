@@ -113,6 +113,19 @@ def test_synthetic_cases(case, outcome):
     assert case_outcome(case) == outcome
 
 
+def test_each_case_says_what_kept_it_from_yes():
+    _, text = attribution_finding(
+        [
+            row(UP, (0.03, 1e-5), {"2": UP, "3": DOWN}, tokenizer="a"),
+            row(UP, (0.01, 0.3), {"2": DOWN}, tokenizer="b"),
+            row(UP, (0.03, 1e-5), tokenizer="c"),
+        ]
+    )
+    assert "m / a: " in text and "partial r 0.030 (p = 1e-05): undecided (both ways: OR by pieces)" in text
+    assert "undecided (not significant: partial r; down: OR by pieces)" in text
+    assert text.count(": yes") == 1
+
+
 def test_the_verdict_over_cases_names_the_opposite_direction():
     verdict, text = attribution_finding([row(DOWN), row(FLAT, (-0.02, 1e-3))])
     assert verdict.markdown() == "**no (opposite direction)** (no (opposite direction) in 2 of 2)"

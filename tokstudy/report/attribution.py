@@ -189,7 +189,8 @@ def case_outcome(row: dict) -> bool | None | str:
 
 
 def _why(row: dict) -> str:
-    """What kept a case from yes: ``" (not significant: partial r)"``, ``" (down: partial r, OR by pieces)"``."""
+    """What kept a case from yes: ``" (not significant: partial r)"``, ``" (down: partial r, OR by pieces)"``,
+    ``" (both ways: OR by pieces)"``."""
     tests = case_tests(row)
     outcome = case_outcome(row)
     if outcome is True or outcome == NO_FIT:
@@ -197,8 +198,12 @@ def _why(row: dict) -> str:
     down = [k for k, t in tests.items() if DOWN in t]
     if outcome is False:
         return f" (down: {', '.join(down)})"
-    flat = [k for k, t in tests.items() if not t]
-    parts = ([f"not significant: {', '.join(flat)}"] if flat else []) + ([f"down: {', '.join(down)}"] if down else [])
+    groups = (
+        ("not significant", [k for k, t in tests.items() if not t]),
+        ("down", [k for k, t in tests.items() if t == {DOWN}]),
+        ("both ways", [k for k, t in tests.items() if t == {UP, DOWN}]),
+    )
+    parts = [f"{what}: {', '.join(names)}" for what, names in groups if names]
     return f" ({'; '.join(parts)})" if parts else ""
 
 
