@@ -84,11 +84,9 @@ def run(args) -> int:
 
 
 def _read_gold(spec: str, args):
-    from tokstudy.data.segmentations import read_segmentations
+    from tokstudy.data.segmentations import read_segmentations, split_language
 
-    path, at, lang = spec.rpartition("@")
-    if not at or "/" in lang:
-        path, lang = spec, None
+    path, lang = split_language(spec)
     return read_segmentations(
         path, format=args.gold_format, language=lang or None, skip_unspelled=args.skip_unspelled, encoding=args.encoding
     )
@@ -111,5 +109,6 @@ def _edges(text: str) -> tuple[int, ...]:
         edges = tuple(int(t) for t in text.split(","))
         band_labels(edges)
     except ValueError:
-        raise UsageError(f"--bands {text}: expected increasing integers from 1, comma-separated (e.g. 1,10,100)") from None
+        expected = "expected increasing integers from 1, comma-separated (e.g. 1,10,100)"
+        raise UsageError(f"--bands {text}: {expected}") from None
     return edges

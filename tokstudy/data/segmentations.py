@@ -92,6 +92,18 @@ def language_from_name(path: str | os.PathLike) -> str:
     return m.group("lang") if m else "und"
 
 
+def split_language(spec: str) -> tuple[str, str | None]:
+    """``FILE@LANG`` -> ``(FILE, LANG)``; a spec without ``@LANG`` -> ``(spec, None)``.
+
+    >>> split_language("eng.word.dev.tsv@en"), split_language("data/english_morph_data.csv")
+    (('eng.word.dev.tsv', 'en'), ('data/english_morph_data.csv', None))
+    """
+    path, at, lang = spec.rpartition("@")
+    if not at or not path or not lang or "/" in lang:
+        return spec, None
+    return path, lang
+
+
 def read_segmentations(
     path: str | os.PathLike,
     *,

@@ -12,6 +12,8 @@ Layout of ``out_dir``::
     correlation.{md,csv,json}     error correlation (only with predictions)
     error_by_pieces.{md,csv}      error rate by number of pieces (only with predictions)
     attribution.{md,csv,json}     odds ratio of an error per extra piece, adjusted (only with predictions)
+    shredded.{md,csv,json}        the frequent words each tokenizer splits into 3+ pieces (tokstudy.report.shredded)
+    morph.{md,csv,json}           MorphScore, boundary P/R/F1 on gold segmentations (only when given)
     parity.{md,csv,json}          parity on parallel text (only when given)
     repairs.{md,csv,json}         tags lenient reading repaired, with their places (only when it repaired some)
     figures/*.png, figures/*.svg
@@ -31,6 +33,8 @@ from tokstudy.report import attribution as ra
 from tokstudy.report import files as rf
 from tokstudy.report import tables as rt
 from tokstudy.report.document import Section, write_document
+from tokstudy.report.morph import write_morph
+from tokstudy.report.shredded import write_shredded
 from tokstudy.report.table3 import example_rows, examples, examples_markdown, select_sentences
 
 
@@ -50,6 +54,7 @@ def write_report(
     train=None,
     train_label: str | None = None,
     parity_results: Sequence | None = None,
+    morph_results: Sequence | None = None,
     sentences: Sequence[int] | None = None,
     n_examples: int = 3,
     groupings: Sequence[str] | None = None,
@@ -72,6 +77,7 @@ def write_report(
             frequency covariates (:func:`~tokstudy.analysis.model_errors.attribution.attribute_errors`);
             ``train_label`` names it.
         parity_results: results of :func:`~tokstudy.analysis.stats.parity.parity`, if any.
+        morph_results: results of :func:`~tokstudy.analysis.morph.morph_table` (gold morpheme segmentations), if any.
         sentences: global sentence indices for Table 3; default: chosen automatically.
         n_examples: how many sentences to choose automatically.
         groupings: breakdowns to write; default entity type and position, plus
@@ -84,6 +90,7 @@ def write_report(
             ``"repairs"``); shown first, since every figure is computed on the repaired tags.
     """
     from tokstudy.analysis.stats import default_groupings, table_statistics
+    from tokstudy.analysis.stats.shredded import shredded_table
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -95,6 +102,9 @@ def write_report(
     groupings = list(groupings) if groupings is not None else default_groupings(table)
     stats = table_statistics(table, table.tokenizer_names, groupings=groupings, **kw)
     _segmentation_sections(doc, table, stats, groupings)
+    doc.add("Shredded frequent words", *_linked(write_shredded(shredded_table(table), out), "shredded"))
+    if morph_results:
+        doc.add("Morpheme boundaries", *_linked(write_morph(morph_results, out), "morph"))
     if len(table.datasets) > 1:
         _languages_section(doc, table, kw, figures=figures)
     _examples_section(doc, table, predictions, sentences, n_examples)
@@ -111,6 +121,12 @@ def write_report(
     )
     written = write_document(out, "Segmentation report", doc.sections, intro=intro, stem="index")
     return ReportFiles(written["markdown"], [written["markdown"], written["html"]] + doc.files)
+
+
+def _linked(written: tuple[str, list[Path]], stem: str) -> tuple[str, list[Path]]:
+    """A section's Markdown with links to its three files, and their paths."""
+    md, paths = written
+    return md + f"\n\n[{stem}.md]({stem}.md) · [csv]({stem}.csv) · [json]({stem}.json)", paths
 
 
 @dataclass
