@@ -10,7 +10,8 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Callable, Sequence
+from contextlib import contextmanager
+from typing import Callable, Iterator, Sequence
 
 
 def build(parser: argparse.ArgumentParser, package: str, modules: Sequence[str]) -> argparse.ArgumentParser:
@@ -30,22 +31,28 @@ def build(parser: argparse.ArgumentParser, package: str, modules: Sequence[str])
 def run(parser: argparse.ArgumentParser, argv: list[str] | None, errors: Callable[[], tuple[type, ...]]) -> int:
     """Parse ``argv`` and run the chosen command; every failure becomes a message and an exit status.
 
+    The command runs to its end when the reader of its output leaves early (``tokstudy stats ... --json
+    out.json | head -3``): what it prints after that is dropped (:class:`OutlivingStream`), the files it was
+    asked for are still written, and the status is the command's own.
+
     Exit statuses: 0 done; 1 the input was refused (the exceptions ``errors()`` names, and
     ``OSError``: a message that names the place); 2 a bad argument (argparse's own, and
     :class:`~tokstudy.errors.UsageError`); 70 an unexpected failure, which is a bug: one line
     says so (set ``TOKSTUDY_TRACEBACK=1`` to see the traceback); 130 interrupted.
     A command that raises ``SystemExit`` itself is reported the same way, never passed through.
     """
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
-    where = f"{parser.prog} {args.command}"
+    with readers_may_leave():  # `--help | head -1` too
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        return _call(args, f"{parser.prog} {args.command}", errors)
+
+
+def _call(args: argparse.Namespace, where: str, errors: Callable[[], tuple[type, ...]]) -> int:
+    """Run the command; its failures as :func:`run` describes them."""
     try:
         return int(args.func(args) or 0)
-    except BrokenPipeError:  # `tokstudy examples ... | head`: the reader left, which is not an error
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at interpreter exit
-        return 0
     except KeyboardInterrupt:
         print(f"{where}: interrupted", file=sys.stderr)
         return 130
@@ -76,6 +83,65 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None, errors: Callabl
             file=sys.stderr,
         )
         return 70
+
+
+class OutlivingStream:
+    """A standard stream whose reader may leave: once its pipe is broken, what is written is dropped.
+
+    Without it, the first ``print`` after ``| head`` has exited raises ``BrokenPipeError`` in the middle of
+    the command, before the files it was asked for are written. The stream's descriptor is pointed at
+    ``os.devnull`` so that what was buffered cannot fail again at interpreter exit.
+    """
+
+    def __init__(self, stream):
+        self.stream = stream
+        #: whether the reader has left (the pipe broke)
+        self.reader_left = False
+
+    def write(self, text: str) -> int:
+        if not self.reader_left:
+            try:
+                return self.stream.write(text)
+            except BrokenPipeError:
+                self._leave()
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        if not self.reader_left:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._leave()
+
+    def _leave(self) -> None:
+        self.reader_left = True
+        try:
+            fd = self.stream.fileno()
+        except (AttributeError, OSError, ValueError):  # an in-memory stream (a test's capture) keeps nothing
+            return
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+
+    def __getattr__(self, name: str):  # encoding, isatty, fileno, ... of the stream itself
+        return getattr(self.stream, name)
+
+
+@contextmanager
+def readers_may_leave() -> Iterator[None]:
+    """``sys.stdout`` and ``sys.stderr`` as :class:`OutlivingStream` for the block, flushed when it ends."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = OutlivingStream(sys.stdout), OutlivingStream(sys.stderr)
+    try:
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        sys.stdout, sys.stderr = saved
 
 
 def _describe(exc: BaseException) -> str:

@@ -8,6 +8,8 @@ they are parsed (before any work), and hands plain values down.
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 
 from tokstudy.errors import DataFormatError, UsageError
 from tokstudy.specs import FORMATS, FileOptions, load_datasets, load_tokenizers
@@ -154,6 +156,51 @@ def add_output_arguments(parser: argparse.ArgumentParser, **helps: str) -> None:
     """
     for name, text in helps.items():
         parser.add_argument(f"--{name}", default=None, metavar="FILE", help=text)
+
+
+#: the options whose value is a file the command writes (a figure's stem: STEM.png and STEM.svg beside it)
+OUTPUT_FILES = ("json", "csv", "languages_csv", "markdown", "figure", "languages_figure")
+
+
+def check_outputs(args, *, files: tuple[str, ...] = OUTPUT_FILES, folders: tuple[str, ...] = ()) -> None:
+    """Refuse, before any work, an output file or folder the command could not write: a folder that
+    cannot be created (a file stands in its way) or written to, or a file name that is a folder.
+
+    ``files`` and ``folders`` are ``args`` attributes (``--json`` is ``json``); those not set are skipped.
+    A write that fails later all the same (a full disk) is an ``OSError``: one line, exit status 1.
+
+    >>> import tempfile, types; d = tempfile.mkdtemp()
+    >>> check_outputs(types.SimpleNamespace(json=d, csv=None))
+    Traceback (most recent call last):
+    ...
+    tokstudy.errors.UsageError: --json ...: is a folder; expected a file name
+    """
+    for dests, folder in ((files, False), (folders, True)):
+        for dest in dests:
+            value = getattr(args, dest, None)
+            if value:
+                reason = unwritable(Path(value).expanduser(), folder=folder)
+                if reason:
+                    raise UsageError(f"--{dest.replace('_', '-')} {value}: {reason}")
+
+
+def unwritable(path: Path, *, folder: bool = False) -> str | None:
+    """Why ``path`` (a file, or with ``folder`` a folder) cannot be written, or None when it can."""
+    if path.exists():
+        if path.is_dir() != folder:
+            return "is a folder; expected a file name" if path.is_dir() else "is a file; expected a folder"
+        if not os.access(path, os.W_OK | (os.X_OK if folder else 0)):
+            return "is not writable (permission denied)"
+        return None
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        return f"cannot create its folder: {ancestor} is a file"
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        what = "it" if ancestor == path.parent else f"its folder {path.parent}"
+        return f"cannot create {what}: {ancestor} is not writable (permission denied)"
+    return None
 
 
 def add_parallel_text_arguments(parser: argparse.ArgumentParser, *, languages: bool = True, help: str = "") -> None:

@@ -101,7 +101,9 @@ def compute(table, args, fitter=None) -> list:
 
 def run(args) -> int:
     from tokstudy.analysis.model_errors.fit_worker import FitWorker
+    from tokstudy.cli.arguments import check_outputs
 
+    check_outputs(args)
     # first: the child imports statsmodels on the other core while this process reads
     with FitWorker(start=not args.no_fit_process) as worker:
         from tokstudy.cli.arguments import table_from_args

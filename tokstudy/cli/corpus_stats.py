@@ -117,8 +117,10 @@ def _add_figure_arguments(p) -> None:
 def run(args) -> int:
     from tokstudy.analysis.corpus.counts import CorpusStatsSettings
     from tokstudy.analysis.corpus.engines import EngineSettings, corpus_stats
+    from tokstudy.cli.arguments import check_outputs
     from tokstudy.report import tables as rt
 
+    check_outputs(args)
     settings = CorpusStatsSettings(
         n_resamples=args.n_resamples,
         confidence=args.confidence,

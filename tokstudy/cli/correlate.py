@@ -75,9 +75,10 @@ def compute(table, args) -> tuple[list, list[str]]:
 
 
 def run(args) -> int:
-    from tokstudy.cli.arguments import table_from_args, write_repairs_beside
+    from tokstudy.cli.arguments import check_outputs, table_from_args, write_repairs_beside
     from tokstudy.report import tables as rt
 
+    check_outputs(args)
     table = table_from_args(args)
     res, notes = compute(table, args)
     for note in notes:

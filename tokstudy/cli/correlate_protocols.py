@@ -81,19 +81,19 @@ def compute(table, args, paired: list[tuple[int, str]]) -> list:
 
 
 def run(args) -> int:
-    from pathlib import Path
-
-    from tokstudy.cli.arguments import table_from_args
+    from tokstudy.cli.arguments import check_outputs, table_from_args
+    from tokstudy.data.atomicwrite import atomic_write_text
     from tokstudy.report import tables as rt
     from tokstudy.report.protocols import protocol_rows, protocols_markdown
 
     paired = pairs(args)
+    check_outputs(args)
     table = table_from_args(args)
     results = compute(table, args, paired)
     text = protocols_markdown(results)
     print(text)
     if args.markdown:
-        Path(args.markdown).write_text(text + "\n", encoding="utf-8")
+        atomic_write_text(args.markdown, text + "\n")  # its folder created, as --json's and --csv's are
         print(f"\nwrote {args.markdown}")
     for path, write in ((args.json, rt.write_json), (args.csv, rt.write_csv)):
         if path:

@@ -44,6 +44,7 @@ def run(args) -> int:
     from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.cli.arguments import (
+        check_outputs,
         check_sentence_specs,
         resolve_sentences,
         table_from_args,
@@ -54,6 +55,7 @@ def run(args) -> int:
     from tokstudy.specs import check_files
 
     check_sentence_specs(args.sentence)
+    check_outputs(args)
     check_files(args.predictions, "--predictions")
     table = table_from_args(args)
     sents = resolve_sentences(table, args.sentence) if args.sentence else select_sentences(table, args.auto)

@@ -30,9 +30,10 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from tokstudy.cli.arguments import parity_from_args
+    from tokstudy.cli.arguments import check_outputs, parity_from_args
     from tokstudy.report import tables as rt
 
+    check_outputs(args)
     res = parity_from_args(args)
     print(rt.parity_markdown(res))
     if args.json:

@@ -52,12 +52,19 @@ def register(sub) -> None:
 def run(args) -> int:
     from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.predictions import read_predictions
-    from tokstudy.cli.arguments import bootstrap_kwargs, check_sentence_specs, resolve_sentences, table_from_args
+    from tokstudy.cli.arguments import (
+        bootstrap_kwargs,
+        check_outputs,
+        check_sentence_specs,
+        resolve_sentences,
+        table_from_args,
+    )
     from tokstudy.datalocation import shown_spec
     from tokstudy.report.writer import write_report
     from tokstudy.specs import check_files
 
     check_sentence_specs(args.sentence)
+    check_outputs(args, files=(), folders=("out",))
     check_files(args.predictions, "--predictions")
     table = table_from_args(args)
     preds = [align_predictions(table, read_predictions(p), dataset=args.predictions_dataset) for p in args.predictions]

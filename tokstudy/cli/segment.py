@@ -22,12 +22,13 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from tokstudy.cli.arguments import table_from_args
+    from tokstudy.cli.arguments import check_outputs, table_from_args
     from tokstudy.errors import UsageError
 
     out = str(args.out)
     if not out.endswith((".parquet", ".csv")):  # checked before the (long) segmentation
         raise UsageError(f"--out must end in .parquet or .csv, got {out!r}")
+    check_outputs(args, files=("out",))
     table = table_from_args(args)
     if out.endswith(".parquet"):
         table.to_parquet(out)

@@ -77,8 +77,10 @@ def compute(table, args):
 
 
 def run(args) -> int:
+    from tokstudy.cli.arguments import check_outputs
     from tokstudy.report import tables as rt
 
+    check_outputs(args)
     table = table_with_language_warnings(args)
     res = compute(table, args)
     per_language = languages(table, args) if len(table.datasets) > 1 else None

@@ -139,9 +139,11 @@ def _looks_like_path(text: str) -> bool:
 
 
 def run(args) -> int:
+    from tokstudy.cli.arguments import check_outputs
     from tokstudy.errors import UsageError
     from tokstudy.tokenization.training import TokenizerTrainingConfig, train_tokenizers
 
+    check_outputs(args, files=(), folders=("output",))
     try:
         config = TokenizerTrainingConfig(
             inputs=tuple(resolve_inputs(args.input, args.data_dir)),
