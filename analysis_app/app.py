@@ -26,6 +26,8 @@ pages = st.navigation(
         st.Page("views/statistics.py", title="Statistics (Table 4)", icon=":material/bar_chart:"),
         st.Page("views/errors.py", title="Errors", icon=":material/error:"),
         st.Page("views/languages.py", title="Languages", icon=":material/language:"),
+        st.Page("views/shredded.py", title="Shredded words", icon=":material/content_cut:"),
+        st.Page("views/morph.py", title="Morpheme boundaries", icon=":material/call_split:"),
     ]
 )
 with work().page_run(pages.url_path):  # the server's preparation pauses while a page is drawn

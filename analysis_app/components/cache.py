@@ -20,6 +20,8 @@ import streamlit as st
 
 from analysis_app.services import languages as languages_svc
 from analysis_app.services import loading, mislabels, sentences, statistics
+from analysis_app.services import morph as morph_svc
+from analysis_app.services import shredded as shredded_svc
 from analysis_app.services.background import THREAD
 from analysis_app.services.sources import DatasetSource, PredictionSource, TokenizerSource, train_source
 
@@ -257,3 +259,23 @@ def continued(directory: str, languages: tuple, tokenizer_srcs: tuple, n_resampl
     paras = {k: v for k, v in parallel(directory).items() if k in languages}
     segs = parallel_segmented(directory, languages, tokenizer_srcs)
     return languages_svc.continued_frame(paras, segs, n_resamples=n_resamples, seed=seed)
+
+
+@st.cache_data(max_entries=16, show_spinner="Ranking the shredded words ...")
+def shredded(dataset_srcs: tuple, tokenizer_srcs: tuple, min_pieces: int):
+    """Every tokenizer's shredded words, per language (``shredded.shredded``: the library's ranking)."""
+    t = table_for(dataset_srcs, tokenizer_srcs)
+    return shredded_svc.shredded(t, [s.name for s in tokenizer_srcs], min_pieces)
+
+
+@st.cache_data(max_entries=16, show_spinner="Scoring the morpheme boundaries ...")
+def _morph(gold_path: str, mtime: float, shown_as: str, language, skip_unspelled: bool, tokenizer_srcs: tuple, corpus):
+    gold = morph_svc.read_gold(gold_path, shown_as=shown_as, language=language, skip_unspelled=skip_unspelled)
+    counts = morph_svc.word_counts([dataset(corpus)]) if corpus is not None else None
+    return morph_svc.morph_frame(gold, segmenters(tokenizer_srcs), counts), gold
+
+
+def morph(gold_path: str, shown_as: str, language, skip_unspelled: bool, tokenizer_srcs: tuple, corpus=None):
+    """(figures frame, the gold file read) of the tokenizers on a gold file (``morph.morph_frame``), with
+    frequency bands in the dataset ``corpus`` when one is given; ``DataFormatError`` for a bad file."""
+    return _morph(gold_path, _mtime(gold_path), shown_as, language, skip_unspelled, tokenizer_srcs, corpus)

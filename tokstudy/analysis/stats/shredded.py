@@ -212,10 +212,12 @@ def shredded_words(
     n_pieces_rows = col.n_pieces if mask is None else col.n_pieces[mask]
     order = _ranked(freq, pieces, shredded, table.types)
     kept = order if limit is None else order[:limit]
-    o = col.type_offsets
+    # plain lists: indexing numpy arrays one element at a time is what would cost here
+    types, flat = table.types, col.type_pieces
+    starts, ends = col.type_offsets[kept].tolist(), col.type_offsets[kept + 1].tolist()
     words = tuple(
-        ShreddedWord(table.types[t], int(freq[t]), int(pieces[t]), tuple(col.type_pieces[o[t] : o[t + 1]]))
-        for t in kept.tolist()
+        ShreddedWord(types[t], f, n, tuple(flat[a:b]))
+        for t, f, n, a, b in zip(kept.tolist(), freq[kept].tolist(), pieces[kept].tolist(), starts, ends)
     )
     return ShreddedWords(
         tokenizer=col.name,
@@ -247,8 +249,10 @@ def compare_shredded(
     most = counts.max(axis=0) if names else np.zeros(len(freq), np.int64)
     order = _ranked(freq, most, (freq > 0) & (most >= min_pieces), table.types)
     kept = order if limit is None else order[:limit]
+    types = table.types
     words = tuple(
-        ComparedWord(table.types[t], int(freq[t]), tuple(int(c) for c in counts[:, t])) for t in kept.tolist()
+        ComparedWord(types[t], f, tuple(c))
+        for t, f, c in zip(kept.tolist(), freq[kept].tolist(), counts[:, kept].T.tolist())
     )
     return ShreddedComparison(language, tuple(names), min_pieces, words)
 
