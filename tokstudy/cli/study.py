@@ -9,6 +9,7 @@ torch-free study (:func:`tokstudy.study.pipeline.run_study`) its trainer,
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,6 +43,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=int,
         help="training runs at once, each in its own process (default: the configuration's `jobs`, else 1)",
     )
+    p.add_argument(
+        "--cluster",
+        metavar="local:N|tcp://HOST:PORT",
+        help="run the training runs as tasks on Dask: local:N starts N worker processes here (one per GPU on a "
+        "GPU node), tcp://HOST:PORT connects to a running scheduler whose workers offer --resources GPU=1 "
+        "(default: the configuration's cluster.address, else the process pool of --jobs); needs tokstudy[dask]",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     p.add_argument(
         "--report-only",
@@ -59,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
         paths = rerender_study_report(args.report_only, data_dir=args.data_dir)
         print(f"report: {paths['markdown']}\n        {paths['html']}")
         return 0
+    from tokstudy.errors import UsageError
     from tokstudy.study.config import load_study_config
     from tokstudy.study.pipeline import run_study
 
@@ -66,7 +75,17 @@ def run(args: argparse.Namespace) -> int:
     if args.no_sample:
         overrides["allow_sample"] = False
     config = load_study_config(args.config, **overrides)
-    result = run_study(config, backend=_pretrain_backend(), progress=not args.quiet)
+    if args.cluster:
+        try:
+            config = dataclasses.replace(config, cluster=dataclasses.replace(config.cluster, address=args.cluster))
+        except ValueError as exc:
+            raise UsageError(f"--cluster: {exc}") from None
+    backend = _pretrain_backend()
+    if config.cluster.address:  # an address that does not answer: one line now, not after the tokenizers
+        from tokstudy.study.executors import probe
+
+        probe(config.cluster.address, config.cluster.connect_timeout)
+    result = run_study(config, backend=backend, progress=not args.quiet)
     print(f"report: {result.report_markdown}\n        {result.report_html}")
     print(f"stages run: {len(result.executed)}, reused: {len(result.skipped)}")
     return 0

@@ -88,7 +88,7 @@ class StudyRun:
     inputs: dict
     """The data's fingerprint (:meth:`~tokstudy.study.sources.Sources.fingerprint`), part of every stage key."""
     child_progress: bool
-    """One progress bar per training run: only when runs do not share the terminal (``config.jobs <= 1``)."""
+    """One progress bar per training run: only when runs do not share the terminal (``jobs <= 1``, no cluster)."""
     task_text: tuple[Path, ...] = ()
     """The raw-text files of the tasks' training words (``add_task_text``), when a section adds them."""
 
@@ -151,16 +151,18 @@ def run_study(
     tasks = expand_tasks(config.finetune.tasks, data_dir=sources.data_dir)
     config = dataclasses.replace(config, finetune=dataclasses.replace(config.finetune, tasks=tasks))
     pipe = Pipeline(root, log=log)
-    run = StudyRun(config, root, backend, sources, sources.fingerprint(), progress and config.jobs <= 1)
+    side_by_side = config.jobs > 1 or config.cluster.address is not None
+    run = StudyRun(config, root, backend, sources, sources.fingerprint(), progress and not side_by_side)
 
     # 0. the tasks' training words as raw text, where a section adds them; 1. tokenizers
     task_text = _run_task_text(pipe, run)
     run = dataclasses.replace(run, task_text=tuple(root / "task_text" / t["path"] for t in task_text))
     tokenizer_dirs = _run_tokenizers(pipe, run, progress)
-    # 2.-3. pre-training, the control, fine-tuning: `config.jobs` training runs at a time; with one job each run
-    # draws its own bars, with several one bar counts the finished runs
+    # 2.-3. pre-training, the control, fine-tuning: `config.jobs` training runs at a time, or on a Dask cluster
+    # (`config.cluster`); with one job each run draws its own bars, else one bar counts the finished runs
     plan = plan_stages(run, tokenizer_dirs)
-    done = pipe.run_many(plan.stages, jobs=config.jobs, progress=progress and config.jobs > 1)
+    executor = config.cluster.executor()
+    done = pipe.run_many(plan.stages, jobs=config.jobs, executor=executor, progress=progress and side_by_side)
     outputs = dict(zip([s.name for s in plan.stages], done))
     runs = [{**r.row(), **outputs[r.stage]} for r in plan.runs]
     pretrain_cost = {name: outputs[f"pretrain/{name}"].get("cost") for name in tokenizer_dirs}

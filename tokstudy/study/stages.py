@@ -28,7 +28,6 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 import json
-import multiprocessing
 import os
 import shutil
 import time
@@ -37,6 +36,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from tokstudy.data.atomicwrite import atomic_write_text
+from tokstudy.errors import TokstudyError
+from tokstudy.study.executors import Executor, ProcessPool, StageFailed
 
 #: bump to invalidate every cached stage after a change in what stages produce.
 PIPELINE_VERSION = 1
@@ -111,16 +112,27 @@ class Pipeline:
         self._close(name, key, params, deps, outputs, time.time() - start)
         return outputs
 
-    def run_many(self, stages: Sequence[Stage], *, jobs: int = 1, progress: bool = False) -> list[dict]:
-        """Run (or reuse) ``stages``, up to ``jobs`` at a time, each in its own process; their outputs, in order.
+    def run_many(
+        self,
+        stages: Sequence[Stage],
+        *,
+        jobs: int = 1,
+        executor: Executor | None = None,
+        progress: bool = False,
+    ) -> list[dict]:
+        """Run (or reuse) ``stages``, up to ``jobs`` at a time, each in its own process, or on ``executor``; their
+        outputs, in order.
 
         A stage starts once the stages it depends on *within* ``stages`` are done; its ``fn(work, inputs)``
-        gets the outputs of every stage it depends on as ``inputs`` (name -> outputs). With ``jobs > 1``
-        every ``fn`` must be picklable (a module-level function or a ``functools.partial`` of one): the
-        processes are spawned, each with ``cores // jobs`` compute threads (``OMP_NUM_THREADS``, read by torch
-        when it is imported), which is faster on a few cores than one process using them all for small
-        models. The first stage that fails stops the others from starting and its error is raised, naming
-        the stage.
+        gets the outputs of every stage it depends on as ``inputs`` (name -> outputs). Where it runs is the
+        engine's business (:mod:`tokstudy.study.executors`): in this process (``jobs <= 1``, no ``executor``), in a
+        pool of ``jobs`` spawned processes with ``cores // jobs`` compute threads each (:class:`ProcessPool`), or
+        on a Dask cluster (:class:`~tokstudy.study.executors.DaskCluster`), started only when a stage must run.
+        Off this process every ``fn`` must be picklable (a module-level function or a ``functools.partial`` of
+        one). Whatever the engine, this process stamps a stage's folder before it is handed over and writes its
+        done-record when its outputs come back: the stage cache is the one record of what is done. The first
+        stage that fails stops the others from starting and its error is raised, naming the stage, where it ran
+        and the last lines of its traceback.
         """
         stages = list(stages)
         names = [s.name for s in stages]
@@ -136,9 +148,11 @@ class Pipeline:
                 pending.append((stage, key))
         if not pending:
             return [outputs[n] for n in names]
+        if executor is None and jobs > 1 and len(pending) > 1:
+            executor = ProcessPool(jobs)
         bar = _progress_bar(len(pending), progress)
         try:
-            if jobs <= 1 or len(pending) == 1:
+            if executor is None:
                 for stage, key in pending:
                     self._prepare(stage.name, key)
                     start = time.time()
@@ -147,46 +161,42 @@ class Pipeline:
                     outputs[stage.name] = out
                     bar.update(1)
             else:
-                self._run_parallel(pending, outputs, jobs, bar)
+                self._run_on(executor, pending, outputs, bar)
         finally:
             bar.close()
         return [outputs[n] for n in names]
 
-    def _run_parallel(self, pending: list[tuple[Stage, str]], outputs: dict[str, dict], jobs: int, bar) -> None:
-        threads = max(1, (os.cpu_count() or 1) // jobs)
-        context = multiprocessing.get_context("spawn")
+    def _run_on(self, executor: Executor, pending: list[tuple[Stage, str]], outputs: dict[str, dict], bar) -> None:
+        """Hand each stage to ``executor`` once its dependencies are done, at most ``executor.slots`` at once."""
+        slots = executor.slots or len(pending)
         waiting = list(pending)
         batch = _names(pending)
         running: dict[concurrent.futures.Future, tuple[Stage, str, float]] = {}
-        with concurrent.futures.ProcessPoolExecutor(
-            max_workers=jobs, mp_context=context, initializer=_limit_threads, initargs=(threads,)
-        ) as pool:
-            try:
-                while waiting or running:
-                    ready = [w for w in waiting if all(d in outputs or d not in batch for d in w[0].deps)]
-                    for item in ready:
-                        if len(running) >= jobs:
-                            break
-                        stage, key = item
-                        waiting.remove(item)
-                        self._prepare(stage.name, key)
-                        future = pool.submit(stage.fn, self.work_dir(stage.name), self._inputs(stage, outputs))
-                        running[future] = (stage, key, time.time())
-                    if not running:
-                        raise RuntimeError(f"run_many: stages {[w[0].name for w in waiting]} wait on one another")
-                    done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
-                    for future in done:
-                        stage, key, start = running.pop(future)
-                        try:
-                            out = future.result()
-                        except Exception as exc:
-                            raise StageError(f"stage {stage.name!r} failed: {type(exc).__name__}: {exc}") from exc
-                        self._close(stage.name, key, stage.params, list(stage.deps), out, time.time() - start)
-                        outputs[stage.name] = out
-                        bar.update(1)
-            except BaseException:
-                pool.shutdown(wait=True, cancel_futures=True)  # what runs finishes; what waits never starts
-                raise
+        executor.start(self.root, self.log)
+        failed = True
+        try:
+            while waiting or running:
+                ready = [w for w in waiting if all(d in outputs or d not in batch for d in w[0].deps)]
+                for item in ready:
+                    if len(running) >= slots:
+                        break
+                    stage, key = item
+                    waiting.remove(item)
+                    self._prepare(stage.name, key)
+                    future = executor.submit(stage.fn, self.work_dir(stage.name), self._inputs(stage, outputs))
+                    running[future] = (stage, key, time.time())
+                if not running:
+                    raise RuntimeError(f"run_many: stages {[w[0].name for w in waiting]} wait on one another")
+                done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+                for future in done:
+                    stage, key, start = running.pop(future)
+                    out = _result(stage, future)
+                    self._close(stage.name, key, stage.params, list(stage.deps), out, time.time() - start)
+                    outputs[stage.name] = out
+                    bar.update(1)
+            failed = False
+        finally:
+            executor.stop(failed=failed)
 
     def _inputs(self, stage: Stage, outputs: dict[str, dict]) -> dict[str, dict]:
         """The outputs of ``stage``'s dependencies: from this batch, else from their done-records."""
@@ -247,18 +257,23 @@ class Stage:
     deps: tuple[str, ...] = ()
 
 
-class StageError(RuntimeError):
-    """A stage run by :meth:`Pipeline.run_many` in another process failed (the cause is chained)."""
+class StageError(TokstudyError, RuntimeError):
+    """A stage run by :meth:`Pipeline.run_many` in another process or on a cluster failed: the message names the
+    stage, where it ran and the last lines of its traceback (the CLI prints it, as a refused input)."""
+
+
+def _result(stage: Stage, future: concurrent.futures.Future) -> dict:
+    """The stage's outputs, or its failure as a :class:`StageError`."""
+    try:
+        return future.result()
+    except StageFailed as exc:  # raised where the stage ran: it says where, with its traceback's last lines
+        raise StageError(f"stage {stage.name!r} failed {exc}") from None
+    except Exception as exc:  # the engine's own: a lost process pool, a worker that died too often
+        raise StageError(f"stage {stage.name!r} failed: {type(exc).__name__}: {exc}") from exc
 
 
 def _names(pending: list[tuple[Stage, str]]) -> set[str]:
     return {s.name for s, _ in pending}
-
-
-def _limit_threads(threads: int) -> None:
-    """In a freshly spawned worker, before torch or numpy is imported: ``threads`` compute threads."""
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = str(threads)
 
 
 def _progress_bar(total: int, enabled: bool):

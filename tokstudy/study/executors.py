@@ -1,0 +1,359 @@
+"""Where :meth:`~tokstudy.study.stages.Pipeline.run_many` runs the training stages: a local process pool, or Dask.
+
+Two engines behind one small interface (:class:`Executor`): ``start`` before the first stage, ``submit`` one
+stage's body and get a :class:`concurrent.futures.Future` of its outputs, ``stop`` at the end.
+
+* :class:`ProcessPool` (``jobs: N``, ``--jobs N``): N spawned processes on this machine, each with cores / N
+  compute threads; the default, as before.
+* :class:`DaskCluster` (``cluster.address``, ``--cluster``): ``local:N`` starts N Dask worker processes on this
+  machine (one per GPU on a GPU node, each with its own ``CUDA_VISIBLE_DEVICES``); ``tcp://HOST:PORT`` connects
+  to a running scheduler (started by dask-jobqueue on SLURM, by ``dask scheduler``, ...). Every training run asks
+  for the worker resource ``GPU=1``, so a worker runs one at a time and two runs never share a device. A worker
+  that dies mid-run (killed, out of memory, end of its allocation) has its run started again on another worker,
+  in the same stage folder, so that the run resumes from its last checkpoint. ``dask`` is imported only here,
+  only by this engine (``pip install 'tokstudy[dask]'``).
+
+The stage cache stays in the caller: the pipeline stamps a stage's folder before it is submitted and writes its
+done-record when its outputs come back, whichever engine ran it.
+
+>>> ProcessPool(2).slots, DaskCluster("local:2").slots is None
+(2, True)
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import importlib.util
+import logging
+import multiprocessing
+import os
+import socket
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Protocol
+
+from tokstudy.errors import TokstudyError, UsageError
+
+#: the worker resource every training run asks one of: a worker started with ``--resources GPU=1`` runs one
+#: training run at a time (on a CPU-only cluster it means one run per worker just the same)
+GPU = "GPU"
+#: lines of a failed stage's own traceback shown in the study's error
+TRACEBACK_LINES = 12
+
+
+class ClusterError(TokstudyError, OSError):
+    """The Dask cluster cannot take the study's runs: no scheduler answers, or no worker has the GPU resource."""
+
+
+class StageFailed(Exception):
+    """A stage's body raised where it ran; the message says where and ends with the last lines of its traceback.
+
+    Made of one string so that it crosses processes and Dask's pickling unchanged."""
+
+
+def run_stage(fn: Callable, work: Path, inputs: dict, *, where: Callable[[], str]) -> dict:
+    """Call ``fn(work, inputs)`` where the engine put it; an error becomes :class:`StageFailed` naming the place
+    (``where()``) and the last :data:`TRACEBACK_LINES` lines of the stage's own traceback."""
+    try:
+        return fn(work, inputs)
+    except Exception as exc:
+        lines = "".join(traceback.format_exception(exc)).rstrip().splitlines()[-TRACEBACK_LINES:]
+        tail = "\n".join(f"    {line}" for line in lines)
+        raise StageFailed(f"on {where()}: {type(exc).__name__}: {exc}\n  its traceback ends with:\n{tail}") from None
+
+
+def this_process() -> str:
+    """Where a stage runs in the process pool: the process and the machine."""
+    return f"process {os.getpid()} on {socket.gethostname()}"
+
+
+class Executor(Protocol):
+    """An engine for :meth:`~tokstudy.study.stages.Pipeline.run_many`."""
+
+    slots: int | None
+    """The most stages the pipeline hands over at once (None: every stage that is ready; the engine queues)."""
+    threads: int | None
+    """Compute threads of each run where the engine sets them (the pool's cores / jobs), else None."""
+
+    def start(self, root: Path, log: Callable[[str], None]) -> None:
+        """Get ready to run stages whose folders lie under ``root``."""
+
+    def submit(self, fn: Callable, work: Path, inputs: dict) -> concurrent.futures.Future:
+        """Run ``fn(work, inputs)``; the future's result is its outputs, its exception :class:`StageFailed`."""
+
+    def stop(self, *, failed: bool) -> None:
+        """End: with ``failed``, runs that have not started never do (what runs in the pool finishes)."""
+
+
+class ProcessPool:
+    """``jobs`` spawned processes on this machine, each with cores / jobs compute threads (``OMP_NUM_THREADS``,
+    read by torch when it is imported): faster on a few cores than one process using them all for small models."""
+
+    def __init__(self, jobs: int):
+        self.slots = jobs
+        self.threads = max(1, (os.cpu_count() or 1) // jobs)
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+    def start(self, root: Path, log: Callable[[str], None]) -> None:
+        self._pool = concurrent.futures.ProcessPoolExecutor(
+            max_workers=self.slots,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=limit_threads,
+            initargs=(self.threads,),
+        )
+
+    def submit(self, fn: Callable, work: Path, inputs: dict) -> concurrent.futures.Future:
+        return self._pool.submit(run_stage, fn, work, inputs, where=this_process)
+
+    def stop(self, *, failed: bool) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)  # what runs finishes; what waits never starts
+            self._pool = None
+
+
+def limit_threads(threads: int) -> None:
+    """In a freshly spawned process, before torch or numpy is imported: ``threads`` compute threads."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = str(threads)
+
+
+def thread_env(threads: int) -> dict[str, str]:
+    """The environment that gives a process ``threads`` compute threads."""
+    return {var: str(threads) for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+
+
+@dataclass(frozen=True)
+class ClusterAddress:
+    """``local:N`` (start N workers here) or a scheduler's address (``tcp://HOST:PORT``, ``tls://...``).
+
+    >>> ClusterAddress.parse("local:4").workers, ClusterAddress.parse("tcp://head:8786").scheduler
+    (4, 'tcp://head:8786')
+    """
+
+    workers: int | None = None
+    scheduler: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> ClusterAddress:
+        if text.startswith("local:"):
+            count = text.removeprefix("local:")
+            if not count.isdigit() or int(count) < 1:
+                raise ValueError(f"a local cluster is local:N with N >= 1 worker processes, got {text!r}")
+            return cls(workers=int(count))
+        scheme, sep, rest = text.partition("://")
+        if not sep or not scheme.isalpha() or not rest:
+            raise ValueError(f"expected local:N or a scheduler address such as tcp://HOST:8786, got {text!r}")
+        return cls(scheduler=text)
+
+
+def local_devices(environ: dict[str, str] | None = None) -> list[str]:
+    """This machine's GPUs as ``CUDA_VISIBLE_DEVICES`` values: those it already names (a batch system's share),
+    else one per NVIDIA GPU the driver lists (``/proc/driver/nvidia/gpus``), else none. Read without torch.
+
+    >>> local_devices({"CUDA_VISIBLE_DEVICES": "2,3"})
+    ['2', '3']
+    """
+    environ = os.environ if environ is None else environ
+    visible = environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return [d.strip() for d in visible.split(",") if d.strip() and not d.strip().startswith("-")]
+    listed = Path("/proc/driver/nvidia/gpus")
+    return [str(i) for i in range(len(list(listed.iterdir())))] if listed.is_dir() else []
+
+
+def local_worker_envs(workers: int, devices: list[str], cores: int) -> list[dict[str, str]]:
+    """Each local worker's own environment: its share of the cores and, on a GPU machine, its own device.
+
+    >>> local_worker_envs(2, ["0", "1"], 16)[1]["CUDA_VISIBLE_DEVICES"]
+    '1'
+    """
+    if devices and workers > len(devices):
+        raise UsageError(
+            f"local:{workers} asks for {workers} workers, but this machine has {len(devices)} GPUs "
+            f"({','.join(devices)}): one training run per GPU, so at most local:{len(devices)}"
+        )
+    envs = [thread_env(max(1, cores // workers)) for _ in range(workers)]
+    for env, device in zip(envs, devices):
+        env["CUDA_VISIBLE_DEVICES"] = device
+    return envs
+
+
+#: dask settings of the workers ``local:N`` starts (``allowed-failures`` is set from the configuration). A training
+#: run is one task of minutes to days: dask's per-task bookkeeping only takes CPU from it.
+LOCAL_CLUSTER_CONFIG = {
+    # the statistical profiler samples every running task's stack every 10 ms
+    "distributed.worker.profile.enabled": False,
+    # MALLOC_TRIM_THRESHOLD_=65536 turns off glibc's dynamic mmap threshold: every large array (torch's tensors
+    # too) is mmap'ed and page-faulted anew (1.43x the CPU seconds in the corpus engine, benchmarks/results/corpus.md)
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+    # event-loop health checks 50 times a second and /proc reads twice a second, in every worker and nanny
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+}
+
+
+def worker_address() -> str:
+    """Where a stage runs on Dask: the worker's address and its machine (called on the worker)."""
+    from distributed import get_worker  # the worker process has imported distributed already
+
+    return f"Dask worker {get_worker().address} ({socket.gethostname()})"
+
+
+class DaskCluster:
+    """The study's training runs as tasks of a Dask cluster: ``local:N`` or a running scheduler's address.
+
+    Every run asks for one ``GPU`` resource (:data:`GPU`) and is submitted as soon as its model exists; the
+    scheduler hands it to the next worker with a free one. A run whose worker died is started again by the
+    scheduler, up to ``allowed_failures`` times; one that raised is started again ``retries`` times; either way
+    it runs in the same stage folder and resumes from its checkpoint.
+    """
+
+    def __init__(
+        self,
+        address: str,
+        *,
+        connect_timeout: float = 5.0,
+        retries: int = 1,
+        allowed_failures: int = 3,
+        devices: list[str] | None = None,
+        threads_per_worker: int = 1,
+    ):
+        try:
+            self.address = ClusterAddress.parse(address)
+        except ValueError as exc:
+            raise UsageError(f"cluster address: {exc}") from None
+        self.connect_timeout = connect_timeout
+        self.retries = retries
+        self.allowed_failures = allowed_failures
+        self.devices = devices
+        self.threads_per_worker = threads_per_worker  # > 1 only in tests: the GPU resource alone keeps runs apart
+        self.slots = None
+        self.threads = None
+        self._cluster = None
+        self._client = None
+        self._executor = None
+
+    def start(self, root: Path, log: Callable[[str], None]) -> None:
+        if importlib.util.find_spec("distributed") is None:
+            from tokstudy.errors import MissingDependencyError
+
+            raise MissingDependencyError("--cluster runs the study on dask.distributed: pip install 'tokstudy[dask]'")
+        if self.address.workers:
+            self._client = self._start_local(self.address.workers)
+        else:
+            self._client = connect(self.address.scheduler, self.connect_timeout)
+            check_workers(self._client, root, log)
+        log(dashboard_line(self._client))
+        self._executor = self._client.get_executor(resources={GPU: 1}, retries=self.retries, pure=False)
+
+    def _start_local(self, workers: int):
+        import dask  # heavy and optional: only when the study runs on a local Dask cluster
+        from distributed import Client, Nanny, Scheduler, SpecCluster
+
+        devices = local_devices() if self.devices is None else list(self.devices)
+        envs = local_worker_envs(workers, devices, os.cpu_count() or 1)
+        spec = {
+            f"train-{i}": {
+                "cls": Nanny,
+                "options": {
+                    "nthreads": self.threads_per_worker,
+                    "resources": {GPU: 1},
+                    "env": env,
+                    "memory_limit": 0,  # no memory monitor pausing or killing a training run
+                    "host": "127.0.0.1",
+                    "silence_logs": logging.ERROR,
+                },
+            }
+            for i, env in enumerate(envs)
+        }
+        scheduler = {"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard_address": ":8787"}}
+        settings = {**LOCAL_CLUSTER_CONFIG, "distributed.scheduler.allowed-failures": self.allowed_failures}
+        with dask.config.set(settings):
+            self._cluster = SpecCluster(workers=spec, scheduler=scheduler, silence_logs=logging.ERROR)
+        return Client(self._cluster)
+
+    def submit(self, fn: Callable, work: Path, inputs: dict) -> concurrent.futures.Future:
+        return self._executor.submit(run_stage, fn, work, inputs, where=worker_address)
+
+    def stop(self, *, failed: bool) -> None:
+        # a run under way on a running scheduler's worker finishes there (a thread cannot be stopped); its folder
+        # keeps its key, so the next study resumes it
+        if self._executor is not None:
+            self._executor.shutdown(wait=False)  # cancels what has not finished
+        for closing in (self._client, self._cluster):
+            if closing is not None:
+                closing.close()
+        self._executor = self._client = self._cluster = None
+
+
+def connect(address: str, timeout: float):
+    """A client of the scheduler at ``address``, or one line saying that none answered within ``timeout`` s."""
+    from distributed import Client  # heavy and optional: only when the study runs on a Dask cluster
+
+    probe(address, timeout)  # a closed port fails here, before Dask's client retries in the background
+    try:
+        return Client(address, timeout=timeout)
+    except OSError as exc:
+        raise unreachable(address, timeout, exc) from None
+
+
+def unreachable(address: str, timeout: float, reason: object) -> ClusterError:
+    """The one line said when no scheduler answers at ``address``."""
+    return ClusterError(
+        f"no Dask scheduler answered at {address} within {timeout:g} s ({reason}); start one there "
+        "(dask scheduler, dask-jobqueue) or correct cluster.address / --cluster"
+    )
+
+
+def check_workers(client, root: Path, log: Callable[[str], None]) -> None:
+    """Refuse a cluster whose workers cannot take a run (no ``GPU`` resource, or the results folder out of
+    sight); none yet is fine: the runs wait for workers (a batch system's queue)."""
+    workers = _workers(client)
+    if not workers:
+        log(f"cluster: no worker yet; the runs wait for workers started with --resources {GPU}=1")
+        return
+    offers = {address: info.get("resources", {}).get(GPU, 0) for address, info in workers.items()}
+    if not any(offers.values()):
+        raise ClusterError(
+            f"none of the {len(workers)} workers of the scheduler has the resource {GPU}, which every "
+            f"training run asks for: start them with --resources {GPU}=1 (one worker per GPU)"
+        )
+    for address, count in offers.items():
+        if count > 1:
+            log(f"cluster: warning: worker {address} offers {GPU}={count:g}: its runs would share a device")
+    blind = [a for a, sees in client.run(os.path.isdir, str(root)).items() if not sees]
+    if blind:
+        raise ClusterError(
+            f"workers {blind} do not see the results folder {root}: it must be on a filesystem every worker shares "
+            "(a relative path is read from each worker's working directory)"
+        )
+    log(f"cluster: {len(workers)} workers, {sum(offers.values()):g} {GPU} in all")
+
+
+def dashboard_line(client) -> str:
+    """Where the Dask dashboard is, said once."""
+    if "dashboard" not in client.scheduler_info().get("services", {}):
+        return "dask dashboard: off"
+    missing = "" if importlib.util.find_spec("bokeh") else " (its pages need bokeh: pip install bokeh)"
+    return f"dask dashboard: {client.dashboard_link}{missing}"
+
+
+def _workers(client) -> dict:
+    try:
+        return client.scheduler_info(n_workers=-1)["workers"]
+    except TypeError:  # dask before 2025.4 has no n_workers and lists every worker
+        return client.scheduler_info()["workers"]
+
+
+def probe(address: str, timeout: float) -> None:
+    """Fail at once, in one line, when nothing listens at a ``tcp://`` or ``tls://`` scheduler address, before
+    the study spends its first minutes on the tokenizers; other schemes are left to Dask's client."""
+    scheme, _, rest = address.partition("://")
+    host, _, port = rest.rpartition(":")
+    if scheme not in ("tcp", "tls") or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise unreachable(address, timeout, exc.strerror or exc) from None
