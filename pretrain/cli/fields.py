@@ -12,6 +12,9 @@ into an option:
 * the help is the field's docstring, read from the class's source;
 * the default is ``None``: a flag not given keeps the value of the YAML file (or the field's default).
 
+jsonargparse (litgpt's way) was tried and does not give these spellings nor fit the shared argparse
+dispatcher: docs/pretrain.md, "Why the flags are not made by jsonargparse", says what it cannot do.
+
 :func:`config_overrides` is the way back: the flags given, as keyword arguments for the config's
 ``replace`` / ``from_yaml``.
 
