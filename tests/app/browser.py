@@ -21,12 +21,21 @@ from pathlib import Path
 from tests.app.conftest import APP_DIR
 
 CHROMIUM = Path("/usr/bin/chromium")
-PAGES = {"explorer": "", "statistics": "statistics", "errors": "errors", "languages": "languages"}
+PAGES = {
+    "explorer": "",
+    "statistics": "statistics",
+    "errors": "errors",
+    "languages": "languages",
+    "shredded": "shredded",
+    "morph": "morph",
+}
 NAV_LABELS = {
     "explorer": "Segmentation explorer",
     "statistics": "Statistics (Table 4)",
     "errors": "Errors",
     "languages": "Languages",
+    "shredded": "Shredded words",
+    "morph": "Morpheme boundaries",
 }
 
 

@@ -33,7 +33,7 @@ pytestmark = [
     ),
 ]
 
-PAGE_ORDER = ["explorer", "statistics", "errors", "languages"]
+PAGE_ORDER = ["explorer", "statistics", "errors", "languages", "shredded", "morph"]
 
 
 @pytest.fixture(scope="module")
