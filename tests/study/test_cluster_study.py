@@ -1,0 +1,161 @@
+"""The whole study on a Dask cluster of 2 single-threaded workers (``cluster.address: local:2``): the same tables
+and report as one job, even when a worker is SIGKILLed during a pre-training; and ``--cluster`` on the CLI.
+
+The trainer is the in-memory fake of the backend seam (no torch) with a pre-training that checkpoints every step
+and resumes from its last checkpoint, as the pre-trainer does; the data is the generated sample.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from tests.study.fake_backend import FakeBackend  # noqa: E402
+from tokstudy.study.config import load_study_config  # noqa: E402
+from tokstudy.study.pipeline import run_study  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = Path(__file__).with_name("tiny_study.yaml")
+STEPS = 8
+
+
+class CheckpointingFake(FakeBackend):
+    """The fake trainer whose pre-training takes ``STEPS`` steps of ``pause`` s, each checkpointed atomically;
+    every attempt appends ``pid first-step`` to ``attempts`` in its folder."""
+
+    def __init__(self, pause: float = 0.0):
+        super().__init__()
+        self.pause = pause
+
+    def pretrain(self, work, tokenizer_dir, raw_files, section, *, progress=True):
+        checkpoint = work / "checkpoint"
+        step = int(checkpoint.read_text()) if checkpoint.is_file() else 0
+        with open(work / "attempts", "a") as log:
+            log.write(f"{os.getpid()} {step}\n")
+        while step < STEPS:
+            time.sleep(self.pause)
+            step += 1
+            (work / "checkpoint.tmp").write_text(str(step))
+            os.replace(work / "checkpoint.tmp", checkpoint)
+        return super().pretrain(work, tokenizer_dir, raw_files, section, progress=progress)
+
+
+def _config(out: Path, empty: Path, **cluster):
+    config = load_study_config(TINY, output_dir=str(out), data_dir=str(empty), jobs=1)
+    return dataclasses.replace(config, cluster=dataclasses.replace(config.cluster, **cluster))
+
+
+@pytest.fixture(scope="module")
+def serial(tmp_path_factory):
+    """The tiny study with one job on the fake trainer: the reference, and the tokenizers the others start from."""
+    tmp = tmp_path_factory.mktemp("cluster_study")
+    empty = tmp / "no_corpora"
+    empty.mkdir()
+    result = run_study(_config(tmp / "one", empty), backend=CheckpointingFake(), log=lambda m: None, progress=False)
+    return result, empty
+
+
+def _seeded(serial_root: Path, out: Path) -> Path:
+    """A results folder holding the reference's tokenizers (and sample) only: the training runs start afresh."""
+    out.mkdir()
+    for name in ("tokenizers", "sample_data"):
+        shutil.copytree(serial_root / name, out / name)
+    (out / ".stages").mkdir()
+    shutil.copy2(serial_root / ".stages" / "tokenizers.json", out / ".stages")
+    return out
+
+
+def _same_report(a: Path, b: Path) -> None:
+    for table in ("scores.json", "table4.json", "control.json", "correlation.json"):
+        assert (a / "tables" / table).read_text() == (b / "tables" / table).read_text(), table
+    assert (a / "report.md").read_text() == (b / "report.md").read_text()
+
+
+def test_the_study_on_a_local_cluster_with_a_killed_worker_writes_the_serial_report(serial, tmp_path):
+    reference, empty = serial
+    out = _seeded(reference.root, tmp_path / "dask")
+    work = out / "pretrain" / "sp-unigram-1k"
+    killed = []
+
+    def kill_mid_pretraining():
+        deadline = time.time() + 180
+        while time.time() < deadline:
+            checkpoint = work / "checkpoint"
+            if checkpoint.is_file() and int(checkpoint.read_text() or 0) >= 2:
+                killed.append(int((work / "attempts").read_text().split()[0]))
+                os.kill(killed[0], signal.SIGKILL)
+                return
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=kill_mid_pretraining, daemon=True)
+    killer.start()
+    config = _config(out, empty, address="local:2", devices=(), retries=0)
+    lines = []
+    result = run_study(config, backend=CheckpointingFake(pause=0.3), log=lines.append, progress=False)
+    killer.join()
+    assert killed, "the pre-training ended before the worker could be killed"
+    attempts = [line.split() for line in (work / "attempts").read_text().splitlines()]
+    assert len(attempts) == 2 and attempts[1][0] != attempts[0][0] and int(attempts[1][1]) >= 2
+    assert "[cached] tokenizers" in lines and sum(line.startswith("dask dashboard") for line in lines) == 1
+    _same_report(reference.root, result.root)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_cli_unreachable_scheduler_is_one_line_before_any_work(tmp_path):
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    start = time.time()
+    res = subprocess.run(
+        [sys.executable, "-m", "tokstudy", "study", str(TINY), "-o", str(tmp_path / "out"), "--cluster", address],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 1, res.stderr[-2000:]
+    assert res.stderr.strip().splitlines() == [
+        f"tokstudy study: error: no Dask scheduler answered at {address} within 5 s (Connection refused); "
+        "start one there (dask scheduler, dask-jobqueue) or correct cluster.address / --cluster"
+    ]
+    assert time.time() - start < 60 and not (tmp_path / "out" / "tokenizers").exists()
+
+
+def test_cli_refuses_a_malformed_cluster_address(tmp_path):
+    res = subprocess.run(
+        [sys.executable, "-m", "tokstudy", "study", str(TINY), "-o", str(tmp_path), "--cluster", "local:zero"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 2
+    assert "--cluster: a local cluster is local:N with N >= 1 worker processes, got 'local:zero'" in res.stderr
+
+
+def test_the_cluster_section_of_a_configuration_file(tmp_path):
+    from tokstudy.errors import ConfigError
+
+    good = tmp_path / "c.yaml"
+    good.write_text("name: c\ncluster:\n  address: tcp://head:8786\n  devices: [0, 1]\n")
+    cluster = load_study_config(good).cluster
+    assert cluster.address == "tcp://head:8786" and cluster.devices == ("0", "1")
+    assert cluster.executor().address.scheduler == "tcp://head:8786"
+    assert load_study_config(TINY).cluster.executor() is None  # no section: the process pool
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: c\ncluster:\n  address: head:8786\n")
+    with pytest.raises(ConfigError, match=r"bad.yaml: cluster: expected local:N or a scheduler address"):
+        load_study_config(bad)
