@@ -27,6 +27,12 @@ MODULES = [
     "tokstudy.report.verdict",
     "tokstudy.analysis.table.bytepieces",
     "tokstudy.study.report_sections",
+    "tokstudy.analysis.stats.shredded",
+    "tokstudy.analysis.morph.pieces",
+    "tokstudy.analysis.morph.scores",
+    "tokstudy.data.segmentations",
+    "tokstudy.report.shredded",
+    "tokstudy.report.morph",
 ]
 
 

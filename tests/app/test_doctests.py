@@ -20,6 +20,8 @@ MODULES = [
     "analysis_app.services.results",
     "analysis_app.services.background",
     "analysis_app.components.inputs",
+    "analysis_app.services.shredded",
+    "analysis_app.services.morph",
     "tokstudy.analysis.model_errors.aligned_predictions",
 ]
 
