@@ -204,3 +204,11 @@ def test_local_devices_and_one_worker_per_gpu():
     assert "CUDA_VISIBLE_DEVICES" not in local_worker_envs(2, [], 2)[0]
     with pytest.raises(UsageError, match="local:3 asks for 3 workers, but this machine has 2 GPUs"):
         local_worker_envs(3, ["0", "1"], 16)
+
+
+def test_the_executors_docstring_examples_run():
+    import doctest
+
+    from tokstudy.study import executors
+
+    assert doctest.testmod(executors).failed == 0

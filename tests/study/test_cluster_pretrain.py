@@ -1,0 +1,93 @@
+"""``tokstudy study --cluster local:2`` with the real pre-trainer: a Dask worker SIGKILLed during pre-training, and
+the study still writes the scores of an uninterrupted ``--jobs 1`` run (real data; skipped without it).
+
+Both runs are separate ``tokstudy study`` processes with the same compute threads (the cluster's workers get
+cores / 2, and so does the ``--jobs 1`` run here), so that their scores can be compared exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import corpus_path
+
+pytest.importorskip("distributed")
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = Path(__file__).with_name("tiny_study.yaml")
+DIST_VARS = {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"}
+
+
+def _config(tmp_path: Path) -> Path:
+    """The tiny study with a pre-training long enough to be killed after a checkpoint and the least fine-tuning."""
+    config = yaml.safe_load(TINY.read_text())
+    config["name"] = "cluster-killed"
+    config["pretrain"]["steps"] = 40
+    config["finetune"].update(no_pretraining_control=False, seeds=1)
+    for task in config["finetune"]["tasks"]:
+        task.update(max_train=60, max_eval=40)
+    config["analysis"]["datasets"] = ["conll2003:test"]
+    path = tmp_path / "cluster-killed.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def _env() -> dict[str, str]:
+    threads = str(max(1, (os.cpu_count() or 1) // 2))
+    env = {k: v for k, v in os.environ.items() if k not in DIST_VARS}
+    return env | {"OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads}
+
+
+def _workers(pid: int) -> list[int]:
+    """The Dask worker processes of the study ``pid`` (its nannies run in it and spawn them)."""
+    children = [int(c) for task in Path(f"/proc/{pid}/task").iterdir() for c in (task / "children").read_text().split()]
+    return [c for c in children if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds the workers through /proc (Linux)")
+def test_a_worker_killed_during_pretraining_changes_no_score(tmp_path):
+    for name in ("raw_text", "raw_text_large", "conll2003", "snips"):
+        corpus_path(name)
+    config = _config(tmp_path)
+    study = [sys.executable, "-m", "tokstudy", "study", str(config), "-q", "--output"]
+    serial = subprocess.run([*study, str(tmp_path / "one"), "--jobs", "1"], cwd=ROOT, env=_env(), capture_output=True)
+    assert serial.returncode == 0, serial.stderr[-3000:]
+    out = tmp_path / "dask"
+    proc = subprocess.Popen(
+        [*study, str(out), "--cluster", "local:2"],
+        cwd=ROOT,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.time() + 600
+        while not list(out.glob("pretrain/*/run/checkpoints/step_*")):
+            assert proc.poll() is None and time.time() < deadline, "no pre-training checkpoint appeared"
+            time.sleep(0.2)
+        workers = _workers(proc.pid)
+        assert len(workers) == 2, workers  # both are pre-training: 3 vocabularies, 2 workers
+        os.kill(workers[0], signal.SIGKILL)
+        stdout, stderr = proc.communicate(timeout=900)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 0, stderr[-3000:]
+    assert stdout.count("dask dashboard:") == 1
+    # the killed run resumed from its checkpoint: its cost record has a second segment
+    segments = [len(json.loads(p.read_text())["segments"]) for p in sorted(out.glob("pretrain/*/run/cost.json"))]
+    assert len(segments) == 3 and sorted(segments) == [1, 1, 2], segments
+    for table in ("scores.json", "table4.json"):
+        assert (out / "tables" / table).read_text() == (tmp_path / "one" / "tables" / table).read_text(), table
