@@ -26,6 +26,7 @@ optionally named: ``sp32k=runs/tok/sp-32000``.
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -270,8 +271,67 @@ def load_datasets(specs: Sequence[str], **kwargs) -> list[Dataset]:
         raise DataFormatError("no dataset given; pass --dataset NAME:SPLIT or --dataset PATH")
     data_dir = kwargs.get("data_dir")
     concrete = [name for s in specs for name in (expand_dataset_name(s, data_dir=data_dir) if _is_wildcard(s) else [s])]
+    options = kwargs.get("options")
+    if options is not None and options.scheme != "auto":
+        check_scheme(concrete, options.scheme)
     datasets = [load_dataset_spec(s, **kwargs) for s in concrete]
     return distinct_names(datasets)
+
+
+class SchemeNotAppliedWarning(UserWarning):
+    """A tag scheme was given for dataset files, and registry datasets beside them keep their own."""
+
+
+def check_scheme(specs: Sequence[str], scheme: str) -> None:
+    """A tag ``scheme`` (``--scheme``) is for dataset files given as paths: a registry dataset is read in the
+    scheme its files are in, which the registry knows (:attr:`~tokstudy.data.registry.DatasetInfo.scheme`).
+
+    A ``scheme`` that contradicts a registry dataset's is refused (:class:`UsageError`) when only registry
+    datasets are given, and stated (:class:`SchemeNotAppliedWarning`) when files beside them take it.
+    """
+    from tokstudy.data.registry import dataset_info
+    from tokstudy.data.schemes import normalize_scheme
+
+    scheme = normalize_scheme(scheme)
+    registry = [s for s in specs if _registry_name(s)]
+    own = {s: dataset_info(_registry_name(s)).scheme for s in registry}
+    differ = [
+        f"{s} ({own[s] + ' files' if own[s] else 'no tag scheme: ' + _no_scheme_reason(s)})"
+        for s in own
+        if own[s] != scheme
+    ]
+    if not differ:
+        return
+    listing = ", ".join(differ)
+    if len(registry) == len(specs):
+        raise UsageError(
+            f"--scheme {scheme} does not apply to registry datasets, which are read in the scheme of their files: "
+            f"{listing}; --scheme is for dataset files given as paths: leave it out"
+        )
+    warnings.warn(
+        f"--scheme {scheme} applies to the dataset files given as paths; the registry datasets keep their own: "
+        f"{listing}",
+        SchemeNotAppliedWarning,
+        stacklevel=3,
+    )
+
+
+def _registry_name(spec: str) -> str | None:
+    """The registry name of a spec read from the registry (no file or folder of that name, no ``hf:``),
+    else None: the test :func:`load_dataset_spec` makes."""
+    from tokstudy.data.hub import is_hf_spec
+    from tokstudy.data.registry import list_datasets
+
+    if is_hf_spec(spec) or Path(spec.rpartition("@")[0] or spec).expanduser().exists() or Path(spec).exists():
+        return None
+    name = spec.split(":", 1)[0]
+    return name if name in list_datasets() else None
+
+
+def _no_scheme_reason(spec: str) -> str:
+    from tokstudy.data.registry import dataset_info
+
+    return "sentence labels" if dataset_info(_registry_name(spec)).task == "classification" else "character spans"
 
 
 def _is_wildcard(spec: str) -> bool:
@@ -318,18 +378,40 @@ def load_tokenizers(
 
     if not specs:
         raise TokenizerLoadError(f"no tokenizer given; pass --tokenizer PATH ({ACCEPTED})")
-    out = []
-    for spec in specs:
+    out, unnamed = [], {}
+    for i, spec in enumerate(specs):
         name, path = parse_tokenizer_spec(spec)
         if not path.startswith("tiktoken:") and not Path(path).expanduser().exists():
             raise TokenizerLoadError(f"{path}: tokenizer not found (expected {ACCEPTED})")
         out.append(
             load_tokenizer(path, name=name, count_lone_boundary=count_lone_boundary, tiktoken_pattern=tiktoken_pattern)
         )
+        if name is None and not path.startswith("tiktoken:"):
+            unnamed[i] = Path(path).expanduser()
+    _names_by_folder(out, unnamed)
     names = [s.name for s in out]
     if len(set(names)) != len(names):
         raise TokenizerLoadError(f"tokenizer names repeat ({names}); name them: --tokenizer NAME=PATH")
     return out
+
+
+def _names_by_folder(segmenters: list[Segmenter], paths: dict[int, Path]) -> None:
+    """Unnamed tokenizers whose default names repeat (``a/tokenizer.json``, ``b/tokenizer.json``) are named
+    by as many of their folders as it takes (``a/tokenizer``, ``b/tokenizer``), as dataset files are."""
+    names = [s.name for s in segmenters]
+    for name in {n for n in names if names.count(n) > 1}:
+        idx = [i for i, n in enumerate(names) if n == name and i in paths]
+        given = [Path(os.path.abspath(paths[i])) for i in idx]  # folders as the user named them, links kept
+        if len(idx) < 2 or len({p.resolve() for p in given}) < len(given):
+            continue  # named by the user, or the same file twice: refused by the caller
+        for depth in range(1, max(len(p.parts) for p in given)):
+            labels = ["/".join((*p.parent.parts[-depth:], name)) for p in given]
+            if len(set(labels)) == len(labels):
+                break
+        else:
+            continue  # no folder tells them apart: refused by the caller
+        for i, label in zip(idx, labels):
+            segmenters[i].name = label
 
 
 def check_files(paths: Sequence[str], option: str) -> None:

@@ -52,7 +52,7 @@ def test_names_and_kinds(trained, tmp_path):
     res = trained("sp-unigram")[0]
     assert load_tokenizer(res.path).name == res.path.name
     assert load_tokenizer(res.path, name="spm-small").name == "spm-small"
-    assert load_tokenizer(res.path / "spiece.model").name == res.path.name
+    assert load_tokenizer(res.path / "spiece.model").name == "spiece"  # a file: its own name
     copy = tmp_path / "my_model.model"
     shutil.copy(res.path / "spiece.model", copy)
     assert load_tokenizer(copy).name == "my_model"
@@ -86,9 +86,13 @@ def test_sentencepiece_model_is_recognised_by_content(small_spm, tmp_path, file_
     seg = load_tokenizer(copy)
     assert seg.kind == "sentencepiece"
     assert seg.segment(words).as_lists() == load_tokenizer(small_spm).segment(words).as_lists()
-    assert seg.name == ("mistral-7b" if file_name.startswith("tokenizer.model") else file_name.split(".")[0])
-    if file_name.startswith("tokenizer.model.v"):  # a folder holding one
-        assert load_tokenizer(copy.parent).segment(words).as_lists() == seg.segment(words).as_lists()
+    # a file is named after itself, its format extension dropped and Mistral's version kept (issue 33 item 6)
+    assert seg.name == {"tokenizer.model.v1": "tokenizer.v1", "tokenizer.model.v3": "tokenizer.v3"}.get(
+        file_name, file_name.split(".")[0]
+    )
+    if file_name.startswith("tokenizer.model.v"):  # a folder holding one: named after the folder
+        folder = load_tokenizer(copy.parent)
+        assert folder.name == "mistral-7b" and folder.segment(words).as_lists() == seg.segment(words).as_lists()
 
 
 def test_tiktoken_ranks_named_model_are_tiktoken(tmp_path):

@@ -84,7 +84,8 @@ def _as_bytes(pieces):
 
 def test_pieces_equal_tiktoken_with_the_same_ranks_and_pattern(ranks, tekken_file):
     seg = load_tokenizer(tekken_file)
-    assert seg.kind == "tekken" and seg.name == tekken_file.parent.name
+    assert seg.kind == "tekken" and seg.name == "tekken"  # a file is named after itself (issue 33 item 6)
+    assert load_tokenizer(tekken_file.parent).name == tekken_file.parent.name  # a folder after the folder
     assert seg.vocab_size == len(ranks) + N_SPECIAL  # the model's: special tokens included
     assert seg.encoding.n_vocab == len(ranks)  # the extra entries past default_vocab_size are not used
     enc = tiktoken.Encoding("ref", pat_str=PATTERN, mergeable_ranks=ranks, special_tokens={})
@@ -126,8 +127,21 @@ def test_bad_tekken_file_names_file_and_entry(ranks, tmp_path, change, message):
         load_tokenizer(path)
 
 
-def test_other_json_keeps_the_hugging_face_message(tmp_path):
+def test_other_json_names_both_formats_it_was_tried_as(tmp_path):
+    """Neither shape: the message says so, with both formats (it named Hugging Face's only before issue 33)."""
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps({"config": {}, "vocab": []}))
+    with pytest.raises(TokenizerLoadError) as info:
+        load_tokenizer(path)
+    assert str(info.value) == (
+        f"{path}: an object with the keys 'config', 'vocab', which is no tokenizer format tokstudy knows; tried "
+        "as a Hugging Face tokenizer.json (an object with a 'model') and as a Mistral Tekken file (a 'config' with "
+        "a 'pattern', and a 'vocab' list)"
+    )
+
+
+def test_a_tokenizer_json_the_hugging_face_loader_refuses_keeps_its_message(tmp_path):
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps({"model": {"type": "NoSuchModel"}}))
     with pytest.raises(TokenizerLoadError, match="not a valid Hugging Face tokenizer.json"):
         load_tokenizer(path)

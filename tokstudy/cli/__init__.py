@@ -60,12 +60,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _warning_printer(previous):
-    """Warnings meant for the researcher (unknown-piece coverage) as one ``tokstudy: warning:`` line."""
+    """Warnings meant for the researcher (unknown-piece coverage, a tokenizer whose pieces cross words, a tag
+    scheme registry datasets do not take) as one ``tokstudy: warning:`` line."""
 
     def show(message, category, filename, lineno, file=None, line=None):
         from tokstudy.analysis.table.coverage import UnknownPiecesWarning
+        from tokstudy.specs import SchemeNotAppliedWarning
+        from tokstudy.tokenization.sentencepiece_ import CrossWordPiecesWarning
 
-        if issubclass(category, UnknownPiecesWarning):
+        if issubclass(category, (UnknownPiecesWarning, CrossWordPiecesWarning, SchemeNotAppliedWarning)):
             print(f"tokstudy: warning: {message}", file=sys.stderr)
             return
         previous(message, category, filename, lineno, file, line)

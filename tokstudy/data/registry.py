@@ -59,6 +59,10 @@ class DatasetInfo:
         corpus: sub-directory key in :data:`tokstudy.datalocation.CORPORA`.
         default_lenient: whether forbidden tags are repaired (and counted) by default.
         description: one line for listings.
+        scheme: the tag scheme of the files as distributed (``IOB1``, ``IOB2``); ``None`` where the
+            labels are no tags in a scheme (character spans, sentence labels). Every reader stores IOB2.
+            A registry dataset is read in its own scheme: :func:`tokstudy.specs.load_datasets` refuses
+            another ``scheme`` for it (or, beside dataset files, applies that scheme to the files only).
     """
 
     name: str
@@ -68,6 +72,7 @@ class DatasetInfo:
     corpus: str
     default_lenient: bool = False
     description: str = ""
+    scheme: str | None = "IOB2"
 
     def __post_init__(self) -> None:
         if self.task not in ("ner", "slot", "classification"):
@@ -118,6 +123,7 @@ _CORPORA = (
             _TRAIN_DEV_TEST,
             "conll2003",
             description="CoNLL-2003 English NER (PER/LOC/ORG/MISC), IOB1 files read as IOB2",
+            scheme="IOB1",
         ),
         load_conll2003,
     ),
@@ -154,6 +160,7 @@ _CORPORA = (
             "ner_ja_wikipedia",
             description="Japanese Wikipedia NER (Stockmark, 8 types), pre-tokenised by script; "
             "sha1(curid) 80/10/10 splits",
+            scheme=None,
         ),
         load_ner_ja,
     ),
@@ -187,6 +194,7 @@ _CORPORA = (
             ("train", "dev"),
             "sst2",
             description="GLUE SST-2 sentiment (label 0/1), whitespace words",
+            scheme=None,
         ),
         load_sst2,
     ),

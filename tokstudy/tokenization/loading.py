@@ -21,8 +21,8 @@ directory with ``spiece.model`` /          that SentencePiece model (ALBERT/T5 s
 ``tokenizer.model``
 directory with ``tokenizer.json``          that file (exact, fast)
 directory with ``tekken.json``             that Tekken file (Mistral)
-directory with one ``*.model`` (or one     that file
-``*.model.v*``)
+directory with one ``*.model``,            that file; several are refused, named
+``*.model.v*`` or ``*.tiktoken`` file      (which one is meant cannot be guessed)
 directory with ``vocab.txt``               WordPiece (BERT style)
 anything else that looks like a hub name   ``tokenizers.Tokenizer.from_pretrained``
 =========================================  ==========================================
@@ -104,20 +104,36 @@ ACCEPTED = (
 
 
 def _tokenizer_in_directory(path: Path) -> Path:
-    """The tokenizer file of a directory (the order of the module docstring's table)."""
+    """The tokenizer file of a directory (the order of the module docstring's table).
+
+    A directory holding several tokenizer files and none of the standard names (``a.model`` and
+    ``b.model``, ``tokenizer.model.v1`` and ``tokenizer.model.v3``) is refused with their names: which one
+    is meant cannot be guessed.
+    """
     for file_name in (*_SPM_NAMES, "tokenizer.json", "tekken.json"):
         if (path / file_name).is_file():
             return path / file_name
-    for pattern in ("*.model", "*.model.v*"):
-        models = sorted(path.glob(pattern))
-        if len(models) == 1:
-            return models[0]
+    found = sorted({f for pattern in _FILE_PATTERNS for f in path.glob(pattern) if f.is_file()})
+    if len(found) == 1:
+        return found[0]
+    if found:
+        names = ", ".join(f.name for f in found)
+        raise TokenizerLoadError(
+            f"{path}: directory holds {len(found)} tokenizer files ({names}); which one? "
+            f"Give it as the path, e.g. {path / found[0].name}"
+        )
     if (path / "vocab.txt").is_file():
         return path / "vocab.txt"
+    held = sorted(f.name for f in path.iterdir())
+    listing = ", ".join(held[:8]) + (f" and {len(held) - 8} more" if len(held) > 8 else "") if held else "nothing"
     raise TokenizerLoadError(
         f"{path}: directory holds no tokenizer (expected tokenizer.json, spiece.model or another "
-        f"single *.model file, a Mistral tekken.json, or vocab.txt)"
+        f"single *.model file, a Mistral tekken.json, a .tiktoken file, or vocab.txt; it holds {listing})"
     )
+
+
+#: tokenizer files a directory may hold under a name of their own (one of them is loaded when it is alone)
+_FILE_PATTERNS = ("*.model", "*.model.v*", "*.tiktoken")
 
 
 def file_format(path: Path, *, default: str | None = None) -> str:
@@ -174,21 +190,55 @@ def _load_file(path: Path, name: str | None, lowercase: bool | None, tiktoken_pa
 
 
 def _load_json(path: Path, name: str, common: dict) -> Segmenter:
-    """A ``tokenizer.json``, or a Tekken file (tried when the Hugging Face loader refuses the file)."""
+    """A ``tokenizer.json``, or a Tekken file (a file named ``tekken*``, or one the Hugging Face loader refuses).
+
+    A file that is neither is refused naming both formats: a JSON syntax error at its line and column
+    (Python's count, in characters; the Hugging Face loader's position is that of its own schema
+    attempt, not of the error), JSON of another shape with its top-level keys.
+    """
     from tokstudy.tokenization.tekken import TekkenSegmenter, is_tekken
 
-    if path.name.startswith("tekken"):
-        return TekkenSegmenter.from_file(path, name=name, **common)
-    try:
-        return HFTokenizerSegmenter.from_file(path, name=name, **common)
-    except TokenizerLoadError as refused:
+    refused = None
+    if not path.name.startswith("tekken"):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError):
-            data = None
-        if not is_tekken(data):
-            raise refused from refused.__cause__
-    return TekkenSegmenter.from_json(data, path, name=name, **common)
+            return HFTokenizerSegmenter.from_file(path, name=name, **common)
+        except TokenizerLoadError as exc:
+            refused = exc
+    tried = JSON_FORMATS if refused is not None else TEKKEN_FORMAT
+    data = _read_json(path, tried)
+    if is_tekken(data):
+        return TekkenSegmenter.from_json(data, path, name=name, **common)
+    if refused is not None and isinstance(data, dict) and isinstance(data.get("model"), dict):
+        raise refused from refused.__cause__  # a tokenizer.json the Hugging Face loader finds wrong: its reason
+    keys = ", ".join(repr(k) for k in list(data)[:6]) if isinstance(data, dict) else None
+    shape = f"an object with the keys {keys}" if keys else f"a JSON {type(data).__name__}"
+    raise TokenizerLoadError(f"{path}: {shape}, which is no tokenizer format tokstudy knows; {tried}") from refused
+
+
+#: the JSON tokenizer formats, for messages
+JSON_FORMATS = (
+    "tried as a Hugging Face tokenizer.json (an object with a 'model') and as a Mistral Tekken file "
+    "(a 'config' with a 'pattern', and a 'vocab' list)"
+)
+TEKKEN_FORMAT = "read as a Mistral Tekken file (named tekken*: a 'config' with a 'pattern', and a 'vocab' list)"
+
+
+def _read_json(path: Path, tried: str):
+    """The parsed JSON of a tokenizer file; a syntax error is reported at its line and column."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise TokenizerLoadError(f"{path}: not UTF-8 text (byte {exc.start}), so not JSON; {tried}") from exc
+    except OSError as exc:
+        raise TokenizerLoadError(f"{path}: cannot read the tokenizer file ({exc})") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        ends = exc.pos >= len(text.rstrip())
+        hint = " (the file ends there: is it cut short, an interrupted download?)" if ends else ""
+        raise TokenizerLoadError(
+            f"{path}:{exc.lineno}: not valid JSON at column {exc.colno}: {exc.msg}{hint}; {tried}"
+        ) from exc
 
 
 def _load_hub(repo: str, name: str, common: dict) -> Segmenter:  # pragma: no cover - needs the network

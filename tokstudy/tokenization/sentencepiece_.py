@@ -20,6 +20,11 @@ Behaviour worth knowing (see also :mod:`tokstudy.tokenization.base`):
   ``add_dummy_prefix=false`` does not, and strips a leading space, so each word is encoded
   after an anchor (``"a " + word``) and the anchor's pieces are dropped: exact, because
   the model splits at whitespace, so the anchor never merges with the word.
+* Training settings are read from the model (:func:`model_settings`: the ``trainer_spec`` and
+  ``normalizer_spec`` of its ``ModelProto``). A model trained with ``split_by_whitespace=false`` whose
+  vocabulary holds pieces that span a word boundary (``▁of▁the``, ``s▁``) can merge a word with its
+  neighbours in running text; loading it warns (:class:`CrossWordPiecesWarning`), since a word's pieces
+  here are those of the word alone. Without such pieces it splits at every space all the same.
 
 >>> seg = SentencePieceSegmenter("spiece.model")            # doctest: +SKIP
 >>> seg.segment(["Washington", ","]).as_lists()             # doctest: +SKIP
@@ -29,6 +34,9 @@ Behaviour worth knowing (see also :mod:`tokstudy.tokenization.base`):
 from __future__ import annotations
 
 import os
+import re
+import warnings
+from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
 from typing import Sequence
@@ -48,8 +56,7 @@ class SentencePieceSegmenter(Segmenter):
 
     Args:
         model_file: path of a SentencePiece ``.model`` file.
-        name: display name; defaults to the model's directory name (``spiece.model``,
-            as ALBERT directories name it) or file stem.
+        name: display name; defaults to the file's name without its extension (:func:`default_name`).
         count_lone_boundary: count a lone ``"▁"`` piece (see module docstring).
         num_threads: threads for the batch encode; ``None`` lets sentencepiece decide.
     """
@@ -89,9 +96,14 @@ class SentencePieceSegmenter(Segmenter):
         self.boundary_id = sp.piece_to_id(BOUNDARY)
         if self.boundary_id == self.unk_id:  # the model has no lone-boundary piece at all
             self.boundary_id = -1
-        alone = sp.encode(ANCHOR, out_type=str)
+        #: the model's training settings that decide how a word stands in a sentence (:func:`model_settings`)
+        self.settings = model_settings(sp.serialized_model_proto())
+        #: pieces that span a word boundary, possible only without ``split_by_whitespace`` (e.g. ``▁of▁the``)
+        self.cross_word_pieces = () if self.settings.split_by_whitespace else cross_word_pieces(sp, path)
+        alone = sp.encode(ANCHOR, out_type=int)
         # no dummy prefix: words are encoded after the anchor, whose pieces are then dropped
-        self._anchor_pieces = 0 if alone and alone[0].startswith(BOUNDARY) else len(alone)
+        self._anchor_ids = [] if alone and sp.id_to_piece(alone[0]).startswith(BOUNDARY) else alone
+        self._anchor_pieces = len(self._anchor_ids)
         if self._anchor_pieces:
             self.context = WordContext("sentencepiece", " ", BOUNDARY)
 
@@ -100,8 +112,27 @@ class SentencePieceSegmenter(Segmenter):
         k = self._anchor_pieces
         if not k:
             return self.processor.encode(list(words), out_type=out_type, num_threads=self.num_threads)
-        out = self.processor.encode([f"{ANCHOR} {w}" for w in words], out_type=out_type, num_threads=self.num_threads)
-        return [x[k:] for x in out]
+        texts = [f"{ANCHOR} {w}" for w in words]
+        out = self.processor.encode(texts, out_type=out_type, num_threads=self.num_threads)
+        if not self.cross_word_pieces:
+            return [x[k:] for x in out]
+        # pieces across words: the anchor may have merged with the word; drop only what it alone covers
+        ids = out if out_type is int else self.processor.encode(texts, out_type=int, num_threads=self.num_threads)
+        return [x[self._anchor_length(i) :] for x, i in zip(out, ids)]
+
+    def _anchor_length(self, ids: list[int]) -> int:
+        """How many leading pieces of ``ANCHOR + " " + word`` are the anchor's: its own pieces, or where it
+        merged with the word (pieces across words), those within its text (``ANCHOR`` and ``▁``); a piece
+        that runs into the word is the word's."""
+        k = self._anchor_pieces
+        if ids[:k] == self._anchor_ids:
+            return k
+        covered, reach = 0, len(ANCHOR) + 1
+        for j, i in enumerate(ids):
+            covered += len(self._id_to_piece[i])
+            if covered >= reach:
+                return j + 1 if covered == reach else j
+        return len(ids)
 
     def segment(self, words: Sequence[str]) -> Segmentation:
         seg = self.segment_ids(words)
@@ -187,19 +218,131 @@ def ids_to_segmentation(
     )
 
 
+@dataclass(frozen=True)
+class ModelSettings:
+    """The training settings of a SentencePiece model that decide how a word stands in a sentence.
+
+    Read from the model file itself (:func:`model_settings`); each default is the ``sentencepiece``
+    trainer's, which a model that does not record the field was trained with.
+    """
+
+    #: ``trainer_spec.split_by_whitespace``: pieces never span a space (no ``▁of▁the``)
+    split_by_whitespace: bool = True
+    #: ``trainer_spec.treat_whitespace_as_suffix``: ``▁`` ends a piece instead of starting it
+    treat_whitespace_as_suffix: bool = False
+    #: ``normalizer_spec.add_dummy_prefix``: a ``▁`` is put before the text, so a word alone gets its ``▁``
+    add_dummy_prefix: bool = True
+    #: ``normalizer_spec.remove_extra_whitespaces``: leading, trailing and repeated spaces are dropped
+    remove_extra_whitespaces: bool = True
+
+
+#: (message field, its field number, wire type 0 = varint) of each setting, in ``sentencepiece_model.proto``
+_TRAINER_SPEC, _NORMALIZER_SPEC = 2, 3
+_SETTING_FIELDS = {
+    _TRAINER_SPEC: {22: "split_by_whitespace", 24: "treat_whitespace_as_suffix"},
+    _NORMALIZER_SPEC: {3: "add_dummy_prefix", 4: "remove_extra_whitespaces"},
+}
+
+
+def model_settings(proto: bytes) -> ModelSettings:
+    """The :class:`ModelSettings` of a serialised ``ModelProto`` (a ``.model`` file's bytes).
+
+    The protobuf wire format is walked directly (the ``sentencepiece`` package reads these settings
+    but does not expose them, and its generated ``sentencepiece_model_pb2`` needs ``protobuf``, which
+    tokstudy does not require): the ``trainer_spec`` (field 2) and ``normalizer_spec`` (field 3)
+    messages, each field a tag ``number << 3 | wire type``.
+
+    >>> settings = model_settings(bytes.fromhex("1203b00100"))  # trainer_spec {split_by_whitespace: false}
+    >>> settings.split_by_whitespace, settings.add_dummy_prefix
+    (False, True)
+    """
+    found = {}
+    for number, wire, value in _fields(proto):
+        if number in _SETTING_FIELDS and wire == 2:
+            names = _SETTING_FIELDS[number]
+            found.update({names[n]: bool(v) for n, w, v in _fields(value) if n in names and w == 0})
+    return ModelSettings(**found)
+
+
+def _fields(data: bytes):
+    """``(field number, wire type, value)`` of each field of a protobuf message; value is an int
+    (varint) or bytes (length-delimited); fixed-width fields are skipped over."""
+    pos, end = 0, len(data)
+    while pos < end:
+        tag, pos = _varint(data, pos)
+        number, wire = tag >> 3, tag & 7
+        if wire == 0:
+            value, pos = _varint(data, pos)
+        elif wire == 2:
+            size, pos = _varint(data, pos)
+            value, pos = data[pos : pos + size], pos + size
+        elif wire in (1, 5):
+            value, pos = None, pos + (8 if wire == 1 else 4)
+        else:
+            raise TokenizerLoadError(f"SentencePiece model: unexpected protobuf wire type {wire} at byte {pos}")
+        yield number, wire, value
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if pos >= len(data):
+            raise TokenizerLoadError("SentencePiece model: protobuf message cut short")
+        byte = data[pos]
+        value |= (byte & 0x7F) << shift
+        pos, shift = pos + 1, shift + 7
+        if byte < 0x80:
+            return value, pos
+
+
+class CrossWordPiecesWarning(UserWarning):
+    """A SentencePiece model has pieces spanning a word boundary: its per-word pieces may differ from the
+    pieces it gives a word inside a sentence."""
+
+
+def cross_word_pieces(sp, path: Path) -> tuple[str, ...]:
+    """The pieces of a model that hold a word boundary ``▁`` after their first character (``▁of▁the``,
+    ``s▁``): with them the model can merge words in running text. Warns when there are any."""
+    special = (sp.is_control, sp.is_unknown, sp.is_byte, sp.is_unused)
+    pieces = tuple(
+        p
+        for i in range(sp.get_piece_size())
+        if BOUNDARY in (p := sp.id_to_piece(i))[1:] and not any(test(i) for test in special)
+    )
+    if pieces:
+        examples = ", ".join(repr(p) for p in pieces[:3])
+        warnings.warn(
+            f"{path}: trained with split_by_whitespace=false, and {len(pieces)} of its pieces span a word "
+            f"boundary ({examples}, ...): tokstudy segments each word on its own, while in running text this "
+            "model may merge a word with its neighbours into one piece, so per-word figures can differ from "
+            "those of the sentence encoding",
+            CrossWordPiecesWarning,
+            stacklevel=3,
+        )
+    return pieces
+
+
 def default_name(path: Path) -> str:
-    """Display name of a tokenizer file or directory: the directory for generic file names."""
+    """Display name of a tokenizer: a directory's name, or a file's name without its format extension.
+
+    A file is named after itself, generic names included: ``data/tokenizer.model.v1`` is
+    ``tokenizer.v1`` (the folder it lies in may be any folder, ``data`` or ``Downloads``), and two files
+    of one name are told apart by their folders where they are loaded together
+    (:func:`~tokstudy.specs.load_tokenizers`). A Hugging Face or Mistral directory given as
+    such is named after the directory.
+
+    >>> [default_name(Path(n)) for n in ("sp32k.model", "tokenizer.model.v3", "tekken.json", "weights.bin")]
+    ['sp32k', 'tokenizer.v3', 'tekken', 'weights']
+    """
     path = Path(path)
     if path.is_dir():
         return path.resolve().name
-    generic = {
-        "spiece.model",
-        "tokenizer.json",
-        "vocab.txt",
-        "sentencepiece.bpe.model",
-        "tokenizer.model",
-        "tekken.json",
-    }
-    # Mistral ships versioned models: tokenizer.model.v1, tokenizer.model.v3
-    versioned = path.name.startswith("tokenizer.model.v")
-    return path.resolve().parent.name if path.name in generic or versioned else path.stem
+    # Mistral ships versioned models (tokenizer.model.v1, tokenizer.model.v3): the version tells them apart
+    known = _FORMAT_NAME.fullmatch(path.name)
+    if known:
+        return known["stem"] + (known["version"] or "")
+    return path.name.split(".")[0] or path.name
+
+
+#: a tokenizer file name: its stem, its format extension, and a version after it (``tokenizer.model.v1``)
+_FORMAT_NAME = re.compile(r"(?P<stem>.+?)\.(?:model|json|txt|tiktoken)(?P<version>\.v\d+)?")

@@ -41,6 +41,7 @@ import base64
 import binascii
 import os
 import re
+import tempfile
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -242,10 +243,12 @@ class TiktokenSegmenter(Segmenter):
                 f"tiktoken:{encoding_name}: unknown tiktoken encoding (expected a name tiktoken.get_encoding "
                 f"knows, e.g. cl100k_base or o200k_base; tiktoken.list_encoding_names() lists them)"
             ) from exc
-        except Exception as exc:  # pragma: no cover - network errors come in many types
+        except Exception as exc:  # network errors come in many types (requests', urllib3's, OSError)
             raise TokenizerLoadError(
-                f"tiktoken:{encoding_name}: could not load the encoding (it is downloaded "
-                f"on first use; are you online?): {exc}"
+                f"tiktoken:{encoding_name}: could not load the encoding: tiktoken downloads it on first use and "
+                f"then reads it from its cache, {tiktoken_cache()}; offline, copy that folder from a machine where "
+                f"tiktoken:{encoding_name} loaded (or set TIKTOKEN_CACHE_DIR to a folder holding its cached file), "
+                f"or give the ranks as a .tiktoken file with --tiktoken-pattern ({type(exc).__name__}: {exc})"
             ) from exc
         kwargs.setdefault("source", f"tiktoken:{encoding_name}")
         return cls(enc, name=name or encoding_name, **kwargs)
@@ -263,6 +266,20 @@ class TiktokenSegmenter(Segmenter):
         return ids_to_segmentation(
             flat, counts, self._id_to_piece, -1, drop_id=None if self.count_lone_boundary else self.boundary_id
         )
+
+
+def tiktoken_cache() -> str:
+    """Where ``tiktoken.get_encoding`` keeps the files it downloads, as its ``load.read_file_cached`` decides.
+
+    >>> "TIKTOKEN_CACHE_DIR" in tiktoken_cache()
+    True
+    """
+    for variable in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
+        if variable in os.environ:
+            value = os.environ[variable]
+            return f"{variable}={value}" if value else f"{variable} is empty, which turns the cache off"
+    default = os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    return f"{default} (TIKTOKEN_CACHE_DIR is not set)"
 
 
 def import_tiktoken():
