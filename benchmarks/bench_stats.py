@@ -22,6 +22,9 @@ issue's "end to end"); then the statistics phase alone.
 temp file), with worker processes; reports throughput and the peak RSS of the main
 process and of the largest worker.
 
+This file holds the default mode and the command line; ``--intrinsic`` is ``stats_intrinsic.py``, ``--big``
+``stats_streamed.py``, and the three tokenizers (shared with other benchmarks) ``spm_models.py``.
+
 Usage::
 
     TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py [--repeat 3] [--big --gb 1.0] [--intrinsic]
@@ -31,56 +34,37 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import os
-import resource
 import statistics
 import sys
-import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import runinfo  # noqa: E402 (a sibling script module)
+import runinfo  # noqa: E402 (sibling script modules, as below)
+import sentencepiece as spm  # noqa: E402
+from spm_models import VOCABS, tokenizer_specs, train_models  # noqa: E402 (bench_attribute & co import these here)
+from stats_intrinsic import bench_intrinsic  # noqa: E402
+from stats_streamed import bench_big  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
 
-VOCABS = (8000, 16000, 32000)
+from tokstudy.analysis.stats import bootstrap, table_statistics  # noqa: E402
+from tokstudy.analysis.table import segmentation_table  # noqa: E402
+from tokstudy.cli import main as tokstudy_main  # noqa: E402
+from tokstudy.specs import load_datasets, load_tokenizers  # noqa: E402
 
-
-def train_models(cache: Path) -> dict[int, Path]:
-    """Unigram models trained on raw_text/en + raw_text_large/en (cached)."""
-    import sentencepiece as spm
-
-    from tokstudy.data.rawtext import iter_sentences
-    from tokstudy.datalocation import corpus_dir
-
-    cache.mkdir(parents=True, exist_ok=True)
-    corpus = cache / "en_train.txt"
-    if not corpus.exists():
-        lines = list(iter_sentences(corpus_dir("raw_text") / "en.txt.gz"))
-        lines += list(iter_sentences(corpus_dir("raw_text_large") / "en.txt.gz"))
-        corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    out = {}
-    for v in VOCABS:
-        prefix = cache / f"sp{v // 1000}k"
-        if not Path(f"{prefix}.model").exists():
-            spm.SentencePieceTrainer.train(
-                input=str(corpus),
-                model_prefix=str(prefix),
-                vocab_size=v,
-                model_type="unigram",
-                num_threads=2,
-                minloglevel=2,
-                input_sentence_size=200000,
-                shuffle_input_sentence=True,
-            )
-        out[v] = Path(f"{prefix}.model")
-    return out
+__all__ = ["VOCABS", "train_models"]  # what other benchmarks import from here: the shared models
+CONLL_SPLITS = ("conll2003:train", "conll2003:dev", "conll2003:test")
 
 
 def timed(fn, repeat: int):
+    """``(best, median, last result)`` of ``repeat`` calls of ``fn``."""
     times = []
     result = None
     for _ in range(repeat):
@@ -90,86 +74,94 @@ def timed(fn, repeat: int):
     return min(times), statistics.median(times), result
 
 
-def bench_default(args) -> str:
-    import sentencepiece as spm
-
-    from tokstudy.analysis.stats import table_statistics
-    from tokstudy.analysis.table import segmentation_table
-    from tokstudy.cli import main
-    from tokstudy.specs import load_datasets, load_tokenizers
-
-    models = train_models(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
-    specs = ["conll2003:train", "conll2003:dev", "conll2003:test"]
-    datasets = load_datasets(specs)
-    words = [w for d in datasets for s in d for w in s.words]
-    ne = [t != "O" for d in datasets for s in d for t in s.tags]
-    procs = [spm.SentencePieceProcessor(model_file=str(models[v])) for v in VOCABS]
-    print(f"{len(words):,} words, {sum(len(d) for d in datasets):,} sentences", file=sys.stderr)
-
-    def floor():
-        return [p.encode(words) for p in procs]
-
-    def naive():
-        out = []
-        for p in procs:
-            sums = {True: [0, 0], False: [0, 0]}
-            for w, flag in zip(words, ne):
-                sums[flag][0] += len(p.encode(w))
-                sums[flag][1] += 1
-            out.append(sums)
-        return out
-
-    cli_args = (
-        ["stats"]
-        + [x for s in specs for x in ("-d", s)]
-        + [x for v in VOCABS for x in ("-t", f"sp{v // 1000}k={models[v]}")]
-        + ["--no-progress", "--resamples", str(args.resamples)]
-    )
-
-    from tokstudy.analysis.stats import bootstrap
-
-    def end_to_end():
-        bootstrap._CACHE.clear()  # a fresh process would draw the resample weights too
-        with contextlib.redirect_stdout(io.StringIO()):
-            assert main(cli_args) == 0
-
-    def end_to_end_no_ci():
-        with contextlib.redirect_stdout(io.StringIO()):
-            assert main(cli_args[:-1] + ["0"]) == 0
-
-    segs = load_tokenizers([f"sp{v // 1000}k={models[v]}" for v in VOCABS])
-    table_holder = {}
-
-    def read():
-        table_holder["dss"] = load_datasets(specs)
-
-    def build():
-        table_holder["table"] = segmentation_table(table_holder["dss"], segs, progress=False)
-
-    def stats_cold():
-        bootstrap._CACHE.clear()
-        return table_statistics(table_holder["table"], n_resamples=args.resamples)
-
-    # interleaved repeats: the machine is shared, so each round measures every variant
-    # under similar load, and the best round of each is compared
-    measures = {
-        "floor": floor,
-        "e2e": end_to_end,
-        "e2e0": end_to_end_no_ci,
-        "read": read,
-        "table": build,
-        "stats": stats_cold,
-    }
+def interleaved(measures: dict, repeat: int) -> dict[str, list[float]]:
+    """Seconds of each measure per round. The machine is shared, so each round measures every variant
+    under similar load, and the best round of each is compared."""
     times = {k: [] for k in measures}
-    for _ in range(args.repeat):
+    for _ in range(repeat):
         for k, fn in measures.items():
             t = time.perf_counter()
             fn()
             times[k].append(time.perf_counter() - t)
+    return times
+
+
+@dataclass
+class StatsPhases:
+    """The phases of ``tokstudy stats``, timed one at a time; each keeps its result for the next."""
+
+    tokenizers: list
+    resamples: int
+    datasets: list = field(default_factory=list)
+    table: object = None
+
+    def read(self) -> None:
+        self.datasets = load_datasets(list(CONLL_SPLITS))
+
+    def build(self) -> None:
+        self.table = segmentation_table(self.datasets, self.tokenizers, progress=False)
+
+    def statistics(self):
+        bootstrap._CACHE.clear()
+        return table_statistics(self.table, n_resamples=self.resamples)
+
+
+def stats_command(argv: list[str], *, fresh_resamples: bool) -> None:
+    """``tokstudy stats`` in process, output dropped."""
+    if fresh_resamples:
+        bootstrap._CACHE.clear()  # a fresh process would draw the resample weights too
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert tokstudy_main(argv) == 0
+
+
+def stats_argv(models: dict[int, Path], resamples: int) -> list[str]:
+    return (
+        ["stats"]
+        + [x for s in CONLL_SPLITS for x in ("-d", s)]
+        + [x for spec in tokenizer_specs(models) for x in ("-t", spec)]
+        + ["--no-progress", "--resamples", str(resamples)]
+    )
+
+
+def naive_counts(procs, words: list[str], ne: list[bool]) -> list[dict]:
+    """Pieces and words of NE and non-NE words, one ``encode(word)`` call per word: the loop to beat."""
+    out = []
+    for p in procs:
+        sums = {True: [0, 0], False: [0, 0]}
+        for w, flag in zip(words, ne):
+            sums[flag][0] += len(p.encode(w))
+            sums[flag][1] += 1
+        out.append(sums)
+    return out
+
+
+def bench_default(args) -> str:
+    """The default mode: the floor, ``tokstudy stats`` end to end and its phases, the naive loop."""
+    models = train_models()
+    datasets = load_datasets(list(CONLL_SPLITS))
+    words = [w for d in datasets for s in d for w in s.words]
+    ne = [t != "O" for d in datasets for s in d for t in s.tags]
+    procs = [spm.SentencePieceProcessor(model_file=str(models[v])) for v in VOCABS]
+    print(f"{len(words):,} words, {sum(len(d) for d in datasets):,} sentences", file=sys.stderr)
+    phases = StatsPhases(load_tokenizers(tokenizer_specs(models)), args.resamples)
+    measures = {
+        "floor": lambda: [p.encode(words) for p in procs],
+        "e2e": functools.partial(stats_command, stats_argv(models, args.resamples), fresh_resamples=True),
+        "e2e0": functools.partial(stats_command, stats_argv(models, 0), fresh_resamples=False),
+        "read": phases.read,
+        "table": phases.build,
+        "stats": phases.statistics,
+    }
+    times = interleaved(measures, args.repeat)
+    naive = timed(lambda: naive_counts(procs, words, ne), 1)
+    return default_report(args, words, phases.table, times, naive)
+
+
+def default_report(args, words: list[str], table, times: dict[str, list[float]], naive) -> str:
+    """The default mode's tables: each measure against the floor, then the phases."""
     best = {k: min(v) for k, v in times.items()}
     med = {k: statistics.median(v) for k, v in times.items()}
-    table = table_holder["table"]
-    n_min, n_med, _ = timed(naive, 1)
+    n_min, n_med, _ = naive
     f_min = best["floor"]
     rows = [
         ("floor: `encode(words)` batch call x 3 tokenizers", best["floor"], med["floor"]),
@@ -182,7 +174,6 @@ def bench_default(args) -> str:
         ("naive per-word loop (`encode(w)` per word) x 3", n_min, n_med),
     ]
     r_min, t_min, s_min = best["read"], best["table"], best["stats"]
-
     lines = [
         f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}.",
         f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py --repeat {args.repeat}`",
@@ -193,8 +184,8 @@ def bench_default(args) -> str:
         "| what | best of runs (s) | median (s) | vs floor |",
         "|---|---:|---:|---:|",
     ]
-    for name, lo, med in rows:
-        lines.append(f"| {name} | {lo:.2f} | {med:.2f} | {lo / f_min:.2f}x |")
+    for name, lo, median in rows:
+        lines.append(f"| {name} | {lo:.2f} | {median:.2f} | {lo / f_min:.2f}x |")
     lines += [
         "",
         "Phases of `tokstudy stats` (best of runs, measured separately):",
@@ -207,159 +198,6 @@ def bench_default(args) -> str:
         f"| statistics without reading (table + stats) vs floor | {(t_min + s_min) / f_min:.2f}x |",
     ]
     return "\n".join(lines)
-
-
-def bench_intrinsic(args) -> str:
-    """``tokstudy stats`` end to end (read the 3 files, build the table, every statistic) with and
-    without the intrinsic metrics; interleaved so both variants see the same load."""
-    from tokstudy.analysis.stats import bootstrap, table_statistics
-    from tokstudy.analysis.table import segmentation_table
-    from tokstudy.specs import load_datasets, load_tokenizers
-
-    models = train_models(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
-    specs = ["conll2003:train", "conll2003:dev", "conll2003:test"]
-    segs = load_tokenizers([f"sp{v // 1000}k={models[v]}" for v in VOCABS])
-
-    def run(intrinsic: bool):
-        bootstrap._CACHE.clear()  # a fresh process draws the resample weights too
-        table = segmentation_table(load_datasets(specs), segs, progress=False)
-        return table_statistics(table, n_resamples=args.resamples, intrinsic=intrinsic)
-
-    run(True)  # warm imports
-    wall = {False: [], True: []}
-    cpu = {False: [], True: []}
-    for _ in range(args.repeat):
-        for flag in (False, True):
-            t, c = time.perf_counter(), time.process_time()
-            run(flag)
-            wall[flag].append(time.perf_counter() - t)
-            cpu[flag].append(time.process_time() - c)
-    lines = [
-        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py --intrinsic --repeat {args.repeat}`",
-        "",
-        "CoNLL-2003 train+dev+test, SentencePiece unigram 8k/16k/32k, "
-        f"{args.resamples} resamples; read + table + every statistic (printing excluded).",
-        "",
-        "| variant | wall best (s) | wall median (s) | CPU best (s) | CPU median (s) |",
-        "|---|---:|---:|---:|---:|",
-    ]
-    for flag, name in (
-        (False, "without the intrinsic metrics"),
-        (True, "with them (5 fields x NE/non-NE/all x 3 tokenizers)"),
-    ):
-        lines.append(
-            f"| {name} | {min(wall[flag]):.2f} | {statistics.median(wall[flag]):.2f} | "
-            f"{min(cpu[flag]):.2f} | {statistics.median(cpu[flag]):.2f} |"
-        )
-    for label, d in (("wall", wall), ("CPU", cpu)):
-        lines.append(
-            f"\nAdded ({label}, best vs best): {100 * (min(d[True]) / min(d[False]) - 1):+.1f} %; "
-            f"(median vs median): {100 * (statistics.median(d[True]) / statistics.median(d[False]) - 1):+.1f} %."
-        )
-    # the command itself, fresh processes: `tokstudy stats` as a user runs it (imports, reading, table,
-    # statistics, printing), with the intrinsic metrics and with them switched off by a patched default
-    import subprocess
-
-    cli = ["stats", *[x for sp in specs for x in ("-d", sp)], "--no-progress"]
-    cli += [x for v in VOCABS for x in ("-t", f"sp{v // 1000}k={models[v]}")]
-    cli += ["--resamples", str(args.resamples)]
-    code = (
-        "import sys\n"
-        "from tokstudy.analysis import stats\n"
-        "stats.table_statistics.__kwdefaults__['intrinsic'] = sys.argv[1] == 'with'\n"
-        "from tokstudy.cli import main\n"
-        "sys.exit(main(sys.argv[2:]))"
-    )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    fresh = {False: [], True: []}
-    fresh_cpu = {False: [], True: []}
-    for _ in range(args.repeat):
-        for flag in (False, True):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            t = time.perf_counter()
-            argv = [sys.executable, "-c", code, "with" if flag else "without", *cli]
-            subprocess.run(argv, check=True, env=env, stdout=subprocess.DEVNULL)
-            fresh[flag].append(time.perf_counter() - t)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            fresh_cpu[flag].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-    lines += [
-        "",
-        "`tokstudy stats` itself, fresh processes (the command as a user runs it, output included; without = the "
-        "same command with `table_statistics`' `intrinsic` default patched to False):",
-        "",
-        "| variant | wall best (s) | wall median (s) | CPU best (s) | CPU median (s) |",
-        "|---|---:|---:|---:|---:|",
-    ]
-    for flag, name in ((False, "`tokstudy stats` without"), (True, "`tokstudy stats` with")):
-        lines.append(
-            f"| {name} | {min(fresh[flag]):.2f} | {statistics.median(fresh[flag]):.2f} | "
-            f"{min(fresh_cpu[flag]):.2f} | {statistics.median(fresh_cpu[flag]):.2f} |"
-        )
-    for label, d in (("wall", fresh), ("CPU", fresh_cpu)):
-        lines.append(
-            f"\nAdded to `tokstudy stats` ({label}, best vs best): {100 * (min(d[True]) / min(d[False]) - 1):+.1f} %; "
-            f"(median vs median): {100 * (statistics.median(d[True]) / statistics.median(d[False]) - 1):+.1f} %."
-        )
-    # the statistics phase alone, on one built table: the intrinsic metrics' own cost, less diluted by noise
-    table = segmentation_table(load_datasets(specs), segs, progress=False)
-    phase = {False: [], True: []}
-    for _ in range(3 * args.repeat):
-        for flag in (False, True):
-            bootstrap._CACHE.clear()
-            c = time.process_time()
-            table_statistics(table, n_resamples=args.resamples, intrinsic=flag)
-            phase[flag].append(time.process_time() - c)
-    added = min(phase[True]) - min(phase[False])
-    lines.append(
-        f"\nStatistics phase alone (`table_statistics` on a built table, CPU, best of {3 * args.repeat}): "
-        f"{min(phase[False]):.3f} s without, {min(phase[True]):.3f} s with: {added:+.3f} s, "
-        f"{100 * added / min(cpu[False]):+.1f} % of the end-to-end CPU best without."
-    )
-    return "\n".join(lines)
-
-
-def bench_big(args) -> str:
-    from tokstudy.analysis.corpus.streaming import StreamSettings, stream_stats
-    from tokstudy.data.rawtext import iter_sentences
-    from tokstudy.datalocation import corpus_dir
-
-    models = train_models(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
-    target = int(args.gb * 2**30)
-    with tempfile.TemporaryDirectory() as tmp:
-        big = Path(tmp) / "big.txt"
-        src = [corpus_dir("raw_text_large") / f"{lang}.txt.gz" for lang in ("en", "fr", "de", "es", "it")]
-        block = ("\n".join(iter_sentences(src)) + "\n").encode("utf-8")
-        written = 0
-        with open(big, "wb") as fh:
-            while written < target:
-                fh.write(block)
-                written += len(block)
-        del block
-        settings = StreamSettings(chunk_sentences=args.chunk, processes=args.processes, n_resamples=args.big_resamples)
-        t = time.perf_counter()
-        res = stream_stats(iter_sentences(big), [f"sp32k={models[32000]}"], settings)
-        dt = time.perf_counter() - t
-    s = res.summary("sp32k")["all"]
-    rss_self = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    rss_child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return "\n".join(
-        [
-            f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py --big --gb {args.gb} "
-            f"--processes {args.processes} --chunk {args.chunk}`",
-            "",
-            f"Streamed {written / 2**30:.2f} GiB ({written:,} bytes; raw_text_large en/fr/de/es/it repeated), "
-            f"{s.fertility.n_words:,} words, {res.n_chunks:,} chunks of {args.chunk} paragraphs, "
-            f"{args.processes} worker processes, tokenizer sp32k, {args.big_resamples} bucket bootstrap resamples.",
-            "",
-            "| measure | value |",
-            "|---|---:|",
-            f"| wall time | {dt:.1f} s |",
-            f"| throughput | {written / 2**20 / dt:.1f} MiB/s, {s.fertility.n_words / dt / 1e6:.2f} M words/s |",
-            f"| peak RSS, main process | {rss_self:.0f} MiB |",
-            f"| peak RSS, largest worker | {rss_child:.0f} MiB |",
-            f"| fertility (all words) | {s.fertility.value:.4f} [{s.fertility.low:.4f}, {s.fertility.high:.4f}] |",
-        ]
-    )
 
 
 def main() -> None:
@@ -381,13 +219,14 @@ def main() -> None:
     ap.add_argument("--big-resamples", type=int, default=100, help="bootstrap resamples for --big")
     args = ap.parse_args()
     print(runinfo.describe(), flush=True)
-    limit = contextlib.nullcontext()
-    if args.one_blas_thread:
-        from threadpoolctl import threadpool_limits
-
-        limit = threadpool_limits(limits=1, user_api="blas")
+    limit = threadpool_limits(limits=1, user_api="blas") if args.one_blas_thread else contextlib.nullcontext()
     with limit:
-        print(bench_big(args) if args.big else bench_intrinsic(args) if args.intrinsic else bench_default(args))
+        if args.big:
+            print(bench_big(args))
+        elif args.intrinsic:
+            print(bench_intrinsic(args, list(CONLL_SPLITS)))
+        else:
+            print(bench_default(args))
     print(runinfo.load_line())
 
 
