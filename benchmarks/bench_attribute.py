@@ -35,16 +35,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import runinfo  # noqa: E402 (a sibling script module)
+import runinfo  # noqa: E402 (sibling script modules)
+from spm_models import tokenizer_specs, train_models  # noqa: E402
+
+from tests.fixtures_predictions import write_rule_predictions as write_predictions  # noqa: E402
+from tokstudy.data.registry import load_dataset  # noqa: E402
 
 
 def write_rule_predictions(path: Path) -> int:
     """Rule predictions for CoNLL-2003 test (``tests.fixtures_predictions``); returns the number of words."""
-    from tests.fixtures_predictions import write_rule_predictions as write
-    from tokstudy.data.registry import load_dataset
-
     test = load_dataset("conll2003", "test")
-    write(path, test, metadata={"dataset": "conll2003", "split": "test"})
+    write_predictions(path, test, metadata={"dataset": "conll2003", "split": "test"})
     return sum(len(s.words) for s in test.sentences)
 
 
@@ -53,7 +54,7 @@ def child_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5, help="end-to-end runs (best and median reported)")
     ap.add_argument(
@@ -65,15 +66,12 @@ def main() -> None:
         metavar="TREE",
         help="also alternate with the command run from another source tree (e.g. a `git archive` of an older commit)",
     )
-    args = ap.parse_args()
-    print(runinfo.describe(), flush=True)
-    from bench_stats import VOCABS, train_models
+    return ap.parse_args()
 
-    models = train_models(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
-    tmp = Path(tempfile.mkdtemp())
-    preds = tmp / "preds.tsv"
-    n_words = write_rule_predictions(preds)
-    toks = [x for v in VOCABS for x in ("-t", f"sp{v // 1000}k={models[v]}")]
+
+def command_variants(args, models: dict[int, Path], preds: Path, tmp: Path) -> dict[str, tuple[list, dict, Path]]:
+    """Name (``""`` for the command as shipped) -> (argv, environment, working directory) of each variant timed."""
+    toks = [x for spec in tokenizer_specs(models) for x in ("-t", spec)]
     command = "attribute -d conll2003:test --train-dataset conll2003:train --no-progress".split()
     cmd = [sys.executable, "-m", "tokstudy", *command, *toks, "-p", str(preds), "--json", str(tmp / "a.json")]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -85,11 +83,17 @@ def main() -> None:
     if args.before:
         tree = Path(args.before).resolve()
         variants[f" from {args.before}"] = (cmd, {**env, "PYTHONPATH": str(tree)}, tree)
+    return variants
+
+
+def end_to_end(variants: dict, repeat: int) -> tuple[dict, dict, list[float]]:
+    """Wall and CPU seconds of each variant per round (interleaved, alternating order), and the 1-minute
+    load average before and after the rounds."""
     wall = {k: [] for k in variants}
     cpu = {k: [] for k in variants}
     load = [os.getloadavg()[0]]
-    for i in range(args.repeat):
-        order = list(variants) if i % 2 == 0 else list(variants)[::-1]  # interleaved, alternating order
+    for i in range(repeat):
+        order = list(variants) if i % 2 == 0 else list(variants)[::-1]
         for k in order:
             t, c = time.perf_counter(), child_cpu()
             command, environ, cwd = variants[k]
@@ -97,13 +101,17 @@ def main() -> None:
             wall[k].append(time.perf_counter() - t)
             cpu[k].append(child_cpu() - c)
     load.append(os.getloadavg()[0])
+    return wall, cpu, load
 
-    # phases, in process (imports already warm after the first)
+
+def in_process_phases(models: dict[int, Path], preds: Path) -> dict[str, float]:
+    """Seconds of each phase of the command, in process, one run (imports warm after the first)."""
     phases = {}
     t = time.perf_counter()
-    import statsmodels.discrete.discrete_model  # noqa: F401
+    import statsmodels.discrete.discrete_model  # noqa: F401 (the phase measured: its first import)
 
     phases["import statsmodels (first time in this process)"] = time.perf_counter() - t
+    # imported after the timed import, so that what it loads first (numpy, ...) counts in its phase, as before
     from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
     from tokstudy.analysis.model_errors.predictions import read_predictions
@@ -115,14 +123,17 @@ def main() -> None:
     counts = word_counts(train)
     phases["read test + train, count training words"] = time.perf_counter() - t
     t = time.perf_counter()
-    table = segmentation_table([test], load_tokenizers([f"sp{v // 1000}k={models[v]}" for v in VOCABS]), progress=False)
+    table = segmentation_table([test], load_tokenizers(tokenizer_specs(models)), progress=False)
     aligned = align_predictions(table, read_predictions(preds))
     phases["table (3 tokenizers) + read and align predictions"] = time.perf_counter() - t
     t = time.perf_counter()
     for name in table.tokenizer_names:
         attribute_errors(table, aligned, name, train=counts)
     phases["3 x attribute_errors (3 logistic fits + partial r + bins each)"] = time.perf_counter() - t
+    return phases
 
+
+def report(args, n_words: int, variants: dict, wall: dict, cpu: dict, load: list[float], phases: dict) -> str:
     flags = f"--repeat {args.repeat}" + (" --compare" if args.compare else "")
     flags += f" --before {args.before}" if args.before else ""
     lines = [
@@ -155,7 +166,19 @@ def main() -> None:
         "| phase | s |",
         "|---|---:|",
     ] + [f"| {k} | {v:.2f} |" for k, v in phases.items()]
-    print("\n".join(lines))
+    return "\n".join(lines)
+
+
+def main() -> None:
+    args = parse_args()
+    print(runinfo.describe(), flush=True)
+    models = train_models()
+    tmp = Path(tempfile.mkdtemp())
+    preds = tmp / "preds.tsv"
+    n_words = write_rule_predictions(preds)
+    variants = command_variants(args, models, preds, tmp)
+    wall, cpu, load = end_to_end(variants, args.repeat)
+    print(report(args, n_words, variants, wall, cpu, load, in_process_phases(models, preds)))
 
 
 if __name__ == "__main__":
