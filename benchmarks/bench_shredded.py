@@ -50,8 +50,7 @@ def run_ranking(models: dict, csv_path: Path) -> tuple[float, int]:
     """Read, build the table, rank every tokenizer's shredded words, write the CSV; wall seconds, words ranked."""
     from tokstudy.analysis.stats.shredded import shredded_table
     from tokstudy.analysis.table import segmentation_table
-    from tokstudy.report.shredded import shredded_rows
-    from tokstudy.report.tables import write_csv
+    from tokstudy.report.shredded import write_shredded_csv
     from tokstudy.specs import load_datasets, load_tokenizers
 
     start = time.perf_counter()
@@ -59,7 +58,7 @@ def run_ranking(models: dict, csv_path: Path) -> tuple[float, int]:
     segs = load_tokenizers([f"sp{v // 1000}k={p}" for v, p in models.items()])
     table = segmentation_table(datasets, segs, progress=False)
     result = shredded_table(table, limit=None)
-    write_csv(shredded_rows(result), csv_path)
+    write_shredded_csv(result, csv_path)
     return time.perf_counter() - start, sum(len(r.words) for r in result.rankings)
 
 

@@ -102,13 +102,13 @@ def run(args) -> int:
     print(rt.intrinsic_markdown(res.intrinsic))
     if args.shredded or args.shredded_csv:
         from tokstudy.cli.arguments import shredded_from_args
-        from tokstudy.report.shredded import shredded_markdown, shredded_rows
+        from tokstudy.report.shredded import shredded_markdown, write_shredded_csv
 
         shredded = shredded_from_args(table, args)
         print(f"\nShredded words ({shredded.min_pieces} pieces or more), most frequent first\n")
         print(shredded_markdown(shredded))
         if args.shredded_csv:
-            print(f"wrote {rt.write_csv(shredded_rows(shredded), args.shredded_csv)}")
+            print(f"wrote {write_shredded_csv(shredded, args.shredded_csv)}")
     write_outputs(args, table, res, per_language)
     return 0
 

@@ -11,14 +11,14 @@ Adding it to a report is one call: ``md, paths = write_shredded(shredded_table(t
 
 from __future__ import annotations
 
+import csv
 import os
 from pathlib import Path
 
 from tokstudy.analysis.stats.shredded import ShreddedComparison, ShreddedTable, ShreddedWords
-from tokstudy.report.files import write_three
 from tokstudy.report.numbers import json_number
 from tokstudy.report.table3 import SEPARATOR
-from tokstudy.report.tables import markdown_table
+from tokstudy.report.tables import markdown_table, write_json
 
 #: words shown per ranking in the Markdown (the CSV holds every word ranked)
 SHOWN = 15
@@ -45,23 +45,45 @@ def summary_rows(result: ShreddedTable) -> list[dict]:
     ]
 
 
-def shredded_rows(result: ShreddedTable) -> list[dict]:
-    """The CSV: one row per ranked word of each (language, tokenizer), rank first."""
+#: the CSV's columns: one row per ranked word of each (language, tokenizer)
+COLUMNS = ("language", "tokenizer", "rank", "word", "frequency", "n_pieces", "tokens", "token_share", "pieces")
+
+
+def shredded_records(result: ShreddedTable) -> list[tuple]:
+    """The CSV's rows as tuples in :data:`COLUMNS` order (a ranking may hold tens of thousands of words)."""
     return [
-        {
-            "language": _where(r),
-            "tokenizer": r.tokenizer,
-            "rank": i,
-            "word": w.word,
-            "frequency": w.frequency,
-            "n_pieces": w.n_pieces,
-            "tokens": w.tokens,
-            "token_share": json_number(w.tokens / r.n_tokens if r.n_tokens else None),
-            "pieces": SEPARATOR.join(w.pieces),
-        }
+        (
+            _where(r),
+            r.tokenizer,
+            i,
+            w.word,
+            w.frequency,
+            w.n_pieces,
+            w.frequency * w.n_pieces,
+            w.frequency * w.n_pieces / r.n_tokens if r.n_tokens else None,
+            SEPARATOR.join(w.pieces),
+        )
         for r in result.rankings
         for i, w in enumerate(r.words, 1)
     ]
+
+
+def shredded_rows(result: ShreddedTable) -> list[dict]:
+    """The CSV's rows as dicts (:data:`COLUMNS`), for the JSON."""
+    return [dict(zip(COLUMNS, rec)) for rec in shredded_records(result)]
+
+
+def write_shredded_csv(result: ShreddedTable, path: str | os.PathLike) -> Path:
+    """Every ranked word as CSV (:data:`COLUMNS`), written from tuples: ``csv.writer`` is several times
+    faster than a ``DictWriter`` over dicts, and the CSV is the largest output (46,271 rows on CoNLL-2003
+    with three tokenizers)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(COLUMNS)
+        writer.writerows(shredded_records(result))
+    return path
 
 
 def comparison_rows(comparison: ShreddedComparison) -> list[dict]:
@@ -117,6 +139,11 @@ def shredded_markdown(result: ShreddedTable, *, shown: int = SHOWN) -> str:
 
 
 def write_shredded(result: ShreddedTable, out: str | os.PathLike) -> tuple[str, list[Path]]:
-    """``shredded.{md,csv,json}`` in ``out``; returns the section's Markdown and the paths."""
+    """``shredded.{md,csv,json}`` in ``out`` (the three files of :func:`~tokstudy.report.files.write_three`,
+    the CSV through :func:`write_shredded_csv`); returns the section's Markdown and the paths."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     md = shredded_markdown(result)
-    return md, write_three(out, "shredded", md, shredded_rows(result), shredded_json(result))
+    (out / "shredded.md").write_text(md + "\n", encoding="utf-8")
+    csv_path = write_shredded_csv(result, out / "shredded.csv")
+    return md, [out / "shredded.md", csv_path, write_json(shredded_json(result), out / "shredded.json")]

@@ -33,7 +33,7 @@ Everything is a ``bincount`` over the table's word-type column: each distinct wo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -45,9 +45,8 @@ DEFAULT_MIN_PIECES = 3
 DEFAULT_LIMIT = 50
 
 
-@dataclass(frozen=True)
-class ShreddedWord:
-    """One shredded word of a ranking.
+class ShreddedWord(NamedTuple):
+    """One shredded word of a ranking (a row of the table: a named tuple, tens of thousands are built at once).
 
     Attributes:
         word: the word as it stands in the text.
@@ -106,8 +105,7 @@ class ShreddedWords:
         return self.n_shredded_words / self.n_words if self.n_words else float("nan")
 
 
-@dataclass(frozen=True)
-class ComparedWord:
+class ComparedWord(NamedTuple):
     """A word side by side: its frequency and its pieces count under every tokenizer of the comparison."""
 
     word: str
