@@ -130,3 +130,17 @@ def test_help_and_usage_errors(capsys):
         main(["morph", "--help"])
     assert "MorphScore" in capsys.readouterr().out
     assert main(["morph", "--gold", "x.tsv", "--bands", "10,1"]) == 2
+
+
+def test_report_gold_adds_the_morpheme_section(model, tmp_path, capsys):
+    gold = _sigmorphon(tmp_path / "eng.word.dev.tsv")
+    corpus = tmp_path / "corpus.conll"
+    corpus.write_text("played O\nwalking O\n\ncats O\n", encoding="utf-8")
+    out = tmp_path / "report"
+    args = ["report", "-d", str(corpus), "-t", f"sp={model}", "--gold", f"{gold}@en", "--out", str(out)]
+    assert main(args + ["--resamples", "0", "--no-figures", "--no-progress"]) == 0
+    index = (out / "index.md").read_text(encoding="utf-8")
+    assert "## Morpheme boundaries" in index and "## Shredded frequent words" in index
+    rows = list(csv.DictReader(open(out / "morph.csv", encoding="utf-8")))
+    assert [(r["language"], r["tokenizer"], r["words"]) for r in rows] == [("en", "sp", "5")]
+    assert "wrote" in capsys.readouterr().out

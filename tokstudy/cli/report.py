@@ -44,6 +44,14 @@ def register(sub) -> None:
     )
     p.add_argument("--parity", action="store_true", help="add parity on parallel text (xquad_parallel)")
     add_parallel_text_arguments(p, languages=False, help="parallel text folder for --parity")
+    p.add_argument(
+        "--gold",
+        action="append",
+        default=[],
+        metavar="FILE[@LANG]",
+        help="gold morpheme segmentations (SIGMORPHON 2022 .tsv or MorphScore .csv; repeat): adds MorphScore and "
+        "boundary precision / recall / F1 (see `tokstudy morph`)",
+    )
     p.add_argument("--no-figures", action="store_true", help="skip the PNG/SVG figures")
     add_bootstrap_arguments(p)
     p.set_defaults(func=run)
@@ -85,11 +93,20 @@ def run(args) -> int:
             format=args.format,
             language=args.language,
         )
+    morph = None
+    if args.gold:
+        from tokstudy.analysis.morph import morph_table
+        from tokstudy.cli.arguments import tokenizers_from_args
+        from tokstudy.data.segmentations import read_segmentations, split_language
+
+        golds = [read_segmentations(path, language=lang) for path, lang in map(split_language, args.gold)]
+        morph = morph_table(golds, tokenizers_from_args(args))
     files = write_report(
         table,
         args.out,
         predictions=preds,
         parity_results=par,
+        morph_results=morph,
         train=train,
         # reports are shared: a file is named relative to the data location or here, never absolutely
         train_label=", ".join(shown_spec(s, args.data_dir) for s in args.train_dataset) or None,
