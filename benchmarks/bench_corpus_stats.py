@@ -3,7 +3,7 @@
 
 For each size, raw_text_large en/fr/de/es/it (the text of ``bench_stats.py --big``) is repeated into a
 plain-text file in a temp dir, cut into byte-range partitions, and the command runs as a subprocess
-with the sp32k tokenizer of ``bench_stats.py`` (same recipe, cached under ``$TMPDIR/tokstudy_bench_spm``).
+with the sp32k tokenizer the benchmarks share (``spm_models.py``, cached under ``$TMPDIR/tokstudy_bench_spm``).
 A sampling thread (psutil, every 0.2 s) records the peak RSS of the client process (the command
 itself) and of each of its descendant processes (the workers), their CPU seconds, and from ``/proc``
 the workers' minor page faults and, per thread, CPU seconds, context switches and migrations between
@@ -34,7 +34,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import runinfo  # noqa: E402 (a sibling script module)
+import runinfo  # noqa: E402 (sibling script modules)
+from spm_models import train_model  # noqa: E402
+
+from tokstudy.data.rawtext import iter_sentences  # noqa: E402
+from tokstudy.datalocation import corpus_dir  # noqa: E402
 
 MALBERT_BYTES = 91e9
 
@@ -43,38 +47,8 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
 
 
-def tokenizer(cache: Path) -> Path:
-    """The sp32k unigram model of bench_stats.py (raw_text/en + raw_text_large/en), trained once."""
-    import sentencepiece as spm
-
-    from tokstudy.data.rawtext import iter_sentences
-    from tokstudy.datalocation import corpus_dir
-
-    cache.mkdir(parents=True, exist_ok=True)
-    model = cache / "sp32k.model"
-    if not model.exists():
-        corpus = cache / "en_train.txt"
-        if not corpus.exists():
-            lines = list(iter_sentences(corpus_dir("raw_text") / "en.txt.gz"))
-            lines += list(iter_sentences(corpus_dir("raw_text_large") / "en.txt.gz"))
-            corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        spm.SentencePieceTrainer.train(
-            input=str(corpus),
-            model_prefix=str(cache / "sp32k"),
-            vocab_size=32000,
-            model_type="unigram",
-            num_threads=2,
-            minloglevel=2,
-            input_sentence_size=200000,
-            shuffle_input_sentence=True,
-        )
-    return model
-
-
 def make_corpus(path: Path, n_bytes: int) -> int:
-    from tokstudy.data.rawtext import iter_sentences
-    from tokstudy.datalocation import corpus_dir
-
+    """raw_text_large en/fr/de/es/it repeated into ``path`` up to ``n_bytes`` (cut at a line end); bytes written."""
     src = [corpus_dir("raw_text_large") / f"{lang}.txt.gz" for lang in ("en", "fr", "de", "es", "it")]
     block = ("\n".join(iter_sentences(src)) + "\n").encode("utf-8")
     written = 0
@@ -229,7 +203,7 @@ def run_once(
     }
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes-mib", type=float, nargs="+", default=[25.6, 256.0], help="corpus sizes (MiB)")
     ap.add_argument("--workers", type=int, default=2)
@@ -242,9 +216,11 @@ def main() -> None:
         help="engines in the order run; ENGINE:KEY=VALUE,... adds environment variables to that run's command",
     )
     ap.add_argument("--rounds", type=int, default=1, help="rounds per size, engines alternating within each")
-    args = ap.parse_args()
-    print(runinfo.describe(), flush=True)
-    model = tokenizer(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
+    return ap.parse_args()
+
+
+def run_engines(args, model: Path) -> list[dict]:
+    """One :func:`run_once` per size, round and engine, each printed as it ends (``#`` lines)."""
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes_mib:
@@ -256,23 +232,24 @@ def main() -> None:
                 r = run_once(name, corpus, model, args.workers, args.partition_mib, args.resamples, extra)
                 r.update(size_mib=n / 2**20, bytes=n, engine=engine)
                 rows.append(r)
-                print(
-                    f"# {engine} {n / 2**20:.1f} MiB: {r['seconds']:.1f} s, client {r['client_mib']:.0f} MiB, "
-                    f"workers {[round(w) for w in r['workers_mib']]} MiB, CPU s client {r['cpu_client']:.1f} "
-                    f"workers {r['cpu_workers']:.1f} (task threads {r['cpu_task_threads']:.1f}); workers' minor "
-                    f"faults {r['faults_workers'][0]:,}, context "
-                    f"switches {r['faults_workers'][1]:,} voluntary {r['faults_workers'][2]:,} involuntary, "
-                    f"{r['faults_workers'][3]:,} migrations; load "
-                    f"{r['load']:.1f}\n# {r['all_row']}",
-                    flush=True,
-                )
+                print(progress_line(r), flush=True)
             corpus.unlink()
-    print(f"\n{runinfo.load_line()}")
-    print(
-        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_corpus_stats.py --sizes-mib "
-        f"{' '.join(str(s) for s in args.sizes_mib)} --workers {args.workers} --partition-mib {args.partition_mib} "
-        f"--rounds {args.rounds}`\n"
+    return rows
+
+
+def progress_line(r: dict) -> str:
+    return (
+        f"# {r['engine']} {r['bytes'] / 2**20:.1f} MiB: {r['seconds']:.1f} s, client {r['client_mib']:.0f} MiB, "
+        f"workers {[round(w) for w in r['workers_mib']]} MiB, CPU s client {r['cpu_client']:.1f} "
+        f"workers {r['cpu_workers']:.1f} (task threads {r['cpu_task_threads']:.1f}); workers' minor "
+        f"faults {r['faults_workers'][0]:,}, context "
+        f"switches {r['faults_workers'][1]:,} voluntary {r['faults_workers'][2]:,} involuntary, "
+        f"{r['faults_workers'][3]:,} migrations; load "
+        f"{r['load']:.1f}\n# {r['all_row']}"
     )
+
+
+def print_table(rows: list[dict], workers: int) -> None:
     print(
         "| corpus | engine | wall (s) | MiB/s | MiB/s per worker | CPU s client | CPU s workers "
         "| peak RSS client (MiB) "
@@ -284,12 +261,15 @@ def main() -> None:
         rate = r["size_mib"] / r["seconds"]
         print(
             f"| {r['size_mib']:.1f} MiB | {r['engine']} | {r['seconds']:.1f} | {rate:.2f} "
-            f"| {rate / args.workers:.2f} | "
+            f"| {rate / workers:.2f} | "
             f"{r['cpu_client']:.1f} | {r['cpu_workers']:.1f} | {r['client_mib']:.0f} | "
             f"{', '.join(f'{w:.0f}' for w in r['workers_mib'])} | {r['load']:.1f} | {r['cpu_task_threads']:.1f} "
             f"| {r['faults_workers'][0]:,} | {r['faults_workers'][1]:,} / {r['faults_workers'][2]:,} |"
         )
-    # dask / local for each size and round (engines run back to back within a round)
+
+
+def print_ratios(rows: list[dict], args) -> None:
+    """Each other engine / local, for each size and round (engines run back to back within a round)."""
     for size in args.sizes_mib:
         of_size = [r for r in rows if abs(r["size_mib"] - size) < 0.1]
         for other in [e for e in args.engines if e != "local"]:
@@ -302,9 +282,13 @@ def main() -> None:
                     f"CPU seconds (client + workers) {cpu:.2f}x, workers' CPU seconds "
                     f"{dask['cpu_workers'] / local['cpu_workers']:.2f}x"
                 )
+
+
+def print_projections(rows: list[dict], workers: int) -> None:
+    """The time for mALBERT's 91 GB on 16 / 64 / 256 workers, from the largest corpus's runs."""
     big = [r for r in rows if r["size_mib"] == max(x["size_mib"] for x in rows)]
     for r in big:
-        per_worker = r["bytes"] / r["seconds"] / args.workers
+        per_worker = r["bytes"] / r["seconds"] / workers
         proj = ", ".join(f"{n} workers {_duration(MALBERT_BYTES / (per_worker * n))}" for n in (16, 64, 256))
         print(
             f"\nProjection (from the measured {per_worker / 2**20:.2f} MiB/s per worker, {r['engine']}, assuming "
@@ -316,6 +300,21 @@ def main() -> None:
             f"Projection from CPU time ({per_cpu / 2**20:.2f} MiB per CPU-second of a worker, {r['engine']}; "
             f"one core per worker, CPU-bound, linear scaling): 91 GB on {proj}."
         )
+
+
+def main() -> None:
+    args = parse_args()
+    print(runinfo.describe(), flush=True)
+    rows = run_engines(args, train_model(32000))
+    print(f"\n{runinfo.load_line()}")
+    print(
+        f"Command: `TOKSTUDY_DATA=../shared/data python benchmarks/bench_corpus_stats.py --sizes-mib "
+        f"{' '.join(str(s) for s in args.sizes_mib)} --workers {args.workers} --partition-mib {args.partition_mib} "
+        f"--rounds {args.rounds}`\n"
+    )
+    print_table(rows, args.workers)
+    print_ratios(rows, args)
+    print_projections(rows, args.workers)
     for r in rows:
         print(f"\n{r['engine']} {r['size_mib']:.1f} MiB output:\n{r['stdout']}")
 

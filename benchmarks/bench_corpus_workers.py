@@ -29,29 +29,36 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import multiprocessing as mp
 import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import runinfo  # noqa: E402 (a sibling script module)
+import runinfo  # noqa: E402 (sibling script modules)
+from bench_corpus_stats import make_corpus  # noqa: E402
+from spm_models import train_model  # noqa: E402
+
+from tokstudy.analysis.corpus.counts import (  # noqa: E402
+    CorpusStatsSettings,
+    aggregate_lines,
+    partition_aggregate,
+    worker_segmenters,
+)
+from tokstudy.analysis.corpus.engines import LOCAL_CLUSTER_CONFIG  # noqa: E402
+from tokstudy.analysis.corpus.partitions import iter_partition_lines, plan_partitions  # noqa: E402
 
 
 def task(part, tokenizers: tuple[str, ...], pause_gc: bool) -> float:
     """Count one partition; the CPU seconds of this thread."""
-    from tokstudy.analysis.corpus.counts import (
-        CorpusStatsSettings,
-        aggregate_lines,
-        partition_aggregate,
-        worker_segmenters,
-    )
-    from tokstudy.analysis.corpus.partitions import iter_partition_lines
-
     settings = CorpusStatsSettings()
     start = time.thread_time()
     if pause_gc:
@@ -67,7 +74,7 @@ def process_cpu() -> float:
     return time.process_time()
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mib", type=float, default=16.0, help="corpus size, cut into 2 partitions")
     ap.add_argument("--rounds", type=int, default=4)
@@ -78,38 +85,28 @@ def main() -> None:
         "in a 2-worker command and a change of load hits all of them at once; default: one after another",
     )
     ap.add_argument("--only", nargs="+", help="these contestants only (e.g. 'local, GC paused' 'dask, now')")
-    args = ap.parse_args()
-    print(runinfo.describe(), flush=True)
+    return ap.parse_args()
 
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
 
-    import dask
-    from bench_corpus_stats import make_corpus, tokenizer
+@contextmanager
+def contestants_alive(toks: tuple[str, ...]) -> Iterator[dict[str, tuple[Callable, Callable]]]:
+    """Name -> (count a partition: its task thread's CPU seconds, the worker process's CPU seconds so far) of
+    the four single-worker contestants, alive for the block."""
+    import dask  # the optional dask extra, as `--engine dask` imports it
     from dask.distributed import Client, LocalCluster
 
-    from tokstudy.analysis.corpus.engines import LOCAL_CLUSTER_CONFIG
-    from tokstudy.analysis.corpus.partitions import plan_partitions
-
-    model = tokenizer(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
-    toks = (f"sp32k={model}",)
     first = {
         "distributed.worker.profile.enabled": False,
         "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
     }
-    with tempfile.TemporaryDirectory() as tmp:
-        corpus = Path(tmp) / "mix.txt"
-        make_corpus(corpus, int(args.mib * 2**20))
-        parts = plan_partitions([(corpus, "mix.txt")], n_partitions=2)
-        pools = [ProcessPoolExecutor(1, mp_context=mp.get_context("spawn")) for _ in range(2)]
-        with dask.config.set(first):
-            before = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None)
-        with dask.config.set(LOCAL_CLUSTER_CONFIG):
-            now = LocalCluster(
-                n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit=0
-            )
-        clients = [Client(before), Client(now)]
-        contestants = {
+    pools = [ProcessPoolExecutor(1, mp_context=mp.get_context("spawn")) for _ in range(2)]
+    with dask.config.set(first):
+        before = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None)
+    with dask.config.set(LOCAL_CLUSTER_CONFIG):
+        now = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit=0)
+    clients = [Client(before), Client(now)]
+    try:
+        yield {
             "local, GC on": (lambda p, pool=pools[0]: pool.submit(task, p, toks, False).result(),
                              lambda pool=pools[0]: pool.submit(process_cpu).result()),
             "local, GC paused": (lambda p, pool=pools[1]: pool.submit(task, p, toks, True).result(),
@@ -119,45 +116,39 @@ def main() -> None:
             "dask, now": (lambda p, c=clients[1]: c.submit(task, p, toks, True, pure=False).result(),
                           lambda c=clients[1]: sum(c.run(process_cpu).values())),
         }  # fmt: skip
-        try:
-            for run, _ in contestants.values():
-                run(parts[0])  # warm-up: the tokenizer is loaded once per worker
-            if args.only:
-                contestants = {k: v for k, v in contestants.items() if k in args.only}
-            rotation = [0]
+    finally:
+        for c in clients:
+            c.close()
+        before.close()
+        now.close()
+        for pool in pools:
+            pool.shutdown()
 
-            def order():  # the contestants, starting one later each round (none always first)
-                items = list(contestants.items())
-                rotation[0] += 1
-                k = rotation[0] % len(items)
-                return items[k:] + items[:k]
 
-            start = {name: cpu() for name, (_, cpu) in contestants.items()}
-            thread = dict.fromkeys(contestants, 0.0)
-            loads = []
-            for _ in range(args.rounds):
-                if args.concurrent:
-                    from concurrent.futures import ThreadPoolExecutor
+def run_rounds(contestants: dict, parts, rounds: int, concurrent: bool) -> tuple[dict[str, float], list[float]]:
+    """Task-thread CPU seconds of each contestant over ``rounds`` rounds on ``parts``, and the 1-minute load
+    average after each round. Each round starts with the next contestant (none always first)."""
+    items = list(contestants.items())
+    thread = dict.fromkeys(contestants, 0.0)
+    loads = []
+    for i in range(1, rounds + 1):
+        order = items[i % len(items) :] + items[: i % len(items)]
+        if concurrent:
+            with ThreadPoolExecutor(len(contestants)) as ex:
+                runs = {n: ex.submit(lambda run: sum(run(p) for p in parts), r) for n, (r, _) in order}
+                for name, fut in runs.items():
+                    thread[name] += fut.result()
+        else:
+            for name, (run, _) in order:
+                for p in parts:
+                    thread[name] += run(p)
+        loads.append(os.getloadavg()[0])
+    return thread, loads
 
-                    with ThreadPoolExecutor(len(contestants)) as ex:
-                        runs = {n: ex.submit(lambda run: sum(run(p) for p in parts), r) for n, (r, _) in order()}
-                        for name, fut in runs.items():
-                            thread[name] += fut.result()
-                else:
-                    for name, (run, _) in order():
-                        for p in parts:
-                            thread[name] += run(p)
-                loads.append(os.getloadavg()[0])
-            end = {name: cpu() for name, (_, cpu) in contestants.items()}
-        finally:
-            for c in clients:
-                c.close()
-            before.close()
-            now.close()
-            for pool in pools:
-                pool.shutdown()
+
+def report(args, names: list[str], process: dict[str, float], thread: dict[str, float], loads: list[float]) -> None:
     only = " --only " + " ".join(repr(o) for o in args.only) if args.only else ""
-    base_name = "local, GC on" if "local, GC on" in contestants else next(iter(contestants))
+    base_name = "local, GC on" if "local, GC on" in names else names[0]
     print(
         f"\n{runinfo.load_line()}; 1-minute load average during the rounds {min(loads):.1f}-{max(loads):.1f}."
         "\nCommand: `TOKSTUDY_DATA=../shared/data python "
@@ -166,10 +157,27 @@ def main() -> None:
     )
     print(f"| worker | CPU s, task thread | CPU s, worker process | process / {base_name} |")
     print("|---|---:|---:|---:|")
-    base = end[base_name] - start[base_name]
-    for name in contestants:
-        proc = end[name] - start[name]
-        print(f"| {name} | {thread[name]:.2f} | {proc:.2f} | {proc / base:.2f} |")
+    for name in names:
+        print(f"| {name} | {thread[name]:.2f} | {process[name]:.2f} | {process[name] / process[base_name]:.2f} |")
+
+
+def main() -> None:
+    args = parse_args()
+    print(runinfo.describe(), flush=True)
+    toks = (f"sp32k={train_model(32000)}",)
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = Path(tmp) / "mix.txt"
+        make_corpus(corpus, int(args.mib * 2**20))
+        parts = plan_partitions([(corpus, "mix.txt")], n_partitions=2)
+        with contestants_alive(toks) as contestants:
+            for run, _ in contestants.values():
+                run(parts[0])  # warm-up: the tokenizer is loaded once per worker
+            if args.only:
+                contestants = {k: v for k, v in contestants.items() if k in args.only}
+            start = {name: cpu() for name, (_, cpu) in contestants.items()}
+            thread, loads = run_rounds(contestants, parts, args.rounds, args.concurrent)
+            process = {name: cpu() - start[name] for name, (_, cpu) in contestants.items()}
+    report(args, list(contestants), process, thread, loads)
 
 
 if __name__ == "__main__":
