@@ -50,21 +50,23 @@ bench: setup
 # A GPU machine (docs/gpu.md). Here: `make gpu-wheels` fills .gpu-carry/ (the wheels the GPU image lacks,
 # a slice of the data); carry it with the working tree. There: `make gpu-check` (its own python3, which has
 # torch; no venv, no network) runs every GPU step under its time limit and writes $(GPU_OUT)/summary.md;
-# `make gpu-check STUDY=1` runs the gpu-check study; `make gpu-check ONLY=bench-512,export` re-runs some steps. `make gpu-check DRY_RUN=1` (here, CPU) prepares and
-# checks the folder and runs the same steps at toy sizes.
+# `make gpu-check STUDY=1` runs the gpu-check study; `make gpu-check STUDY=lease` the one-lease study (<= 9 minutes);
+# `make gpu-check ONLY=bench-512,export` re-runs some steps. `make gpu-check DRY_RUN=1` (here, CPU) prepares and
+# checks the folder and runs the same steps at toy sizes (with STUDY=lease: that study at toy sizes).
 GPU_CARRY  ?= .gpu-carry
 GPU_OUT    ?= $(if $(OUT),$(OUT),results/gpu-check)
 GPU_PYTHON ?= python3
+GPU_STUDY   = $(if $(STUDY),--study $(if $(filter 1,$(STUDY)),check,$(STUDY)))
 
 gpu-wheels: setup
 	$(PY) benchmarks/gpu_check.py prepare --carry $(GPU_CARRY) --data $(DATA)
 
 ifeq ($(DRY_RUN),1)
 gpu-check: gpu-wheels
-	$(PY) benchmarks/gpu_check.py run --dry-run --carry $(GPU_CARRY) --out $(GPU_OUT) --python $(PY)
+	$(PY) benchmarks/gpu_check.py run --dry-run --carry $(GPU_CARRY) --out $(GPU_OUT) --python $(PY) $(if $(filter lease,$(STUDY)),--study lease)
 else
 gpu-check:
-	$(GPU_PYTHON) benchmarks/gpu_check.py run --carry $(GPU_CARRY) --out $(GPU_OUT) $(if $(filter 1,$(STUDY)),--study) $(if $(ONLY),--only $(ONLY))
+	$(GPU_PYTHON) benchmarks/gpu_check.py run --carry $(GPU_CARRY) --out $(GPU_OUT) $(GPU_STUDY) $(if $(ONLY),--only $(ONLY))
 endif
 
 clean:

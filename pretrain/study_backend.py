@@ -34,6 +34,9 @@ from pretrain.train import train
 from tokstudy.study.backends import FinetunedRun, FinetuneRequest, PretrainedModel
 from tokstudy.study.config import PretrainSection
 
+#: Windows per prediction batch on a GPU (dev at every evaluation, then test): large batches keep the device busy and
+#: the predictions come back in one copy (:mod:`pretrain.finetune.predict`); on CPU the fine-tuner's default.
+EVAL_BATCH_GPU = 256
 #: How the fine-tuner's metric keys are written in the study's tables.
 _METRIC_NAMES = {"f1": "F1", "accuracy": "accuracy"}
 
@@ -117,6 +120,7 @@ class PretrainBackend:
             save_models=False,
             progress=progress,
             max_eval_sentences=task.max_eval,
+            eval_batch_size=EVAL_BATCH_GPU if self.cuda else FinetuneConfig.eval_batch_size,
         )
         data = prepare_task(train_split, dev, splits.test, task=task.task, unseen_labels=cfg.unseen_labels)
         result = finetune(cfg, work, data=data)
@@ -137,7 +141,8 @@ class PretrainBackend:
 def pretrain_train_config(section: PretrainSection, output: Path, *, cuda: bool) -> TrainConfig:
     """The pre-trainer's ``TrainConfig`` for the study's section: on a GPU the bf16 GPU DeepSpeed config
     (``ds_gpu_bf16.json``: per-tensor LAMB, bf16 autocast; compiled as ``section.compile`` says, ``auto`` on
-    CUDA), on CPU ``ds_cpu.json``."""
+    CUDA), on CPU ``ds_cpu.json``. A checkpoint every fifth of the run, all five kept: the F1-against-minutes curve
+    (``benchmarks/gpu_lease.py curve``) fine-tunes the intermediate ones."""
     return TrainConfig(
         batch_size=section.batch_size,
         lr=section.learning_rate,
@@ -145,7 +150,7 @@ def pretrain_train_config(section: PretrainSection, output: Path, *, cuda: bool)
         total_steps=section.steps,
         seed=section.seed,
         checkpoint_every=max(10, section.steps // 5),
-        keep_last=2,
+        keep_last=5,
         log_every=max(1, section.steps // 20),
         output_dir=str(output),
         deepspeed_config="ds_gpu_bf16.json" if cuda else "ds_cpu.json",
