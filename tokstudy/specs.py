@@ -15,7 +15,9 @@ Files with the same name in different folders (``amh/test.txt``, ``swa/test.txt`
 names made distinct by their folders (``amh/test``, ``swa/test``).
 
 Tokenizer specs: a path (``runs/tok/sp-32000``, ``spm.model``, ``tokenizer.json``),
-optionally named: ``sp32k=runs/tok/sp-32000``.
+optionally named: ``sp32k=runs/tok/sp-32000``. Unnamed, a directory is named after itself and a file
+after its own name (:func:`~tokstudy.tokenization.sentencepiece_.default_name`); two files of one name
+(``a/tokenizer.json``, ``b/tokenizer.json``) are told apart by their folders (``a/tokenizer``, ``b/tokenizer``).
 
 >>> parse_tokenizer_spec("sp32k=runs/tok/sp-32000")
 ('sp32k', 'runs/tok/sp-32000')

@@ -1,6 +1,6 @@
 """Issue 33 item 1: the files a command was asked for are written even when the reader of its output
 leaves early (``tokstudy stats ... --json out.json | head -3``), and an output that cannot be written is
-one line and a non-zero exit, before any work.
+one line and exit status 1 (as the write itself would give), before any work.
 
 Every command runs as a real process whose standard output is a pipe. The reader closes the pipe
 before the command prints anything (``PYTHONUNBUFFERED=1``: each print reaches the pipe at once, so the
@@ -248,9 +248,9 @@ def test_output_under_a_file_is_one_line_before_any_work(name, tmp_path, capsys)
     target = blocker / "sub" / file_name
     code = main([name.strip(), *before, option, str(target)])
     err = capsys.readouterr().err
-    assert code == 2, err
+    assert code == 1, err  # as the write itself would fail, only sooner
     assert err.strip() == (
-        f"tokstudy {name.strip()}: error: {option} {target}: cannot create its folder: {blocker} is a file"
+        f"tokstudy {name.strip()}: error: {blocker}: is a file, not a folder, so {option} {target} cannot be written"
     )
     assert not (blocker.parent / "sub").exists()
 
@@ -259,9 +259,14 @@ def test_output_that_is_a_folder_is_refused(tmp_path, capsys):
     from tokstudy.cli import main
 
     code = main(["stats", "-d", "no/such.conll", "-t", "no-tok", "--csv", str(tmp_path)])
-    assert code == 2
+    assert code == 1
+    assert capsys.readouterr().err.strip() == f"tokstudy stats: error: {tmp_path}: is a folder: --csv needs a file name"
+    (tmp_path / "report").write_text("")
+    code = main(["report", "-d", "no/such.conll", "-t", "no-tok", "--out", str(tmp_path / "report")])
+    assert code == 1
     assert (
-        capsys.readouterr().err.strip() == f"tokstudy stats: error: --csv {tmp_path}: is a folder; expected a file name"
+        capsys.readouterr().err.strip()
+        == f"tokstudy report: error: {tmp_path / 'report'}: is a file: --out needs a folder"
     )
 
 
@@ -272,8 +277,8 @@ def test_output_in_a_read_only_folder_is_refused(tmp_path, capsys):
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o555)
     code = main(["stats", "-d", "no/such.conll", "-t", "no-tok", "--json", str(locked / "s.json")])
-    assert code == 2
-    assert "is not writable (permission denied)" in capsys.readouterr().err
+    assert code == 1
+    assert f"{locked}: not writable (permission denied)" in capsys.readouterr().err
 
 
 def test_a_write_that_fails_late_is_an_error_not_a_success(inputs, tmp_path, capsys, monkeypatch):

@@ -8,6 +8,7 @@ they are parsed (before any work), and hands plain values down.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 from pathlib import Path
 
@@ -164,43 +165,46 @@ OUTPUT_FILES = ("json", "csv", "languages_csv", "markdown", "figure", "languages
 
 def check_outputs(args, *, files: tuple[str, ...] = OUTPUT_FILES, folders: tuple[str, ...] = ()) -> None:
     """Refuse, before any work, an output file or folder the command could not write: a folder that
-    cannot be created (a file stands in its way) or written to, or a file name that is a folder.
+    cannot be created (a file stands in its way) or written to, a file name that is a folder.
 
     ``files`` and ``folders`` are ``args`` attributes (``--json`` is ``json``); those not set are skipped.
-    A write that fails later all the same (a full disk) is an ``OSError``: one line, exit status 1.
+    The refusal is the ``OSError`` the write would raise (exit status 1, one line naming the place first),
+    only sooner; a write that fails later all the same (a full disk) is reported the same way.
 
     >>> import tempfile, types; d = tempfile.mkdtemp()
     >>> check_outputs(types.SimpleNamespace(json=d, csv=None))
     Traceback (most recent call last):
     ...
-    tokstudy.errors.UsageError: --json ...: is a folder; expected a file name
+    IsADirectoryError: [Errno 21] is a folder: --json needs a file name: '...'
     """
     for dests, folder in ((files, False), (folders, True)):
         for dest in dests:
             value = getattr(args, dest, None)
             if value:
-                reason = unwritable(Path(value).expanduser(), folder=folder)
-                if reason:
-                    raise UsageError(f"--{dest.replace('_', '-')} {value}: {reason}")
+                check_writable(Path(value).expanduser(), f"--{dest.replace('_', '-')}", folder=folder)
 
 
-def unwritable(path: Path, *, folder: bool = False) -> str | None:
-    """Why ``path`` (a file, or with ``folder`` a folder) cannot be written, or None when it can."""
+def check_writable(path: Path, option: str, *, folder: bool = False) -> None:
+    """Raise the ``OSError`` that writing the file (or, with ``folder``, the folder) ``path`` would meet."""
     if path.exists():
-        if path.is_dir() != folder:
-            return "is a folder; expected a file name" if path.is_dir() else "is a file; expected a folder"
+        if path.is_dir() and not folder:
+            raise IsADirectoryError(errno.EISDIR, f"is a folder: {option} needs a file name", str(path))
+        if folder and not path.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, f"is a file: {option} needs a folder", str(path))
         if not os.access(path, os.W_OK | (os.X_OK if folder else 0)):
-            return "is not writable (permission denied)"
-        return None
+            raise PermissionError(errno.EACCES, f"not writable, so {option} cannot be written", str(path))
+        return
     ancestor = path.parent
     while not ancestor.exists() and ancestor != ancestor.parent:
         ancestor = ancestor.parent
     if not ancestor.is_dir():
-        return f"cannot create its folder: {ancestor} is a file"
+        raise NotADirectoryError(
+            errno.ENOTDIR, f"is a file, not a folder, so {option} {path} cannot be written", str(ancestor)
+        )
     if not os.access(ancestor, os.W_OK | os.X_OK):
-        what = "it" if ancestor == path.parent else f"its folder {path.parent}"
-        return f"cannot create {what}: {ancestor} is not writable (permission denied)"
-    return None
+        raise PermissionError(
+            errno.EACCES, f"not writable (permission denied), so {option} {path} cannot be written", str(ancestor)
+        )
 
 
 def add_parallel_text_arguments(parser: argparse.ArgumentParser, *, languages: bool = True, help: str = "") -> None:

@@ -47,10 +47,12 @@ A SentencePiece ``.model`` trained with ``add_dummy_prefix=false`` gives a word 
 sentence a ``▁`` that the word alone lacks; it is encoded after an anchor word whose
 pieces are dropped (:mod:`.sentencepiece_`), with the same first-word convention.
 
-What is not covered: a SentencePiece model trained with ``split_by_whitespace=false``,
-or a ``tokenizer.json`` without a pre-tokenizer whose vocabulary has pieces spanning a
-``▁`` in their middle, can merge across words; the per-word definition then differs
-from the sentence encoding and :func:`hf_word_context` cannot detect it.
+What is not covered: a SentencePiece model trained with ``split_by_whitespace=false``
+whose vocabulary has pieces spanning a ``▁`` in their middle can merge across words (the
+setting is read from the model, and loading it warns: :mod:`.sentencepiece_`); a
+``tokenizer.json`` without a pre-tokenizer with such pieces can too, and
+:func:`hf_word_context` cannot detect it. The per-word definition then differs from the
+sentence encoding.
 
 >>> from tokenizers import Tokenizer, models, pre_tokenizers
 >>> tok = Tokenizer(models.BPE()); tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
