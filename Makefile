@@ -63,7 +63,7 @@ gpu-wheels: setup
 
 ifeq ($(DRY_RUN),1)
 gpu-check: gpu-wheels
-	$(PY) benchmarks/gpu_check.py run --dry-run --carry $(GPU_CARRY) --out $(GPU_OUT) --python $(PY) $(if $(filter lease,$(STUDY)),--study lease)
+	$(PY) benchmarks/gpu_check.py run --dry-run --carry $(GPU_CARRY) --out $(GPU_OUT) --python $(PY) $(if $(filter lease,$(STUDY)),--study lease) $(if $(ONLY),--only $(ONLY))
 else
 gpu-check:
 	$(GPU_PYTHON) benchmarks/gpu_check.py run --carry $(GPU_CARRY) --out $(GPU_OUT) $(GPU_STUDY) $(if $(ONLY),--only $(ONLY))

@@ -7,7 +7,12 @@
   (``auto``: on CUDA only). ``ours-eager`` is the same with compile off; ``ours-padded`` is ``ours``
   with ``unpad`` off (every position of the trimmed batch through the encoder, as before unpadding);
   ``ours-cudnn`` is ``ours`` with ``attention_kernel: cudnn`` (cuDNN's fused attention in the varlen op);
-  ``ours-autotune`` compiles with ``compile_mode: max-autotune-no-cudagraphs`` (minutes of compiling).
+  ``ours-autotune`` compiles with ``compile_mode: max-autotune-no-cudagraphs`` (minutes of compiling);
+  ``ours-gemm-autotune`` compiles as ``ours`` with inductor's GEMM autotuning only (``max_autotune_gemm``: Triton
+  matrix-product templates tried against cuBLAS, with the bias, GELU and residual work fused into their epilogues
+  where a template wins); ``ours-cudagraphs`` compiles with ``compile_mode: reduce-overhead`` (CUDA graphs: a
+  graph is recorded per distinct real-token count, so expect re-recording until batches come in fixed buckets).
+  The last two need CUDA (:data:`CUDA_ONLY`): elsewhere they are reported as skipped, with the reason.
 * **baseline**: ``AlbertForPreTraining(labels=..., sentence_order_label=...)`` as users run it: batches
   padded to ``max_seq_length``, full-vocabulary logits at every position, Hugging Face's ``gelu_new``,
   ``torch.optim.AdamW`` (bf16 autocast on CUDA).
@@ -102,9 +107,24 @@ def ours_stepper(
     return step
 
 
+#: ``TrainConfig.compile_mode`` of the variants that change it.
+COMPILE_MODES = {"ours-autotune": "max-autotune-no-cudagraphs", "ours-cudagraphs": "reduce-overhead"}
+#: Variants that only mean something on CUDA, and why.
+CUDA_ONLY = {
+    "ours-cudagraphs": "CUDA graphs need CUDA",
+    "ours-gemm-autotune": "inductor's GEMM templates are Triton kernels for CUDA",
+}
+VARIANTS = ("baseline", "ours", "ours-eager", "ours-padded", "ours-cudnn", "ours-autotune", *CUDA_ONLY)
+
+
 def build_stepper(args):
     """The ``step(i) -> real tokens`` function of the variant ``args.worker``, built in this process."""
     from pretrain.data.store import ExampleStore
+
+    if args.worker == "ours-gemm-autotune":  # read by inductor when it compiles, so set before the first step
+        import torch._inductor.config as inductor_config
+
+        inductor_config.max_autotune_gemm = True
 
     store = ExampleStore(args.store)
     model_cfg = model_config(args.model[0])
@@ -119,7 +139,7 @@ def build_stepper(args):
         micro=args.micro,
         unpad=args.worker != "ours-padded",
         attention_kernel="cudnn" if args.worker == "ours-cudnn" else "flash",
-        compile_mode="max-autotune-no-cudagraphs" if args.worker == "ours-autotune" else "default",
+        compile_mode=COMPILE_MODES.get(args.worker, "default"),
     )
 
 
@@ -460,7 +480,7 @@ def main(argv=None) -> int:
         "--variants",
         nargs="+",
         default=["baseline", "ours"],
-        choices=["baseline", "ours", "ours-eager", "ours-padded", "ours-cudnn", "ours-autotune"],
+        choices=VARIANTS,
         help="what to run; the first is the reference of the speedup column",
     )
     p.add_argument(
@@ -541,7 +561,11 @@ def main(argv=None) -> int:
                                 _skipped(variant, vocab, args) or measure(variant, path, name, args)
                             )
                     else:
-                        for variant, result in measure_interleaved(args.variants, path, name, args).items():
+                        skipped = {v: r for v in args.variants if (r := _skipped(v, vocab, args))}
+                        runnable = [v for v in args.variants if v not in skipped]
+                        for variant, result in measure_interleaved(runnable, path, name, args).items():
+                            results[variant].append(result)
+                        for variant, result in skipped.items():
                             results[variant].append(result)
                 row = summarise(results, vocab=vocab, model_cfg=model_cfg, seq=seq, args=args, device=device)
                 if args.gpu and peak:
@@ -558,11 +582,7 @@ def main(argv=None) -> int:
                     if err != "OOM" and not err.startswith("skipped"):
                         problems.append(f"{v} at vocabulary {vocab}: {err}")
                 for v, facts in row["compile"].items():
-                    if (
-                        compile_asked
-                        and v in ("ours", "ours-padded", "ours-cudnn", "ours-autotune")
-                        and facts.get("compiled") is False
-                    ):
+                    if compile_asked and v != "baseline" and v != "ours-eager" and facts.get("compiled") is False:
                         problems.append(
                             f"{v} at vocabulary {vocab}: torch.compile was asked for and fell back to eager"
                         )
@@ -579,7 +599,17 @@ def main(argv=None) -> int:
 
 
 def _skipped(variant: str, vocab: int, args) -> dict | None:
-    """The result of a variant not run at ``vocab`` (``--baseline-max-vocab``), else None."""
+    """The result of a variant not run at ``vocab`` (``--baseline-max-vocab``, or a CUDA-only variant without
+    ``--gpu``), else None.
+
+    >>> from types import SimpleNamespace as NS
+    >>> _skipped("ours-cudagraphs", 32000, NS(gpu=False, baseline_max_vocab=None))
+    {'error': 'skipped (needs CUDA: CUDA graphs need CUDA)'}
+    >>> _skipped("baseline", 128000, NS(gpu=True, baseline_max_vocab=64000))
+    {'error': 'skipped (above --baseline-max-vocab 64000)'}
+    """
+    if variant in CUDA_ONLY and not args.gpu:
+        return {"error": f"skipped (needs CUDA: {CUDA_ONLY[variant]})"}
     limit = args.baseline_max_vocab
     if variant == "baseline" and limit is not None and vocab > limit:
         return {"error": f"skipped (above --baseline-max-vocab {limit})"}

@@ -104,8 +104,12 @@ class Sizes:
     model: str
     train_steps: int
     batch: int
+    bench_variants: list[str] = field(default_factory=list)
 
 
+#: The variants of issue 34's item 2 beside ours, run only when asked (``--only bench-variants``): each compiles
+#: for a minute or more, and GEMM autotuning for several.
+VARIANTS = ["--variants", "ours", "ours-gemm-autotune", "ours-cudagraphs"]
 GPU = Sizes(
     attention=["--batch", "128"],
     bench_512=[
@@ -132,6 +136,7 @@ GPU = Sizes(
     model="base",
     train_steps=50,
     batch=128,
+    bench_variants=["--gpu", "--vocab", "32000", "--batch", "128", "--steps", "10", "--warmup", "3", *VARIANTS],
 )
 DRY = Sizes(
     attention=["--batch", "4", "--seq", "64", "--heads", "2", "--head-dim", "16", "--iters", "2", "--warmup", "1"],
@@ -173,6 +178,21 @@ DRY = Sizes(
     model="tiny",
     train_steps=6,
     batch=8,
+    bench_variants=[
+        "--model",
+        "tiny",
+        "--vocab",
+        "3000",
+        "--seq",
+        "64",
+        "--batch",
+        "8",
+        "--steps",
+        "2",
+        "--warmup",
+        "1",
+        *VARIANTS,
+    ],  # fmt: skip
 )
 #: Each step's time limit in seconds on one H100/H200 (the whole command: at most 8 minutes, install included).
 #: Sized on the H100 of 2026-11-27 (cold compiles of ALBERT-base: about 60 s a graph) with the H200's runs of
@@ -192,6 +212,9 @@ GPU_BUDGET = {
     "train": 35,
     "export": 30,
 }
+#: Steps run only when ``--only`` names them, with their budgets (GPU, dry run): not part of the 8 minutes.
+OPTIONAL_BUDGET = {"bench-variants": 420}
+OPTIONAL_DRY_BUDGET = {"bench-variants": 240}
 DATA_BUDGET = 240  # in the background, alongside the first GPU steps
 STUDY_BUDGET = 300
 DRY_BUDGET = {
@@ -502,6 +525,11 @@ def run_check(args) -> int:
     if "bench-128" in wanted:
         bench_128 = [*bench, *sizes.bench_128, "--json", str(out / "bench-128.json")]
         runner.command("bench-128", bench_128, budgets["bench-128"])
+    if "bench-variants" in wanted:
+        variants = [*bench, *sizes.bench_variants, "--json", str(out / "bench-variants.json")]
+        runner.command(
+            "bench-variants", variants, (OPTIONAL_DRY_BUDGET if args.dry_run else OPTIONAL_BUDGET)["bench-variants"]
+        )
     if data_job is None:
         return write_summary(out, runner, args, time.perf_counter() - t_start)
 
@@ -531,10 +559,12 @@ def run_check(args) -> int:
 #: The GPU steps in the order they run; ``--only`` picks some (a failed step re-run, say). ``export`` needs
 #: ``train``'s run and ``train`` the background ``data`` step, so each brings the ones it needs.
 STEPS = ("attention", "bench-512", "pytest-gpu", "bench-128", "train", "export")
+OPTIONAL_STEPS = tuple(OPTIONAL_BUDGET)
 
 
 def selected_steps(only: str | None) -> set[str]:
-    """The steps ``--only`` names (comma-separated), with what they need; every step without it.
+    """The steps ``--only`` names (comma-separated), with what they need; every step of :data:`STEPS` without it
+    (the :data:`OPTIONAL_STEPS` only when named).
 
     >>> sorted(selected_steps("export,bench-128"))
     ['bench-128', 'export', 'train']
@@ -542,9 +572,10 @@ def selected_steps(only: str | None) -> set[str]:
     if not only:
         return set(STEPS)
     names = {name.strip() for name in only.split(",") if name.strip()}
-    unknown = names - set(STEPS)
+    unknown = names - set(STEPS) - set(OPTIONAL_STEPS)
     if unknown:
-        raise SystemExit(f"gpu-check: --only: unknown step(s) {', '.join(sorted(unknown))}; steps: {', '.join(STEPS)}")
+        known = ", ".join((*STEPS, *OPTIONAL_STEPS))
+        raise SystemExit(f"gpu-check: --only: unknown step(s) {', '.join(sorted(unknown))}; steps: {known}")
     return names | ({"train"} if "export" in names else set())
 
 
@@ -869,7 +900,10 @@ def main(argv=None) -> int:
         "<= 9 minutes: benchmarks/gpu_lease.py)",
     )
     run.add_argument(
-        "--only", default=None, metavar="STEP[,STEP]", help=f"run only these steps (of {', '.join(STEPS)})"
+        "--only",
+        default=None,
+        metavar="STEP[,STEP]",
+        help=f"run only these steps (of {', '.join((*STEPS, *OPTIONAL_STEPS))})",
     )
     fm = sub.add_parser("fill-mask", help=argparse.SUPPRESS)
     fm.add_argument("directory")
