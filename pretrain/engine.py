@@ -1,12 +1,13 @@
 """The DeepSpeed backend: one object with ``step``, ``save_checkpoint``, ``load_checkpoint``, ``save_final_model``.
 
-DeepSpeed is imported here and only here, when an engine is built. The DeepSpeed JSON is used as
-the user wrote it (ZeRO stage, bf16/fp16, gradient clipping, even an optimizer); this module only
-fills in the batch sizes from :class:`~pretrain.config.TrainConfig`, turns DeepSpeed's throughput timer
-off unless the JSON turns it on (it synchronises twice a step), clips gradients itself where DeepSpeed
-would clip the parameter tensors (:func:`take_gradient_clipping`) and, when the JSON names no
-optimizer, picks one (:func:`pretrain.optim.choose_optimizer`): the per-tensor :class:`pretrain.lamb.Lamb` on CUDA
-(ALBERT's optimizer), torch's AdamW on CPU. The learning-rate schedule is always
+DeepSpeed is imported here and only here, when an engine is built. What the engine prepares before it, each
+in its own module: the DeepSpeed JSON with the batch sizes of :class:`~pretrain.config.TrainConfig` filled in
+and the gradient clipping taken over where DeepSpeed would clip the parameter tensors
+(:mod:`pretrain.ds_config`); the launcher's variables for a process started as a plain command
+(:mod:`pretrain.distributed_env`); ``torch.compile`` in place, with the sizes that vary marked dynamic
+(:mod:`pretrain.compiling`). When the JSON names no optimizer, one is picked
+(:func:`pretrain.optim.choose_optimizer`): the per-tensor :class:`pretrain.lamb.Lamb` on CUDA (ALBERT's
+optimizer), torch's AdamW on CPU. The learning-rate schedule is always
 :func:`pretrain.schedule.warmup_linear_decay`, stepped by DeepSpeed at each update.
 
 No host synchronisation inside a step: the masked-token and sequence counts (and, with
@@ -16,10 +17,7 @@ statistics stay on the device until read (:class:`StepStats` resolves them on fi
 non-finite loss is remembered on the device and reported by :meth:`PretrainEngine.check_finite`,
 which the training loop calls at every logging and checkpoint step, before anything is written.
 A micro-batch without padding reaches the module without an attention mask (SDPA then takes its
-FlashAttention kernel). With ``TrainConfig.compile`` the module is compiled in place
-(``nn.Module.compile``: weights and checkpoints keep their names), after ``torch.compiler.reset()`` so
-that each engine has dynamo's whole recompile allowance; if compiling fails at the first step,
-training goes on eager with a warning.
+FlashAttention kernel). If compiling fails at the first step, training goes on eager with a warning.
 
 Loss normalisation: every micro-batch's loss is ``sum / (global count / (world * accumulation))``,
 where the global counts (masked tokens, sequences) are summed over all micro-batches of the step
@@ -27,21 +25,15 @@ and all processes. DeepSpeed divides by the accumulation steps and averages over
 the gradient is that of one mean over the whole global batch, whatever its split: 1 process and
 2 processes with the same global batch take the same step.
 
-A single process without a launcher gets ``RANK=0``, ``WORLD_SIZE=1`` and a free local port, so
-``pretrain train`` runs as a plain command; torchrun and the ``deepspeed`` launcher set these.
-
 >>> engine = PretrainEngine(module, train_config)          # doctest: +SKIP
 >>> stats = engine.step([batch])                           # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-import importlib
-import json
 import logging
 import math
 import os
-import socket
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,18 +42,13 @@ from typing import Any
 import numpy as np
 import torch
 
+from pretrain.compiling import compile_module, compile_wanted, mark_dynamic, uncompile_module
 from pretrain.config import TrainConfig
-from pretrain.optim import (
-    build_optimizer,
-    choose_optimizer,
-    flattens_parameters,
-    mixed_precision_in_json,
-    param_groups,
-)
+from pretrain.distributed_env import ensure_distributed_env, skip_shm_inference_op
+from pretrain.ds_config import build_ds_config, take_gradient_clipping
+from pretrain.optim import build_optimizer, choose_optimizer, mixed_precision_in_json, param_groups
 from pretrain.schedule import build_lr_scheduler
 from pretrain.unpad import check_varlen_kernel, has_padding, select_varlen_kernel, unpad_layout, varlen_supported
-
-_BATCH_KEYS = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
 
 
 class NonFiniteLossError(RuntimeError):
@@ -107,150 +94,6 @@ class StepStats:
         )
 
 
-def ensure_distributed_env() -> None:
-    """Defaults for a single process started without a launcher (gloo/NCCL need them)."""
-    if "RANK" in os.environ and "WORLD_SIZE" in os.environ:
-        os.environ.setdefault("LOCAL_RANK", "0")
-        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-        return
-    os.environ.update(RANK="0", WORLD_SIZE="1", LOCAL_RANK="0")
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    if "MASTER_PORT" not in os.environ:
-        os.environ["MASTER_PORT"] = str(free_port())
-
-
-def skip_shm_inference_op() -> None:
-    """Keep DeepSpeed from compiling its shared-memory all-reduce when it starts communication on the CPU.
-
-    DeepSpeed's CPU backend builds that C++ op as it initialises (about 30 s on 2 cores, once per machine
-    and environment: the first CPU run on a fresh machine waited for it) for ``inference_all_reduce``
-    only, which falls back to torch.distributed without it; training never calls it (its all-reduces go
-    through torch.distributed, gloo on CPU). On a GPU, DeepSpeed builds no such op anyway.
-    """
-    # by its module path: ``import deepspeed.comm.torch as m`` binds the torch library, which deepspeed.comm
-    # holds under the same name
-    ds_comm = importlib.import_module("deepspeed.comm.torch")
-    if getattr(ds_comm, "build_shm_op", None) is not None:
-        ds_comm.build_shm_op = _no_shm_op
-
-
-def _no_shm_op() -> None:
-    return None
-
-
-def free_port() -> int:
-    """A TCP port that nothing listens on, over IPv4 and IPv6 alike (torch's TCPStore listens on both: a
-    port free on 127.0.0.1 alone was taken on IPv6 by another process, seen as EADDRINUSE on 2 busy cores)."""
-    if socket.has_ipv6:
-        try:
-            with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as s:
-                s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)  # dual stack: checks both families
-                s.bind(("::", 0))
-                return int(s.getsockname()[1])
-        except OSError:  # no IPv6 on this machine
-            pass
-    with socket.socket() as s:
-        s.bind(("", 0))
-        return int(s.getsockname()[1])
-
-
-def build_ds_config(train: TrainConfig, *, world_size: int, path: Path | None = None) -> dict[str, Any]:
-    """The DeepSpeed JSON with the batch sizes filled in; conflicting sizes in the file are an error."""
-    path = path or train.deepspeed_config_path()
-    try:
-        config = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON: {exc}") from exc
-    micro, accumulation = train.batch_layout(world_size)
-    wanted = dict(zip(_BATCH_KEYS, (train.batch_size, micro, accumulation)))
-    for key, value in wanted.items():
-        if key in config and config[key] not in ("auto", value):
-            raise ValueError(
-                f"{path}: {key} = {config[key]} disagrees with the train config ({value} for batch_size "
-                f"{train.batch_size} on {world_size} process(es)); remove it from the DeepSpeed JSON"
-            )
-        config[key] = value
-    if "scheduler" in config:
-        raise ValueError(
-            f"{path}: remove 'scheduler': the schedule comes from the train config (warmup_steps, total_steps)"
-        )
-    config.setdefault("steps_per_print", 10**9)
-    # DeepSpeed's throughput timer calls torch.cuda.synchronize() twice a step; our loop measures itself.
-    timers = config.setdefault("timers", {})
-    timers.setdefault("throughput", {}).setdefault("enabled", False)
-    return config
-
-
-def take_gradient_clipping(config: dict[str, Any]) -> float | None:
-    """Set ``gradient_clipping`` to 0 in ``config`` when the engine clips itself, and return the JSON's value.
-
-    Where DeepSpeed hands the optimizer the parameter tensors (ZeRO 0, no DeepSpeed bf16/fp16), its
-    clipping builds a host tensor and copies it to the device every step, which waits for the device;
-    the engine then clips with ``torch.nn.utils.clip_grad_norm_(..., foreach=True)`` instead (the same
-    rule: scale by ``max_norm / (norm + 1e-6)`` when that is below 1), with no synchronisation. Under
-    ZeRO or DeepSpeed's own mixed precision the gradients live in DeepSpeed's flat buffers, so
-    DeepSpeed keeps clipping (``None`` is returned and the JSON is left as it is). The key is set to 0,
-    not removed: DeepSpeed 0.19's default is 1.0 (seen on an H200, where its clipping still ran).
-    """
-    clip = config.get("gradient_clipping", 1.0)
-    if not clip or flattens_parameters(config):
-        return None
-    config["gradient_clipping"] = 0.0
-    return float(clip)
-
-
-def _compile(module: torch.nn.Module, mode: str = "default") -> bool:
-    """``module.compile(mode=mode)`` in place; False (with a warning saying why) where torch.compile is unavailable."""
-    if not hasattr(torch, "compile") or not hasattr(module, "compile"):
-        warnings.warn(
-            "TrainConfig.compile: this torch has no torch.compile; training eager", RuntimeWarning, stacklevel=3
-        )
-        return False
-    # dynamo allows a function 8 compiles, then silently runs it eager: every engine starts afresh (a new
-    # vocabulary changes the embedding's shape, so a study's runs in one process would otherwise add up).
-    torch.compiler.reset()
-    try:
-        module.compile(mode=mode)
-    except Exception as exc:  # noqa: BLE001 - any failure to set up compile means "run eager"
-        warnings.warn(
-            f"TrainConfig.compile: torch.compile is unavailable ({type(exc).__name__}: {exc}); training eager",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-        return False
-    return True
-
-
-def _uncompile(module: torch.nn.Module) -> None:
-    module._compiled_call_impl = None  # what nn.Module.compile() set; __call__ goes eager again
-
-
-#: The sizes that change from batch to batch: the longest example (T), the masked positions (P') and the real
-#: tokens (N, with unpadding). Marked dynamic from the first step, so dynamo compiles one graph for them,
-#: not a graph specialised to the first batch and a second, dynamic one at the next batch (one compile fewer,
-#: counted on CPU; on an H200 the two took 55-63 s of ALBERT-base's warm-up, the saving there not yet measured).
-_DYNAMIC_DIMS = {
-    "input_ids": 1,
-    "attention_mask": 1,
-    "token_type_ids": 1,
-    "mlm_positions": 1,
-    "mlm_labels": 1,
-    "unpad_rows": 0,
-    "unpad_slot": 0,
-}
-
-
-def _mark_dynamic(batch: dict[str, torch.Tensor | None]) -> None:
-    for key, dim in _DYNAMIC_DIMS.items():
-        if batch.get(key) is not None:
-            torch._dynamo.maybe_mark_dynamic(batch[key], dim)
-
-
-def compile_wanted(train: TrainConfig, *, cuda: bool) -> bool:
-    """Whether ``train.compile`` asks for ``torch.compile`` on this device (``auto``: on CUDA only)."""
-    return train.compile == "on" or (train.compile == "auto" and cuda)
-
-
 class PretrainEngine:
     """A DeepSpeed engine around an :class:`~pretrain.model.AlbertPretrainingModule`.
 
@@ -294,7 +137,7 @@ class PretrainEngine:
                 elif module.varlen_attention:
                     select_varlen_kernel("flash")
         self.unpad = train.unpad
-        self.compiled = compile_wanted(train, cuda=cuda) and _compile(module, train.compile_mode)
+        self.compiled = compile_wanted(train, cuda=cuda) and compile_module(module, train.compile_mode)
         self._params = [p for p in module.parameters() if p.requires_grad]
         self._compile_checked = not self.compiled
 
@@ -361,7 +204,7 @@ class PretrainEngine:
         batches = [self._to_device(b) for b in micro_batches]
         if self.compiled:
             for b in batches:
-                _mark_dynamic(b)
+                mark_dynamic(b)
         if self.world_size > 1:  # the one collective before the forward pass
             counts = self.all_reduce(torch.tensor(counts, dtype=torch.float64, device=self.device)).tolist()
         share = self.world_size * self.accumulation
@@ -415,7 +258,7 @@ class PretrainEngine:
                 RuntimeWarning,
                 stacklevel=3,
             )
-            _uncompile(self.module)
+            uncompile_module(self.module)
             self.compiled = False
             for p in self.module.parameters():
                 p.grad = None

@@ -17,7 +17,7 @@ LAUNCHER_VARIABLES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER
 
 def free_port() -> int:
     """A TCP port that is free now on IPv4 and IPv6 (for a rendezvous): the engine's own choice."""
-    from pretrain.engine import free_port as engine_free_port
+    from pretrain.distributed_env import free_port as engine_free_port
 
     return engine_free_port()
 

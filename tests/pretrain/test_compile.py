@@ -139,7 +139,7 @@ def test_unpadded_batches_compile_a_bounded_number_of_graphs(eager_and_compiled,
 
 def test_the_compile_mode_reaches_torch_compile():
     """``TrainConfig.compile_mode`` is the mode ``nn.Module.compile`` gets (only ``default`` is measured on a GPU)."""
-    from pretrain.engine import _compile
+    from pretrain.compiling import compile_module as _compile
 
     class Recording(torch.nn.Module):
         def compile(self, **kwargs):

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pretrain.config import CONFIG_DIR, MODEL_PRESETS, ModelConfig, TrainConfig, load_mapping
-from pretrain.engine import build_ds_config
+from pretrain.ds_config import build_ds_config
 
 SHIPPED = sorted(p for p in CONFIG_DIR.iterdir() if p.suffix in (".yaml", ".yml", ".json"))
 

@@ -260,7 +260,7 @@ def test_the_rendezvous_port_is_free_on_ipv4_and_ipv6():
     """torch's TCPStore listens on every address: a port taken on IPv6 alone must never be chosen."""
     import socket
 
-    from pretrain.engine import free_port
+    from pretrain.distributed_env import free_port
 
     if not socket.has_ipv6:
         pytest.skip("no IPv6 here")
