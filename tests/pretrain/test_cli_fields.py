@@ -262,3 +262,36 @@ def test_the_modules_docstring_examples_run():
     from tests.fixtures_doctest import assert_examples_pass
 
     assert_examples_pass("pretrain.cli.fields")
+
+
+# -- what docs/pretrain.md says jsonargparse cannot do, pinned here ----------------------------------------
+
+
+def test_a_flag_overrides_the_config_file_wherever_it_stands():
+    from pretrain.cli.prepare import config_from_args
+
+    parser = _subparser("prepare")
+    yaml = str(CONFIG_DIR / "prepare_tiny.yaml")
+    before, after = (config_from_args(parser.parse_args(argv)) for argv in (
+        ["--seed", "7", "--config", yaml],
+        ["--config", yaml, "--seed", "7"],
+    ))  # fmt: skip
+    assert before.seed == after.seed == 7 != PrepareConfig.from_yaml(yaml).seed
+
+
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (["train", "--data", "d", "--tokenizer", "t", "--total-steps", "seven"], "--total-steps"),
+        (["train", "--data", "d", "--tokenizer", "t", "--betas", "0.9"], "--betas"),
+        (["prepare", "--single-segment", "join"], "--single-segment"),
+    ],
+)
+def test_a_bad_value_is_one_line_naming_the_flag_with_status_2(argv, flag, capsys):
+    from pretrain.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+    assert len(errors) == 1 and errors[0].startswith(f"pretrain {argv[0]}: error: argument {flag}"), errors
