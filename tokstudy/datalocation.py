@@ -9,7 +9,9 @@ The data location is resolved, first match wins, from:
 A relative location is made absolute at once, so it keeps meaning the same folder when
 the process (or a page of the app) changes directory: it is taken from the current
 directory, or, where nothing is there but the checkout has it, from the checkout root
-(the Makefile's ``../shared/data`` is written relative to the checkout).
+(the Makefile's ``../shared/data`` is written relative to the checkout). Symlinks in it are kept, not
+resolved (``..`` is folded by name, as the shell's ``cd`` does): a report names the location as the user
+gave it (``../shared/data``), not the folder a link points to (issue 33 item 7).
 
 Each corpus is a sub-directory named as in :data:`CORPORA`. Nothing here reads the
 data; readers take explicit paths, and :func:`corpus_dir` turns a corpus name into one.
@@ -57,6 +59,9 @@ def data_root(explicit: str | os.PathLike | None = None) -> Path:
 def absolute(path: str | os.PathLike) -> Path:
     """``path`` made absolute: from the current directory, else from the checkout root where only that has it.
 
+    Symlinks are not resolved (``os.path.abspath``, not ``Path.resolve``): the result names the link the user
+    gave, so :func:`shown_path` gives back ``../shared/data`` when ``../shared`` is a link.
+
     >>> absolute("/tmp/x") == Path("/tmp/x")
     True
     """
@@ -65,8 +70,8 @@ def absolute(path: str | os.PathLike) -> Path:
         return path
     here = Path.cwd() / path
     if not here.exists() and (PROJECT_ROOT / path).exists():
-        return (PROJECT_ROOT / path).resolve()
-    return here.resolve()
+        return Path(os.path.normpath(PROJECT_ROOT / path))
+    return Path(os.path.normpath(here))
 
 
 def corpus_dir(name: str, root: str | os.PathLike | None = None) -> Path:

@@ -84,3 +84,27 @@ def test_makefile_default_data_path_is_the_relative_one():
         pytest.skip(f"make -n failed: {out.stderr[:200]}")
     expected = "../shared/data" if (PROJECT_ROOT.parent / "shared" / "data").is_dir() else ""
     assert f"TOKSTUDY_DATA={expected} " in out.stdout
+
+
+def _linked_shared(tmp_path):
+    """``tmp/work/{main,shared}`` with ``shared`` a symlink to ``tmp/elsewhere/shared`` (a fresh clone's layout)."""
+    real = tmp_path / "elsewhere" / "shared" / "data" / "conll2003_en"
+    real.mkdir(parents=True)
+    (tmp_path / "work" / "main").mkdir(parents=True)
+    (tmp_path / "work" / "shared").symlink_to(tmp_path / "elsewhere" / "shared", target_is_directory=True)
+    return tmp_path / "work" / "main"
+
+
+def test_a_symlinked_data_location_is_named_as_given_not_as_its_target(tmp_path, monkeypatch):
+    """Issue 33 item 7: with ``../shared`` a symlink, the location is the link's path, not its target's."""
+    checkout = _linked_shared(tmp_path)
+    monkeypatch.chdir(checkout)
+    monkeypatch.setenv("TOKSTUDY_DATA", "../shared/data")
+    root = data_root()
+    assert root == tmp_path / "work" / "shared" / "data" and root.is_absolute()
+    assert datalocation.has_corpus("conll2003", root)
+    assert datalocation.shown_path(root) == "../shared/data"
+    assert datalocation.shown_path(root / "conll2003_en" / "eng.testb") == "conll2003_en/eng.testb"
+    # the link's target, given as such, is still shown relative to the data location
+    target = (tmp_path / "elsewhere" / "shared" / "data" / "conll2003_en" / "eng.testb").resolve()
+    assert datalocation.shown_path(target) == "conll2003_en/eng.testb"

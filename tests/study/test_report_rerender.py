@@ -62,3 +62,19 @@ def test_committed_summary_tables_are_what_the_writer_writes_today(tmp_path):
     for name in ("summary.md", "summary.csv", "summary.json"):
         assert (tmp_path / name).read_text(encoding="utf-8") == (tables / name).read_text(encoding="utf-8"), name
     assert (tables / "summary.md").read_text(encoding="utf-8").startswith("| tokenizer | word set | fertility |")
+
+
+def test_rerendered_report_names_a_symlinked_data_location_as_given(tmp_path, monkeypatch):
+    """Issue 33 item 7: with ``../shared`` a symlink (a fresh clone beside a linked data folder), the report names
+    ``../shared/data``, the path the user gave, not the link's target relative to the report's folder."""
+    (tmp_path / "elsewhere" / "shared" / "data").mkdir(parents=True)
+    checkout = tmp_path / "work" / "main"
+    checkout.mkdir(parents=True)
+    (tmp_path / "work" / "shared").symlink_to(tmp_path / "elsewhere" / "shared", target_is_directory=True)
+    folder = checkout / "cpu_report"
+    shutil.copytree(CPU_REPORT, folder)
+    monkeypatch.chdir(checkout)
+    rerender_study_report(folder, data_dir="../shared/data")
+    md = (folder / "report.md").read_text(encoding="utf-8")
+    assert "at the data location `../shared/data` (`--data-dir`" in md
+    assert "elsewhere" not in md
