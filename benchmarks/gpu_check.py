@@ -213,8 +213,9 @@ GPU_BUDGET = {
     "export": 30,
 }
 #: Steps run only when ``--only`` names them, with their budgets (GPU, dry run): not part of the 8 minutes.
-OPTIONAL_BUDGET = {"bench-variants": 420}
-OPTIONAL_DRY_BUDGET = {"bench-variants": 240}
+#: ``pytest-finetune``: the fine-tuner's GPU tests (a CUDA run, no synchronising call between evaluations).
+OPTIONAL_BUDGET = {"bench-variants": 420, "pytest-finetune": 90}
+OPTIONAL_DRY_BUDGET = {"bench-variants": 240, "pytest-finetune": 300}
 DATA_BUDGET = 240  # in the background, alongside the first GPU steps
 STUDY_BUDGET = 300
 DRY_BUDGET = {
@@ -452,63 +453,96 @@ def step_env(environ, *, site: Path, carry: Path, compile_cache: Path) -> dict[s
     }
 
 
-def run_check(args) -> int:
-    sizes = DRY if args.dry_run else GPU
-    budgets = DRY_BUDGET if args.dry_run else GPU_BUDGET
-    out = Path(args.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    carry = Path(args.carry).resolve()
-    work = Path(tempfile.mkdtemp(prefix="gpu-check-"))
-    site = work / "site"
-    compile_cache = work / "compile-cache" if args.dry_run else ROOT / "results" / "torch-compile-cache"
-    env = step_env(os.environ, site=site, carry=carry, compile_cache=compile_cache)
-    py = args.python
-    runner = Runner(out, env, py)
-    t_start = time.perf_counter()
+@dataclass(frozen=True)
+class Setting:
+    """What every step of one command shares: sizes, budgets, the output and work folders, the interpreter."""
 
-    problems = check_carry(carry)
+    sizes: Sizes
+    budgets: dict
+    out: Path
+    work: Path
+    carry: Path
+    python: str
+    dry_run: bool
+
+    def optional_budget(self, name: str) -> int:
+        return (OPTIONAL_DRY_BUDGET if self.dry_run else OPTIONAL_BUDGET)[name]
+
+
+def run_check(args) -> int:
+    """Check the carried folder, install the wheels, then the study asked for or the steps (:func:`selected_steps`);
+    the summary last."""
+    work = Path(tempfile.mkdtemp(prefix="gpu-check-"))
+    at = Setting(
+        sizes=DRY if args.dry_run else GPU,
+        budgets=DRY_BUDGET if args.dry_run else GPU_BUDGET,
+        out=Path(args.out).resolve(),
+        work=work,
+        carry=Path(args.carry).resolve(),
+        python=args.python,
+        dry_run=args.dry_run,
+    )
+    at.out.mkdir(parents=True, exist_ok=True)
+    compile_cache = work / "compile-cache" if args.dry_run else ROOT / "results" / "torch-compile-cache"
+    runner = Runner(at.out, step_env(os.environ, site=work / "site", carry=at.carry, compile_cache=compile_cache),
+                    at.python)  # fmt: skip
+    t_start = time.perf_counter()
+    problems = check_carry(at.carry)
     if problems:
         print("\n".join(f"[gpu-check] carried folder: {p}" for p in problems), file=sys.stderr)
         return 2
-    install(runner, carry, site, budgets["install"], dry_run=args.dry_run)
-
+    install(runner, at.carry, work / "site", at.budgets["install"], dry_run=args.dry_run)
     if args.study == "lease":
         # kept under the checkout (ignored by git) so that a second command on a warm machine reuses its stages
         results = work / "gpu-lease" if args.dry_run else ROOT / "results" / "gpu-lease"
-        gpu_lease.run_lease(runner, out=out, results=results, python=py, dry_run=args.dry_run, started=t_start)
-        return write_summary(out, runner, args, time.perf_counter() - t_start)
-    if args.study:
-        study_out = work / "study"
-        runner.command(
-            "study",
-            [py, "-m", "tokstudy", "study", str(ROOT / "tokstudy/study/configs/gpu-check.yaml"), "-o", str(study_out)],
-            STUDY_BUDGET,
-        )
-        for f in ("report.md",):
-            if (study_out / f).is_file():
-                shutil.copy2(study_out / f, out / f"study-{f}")
-        return write_summary(out, runner, args, time.perf_counter() - t_start)
+        gpu_lease.run_lease(runner, out=at.out, results=results, python=at.python, dry_run=args.dry_run,
+                            started=t_start)  # fmt: skip
+    elif args.study:
+        run_check_study(runner, at)
+    else:
+        wanted = selected_steps(args.only)
+        data_job = start_data(runner, at) if "train" in wanted else None
+        run_device_steps(runner, at, wanted)
+        if data_job is not None:
+            run_train_and_export(runner, at, data_job)
+    return write_summary(at.out, runner, args, time.perf_counter() - t_start)
 
-    tok_dir, store, run_dir, export_dir = work / "tok", work / "store", work / "run", work / "export"
-    data_script = " && ".join(
+
+def run_check_study(runner: Runner, at: Setting) -> None:
+    """The gpu-check study (``gpu-check.yaml``) under :data:`STUDY_BUDGET`; its report beside the summary."""
+    study_out = at.work / "study"
+    config = str(ROOT / "tokstudy/study/configs/gpu-check.yaml")
+    runner.command("study", [at.python, "-m", "tokstudy", "study", config, "-o", str(study_out)], STUDY_BUDGET)
+    if (study_out / "report.md").is_file():
+        shutil.copy2(study_out / "report.md", at.out / "study-report.md")
+
+
+def start_data(runner: Runner, at: Setting) -> Background:
+    """The background ``data`` step: a tokenizer and an example store from the carried text, on the CPU."""
+    py, sizes, text = at.python, at.sizes, at.carry / "data" / at.sizes.text
+    tok_dir = at.work / "tok"
+    script = " && ".join(
         [
-            f"{py} -m tokstudy train-tokenizer --input {carry / 'data' / sizes.text} --vocab-size {sizes.vocab} "
+            f"{py} -m tokstudy train-tokenizer --input {text} --vocab-size {sizes.vocab} "
             f"--sample-size {sizes.sample} --output {tok_dir} --quiet",
             f"{py} -m pretrain prepare --config {ROOT / 'pretrain/configs/prepare_base.yaml'} "
-            f"--input {carry / 'data' / sizes.text} --tokenizer {tok_dir / f'sp-unigram-{sizes.vocab}'} "
-            f"--output {store} --max-seq-length {sizes.seq} --max-predictions {sizes.predictions} "
+            f"--input {text} --tokenizer {tok_dir / f'sp-unigram-{sizes.vocab}'} "
+            f"--output {at.work / 'store'} --max-seq-length {sizes.seq} --max-predictions {sizes.predictions} "
             f"--max-examples {sizes.examples} --no-progress",
         ]
     )
-    wanted = selected_steps(args.only)
-    data_job = runner.background("data", ["bash", "-c", data_script], DATA_BUDGET) if "train" in wanted else None
+    return runner.background("data", ["bash", "-c", script], DATA_BUDGET)
 
+
+def run_device_steps(runner: Runner, at: Setting, wanted: set[str]) -> None:
+    """The device's steps of ``wanted``, in order, each in its own process under its budget."""
+    py, sizes, out, budgets = at.python, at.sizes, at.out, at.budgets
     if "attention" in wanted:
         attention = [py, str(ROOT / "benchmarks/bench_attention.py"), *sizes.attention]
         runner.command("attention", [*attention, "--json", str(out / "attention.json")], budgets["attention"])
     bench = [py, str(ROOT / "benchmarks/bench_pretrain.py"), "--sequential"]
-    profile_dir = work / "profiles"
     if "bench-512" in wanted:
+        profile_dir = at.work / "profiles"
         runner.command(
             "bench-512",
             [*bench, *sizes.bench_512, "--json", str(out / "bench-512.json"), "--profile-dir", str(profile_dir)],
@@ -516,44 +550,46 @@ def run_check(args) -> int:
         )
         _merge_profiles(profile_dir, out / "profile.txt")
     if "pytest-gpu" in wanted:
-        runner.command(
-            "pytest-gpu",
-            [py, "-m", "pytest", "-m", "gpu", "tests/pretrain/test_gpu.py", "-rA", "-p", "no:cacheprovider",
-             "--junitxml", str(out / "pytest-gpu.xml")],
-            budgets["pytest-gpu"],
-        )  # fmt: skip
+        runner.command("pytest-gpu", _pytest_gpu(py, "tests/pretrain/test_gpu.py", out / "pytest-gpu.xml"),
+                       budgets["pytest-gpu"])  # fmt: skip
     if "bench-128" in wanted:
-        bench_128 = [*bench, *sizes.bench_128, "--json", str(out / "bench-128.json")]
-        runner.command("bench-128", bench_128, budgets["bench-128"])
+        runner.command("bench-128", [*bench, *sizes.bench_128, "--json", str(out / "bench-128.json")],
+                       budgets["bench-128"])  # fmt: skip
+    if "pytest-finetune" in wanted:
+        runner.command("pytest-finetune", _pytest_gpu(py, "tests/finetune/test_gpu.py", out / "pytest-finetune.xml"),
+                       at.optional_budget("pytest-finetune"))  # fmt: skip
     if "bench-variants" in wanted:
-        variants = [*bench, *sizes.bench_variants, "--json", str(out / "bench-variants.json")]
-        runner.command(
-            "bench-variants", variants, (OPTIONAL_DRY_BUDGET if args.dry_run else OPTIONAL_BUDGET)["bench-variants"]
-        )
-    if data_job is None:
-        return write_summary(out, runner, args, time.perf_counter() - t_start)
+        runner.command("bench-variants", [*bench, *sizes.bench_variants, "--json", str(out / "bench-variants.json")],
+                       at.optional_budget("bench-variants"))  # fmt: skip
 
-    data = runner.wait("data", data_job)
-    if data.status != "ok":
+
+def _pytest_gpu(py: str, path: str, junit: Path) -> list[str]:
+    return [py, "-m", "pytest", "-m", "gpu", path, "-rA", "-p", "no:cacheprovider", "--junitxml", str(junit)]
+
+
+def run_train_and_export(runner: Runner, at: Setting, data_job: Background) -> None:
+    """``train`` on the background step's store (once it is done), then ``export`` and a fill-mask on the export."""
+    py, sizes, budgets = at.python, at.sizes, at.budgets
+    tok_dir, run_dir, export_dir = at.work / "tok", at.work / "run", at.work / "export"
+    if runner.wait("data", data_job).status != "ok":
         runner.skip("train", "no example store (the data step failed)", budgets["train"])
         runner.skip("export", "no training run", budgets["export"])
-    else:
-        train_yaml = work / "train_check.yaml"
-        write_train_config(train_yaml, sizes)
-        runner.command(
-            "train",
-            [py, "-m", "pretrain", "train", "--model", sizes.model, "--train-config", str(train_yaml),
-             "--data", str(store), "--tokenizer", str(tok_dir / f"sp-unigram-{sizes.vocab}"),
-             "--output", str(run_dir), "--no-progress"],
-            budgets["train"],
-        )  # fmt: skip
-        _copy_metrics(run_dir, out / "train-metrics.csv")
-        script = (
-            f"{py} -m pretrain export --checkpoint {run_dir} --output {export_dir} && "
-            f"{py} {Path(__file__).resolve()} fill-mask {export_dir}"
-        )
-        runner.command("export", ["bash", "-c", script], budgets["export"])
-    return write_summary(out, runner, args, time.perf_counter() - t_start)
+        return
+    train_yaml = at.work / "train_check.yaml"
+    write_train_config(train_yaml, sizes)
+    runner.command(
+        "train",
+        [py, "-m", "pretrain", "train", "--model", sizes.model, "--train-config", str(train_yaml),
+         "--data", str(at.work / "store"), "--tokenizer", str(tok_dir / f"sp-unigram-{sizes.vocab}"),
+         "--output", str(run_dir), "--no-progress"],
+        budgets["train"],
+    )  # fmt: skip
+    _copy_metrics(run_dir, at.out / "train-metrics.csv")
+    script = (
+        f"{py} -m pretrain export --checkpoint {run_dir} --output {export_dir} && "
+        f"{py} {Path(__file__).resolve()} fill-mask {export_dir}"
+    )
+    runner.command("export", ["bash", "-c", script], budgets["export"])
 
 
 #: The GPU steps in the order they run; ``--only`` picks some (a failed step re-run, say). ``export`` needs
@@ -648,8 +684,8 @@ def environment(python: str, env: dict[str, str]) -> dict:
 def step_facts(out: Path, result: StepResult) -> dict:
     """What each step's outputs say: test outcomes, benchmark rows, the run's steady tokens/s and memory."""
     facts = dict(result.facts)
-    if result.name == "pytest-gpu":
-        facts.update(_junit(out / "pytest-gpu.xml"))
+    if result.name.startswith("pytest-"):
+        facts.update(_junit(out / f"{result.name}.xml"))
     elif result.name == "attention" and (out / "attention.json").is_file():
         facts["kernels"] = json.loads((out / "attention.json").read_text())
     elif result.name.startswith("bench-"):
