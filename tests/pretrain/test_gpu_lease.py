@@ -197,3 +197,13 @@ def test_the_study_f1_minutes_doctests_run():
     import doctest
 
     assert doctest.testmod(study_f1_minutes).failed == 0
+
+
+def test_the_pretraining_keeps_every_checkpoint_the_curve_fine_tunes(tmp_path):
+    from pretrain.study_backend import pretrain_train_config
+    from tokstudy.study.config import load_study_config
+
+    train = pretrain_train_config(load_study_config("gpu-lease").pretrain, tmp_path, cuda=True)
+    assert train.keep_last * train.checkpoint_every >= train.total_steps  # none deleted before the curve reads it
+    assert train.checkpoint_every % train.log_every == 0  # a logged MLM accuracy and time at every checkpoint
+    assert train.compile == "off" and train.deepspeed_config == "ds_gpu_bf16.json"
