@@ -17,8 +17,10 @@ word lines have is the expected one, so a ragged first line is the one blamed), 
 than ``max_columns`` columns, a tag outside the scheme, a forbidden ``I-`` tag (strict
 mode), text not valid in ``encoding``, an empty or missing file, or a file with no word
 lines. The first 20 bad lines are listed, with the total. ``skip_malformed`` (on with ``lenient``) skips
-lines with a single field instead, and lists them in ``Dataset.repair_log``. Lines may end in LF, CRLF or
-a lone CR; a gzip file is read whatever its name.
+every line whose field count differs from the file's instead (a single field, or CoNLL-2002 Dutch's 112 lines in
+``ned.testb`` whose word and part of speech are fused, ``ItaliEN B-LOC`` among ``word POS TAG`` lines), and
+lists them in ``Dataset.repair_log``. Lines may end in LF, CRLF or a lone CR; a gzip file is read whatever its
+name.
 
 >>> from pathlib import Path; p = Path("/tmp/_conll_demo.txt")
 >>> _ = p.write_text("-DOCSTART- -X- O\\n\\nEU NNP I-ORG\\nrejects VBZ O\\n\\nPeter NNP I-PER\\n")
@@ -36,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tokstudy.data.problems import Problems
-from tokstudy.data.repairs import SKIPPED, Repair, RepairLog
+from tokstudy.data.repairs import RAGGED, SKIPPED, Repair, RepairLog
 from tokstudy.data.schemes import detect_scheme, normalize_scheme, to_iob2
 from tokstudy.data.textio import iter_lines
 from tokstudy.data.types import Dataset, Sentence
@@ -72,10 +74,11 @@ def read_conll(
         language, split: recorded in the dataset.
         lenient: repair forbidden transitions (an ``I-X`` that cannot continue an
             entity starts one) and count them in ``Dataset.repaired`` instead of raising.
-        skip_malformed: skip lines with a single field (a word without its tag, or a tag
-            without its word) instead of refusing the file; each is listed in
-            ``Dataset.repair_log`` with its line (``repair_log.skipped`` counts them).
-            ``None``: as ``lenient``.
+        skip_malformed: skip every line whose field count differs from the file's (the count most word lines
+            have) instead of refusing the file: a single field (a word without its tag, or a tag without its
+            word), or a word fused with its next column. Such a line is skipped, never repaired: which field
+            is the word cannot be told. Each is listed in ``Dataset.repair_log`` with its line
+            (``repair_log.skipped`` counts them). ``None``: as ``lenient``.
         docstart: treat ``-DOCSTART-`` lines as document boundaries (else as words).
         encoding: text encoding of the file (``"latin-1"`` for many CoNLL-2002 copies).
         max_columns: the most columns a line may have (more is refused, not ignored).
@@ -88,7 +91,7 @@ def read_conll(
     scheme = normalize_scheme(scheme)
     skip = lenient if skip_malformed is None else skip_malformed
     try:
-        raw = _read_columns(path, label_column, docstart, encoding, max_columns, skip)
+        raw = _read_file(path, label_column, docstart, encoding, max_columns, skip)
     except DataFormatError as exc:
         hint = _tsv_hint(path, encoding)
         if not hint or type(exc) is not DataFormatError:
@@ -107,7 +110,10 @@ def read_conll(
         except TagSchemeError as exc:
             raise TagSchemeError(exc.reason, path=path) from None
     spath = str(path)
-    repairs = [Repair(SKIPPED, spath, line, text.strip(), "") for line, text in raw.skipped]
+    repairs = [
+        Repair(SKIPPED if len(text.split()) == 1 else RAGGED, spath, line, text.strip(), "")
+        for line, text in raw.skipped
+    ]
     sentences, repaired = _sentences(raw, used, lenient, spath, repairs)
     meta = {"scheme": used, "columns": raw.n_columns, "label_column": label_column, "lenient": lenient}
     return Dataset(
@@ -163,11 +169,14 @@ class _Columns:
     tags: list[list[str]] = field(default_factory=list)
     firsts: list[int] = field(default_factory=list)
     docs: list[int] = field(default_factory=list)
-    #: ``(line, text)`` of the single-field lines skipped (``skip_malformed``)
+    #: ``(line, text)`` of the lines skipped (``skip_malformed``): a single field, or another count than the file's
     skipped: list[tuple[int, str]] = field(default_factory=list)
     #: sentence index -> the skipped lines inside it (after its first word)
     holes: dict[int, list[int]] = field(default_factory=dict)
     n_columns: int = 0
+    #: column count -> the first lines with it (at most 20), and -> how many lines have it
+    seen: dict[int, list[int]] = field(default_factory=dict)
+    tally: dict[int, int] = field(default_factory=dict)
 
     def add(self, words: list[str], tags: list[str], first: int, doc: int, holes: list[int]) -> None:
         if holes:
@@ -193,12 +202,31 @@ def is_comment(cols: list[str]) -> bool:
     return len(cols) > 2 and cols[0] == "#" and cols[1] == "id" and cols[-1].startswith("domain=")
 
 
-def _read_columns(path: Path, label_column: int, docstart: bool, encoding: str, max_columns: int, skip: bool):
-    """One pass over the file: a :class:`_Columns` (its column count checked).
+def _read_file(path: Path, label_column: int, docstart: bool, encoding: str, max_columns: int, skip: bool):
+    """The file's :class:`_Columns`, its column count checked (raises listing the ragged lines).
+
+    With ``skip``, the first pass skips single-field lines; when it finds lines of another count than the
+    file's (known only once the whole file is read), a second pass skips those too, provided most word lines
+    have the file's count (a file without one is refused as in strict reading). A file with no ragged line
+    (the common case) is read once.
+    """
+    raw = _read_columns(path, label_column, docstart, encoding, skip)
+    if skip and len(raw.tally) > 1:
+        keep = _expected_columns(raw, max_columns)
+        if 2 * raw.tally[keep] > sum(raw.tally.values()):  # else no count is the file's: refused below
+            raw = _read_columns(path, label_column, docstart, encoding, skip, keep=keep)
+    raw.n_columns = _check_columns(path, raw, label_column, max_columns, skip)
+    return raw
+
+
+def _read_columns(path: Path, label_column: int, docstart: bool, encoding: str, skip: bool, keep: int = 0):
+    """One pass over the file: a :class:`_Columns` with its column counts tallied.
 
     A tight loop (one ``str.split`` per line, no regex): WikiANN's 1.3M words read in seconds.
     Column counts are tallied as they come (with the first lines of each count), and the
-    most common count decides which lines are ragged once the whole file is read.
+    most common count decides which lines are ragged once the whole file is read. With ``skip``, a line
+    with a single field is skipped, and with ``keep`` (the file's count, from a first pass) every line of
+    another count.
     """
     out = _Columns()
     words: list[str] = []
@@ -207,9 +235,8 @@ def _read_columns(path: Path, label_column: int, docstart: bool, encoding: str, 
     first = 0
     doc, doc_used = 0, False
     n_columns = 0
-    seen: dict[int, list[int]] = {}  # column count -> first lines with it (at most 20)
+    seen, tally = out.seen, out.tally
     lines: list[int] = []
-    tally: dict[int, int] = {}  # column count -> lines with it
     for number, text in iter_lines(path, encoding=encoding):
         cols = text.split()
         is_docstart = bool(cols) and docstart and cols[0] == DOCSTART
@@ -221,7 +248,7 @@ def _read_columns(path: Path, label_column: int, docstart: bool, encoding: str, 
             if is_docstart and doc_used:
                 doc, doc_used = doc + 1, False
             continue
-        if skip and len(cols) == 1:
+        if skip and (len(cols) == 1 or (keep and len(cols) != keep)):
             out.skipped.append((number, text))
             if words:
                 holes.append(number)
@@ -238,31 +265,39 @@ def _read_columns(path: Path, label_column: int, docstart: bool, encoding: str, 
         tags.append(cols[label_column] if -n_columns <= label_column < n_columns else "")
     if words:
         out.add(words, tags, first, doc, holes)
-    out.n_columns = _check_columns(path, seen, tally, label_column, max_columns)
     return out
 
 
-def _check_columns(
-    path: Path, seen: dict[int, list[int]], tally: dict[int, int], label_column: int, max_columns: int
-) -> int:
+def _expected_columns(raw: _Columns, max_columns: int) -> int:
+    """The file's column count: the most common count a CoNLL line can have (2 to ``max_columns``), else the most
+    common; on a tie the first seen."""
+    usable = [n for n in raw.tally if 2 <= n <= max_columns] or list(raw.tally)
+    return max(usable, key=lambda n: (raw.tally[n], -raw.seen[n][0]))
+
+
+def _check_columns(path: Path, raw: _Columns, label_column: int, max_columns: int, skip: bool) -> int:
     """The file's column count (the most common one); raises listing the lines that differ."""
+    seen, tally = raw.seen, raw.tally
     if not tally:
         return 0
-    # the most common count a CoNLL line can have (2 to max_columns), else the most common; on a tie the first seen
-    usable = [n for n in tally if 2 <= n <= max_columns] or list(tally)
-    expected = max(usable, key=lambda n: (tally[n], -seen[n][0]))
+    expected = _expected_columns(raw, max_columns)
     problems = Problems(path)
     others = tally[expected] - 1
     where = f"as on line {seen[expected][0]}" + (
         f" and {others} other word line{'s' if others != 1 else ''}" if others else ""
     )
     bad = sorted((line, n) for n, lines in seen.items() if n != expected for line in lines)
+    # what lenient reading does with them: skips them where most word lines have the file's count
+    hint = ""
+    if 2 * tally[expected] <= sum(tally.values()):
+        hint = "; lenient reading skips such lines only where most word lines have one count" if skip else ""
+    elif not skip:
+        hint = "; lenient=True (--lenient) skips the lines whose column count differs from the file's"
     for line, n in bad[:20]:
         problems.add(
             line,
             f"line has {n} column{'s' if n != 1 else ''}, expected {expected} {where} (ragged column "
-            "count; columns are separated by whitespace, so a word cannot contain a space)"
-            + ("; lenient=True (--lenient) skips lines with a single field" if n == 1 else ""),
+            "count; columns are separated by whitespace, so a word cannot contain a space)" + hint,
         )
     problems.count(sum(tally[n] for n in tally if n != expected) - min(len(bad), 20))
     problems.raise_if_any()

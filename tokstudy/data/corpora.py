@@ -90,11 +90,12 @@ def with_note(ds: Dataset) -> Dataset:
             f"{ds.repaired} I- tag(s) that continue no entity in the original data (after O or another type) were "
             "read as B- (lenient mode); pass lenient=False to get an error at the place instead"
         )
-    if ds.repair_log.skipped:
-        notes.append(
-            f"{ds.repair_log.skipped} line(s) with a single field were skipped (lenient=True); their places are in "
-            "repair_log"
-        )
+    for kind, what in (("skipped", "with a single field"), ("ragged", "with another field count than the file's")):
+        if ds.repair_log.counts.get(kind):
+            notes.append(
+                f"{ds.repair_log.counts[kind]} line(s) {what} were skipped (lenient=True); their places are in "
+                "repair_log"
+            )
     return ds.with_meta(metadata={**ds.metadata, "note": "; ".join(notes)}) if notes else ds
 
 

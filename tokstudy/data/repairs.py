@@ -5,8 +5,10 @@ tags, so it must say which: a wrong ``--scheme`` can rewrite hundreds of tags. :
 appends one :class:`Repair` per repaired tag to the list it is given; a reader turns the list into a
 :class:`RepairLog` (counts by kind, the first few places) kept on the dataset
 (:attr:`~tokstudy.data.types.Dataset.repair_log`), which the commands print and write to ``--json``.
-A line a lenient CoNLL reader skipped (a single field: a word without its tag, or a tag without its word)
-is one :data:`SKIPPED` record: it drops a word, so it is said beside the repaired tags, never silently.
+A line a lenient CoNLL reader skipped is one record: :data:`SKIPPED` for a single field (a word without its tag,
+or a tag without its word), :data:`RAGGED` for any other field count than the file's (CoNLL-2002 Dutch's
+``ItaliEN B-LOC``, a word fused with its part of speech among three-field lines). It drops a word, so it is said
+beside the repaired tags, never silently.
 
 >>> log = RepairLog.of([Repair(START, "a.conll", 3, "I-LOC", "B-LOC", "'O'")])
 >>> print(log.describe())
@@ -22,13 +24,17 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 #: kinds of repair, with what each means
-START, IOB1_B, UNCLOSED, SKIPPED = "start", "iob1-b", "unclosed", "skipped"
+START, IOB1_B, UNCLOSED, SKIPPED, RAGGED = "start", "iob1-b", "unclosed", "skipped", "ragged"
 KINDS = {
     START: "a continuing tag with no entity to continue, read as the start of one",
     IOB1_B: "an IOB1 B- tag that does not separate two entities of its type, read as the start of one",
     UNCLOSED: "an entity left open (IOBES/BILOU), closed at its last word",
     SKIPPED: "a line with a single field (a word without its tag, or a tag without its word), skipped",
+    RAGGED: "a line with more or fewer fields than the file's lines have (a word fused with the next column, or "
+    "a word holding a space), skipped",
 }
+#: the kinds that drop a line (and its word) rather than change a tag
+DROPPED = (SKIPPED, RAGGED)
 #: how many repairs a log keeps with their place
 FIRST = 10
 
@@ -44,9 +50,9 @@ class Repair:
     line: int | None
     """1-based line of the tag (of the sentence, for one-sentence-a-line formats), if known."""
     tag: str
-    """The tag as written (for :data:`SKIPPED`, the line's text)."""
+    """The tag as written (for a skipped line, :data:`DROPPED`, the line's text)."""
     became: str
-    """The IOB2 tag it was read as (empty for :data:`SKIPPED`)."""
+    """The IOB2 tag it was read as (empty for a skipped line)."""
     after: str = ""
     """What came before it (``'O'``, ``the sentence start``), for the message."""
 
@@ -58,6 +64,9 @@ class Repair:
     def describe(self, show: Callable[[str], str] = str) -> str:
         if self.kind == SKIPPED:
             return f"{self.where(show)}: line {self.tag!r} skipped"
+        if self.kind == RAGGED:
+            n = len(self.tag.split())
+            return f"{self.where(show)}: line {self.tag!r} skipped ({n} field{'' if n == 1 else 's'})"
         after = f" after {self.after}" if self.after else ""
         return f"{self.where(show)}: {self.tag!r}{after} read as {self.became!r}"
 
@@ -88,8 +97,9 @@ class RepairLog:
 
     @property
     def skipped(self) -> int:
-        """Lines skipped (:data:`SKIPPED`); ``total - skipped`` tags were repaired."""
-        return self.counts.get(SKIPPED, 0)
+        """Lines skipped (:data:`DROPPED`: a single field, or another field count); ``total - skipped`` tags were
+        repaired."""
+        return sum(self.counts.get(k, 0) for k in DROPPED)
 
     def __bool__(self) -> bool:
         return self.total > 0
