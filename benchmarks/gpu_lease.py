@@ -147,13 +147,20 @@ def run_lease(runner, *, out: Path, results: Path, python: str, dry_run: bool, s
         config = toy_config(config)
     notes = _run_study(runner, config, results=results, python=python, deadline=started + limit - RESERVE_SECONDS)
     left = started + limit - RESERVE_SECONDS - time.perf_counter()
+    point = 5.0 if dry_run else point_seconds(results)
     curve = [python, str(Path(__file__).resolve()), "curve", str(results), "--seconds", f"{max(0.0, left):.0f}"]
-    if (results / "report.md").is_file() and left >= (5 if dry_run else CURVE_POINT_SECONDS):
-        runner.command("curve", [*curve, *(["--point-seconds", "5"] if dry_run else [])], int(left) + 5)
+    if (results / "report.md").is_file() and left >= point:
+        runner.command("curve", [*curve, "--point-seconds", f"{point:.0f}"], int(left) + 5)
     else:
         runner.skip("curve", f"{max(0.0, left):.0f} s left of the lease, or the study did not finish", int(left))
     write_lease_summary(results, out, notes=notes)
     pack(results, out / "lease-report.tar.gz")
+
+
+def point_seconds(results: Path) -> float:
+    """What one curve point should take: the longest of the study's own fine-tunings, at least
+    :data:`CURVE_POINT_SECONDS`."""
+    return max([CURVE_POINT_SECONDS, *(f["stage_seconds"] for f in study_f1_minutes.finetuning(results))])
 
 
 def _run_study(runner, config: dict, *, results: Path, python: str, deadline: float) -> list[str]:
@@ -236,9 +243,13 @@ def curve_points(run_dir: Path, shares=CURVE_SHARES) -> list[tuple[float, int]]:
     return chosen
 
 
-def run_curve(results: Path, *, seconds: float, point_seconds: float = CURVE_POINT_SECONDS) -> list[dict]:
+def run_curve(
+    results: Path, *, seconds: float, point_seconds: float = CURVE_POINT_SECONDS, started: float | None = None
+) -> list[dict]:
     """Fine-tune the first vocabulary's intermediate checkpoints and its initial weights as the study fine-tunes,
-    while ``seconds`` last; each point goes to ``<results>/curve/points.json`` as it finishes."""
+    while ``seconds`` last from ``started`` (a ``perf_counter`` time; default: now); each point goes to
+    ``<results>/curve/points.json`` as it finishes."""
+    t0 = time.perf_counter() if started is None else started
     from pretrain.export import export_checkpoint
     from pretrain.study_backend import PretrainBackend
     from tokstudy.study.backends import FinetuneRequest
@@ -247,7 +258,6 @@ def run_curve(results: Path, *, seconds: float, point_seconds: float = CURVE_POI
     from tokstudy.study.sources import resolve_sources
     from tokstudy.study.tasks import task_splits
 
-    t0 = time.perf_counter()
     cfg = load_study_config(results / "gpu-lease.yaml")
     tokenizer = tokenizer_name(cfg.tokenizers.algorithm, cfg.tokenizers.vocab_sizes[0])
     run_dir = results / "pretrain" / tokenizer / "run"
@@ -284,6 +294,7 @@ def _read_points(folder: Path) -> list[dict]:
 
 
 def main(argv=None) -> int:
+    started = time.perf_counter()  # the imports of torch and the study count against the curve's seconds
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("curve", help="fine-tune the first vocabulary's intermediate checkpoints while time lasts")
@@ -291,7 +302,7 @@ def main(argv=None) -> int:
     c.add_argument("--seconds", type=float, required=True)
     c.add_argument("--point-seconds", type=float, default=CURVE_POINT_SECONDS)
     args = p.parse_args(argv)
-    run_curve(args.results, seconds=args.seconds, point_seconds=args.point_seconds)
+    run_curve(args.results, seconds=args.seconds, point_seconds=args.point_seconds, started=started)
     return 0
 
 

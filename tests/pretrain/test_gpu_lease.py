@@ -207,3 +207,11 @@ def test_the_pretraining_keeps_every_checkpoint_the_curve_fine_tunes(tmp_path):
     assert train.keep_last * train.checkpoint_every >= train.total_steps  # none deleted before the curve reads it
     assert train.checkpoint_every % train.log_every == 0  # a logged MLM accuracy and time at every checkpoint
     assert train.compile == "off" and train.deepspeed_config == "ds_gpu_bf16.json"
+
+
+def test_a_curve_point_is_given_the_longest_fine_tuning_of_the_study(tmp_path):
+    assert gpu_lease.point_seconds(tmp_path) == gpu_lease.CURVE_POINT_SECONDS  # nothing finished: the floor
+    _fake_study(tmp_path)
+    record = tmp_path / ".stages" / "finetune__sp-unigram-64k__conll2003-ner__seed0.json"
+    record.write_text(json.dumps({**json.loads(record.read_text()), "seconds": 75.5}))
+    assert gpu_lease.point_seconds(tmp_path) == 75.5
