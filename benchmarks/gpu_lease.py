@@ -29,6 +29,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -138,8 +140,6 @@ def fallback_sizes(log_text: str, sizes: list[int]) -> tuple[list[int], int] | N
 
 def run_lease(runner, *, out: Path, results: Path, python: str, dry_run: bool, started: float) -> None:
     """The study, the curve, ``lease.md`` and the packed report, each within what is left of the lease."""
-    import yaml
-
     limit = DRY_SECONDS if dry_run else LEASE_SECONDS
     results.mkdir(parents=True, exist_ok=True)
     config = yaml.safe_load(CONFIG.read_text())
@@ -166,8 +166,6 @@ def point_seconds(results: Path) -> float:
 def _run_study(runner, config: dict, *, results: Path, python: str, deadline: float) -> list[str]:
     """Run the study under what is left before ``deadline``; once more with smaller vocabularies if the carried text
     cannot give a size. Returns the notes for the summary (the fallback, said plainly)."""
-    import yaml
-
     notes: list[str] = []
     path = results / "gpu-lease.yaml"
     for attempt in (1, 2):
