@@ -447,7 +447,7 @@ def _sync(torch) -> None:
         torch.cuda.synchronize()
 
 
-def main(argv=None) -> int:
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--gpu", action="store_true", help="ALBERT-base, sequence 512, bf16 on CUDA (with MFU)")
     p.add_argument("--vocab", type=int, nargs="+", default=None, help="vocabulary sizes (default 32000 128000)")
@@ -510,6 +510,11 @@ def main(argv=None) -> int:
     p.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     p.add_argument("--store", type=Path, default=None, help=argparse.SUPPRESS)
     p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    return p
+
+
+def main(argv=None) -> int:
+    p = _parser()
     args = p.parse_args(argv)
     args.batch = args.batch or (64 if args.gpu else 16)
     args.steps = args.steps or (30 if args.gpu else 6)
@@ -523,16 +528,12 @@ def main(argv=None) -> int:
 
     import torch
 
-    from pretrain.data.store import ExampleStore
-
     if args.gpu and not torch.cuda.is_available():
         p.error("--gpu needs a CUDA device")
     print(runinfo.describe(torch=True), flush=True)
     device = "cuda" if args.gpu else "cpu"
     vocabs = args.vocab or [32000, 128000]
     seq = args.seq or (512 if args.gpu else 128)
-    rounds = args.rounds or 1
-    sequential = args.sequential or args.gpu
     names = args.model or (["base"] if args.gpu else ["tiny", "small"])
     peak = args.peak_tflops
     if args.gpu and peak is None:
@@ -550,42 +551,9 @@ def main(argv=None) -> int:
                 max_seq=seq,
                 n=args.batch * (args.steps + args.warmup + 6),
             )
-            store = ExampleStore(path)
             for name in names:
-                model_cfg = model_config(name)
-                results = {v: [] for v in args.variants}
-                for _ in range(rounds):
-                    if sequential:
-                        for variant in args.variants:
-                            results[variant].append(
-                                _skipped(variant, vocab, args) or measure(variant, path, name, args)
-                            )
-                    else:
-                        skipped = {v: r for v in args.variants if (r := _skipped(v, vocab, args))}
-                        runnable = [v for v in args.variants if v not in skipped]
-                        for variant, result in measure_interleaved(runnable, path, name, args).items():
-                            results[variant].append(result)
-                        for variant, result in skipped.items():
-                            results[variant].append(result)
-                row = summarise(results, vocab=vocab, model_cfg=model_cfg, seq=seq, args=args, device=device)
-                if args.gpu and peak:
-                    lengths = np.asarray(store.lengths).sum()
-                    mask_rate = float((np.asarray(store.arrays["mlm_positions"]) >= 0).sum() / lengths)
-                    row["mfu"] = {
-                        v: rate
-                        * train_flops_per_token(model_cfg, vocab, seq, mask_rate, masked_only=v != "baseline")
-                        / (peak * 1e12)
-                        for v, rate in row["tokens_per_s"].items()
-                        if rate is not None
-                    }
-                for v, err in row["errors"].items():
-                    if err != "OOM" and not err.startswith("skipped"):
-                        problems.append(f"{v} at vocabulary {vocab}: {err}")
-                for v, facts in row["compile"].items():
-                    if compile_asked and v != "baseline" and v != "ours-eager" and facts.get("compiled") is False:
-                        problems.append(
-                            f"{v} at vocabulary {vocab}: torch.compile was asked for and fell back to eager"
-                        )
+                row = measure_row(args, path, name, vocab=vocab, seq=seq, device=device, peak=peak)
+                problems += row_problems(row, vocab, compile_asked=compile_asked)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     print()
@@ -596,6 +564,53 @@ def main(argv=None) -> int:
         print(f"FAILED: {problem}", file=sys.stderr)
     print(runinfo.load_line())
     return 1 if problems else 0
+
+
+def measure_row(args, path: Path, name: str, *, vocab: int, seq: int, device: str, peak: float | None) -> dict:
+    """Every variant of ``args.variants`` on the store at ``path`` with the model ``name``: one table row (with MFU
+    on a GPU whose peak is known)."""
+    from pretrain.data.store import ExampleStore
+
+    model_cfg = model_config(name)
+    results = {v: [] for v in args.variants}
+    for _ in range(args.rounds or 1):
+        if args.sequential or args.gpu:
+            for variant in args.variants:
+                results[variant].append(_skipped(variant, vocab, args) or measure(variant, path, name, args))
+        else:
+            skipped = {v: r for v in args.variants if (r := _skipped(v, vocab, args))}
+            runnable = [v for v in args.variants if v not in skipped]
+            for variant, result in measure_interleaved(runnable, path, name, args).items():
+                results[variant].append(result)
+            for variant, result in skipped.items():
+                results[variant].append(result)
+    row = summarise(results, vocab=vocab, model_cfg=model_cfg, seq=seq, args=args, device=device)
+    if args.gpu and peak:
+        store = ExampleStore(path)
+        lengths = np.asarray(store.lengths).sum()
+        mask_rate = float((np.asarray(store.arrays["mlm_positions"]) >= 0).sum() / lengths)
+        row["mfu"] = {
+            v: rate
+            * train_flops_per_token(model_cfg, vocab, seq, mask_rate, masked_only=v != "baseline")
+            / (peak * 1e12)
+            for v, rate in row["tokens_per_s"].items()
+            if rate is not None
+        }
+    return row
+
+
+def row_problems(row: dict, vocab: int, *, compile_asked: bool) -> list[str]:
+    """What in a row fails the run: an error other than running out of memory or a skip, or a variant that was to
+    compile and fell back to eager."""
+    problems = [
+        f"{v} at vocabulary {vocab}: {err}"
+        for v, err in row["errors"].items()
+        if err != "OOM" and not err.startswith("skipped")
+    ]
+    for v, facts in row["compile"].items():
+        if compile_asked and v not in ("baseline", "ours-eager") and facts.get("compiled") is False:
+            problems.append(f"{v} at vocabulary {vocab}: torch.compile was asked for and fell back to eager")
+    return problems
 
 
 def _skipped(variant: str, vocab: int, args) -> dict | None:
@@ -657,7 +672,10 @@ def print_table(rows: list[dict], variants: list[str], *, gpu: bool, peak: float
     ref = variants[0]
 
     def cell(row, v, value, fmt):
-        return fmt.format(value) if value is not None else (row["errors"].get(v, "n/a").split(":")[0])
+        if value is not None:
+            return fmt.format(value)
+        error = row["errors"].get(v, "n/a")
+        return "skipped" if error.startswith("skipped") else error.split(":")[0]
 
     head = "| vocab | model | seq | batch | device | " + " | ".join(f"{v} tokens/s" for v in variants)
     head += " | " + " | ".join(f"{v} / {ref}" for v in variants[1:])
