@@ -3,8 +3,9 @@
 Run: ``streamlit run analysis_app/server.py -- --results results/demo --allow-dir /data`` (what
 `make app` runs: this script, with the server computing each page's default view as it starts),
 or ``streamlit run analysis_app/app.py ...`` (the same app; the computing starts with the first
-visit). Options: ``analysis_app/services/settings.py``. Server settings (no "Deploy" button) are
-in ``.streamlit/config.toml`` at the checkout root, where `make app` starts it.
+visit). Options: ``analysis_app/services/settings.py``. Server settings (127.0.0.1 only, no usage
+statistics, no "Deploy" button) are in ``analysis_app/.streamlit/config.toml``, which Streamlit reads beside
+the script it runs, from any folder.
 """
 
 import sys
