@@ -61,7 +61,7 @@ class DatasetInfo:
         description: one line for listings.
         scheme: the tag scheme of the files as distributed (``IOB1``, ``IOB2``); ``None`` where the
             labels are no tags in a scheme (character spans, sentence labels). Every reader stores IOB2.
-            A registry dataset is read in its own scheme: :func:`tokstudy.specs.load_datasets` refuses
+            A registry dataset is read in its own scheme: :func:`tokstudy.inputs.load_datasets` refuses
             another ``scheme`` for it (or, beside dataset files, applies that scheme to the files only).
     """
 
@@ -273,7 +273,7 @@ def load_dataset(
         data_dir: the folder that holds the corpora (overrides ``$TOKSTUDY_DATA``).
         lenient: repair forbidden tags and count them in ``Dataset.repaired``;
             ``None`` takes the corpus default (``conll2002_es`` and ``masakhaner2`` are lenient).
-            Only ``lenient=True`` itself also skips lines with a single field (counted in
+            Only ``lenient=True`` itself also skips lines whose field count differs from the file's (counted in
             ``Dataset.repair_log.skipped``): they drop a word, so that is never a default.
 
     Example (needs the corpora at the data location)::
