@@ -32,7 +32,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Callable
 
-from tokstudy.data.atomicwrite import atomic_write_text, fsync_path
+from tokstudy.fileio import atomic_write_text, remove_folder, replace_folder
 
 FORMAT = "tokstudy-pretrain-checkpoint"
 VERSION = 1
@@ -58,15 +58,13 @@ def sha256_file(path: Path, block: int = 1 << 20) -> str:
 
 
 def write_manifest(directory: Path, *, step: int) -> dict[str, Any]:
-    """Hash every file under ``directory`` (fsync'ing each), then write and fsync ``manifest.json``."""
+    """Hash every file under ``directory``, then write ``manifest.json`` (forced to disk with the rest when the
+    folder is put in place, :func:`~tokstudy.fileio.replace_folder`)."""
     files = {}
     for path in sorted(p for p in directory.rglob("*") if p.is_file() and p.name != MANIFEST):
-        fsync_path(path)
         files[path.relative_to(directory).as_posix()] = {"sha256": sha256_file(path), "size": path.stat().st_size}
     manifest = {"format": FORMAT, "version": VERSION, "step": step, "files": files}
     _write_json(directory / MANIFEST, manifest)
-    for sub in sorted({p.parent for p in directory.rglob("*")} | {directory}):
-        fsync_path(sub)
     return manifest
 
 
@@ -102,8 +100,6 @@ def read_state(directory: str | os.PathLike) -> dict[str, Any]:
 def _write_json(path: Path, data: Any) -> None:
     with open(path, "w", encoding="utf-8") as f:
         json.dump(data, f, indent=2, sort_keys=True, default=str)
-        f.flush()
-        os.fsync(f.fileno())
 
 
 class CheckpointManager:
@@ -158,10 +154,9 @@ class CheckpointManager:
         if self.rank == 0:
             _write_json(tmp / STATE, {"format": FORMAT, "version": VERSION, **state, "step": step})
             write_manifest(tmp, step=step)
-            if final.exists():  # re-saving the same step (e.g. the final checkpoint after a periodic one)
-                self._remove(final)
-            os.replace(tmp, final)
-            fsync_path(self.root)
+            # every file forced to disk, then the rename; re-saving the same step (e.g. the final checkpoint
+            # after a periodic one) replaces it
+            replace_folder(tmp, final)
             atomic_write_text(self.root / "latest", final.name + "\n", durable=True)
             self._prune()
         self.barrier()
@@ -169,13 +164,7 @@ class CheckpointManager:
 
     def _prune(self) -> None:
         for _, path in self.step_dirs()[self.keep_last :]:
-            self._remove(path)
-
-    def _remove(self, path: Path) -> None:
-        # Rename first: a kill during rmtree then leaves a hidden directory, not a half-deleted checkpoint.
-        doomed = self.root / f".deleting-{path.name}-{os.getpid()}"
-        os.replace(path, doomed)
-        shutil.rmtree(doomed, ignore_errors=True)
+            remove_folder(path)  # a kill half-way leaves a hidden folder, not a half-deleted checkpoint
 
     def latest_valid(self) -> tuple[Path, dict[str, Any]] | None:
         """The newest checkpoint that verifies, with its trainer state; ``None`` when there is none.

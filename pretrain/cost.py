@@ -29,7 +29,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from tokstudy.data.atomicwrite import atomic_write_text
+from tokstudy.fileio import atomic_write_text
 
 #: File the pre-trainer writes beside its metrics log (one segment per call of ``train``).
 COST_FILE = "cost.json"

@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from pretrain.checkpoint import CheckpointManager, CorruptCheckpointError, read_state, verify
 from pretrain.tokenizer_info import TOKENIZER_FILES, check_same_vocabulary, tokenizer_info
+from tokstudy.fileio import atomic_folder
 
 
 def save_hf_model(
@@ -48,17 +49,12 @@ def save_hf_model(
         )
     model.tie_weights()
     model.to(torch.float32)
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    tmp = directory.parent / f".{directory.name}.tmp-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    model.save_pretrained(str(tmp), safe_serialization=True)
-    if tokenizer_dir is not None:
-        for name in TOKENIZER_FILES:
-            if (Path(tokenizer_dir) / name).is_file():
-                shutil.copy2(Path(tokenizer_dir) / name, tmp / name)
-    if directory.exists():
-        shutil.rmtree(directory)
-    os.replace(tmp, directory)
+    with atomic_folder(directory) as tmp:
+        model.save_pretrained(str(tmp), safe_serialization=True)
+        if tokenizer_dir is not None:
+            for name in TOKENIZER_FILES:
+                if (Path(tokenizer_dir) / name).is_file():
+                    shutil.copy2(Path(tokenizer_dir) / name, tmp / name)
     return directory
 
 

@@ -12,15 +12,13 @@ folders by the page. Reading errors are the library's one line naming the file a
 
 from __future__ import annotations
 
-import hashlib
-import os
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 
-from analysis_app.services.uploads import check_size, sniff_text, upload_root
+from analysis_app.services.uploads import check_size, sniff_text, store_as
 from tokstudy.analysis.morph import morph_table
 from tokstudy.data.segmentations import GoldSegmentations, language_from_name, read_segmentations
 from tokstudy.report.morph import morph_rows
@@ -35,15 +33,7 @@ def stored_name(filename: str) -> str:
 def accept_gold_upload(filename: str, data: bytes, *, max_bytes: int) -> Path:
     """Validate an uploaded gold segmentation file and store it; returns the stored path."""
     check_size(data, max_bytes=max_bytes, filename=filename)
-    text = sniff_text(data, filename)
-    folder = upload_root() / f"gold-{hashlib.sha256(text).hexdigest()[:24]}"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / stored_name(filename)
-    if not path.exists():
-        tmp = folder / (path.name + ".part")
-        tmp.write_bytes(text)
-        os.replace(tmp, path)
-    return path
+    return store_as(sniff_text(data, filename), "gold", stored_name(filename))
 
 
 def read_gold(path: str, *, shown_as: str, language: str | None, skip_unspelled: bool) -> GoldSegmentations:

@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 
 from analysis_app.services.loading import InputError
+from tokstudy.fileio import atomic_write_bytes
 
 #: what each upload kind is stored as (the loaders recognise these names).
 STORED_NAMES = {
@@ -121,15 +122,16 @@ def sniff_text(data: bytes, filename: str) -> bytes:
 
 
 def store(data: bytes, kind: str) -> Path:
-    """Write accepted bytes to ``<upload_root>/<sha256>/<fixed name>``; returns the file."""
-    digest = hashlib.sha256(data).hexdigest()[:24]
-    folder = upload_root() / f"{kind.replace('.', '_')}-{digest}"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / STORED_NAMES[kind]
+    """Write accepted bytes to ``<upload_root>/<kind>-<sha256>/<fixed name>``; returns the file."""
+    return store_as(data, kind.replace(".", "_"), STORED_NAMES[kind])
+
+
+def store_as(data: bytes, prefix: str, name: str) -> Path:
+    """Write ``data`` once to ``<upload_root>/<prefix>-<sha256>/<name>`` (atomically: a concurrent reader never
+    sees half a file); returns the file."""
+    path = upload_root() / f"{prefix}-{hashlib.sha256(data).hexdigest()[:24]}" / name
     if not path.exists():
-        tmp = folder / (path.name + ".part")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)  # atomic: a concurrent reader never sees half a file
+        atomic_write_bytes(path, data, durable=True)
     return path
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from tokstudy.fileio import atomic_write_text
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -31,7 +33,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pretrain.finetune.evaluation import atomic_write_text, evaluate_finetuned
+    from pretrain.finetune.evaluation import evaluate_finetuned
     from tokstudy.data.registry import load_dataset
 
     ds = load_dataset(args.dataset, args.split, language=args.language, data_dir=args.data_dir)

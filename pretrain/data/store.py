@@ -41,6 +41,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from tokstudy.errors import DataFormatError
+from tokstudy.fileio import replace_folder, staging_folder
 
 FORMAT = "tokstudy-albert-examples"
 VERSION = 1
@@ -89,11 +90,7 @@ class ExampleStoreWriter:
         self.max_predictions = int(max_predictions)
         self.meta = dict(meta)
         self.num_examples = 0
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._tmp = self.path.parent / f".{self.path.name}.tmp-{os.getpid()}"
-        if self._tmp.exists():
-            shutil.rmtree(self._tmp)
-        self._tmp.mkdir()
+        self._tmp = staging_folder(self.path)
         self._raw = {name: open(self._tmp / f"{name}.raw", "wb") for name in ARRAYS}
         self._closed = False
 
@@ -192,22 +189,9 @@ class ExampleStoreWriter:
         meta["complete"] = True
         with open(self._tmp / META_FILE, "w", encoding="utf-8") as f:
             json.dump(meta, f, indent=2, sort_keys=True, default=str)
-            f.flush()
-            os.fsync(f.fileno())
-        _replace_dir(self._tmp, self.path)
+        replace_folder(self._tmp, self.path)  # every file forced to disk first, then the rename
         self._closed = True
         return self.path
-
-
-def _replace_dir(src: Path, dst: Path) -> None:
-    """Rename ``src`` to ``dst``; an existing ``dst`` is moved aside first and removed after."""
-    old = None
-    if dst.exists():
-        old = dst.parent / f".{dst.name}.old-{os.getpid()}"
-        os.replace(dst, old)
-    os.replace(src, dst)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 def read_meta(path: str | os.PathLike) -> dict[str, Any]:

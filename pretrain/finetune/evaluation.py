@@ -18,8 +18,8 @@ from pretrain.finetune.decoding import LabelBigrams
 from pretrain.finetune.features import word_pieces
 from pretrain.finetune.metrics import accuracy, entity_scores, token_accuracy
 from pretrain.finetune.predict import predict_labels, predict_tags
-from tokstudy.data.atomicwrite import atomic_write_text  # noqa: F401  (run.py imports it from here)
 from tokstudy.data.types import Dataset
+from tokstudy.fileio import atomic_write_text
 
 
 def score_split(

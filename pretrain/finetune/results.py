@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Sequence
 
 from tokstudy.analysis.stats.welch import Summary, significance_mark, summarize, welch_p
+from tokstudy.fileio import atomic_write_text
 
 TITLES = {
     "f1": "Slot filling / NER: entity F1 (seqeval), mean ± std over seeds",
@@ -206,8 +207,6 @@ def to_json(tables: Sequence[ResultsTable]) -> str:
 
 def write_tables(tables: Sequence[ResultsTable], out_dir: str | os.PathLike) -> dict[str, Path]:
     """Write ``results.md``, ``results.csv`` and ``results.json`` atomically into ``out_dir``."""
-    from pretrain.finetune.evaluation import atomic_write_text
-
     out_dir = Path(out_dir)
     return {
         ext: atomic_write_text(out_dir / f"results.{ext}", text)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +36,7 @@ from pretrain.finetune.decoding import label_bigrams
 from pretrain.finetune.evaluation import score_split, write_split_predictions
 from pretrain.finetune.modeling import FINETUNE_META, load_for_task, max_positions
 from tokstudy.analysis.stats.welch import Summary, summarize
-from tokstudy.data.atomicwrite import apply_umask, atomic_write_text
+from tokstudy.fileio import atomic_write_text, replace_folder, staging_folder
 
 RUN_FILE = "run.json"
 SEED_FILE = "metrics.json"
@@ -235,9 +234,7 @@ def _write_seed(
     folder renamed to ``seed_dir`` when complete; returns the record."""
     import torch
 
-    seed_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{seed_dir.name}.", suffix=".partial", dir=seed_dir.parent))
-    apply_umask(tmp)  # mkdtemp creates 0700; the seed directory follows the user's umask
+    tmp = staging_folder(seed_dir)
     try:
         start = time.perf_counter()
         scores = _score_splits(setup, config, data, seed, tmp)
@@ -261,9 +258,7 @@ def _write_seed(
             },
         ).to_dict()
         atomic_write_text(tmp / SEED_FILE, _dump(record))
-        if seed_dir.exists():
-            shutil.rmtree(seed_dir)
-        tmp.rename(seed_dir)
+        replace_folder(tmp, seed_dir)
     except BaseException:
         meter.stop()
         shutil.rmtree(tmp, ignore_errors=True)

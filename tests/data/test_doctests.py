@@ -23,7 +23,6 @@ MODULES = [
     "repairs",
     "textio",
     "problems",
-    "atomicwrite",
 ]
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 
-from pretrain.finetune.evaluation import atomic_write_text
-from tokstudy.data.atomicwrite import current_umask
+from tokstudy.fileio import atomic_write_text, current_umask
 
 
 def test_atomic_write_text_follows_the_umask(tmp_path):

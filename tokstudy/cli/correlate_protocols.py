@@ -2,6 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from tokstudy.cli.arguments import (
+    add_bootstrap_arguments,
+    add_input_arguments,
+    add_output_arguments,
+    add_predictions_arguments,
+    bootstrap_kwargs,
+    check_outputs,
+    table_from_args,
+    tokenizer_request,
+)
+from tokstudy.errors import UsageError
+from tokstudy.fileio import atomic_write_text
+from tokstudy.inputs import load_inputs
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -17,13 +33,6 @@ def register(sub) -> None:
             "Example: tokstudy correlate-protocols -d conll2003:test -t sp8k=tok/sp8k -p preds8k.tsv"
         ),
     )
-    from tokstudy.cli.arguments import (
-        add_bootstrap_arguments,
-        add_input_arguments,
-        add_output_arguments,
-        add_predictions_arguments,
-    )
-
     add_input_arguments(p)
     add_predictions_arguments(
         p,
@@ -45,8 +54,6 @@ def register(sub) -> None:
 def pairs(args) -> list[tuple[int, str]]:
     """``(tokenizer index, predictions path)`` pairs; :class:`~tokstudy.errors.UsageError` when the counts
     do not pair (checked before any work)."""
-    from tokstudy.errors import UsageError
-
     n_tok, n_pred = len(args.tokenizer), len(args.predictions)
     if args.drop_lone_boundary:
         raise UsageError("--drop-lone-boundary: correlate-protocols counts pieces both ways; leave it out")
@@ -61,17 +68,15 @@ def pairs(args) -> list[tuple[int, str]]:
 
 def compute(table, args, paired: list[tuple[int, str]]) -> list:
     """The :class:`~tokstudy.analysis.model_errors.protocols.ProtocolCorrelations` of every pair."""
+    # deferred: the analysis package (numpy, scipy.stats), not for --help
     from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.analysis.model_errors.protocols import correlation_protocols
     from tokstudy.analysis.table import tokenizer_columns
-    from tokstudy.cli.arguments import bootstrap_kwargs
-    from tokstudy.specs import load_tokenizers
 
     names = table.tokenizer_names
-    without = load_tokenizers(
-        args.tokenizer, count_lone_boundary=False, tiktoken_pattern=getattr(args, "tiktoken_pattern", None)
-    )
+    request = replace(tokenizer_request(args), count_lone_boundary=False)
+    without = load_inputs(tokenizers=request).tokenizers
     out = []
     for i, path in paired:
         aligned = align_predictions(table, read_predictions(path), dataset=args.predictions_dataset)
@@ -81,14 +86,13 @@ def compute(table, args, paired: list[tuple[int, str]]) -> list:
 
 
 def run(args) -> int:
-    from tokstudy.cli.arguments import check_outputs, table_from_args
-    from tokstudy.data.atomicwrite import atomic_write_text
+    # deferred: the report package (numpy), not for --help
     from tokstudy.report import tables as rt
     from tokstudy.report.protocols import protocol_rows, protocols_markdown
 
     paired = pairs(args)
     check_outputs(args)
-    table = table_from_args(args)
+    table, _ = table_from_args(args)
     results = compute(table, args, paired)
     text = protocols_markdown(results)
     print(text)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from tokstudy.data.atomicwrite import atomic_write_text
+from tokstudy.fileio import atomic_write_text
 from tokstudy.report.html import html_page
 
 

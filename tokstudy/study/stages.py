@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from tokstudy.data.atomicwrite import atomic_write_text
 from tokstudy.errors import TokstudyError
+from tokstudy.fileio import atomic_write_text
 from tokstudy.study.executors import Executor, ProcessPool, StageFailed
 
 #: bump to invalidate every cached stage after a change in what stages produce.

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from tokstudy.data.atomicwrite import atomic_write_text
 from tokstudy.data.types import Dataset
+from tokstudy.fileio import atomic_write_text
 from tokstudy.study.backends import TaskSplits
 from tokstudy.study.config import TaskSpec
 from tokstudy.study.sources import Sources

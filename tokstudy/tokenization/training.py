@@ -31,6 +31,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from tokstudy.errors import DataNotFoundError, TokenizerTrainingError
+from tokstudy.fileio import replace_folder, staging_folder
 from tokstudy.tokenization.hf_export import (
     ALBERT_SENTENCEPIECE_IDS,
     ALBERT_SPECIALS,
@@ -183,9 +184,7 @@ def train_tokenizers(config: TokenizerTrainingConfig, *, progress: bool = True) 
         results = []
         for vocab_size in config.vocab_sizes:
             tmp, res = staged.pop(vocab_size)
-            if res.path.exists():
-                shutil.rmtree(res.path)
-            tmp.rename(res.path)
+            replace_folder(tmp, res.path)
             results.append(res)
         done = True
         return results
@@ -235,10 +234,7 @@ def train_one(sample: list[str], config: TokenizerTrainingConfig, vocab_size: in
     ``(staging path, result)`` is returned; the caller moves it into place.
     """
     final = config.directory_for(vocab_size)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = final.parent / f".{final.name}.tmp-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
+    tmp = staging_folder(final)
     start = time.perf_counter()
     try:
         if config.algorithm.startswith("sp-"):
@@ -250,9 +246,7 @@ def train_one(sample: list[str], config: TokenizerTrainingConfig, vocab_size: in
         result = TrainedTokenizer(final, config.algorithm, size, len(sample), seconds)
         if stage:
             return tmp, result
-        if final.exists():
-            shutil.rmtree(final)
-        tmp.rename(final)
+        replace_folder(tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -36,10 +36,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from tokstudy.data.atomicwrite import atomic_file
 from tokstudy.data.problems import Problems
 from tokstudy.data.textio import iter_lines
 from tokstudy.errors import DataFormatError
+from tokstudy.fileio import atomic_file
 
 #: first line of every file :func:`write_predictions` writes: words in it are backslash-escaped
 ESCAPES_LINE = "# tokstudy-predictions escapes=backslash"

@@ -19,9 +19,9 @@ import numpy as np
 
 from tokstudy.analysis.table.columns import POSITION_NAMES, TokenizerColumns
 from tokstudy.analysis.table.words import word_columns
-from tokstudy.data.atomicwrite import atomic_file
 from tokstudy.data.types import Dataset, Sentence
 from tokstudy.errors import DataFormatError
+from tokstudy.fileio import atomic_file
 
 if TYPE_CHECKING:  # for annotations only: frame imports this module
     from tokstudy.analysis.table.frame import SegmentationTable
