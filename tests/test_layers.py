@@ -2,8 +2,10 @@
 
 The floors, bottom to top::
 
-    tokstudy            the torch-free library, the study included (tokstudy/study asks for a trainer
-                        through the TrainerBackend protocol of tokstudy/study/backends.py)
+    tokstudy            the torch-free library: the analysis (tokstudy/analysis, data, tokenization), then
+                        the report layer (tokstudy/report: the typed result, its files in
+                        tables_io.py, the assembler in assemble.py), then the study (tokstudy/study asks
+                        for a trainer through the TrainerBackend protocol of tokstudy/study/backends.py)
     pretrain            the pre-trainer and fine-tuner (torch); imports tokstudy, and fulfils the
                         study's protocol in pretrain/study_backend.py
     tokstudy/cli/study.py, analysis_app
@@ -16,6 +18,9 @@ Rules checked here:
   exception is ``tokstudy/cli/study.py``, which may import ``pretrain.study_backend`` and nothing else
   from those floors;
 * the library outside ``tokstudy/cli`` (and the shared dispatcher) never imports argparse or a CLI;
+* the report layer (``tokstudy/report``) never imports the study or a CLI; both reports are assembled by it:
+  the study's report and ``tokstudy report`` import :mod:`tokstudy.report.assemble`, and only
+  :mod:`tokstudy.report.tables_io` names a file under a study's ``tables/``;
 * ``pretrain`` never imports ``analysis_app`` or ``tokstudy.cli``;
 * inside the app, ``analysis_app/services`` is plain Python: it never imports streamlit, nor the app's
   layers above it (``components``, ``views``, ``app``, ``server``); the Streamlit caches live in
@@ -255,3 +260,69 @@ def test_no_import_circle_anywhere():
     assert not circles, "modules that import each other (directly or round a loop):\n" + "\n".join(
         " <-> ".join(c) for c in circles
     )
+
+
+#: the report layer: the typed result, its files and the assembler, between the analysis and the study
+REPORT_LAYER = "tokstudy/report"
+#: the modules that assemble a report, and the assembler and serialisation each must go through
+ASSEMBLED_BY = {
+    "tokstudy/study/report_sections.py": {"tokstudy.report.assemble", "tokstudy.report.tables_io"},
+    "tokstudy/study/analysis_stage.py": {"tokstudy.report.tables_io", "tokstudy.report.build"},
+    "tokstudy/report/writer.py": {"tokstudy.report.assemble", "tokstudy.report.tables_io", "tokstudy.report.build"},
+    "tokstudy/cli/report.py": {"tokstudy.report.writer"},
+}
+#: a path or a Markdown link to one of a study's table files, as a string in the code (not in a docstring)
+_TABLES_PATH = re.compile(r"(?:^|\]\()tables/\w+\.(?:json|csv|md)")
+
+
+def test_the_report_layer_never_imports_the_study_or_a_cli():
+    offenders = []
+    for path in _modules(REPORT_LAYER):
+        bad = {m for m in _imports(path) if _is_under(m, ("tokstudy.study", "tokstudy.cli", "tokstudy.dispatch"))}
+        if bad:
+            offenders.append(f"{path.relative_to(ROOT)}: {sorted(bad)}")
+    assert not offenders, "the report layer importing a floor above it:\n" + "\n".join(offenders)
+
+
+def test_both_reports_go_through_the_one_assembler_and_serialisation():
+    for rel, needed in ASSEMBLED_BY.items():
+        path = ROOT / rel
+        got = _runtime_imports(path, {_module_name(p) for p in _modules("tokstudy")})
+        assert needed <= got, f"{rel} no longer imports {sorted(needed - got)}"
+
+
+def _code_strings(path: Path) -> list[tuple[int, str]]:
+    """The string constants of ``path`` outside docstrings, with their lines."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
+def test_the_check_sees_table_paths_and_skips_docstrings(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text('"""Reads ``tables/x.json``."""\nP = "tables/x.json"\nL = f"[csv](tables/y.csv) {P}"\n')
+    found = [s for _, s in _code_strings(path) if _TABLES_PATH.search(s)]
+    assert found == ["tables/x.json", "[csv](tables/y.csv) "]
+
+
+def test_the_table_files_are_named_in_one_module():
+    """A study's tables are written and read in tokstudy/report/tables_io.py; no other module builds a path or a
+    link to one of them from a literal (``"tables/scores.json"``, ``[csv](tables/x.csv)``)."""
+    offenders = []
+    for path in _modules("tokstudy"):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel == "tokstudy/report/tables_io.py":
+            continue
+        offenders += [f"{rel}:{line}: {s!r}" for line, s in _code_strings(path) if _TABLES_PATH.search(s)]
+    assert not offenders, "table files named outside tokstudy/report/tables_io.py:\n" + "\n".join(offenders)

@@ -55,10 +55,11 @@ def test_committed_summary_tables_are_what_the_writer_writes_today(tmp_path):
     the Markdown's "word set" column (not "words"), the byte-fallback column (empty: not counted in that run)."""
     import json
 
-    from tokstudy.report.files import write_summary
+    from tokstudy.report import build
+    from tokstudy.report.tables_io import write_table
 
     tables = CPU_REPORT / "tables"
-    write_summary(_summaries(json.loads((tables / "summary.json").read_text(encoding="utf-8"))), tmp_path)
+    write_table(build.summary(_summaries(json.loads((tables / "summary.json").read_text(encoding="utf-8")))), tmp_path)
     for name in ("summary.md", "summary.csv", "summary.json"):
         assert (tmp_path / name).read_text(encoding="utf-8") == (tables / name).read_text(encoding="utf-8"), name
     assert (tables / "summary.md").read_text(encoding="utf-8").startswith("| tokenizer | word set | fertility |")

@@ -1,89 +1,127 @@
-"""Each table of a report as three files, ``<stem>.md``, ``<stem>.csv`` and ``<stem>.json``, in one schema.
+"""Each table of a report made from the analysis results: its Markdown, its flat rows and its JSON, in one schema.
 
-The JSON file of a table is always :func:`~tokstudy.report.tables.to_jsonable` of the analysis
-results themselves (the frozen dataclasses of :mod:`tokstudy.analysis`), the CSV file its flat
-rows (``*_rows`` of :mod:`tokstudy.report.tables`) and the Markdown file what a reader sees.
-``tokstudy report`` and the study write their tables through these functions, so a
-``table4.json`` means one thing wherever it was written (schemas: ``docs/analysis.md``).
+The JSON of a table is :func:`~tokstudy.report.tables.to_jsonable` of the analysis results themselves (the
+frozen dataclasses of :mod:`tokstudy.analysis`), the CSV its flat rows (``*_rows`` of
+:mod:`tokstudy.report.tables`) and the Markdown what a reader sees. ``tokstudy report`` and the study make
+their tables here and write them through :mod:`tokstudy.report.tables_io`, so a ``table4.json`` means one
+thing wherever it was written (schemas: ``docs/analysis.md``). Nothing here writes a file.
 
->>> # md, paths = write_table4(table_statistics(table).table4, "out/")
+>>> # build.table4(table_statistics(table).table4).markdown
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Sequence
 
+from tokstudy.analysis.morph.scores import MorphResult
+from tokstudy.analysis.stats.shredded import ShreddedTable
+from tokstudy.data.repairs import KINDS
 from tokstudy.report import tables as rt
+from tokstudy.report.attribution import attribution_section
+from tokstudy.report.languages import language_rows, languages_markdown
+from tokstudy.report.morph import morph_markdown, morph_rows
+from tokstudy.report.protocols import protocol_rows, protocols_markdown
+from tokstudy.report.result import ErrorResult, Records, SegmentationResult, Table
+from tokstudy.report.shredded import COLUMNS, shredded_json, shredded_markdown, shredded_records
+from tokstudy.report.table3 import example_rows, examples_markdown
 
 
-def write_three(out: str | os.PathLike, stem: str, markdown: str, rows: list[dict], obj) -> list[Path]:
-    """Write ``stem.md`` (``markdown``), ``stem.csv`` (``rows``) and, unless ``obj`` is None, ``stem.json``."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / f"{stem}.md"]
-    paths[0].write_text(markdown + "\n", encoding="utf-8")
-    paths.append(rt.write_csv(rows, out / f"{stem}.csv"))
-    if obj is not None:
-        paths.append(rt.write_json(obj, out / f"{stem}.json"))
-    return paths
+def table4(results: Sequence) -> Table:
+    """Table 4 (an :class:`~tokstudy.analysis.stats.estimates.AdditionalSegmentation` each)."""
+    return Table.of("table4", rt.table4_markdown(results), rt.table4_rows(results), list(results))
 
 
-def write_table4(results: Sequence, out: str | os.PathLike) -> tuple[str, list[Path]]:
-    """Table 4 (an :class:`~tokstudy.analysis.stats.estimates.AdditionalSegmentation` each); returns its Markdown."""
-    md = rt.table4_markdown(results)
-    return md, write_three(out, "table4", md, rt.table4_rows(results), list(results))
-
-
-def write_summary(summaries: Sequence, out: str | os.PathLike) -> tuple[str, list[Path]]:
+def summary(summaries: Sequence) -> Table:
     """Fertility, continued words, unknown pieces (:class:`~tokstudy.analysis.stats.estimates.SegmentationSummary`)."""
-    md = rt.summary_markdown(summaries)
-    return md, write_three(out, "summary", md, rt.summary_rows(summaries), list(summaries))
+    return Table.of("summary", rt.summary_markdown(summaries), rt.summary_rows(summaries), list(summaries))
 
 
-def write_intrinsic(summaries: Sequence, out: str | os.PathLike) -> tuple[str, list[Path]]:
+def intrinsic(summaries: Sequence) -> Table:
     """The intrinsic metrics per tokenizer and group."""
-    md = rt.intrinsic_markdown(summaries)
-    return md, write_three(out, "intrinsic", md, rt.intrinsic_rows(summaries), list(summaries))
+    return Table.of("intrinsic", rt.intrinsic_markdown(summaries), rt.intrinsic_rows(summaries), list(summaries))
 
 
-def write_grouped(by: str, grouped: Sequence, out: str | os.PathLike) -> tuple[str, list[Path]]:
+def grouped(by: str, results: Sequence) -> Table:
     """``by_<by>``: additional segmentation per group (:class:`~tokstudy.analysis.stats.estimates.GroupedEstimates`)."""
-    md = rt.grouped_markdown(grouped)
-    return md, write_three(out, f"by_{by}", md, rt.grouped_rows(grouped), list(grouped))
+    return Table.of(f"by_{by}", rt.grouped_markdown(results), rt.grouped_rows(results), list(results))
 
 
-def write_correlation(results: Sequence, out: str | os.PathLike) -> tuple[str, str, list[Path]]:
-    """``correlation`` and ``error_by_pieces`` (:class:`~tokstudy.analysis.model_errors.correlation.ErrorCorrelation`);
-    returns both Markdown tables."""
-    md, pm = rt.correlation_markdown(results), rt.pieces_markdown(results)
-    paths = write_three(out, "correlation", md, rt.correlation_rows(results), list(results))
-    return md, pm, paths + write_three(out, "error_by_pieces", pm, rt.pieces_rows(results), None)
+def segmentation(
+    table4_results: Sequence, summaries: Sequence, by: dict, intrinsic_results=None, notes: Sequence[str] = ()
+) -> SegmentationResult:
+    """Table 4, the summary, the breakdowns ``{grouping: results}``, when computed the intrinsic metrics, and
+    the coverage warnings (:func:`~tokstudy.analysis.table.bytepieces.coverage_notes`)."""
+    return SegmentationResult(
+        table4(table4_results),
+        summary(summaries),
+        None if intrinsic_results is None else intrinsic(intrinsic_results),
+        {g: grouped(g, results) for g, results in by.items()},
+        tuple(notes),
+    )
 
 
-def write_attribution(rows: list[dict], cells: list[dict], out: str | os.PathLike) -> list[Path]:
-    """``attribution``: the odds-ratio rows and the frequency cells (:mod:`tokstudy.report.attribution`)."""
-    from tokstudy.report.attribution import attribution_section
+def errors(correlations: Sequence, attribution_rows: list[dict], cells: list[dict], protocols=None) -> ErrorResult:
+    """The correlation (:class:`~tokstudy.analysis.model_errors.correlation.ErrorCorrelation` each), the error
+    rate by pieces, the attribution (rows and frequency cells of :mod:`tokstudy.report.attribution`; none
+    without rows) and, when given, r under every protocol
+    (:class:`~tokstudy.analysis.model_errors.protocols.ProtocolCorrelations` each)."""
+    attribution = (
+        Table.of(
+            "attribution",
+            attribution_section(attribution_rows, cells),
+            attribution_rows,
+            {"attribution": attribution_rows, "by_frequency": cells},
+        )
+        if attribution_rows
+        else None
+    )
+    protocol_table = (
+        Table.of("r_protocols", protocols_markdown(protocols), data=protocol_rows(protocols)) if protocols else None
+    )
+    return ErrorResult(
+        Table.of(
+            "correlation", rt.correlation_markdown(correlations), rt.correlation_rows(correlations), list(correlations)
+        ),
+        Table("error_by_pieces", rt.pieces_markdown(correlations), rt.pieces_rows(correlations)),
+        attribution,
+        protocol_table,
+    )
 
-    md = attribution_section(rows, cells)
-    return write_three(out, "attribution", md, rows, {"attribution": rows, "by_frequency": cells})
+
+def languages(result) -> Table:
+    """Table 4 per (dataset, language) (:class:`~tokstudy.analysis.stats.languages.LanguageTable`), Markdown and
+    CSV."""
+    return Table("languages", languages_markdown(result), language_rows(result))
 
 
-def write_parity(results: Sequence, out: str | os.PathLike) -> tuple[str, list[Path]]:
+def parity(results: Sequence) -> Table:
     """``parity`` on parallel text (:func:`~tokstudy.analysis.stats.parity.parity` results)."""
-    md = rt.parity_markdown(results)
-    return md, write_three(out, "parity", md, rt.parity_rows(results), list(results))
+    return Table.of("parity", rt.parity_markdown(results), rt.parity_rows(results), list(results))
 
 
-def write_repairs(repairs: Sequence[dict], out: str | os.PathLike) -> tuple[str, list[Path]]:
+def examples(exs: Sequence) -> Table:
+    """Table 3 (:class:`~tokstudy.report.table3.ExampleSentence` each) as ``examples``."""
+    return Table.of("examples", examples_markdown(exs), example_rows(exs), list(exs))
+
+
+def shredded(result: ShreddedTable) -> Table:
+    """The frequent words each tokenizer shreds (:mod:`tokstudy.report.shredded`); the CSV from tuples."""
+    return Table(
+        "shredded", shredded_markdown(result), Records(COLUMNS, shredded_records(result)), shredded_json(result)
+    )
+
+
+def morph(results: Sequence[MorphResult]) -> Table:
+    """MorphScore and boundary P/R/F1 on gold segmentations (:mod:`tokstudy.report.morph`)."""
+    return Table.of("morph", morph_markdown(results), morph_rows(results), list(results))
+
+
+def repairs(logs: Sequence[dict]) -> Table:
     """``repairs``: the tags lenient reading repaired, per dataset (the dicts of
     :meth:`~tokstudy.data.repairs.RepairLog.to_dict` with a ``dataset`` key, as ``stats --json`` holds them under
     ``"repairs"``); the CSV has one row per place kept (the first :data:`~tokstudy.data.repairs.FIRST`)."""
-    from tokstudy.data.repairs import KINDS
-
     parts, rows = [], []
-    for r in repairs:
+    for r in logs:
         s = "" if r["total"] == 1 else "s"
         source = f" in `{r['source']}`" if r["source"] else ""
         parts.append(f"**{r['dataset']}**: {r['total']} tag{s} repaired{source} (lenient reading).")
@@ -93,5 +131,4 @@ def write_repairs(repairs: Sequence[dict], out: str | os.PathLike) -> tuple[str,
         shown = [{"where": p["where"], "tag": p["tag"], "after": p["after"], "read as": p["became"]} for p in places]
         more = r["total"] - len(places)
         parts.append(rt.markdown_table(shown) + (f"\n\n... and {more} more" if more > 0 else ""))
-    md = "\n\n".join(parts)
-    return md, write_three(out, "repairs", md, rows, list(repairs))
+    return Table.of("repairs", "\n\n".join(parts), rows, list(logs))

@@ -1,7 +1,7 @@
 """The morpheme-boundary section of a report: Markdown, CSV rows and JSON of
 :class:`~tokstudy.analysis.morph.scores.MorphResult` (computed in :mod:`tokstudy.analysis.morph`).
 
-Adding it to a report is one call: ``md, paths = write_morph(morph_table(golds, segmenters), out_dir)``.
+A report adds it as one table: :func:`tokstudy.report.build.morph` (``morph.{md,csv,json}``).
 
 >>> from tokstudy.analysis.morph.scores import BoundaryCounts, MorphResult, MorphScoreCounts
 >>> r = MorphResult("spm", "en", "en.csv", "morphscore", 4, MorphScoreCounts(3, 2, 1, 0), BoundaryCounts(4, 2, 5, 4))
@@ -12,12 +12,10 @@ Adding it to a report is one call: ``md, paths = write_morph(morph_table(golds, 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Sequence
 
 from tokstudy.analysis.morph.scores import BandScores, BoundaryCounts, MorphResult, MorphScoreCounts
-from tokstudy.report.files import write_three
 from tokstudy.report.numbers import json_number
 from tokstudy.report.tables import markdown_table
 
@@ -73,9 +71,3 @@ def morph_markdown(results: Sequence[MorphResult]) -> str:
     if policies:
         parts.append("Boundary policy: " + "; ".join(policies) + ".")
     return "\n\n".join(parts)
-
-
-def write_morph(results: Sequence[MorphResult], out: str | os.PathLike) -> tuple[str, list[Path]]:
-    """``morph.{md,csv,json}`` in ``out``; returns the section's Markdown and the paths."""
-    md = morph_markdown(results)
-    return md, write_three(out, "morph", md, morph_rows(results), list(results))

@@ -1,7 +1,7 @@
 """The shredded-words section of a report: Markdown, CSV rows and JSON of a
 :class:`~tokstudy.analysis.stats.shredded.ShreddedTable` (computed in :mod:`tokstudy.analysis.stats.shredded`).
 
-Adding it to a report is one call: ``md, paths = write_shredded(shredded_table(table), out_dir)``.
+A report adds it as one table: :func:`tokstudy.report.build.shredded` (``shredded.{md,csv,json}``).
 
 >>> from tokstudy.analysis.stats.shredded import ShreddedTable, ShreddedWords, ShreddedWord
 >>> r = ShreddedWords("spm", None, 3, 10, 16, 2, 8, 1, (ShreddedWord("Reykjavik", 2, 4, ("▁Re", "yk", "ja", "vik")),))
@@ -11,14 +11,15 @@ Adding it to a report is one call: ``md, paths = write_shredded(shredded_table(t
 
 from __future__ import annotations
 
-import csv
 import os
 from pathlib import Path
 
 from tokstudy.analysis.stats.shredded import ShreddedComparison, ShreddedTable, ShreddedWords
 from tokstudy.report.numbers import json_number
+from tokstudy.report.result import Records
 from tokstudy.report.table3 import SEPARATOR
-from tokstudy.report.tables import markdown_table, write_json
+from tokstudy.report.tables import markdown_table
+from tokstudy.report.tables_io import write_records
 
 #: words shown per ranking in the Markdown (the CSV holds every word ranked)
 SHOWN = 15
@@ -74,16 +75,11 @@ def shredded_rows(result: ShreddedTable) -> list[dict]:
 
 
 def write_shredded_csv(result: ShreddedTable, path: str | os.PathLike) -> Path:
-    """Every ranked word as CSV (:data:`COLUMNS`), written from tuples: ``csv.writer`` is several times
-    faster than a ``DictWriter`` over dicts, and the CSV is the largest output (46,271 rows on CoNLL-2003
-    with three tokenizers)."""
+    """Every ranked word as CSV (:data:`COLUMNS`), written from tuples (:class:`~tokstudy.report.result.Records`:
+    the CSV is the largest output, 46,271 rows on CoNLL-2003 with three tokenizers)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(COLUMNS)
-        writer.writerows(shredded_records(result))
-    return path
+    return write_records(Records(COLUMNS, shredded_records(result)), path)
 
 
 def comparison_rows(comparison: ShreddedComparison) -> list[dict]:
@@ -136,14 +132,3 @@ def shredded_markdown(result: ShreddedTable, *, shown: int = SHOWN) -> str:
     if policies:
         parts.append("Boundary policy: " + "; ".join(policies) + ".")
     return "\n\n".join(parts)
-
-
-def write_shredded(result: ShreddedTable, out: str | os.PathLike) -> tuple[str, list[Path]]:
-    """``shredded.{md,csv,json}`` in ``out`` (the three files of :func:`~tokstudy.report.files.write_three`,
-    the CSV through :func:`write_shredded_csv`); returns the section's Markdown and the paths."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    md = shredded_markdown(result)
-    (out / "shredded.md").write_text(md + "\n", encoding="utf-8")
-    csv_path = write_shredded_csv(result, out / "shredded.csv")
-    return md, [out / "shredded.md", csv_path, write_json(shredded_json(result), out / "shredded.json")]

@@ -10,26 +10,36 @@ passes, whatever the number of datasets and tokenizers:
 2. additional segmentation of NE and non-NE words by entity type, language and dataset, over
    every dataset (:func:`~tokstudy.analysis.stats.breakdowns.breakdowns`).
 
-Tables are written by :mod:`tokstudy.report.files` (one schema per file, as ``tokstudy report``
-writes them: ``docs/analysis.md``) under ``<root>/tables``, figures by
-:mod:`tokstudy.report.figures` under ``<root>/figures``; the report
-(:func:`tokstudy.study.report_sections.study_report`) only reads those files back, so what it states is
-exactly what the tables hold.
+Every table is made by :mod:`tokstudy.report.build` (one schema per table, as ``tokstudy report`` makes
+them: ``docs/analysis.md``) and written under ``<root>/tables`` by :mod:`tokstudy.report.tables_io`, figures
+by :mod:`tokstudy.report.figures` under ``<root>/figures``; the report
+(:func:`tokstudy.study.report_sections.study_report`) reads them back as one
+:class:`~tokstudy.report.result.ReportResult`, so what it states is exactly what the tables hold.
 """
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections import defaultdict
 from pathlib import Path
 
+from tokstudy.analysis.stats import table_statistics
+from tokstudy.analysis.stats.breakdowns import breakdowns
+from tokstudy.analysis.stats.parity import parity, read_parallel_text
+from tokstudy.analysis.stats.welch import summarize, welch_p
+from tokstudy.analysis.table import segmentation_table
+from tokstudy.data.hub import parse_hf_spec
 from tokstudy.data.names import expand_dataset_name
-from tokstudy.report import files as rf
-from tokstudy.report import tables as rt
-from tokstudy.specs import parse_registry_spec
+from tokstudy.data.names import parse_dataset_name as parse_registry_spec
+from tokstudy.report import build
+from tokstudy.report.result import Table
+from tokstudy.report.tables_io import STUDY_TABLES, write_table
+from tokstudy.study.compare import control_comparison, cost_table, energy_points
 from tokstudy.study.config import StudyConfig
+from tokstudy.study.error_analysis import errors_and_examples
+from tokstudy.study.languages import language_tables, scored_table
 from tokstudy.study.sources import Sources
+from tokstudy.tokenization.loading import load_tokenizer
 
 #: the breakdowns of NE and non-NE words the study writes (``tables/by_<grouping>.*``)
 BREAKDOWNS = ("entity_type", "language", "dataset")
@@ -40,8 +50,6 @@ def _load_analysis_datasets(config: StudyConfig, sources: Sources) -> tuple[list
     datasets, specs, skipped = [], [], []
     for spec in config.analysis.datasets:
         if spec.startswith("hf:"):  # hf:NAME[@CONFIG]:SPLIT
-            from tokstudy.data.hub import parse_hf_spec
-
             name, cfg, split = parse_hf_spec(spec)
             datasets.append(sources.dataset(f"hf:{name}" + (f"@{cfg}" if cfg else ""), split))
             specs.append(spec)
@@ -70,19 +78,18 @@ def analyse(
     pretrain_cost: dict | None = None,
     task_text: list[dict] = (),
 ) -> dict:
-    """Compute every table and figure of the study; returns their paths (relative to ``root``).
+    """Compute every table and figure of the study and write them; returns the stage's record: the tokenizers
+    and their vocabulary sizes, Table 4's dataset, the datasets skipped, and the files written (relative to
+    ``root``).
 
     ``runs`` holds the pre-trained models' fine-tuning runs and, marked ``pretrained: False``, the
     no-pre-training controls' (scored against their models in ``tables/control.json``, left out of
     the segmentation-error analysis); ``pretrain_cost`` maps each tokenizer to its pre-training cost;
     ``task_text`` the files of the tasks' training words added to the corpora (``add_task_text``).
     """
-    from tokstudy.analysis.table import segmentation_table
-    from tokstudy.tokenization.loading import load_tokenizer
-
     sec = config.analysis
     boot = {"n_resamples": sec.bootstrap, "seed": sec.seed}
-    tables, figures = root / "tables", root / "figures"
+    tables, figures = root / STUDY_TABLES, root / "figures"
     segmenters = [
         load_tokenizer(d, name=n, count_lone_boundary=sec.count_lone_boundary) for n, d in tokenizer_dirs.items()
     ]
@@ -95,43 +102,33 @@ def analyse(
     )
     datasets, specs, skipped = _load_analysis_datasets(config, sources)
     table = segmentation_table(datasets, segmenters, progress=progress)  # each dataset segmented once
-    out: dict = {
+    stats, by = dataset_statistics(table, list(tokenizer_dirs), boot)
+    seg = build.segmentation(stats.table4, stats.summary, by)
+    pretrained = [r for r in runs if r.get("pretrained", True)]
+    scores = _scores(pretrained)
+    parity_table, drawn = _parity(figures, segmenters, config, sources, boot)
+    made = [seg.table4, seg.summary, *seg.by.values(), parity_table, _scores_table(scores)]
+    errors, languages = _errors_and_languages(
+        root, table, segmenters, pretrained, scores, config, sources, boot, dropped
+    )
+    made += [errors.result.correlation, errors.result.error_by_pieces, errors.result.attribution]
+    made += [errors.result.protocols, errors.table3, *languages]
+    control, cost = _control_and_cost(runs, pretrain_cost or {})
+    made += [control, cost, *_data_records(runs, task_text, config)]
+    written = [p for t in made for p in write_table(t, tables)]
+    drawn += _figures(figures, stats.table4, vocab, errors.correlations, errors.result.attribution_rows)
+    drawn += _energy_figure(figures, scores, control.data, cost.data)
+    return {
         "skipped_datasets": skipped,
         "tokenizers": list(tokenizer_dirs),
         "vocab_sizes": vocab,
         "table4_dataset": specs[0],
+        "tables": [p.relative_to(root).as_posix() for p in written],
+        "figures": sorted(Path(p).relative_to(root).as_posix() for p in drawn),
     }
-
-    stats, by = dataset_statistics(table, list(tokenizer_dirs), boot)
-    rf.write_table4(stats.table4, tables)
-    rf.write_summary(stats.summary, tables)
-    for grouping, grouped in by.items():
-        rf.write_grouped(grouping, grouped, tables)
-    out["table4"] = "tables/table4.json"
-    out["by"] = {grouping: f"tables/by_{grouping}.csv" for grouping in by}
-    out["parity"] = _parity(tables, figures, segmenters, config, sources, boot)
-
-    pretrained = [r for r in runs if r.get("pretrained", True)]
-    scores = _scores(pretrained)
-    rt.write_json(scores, tables / "scores.json")
-    rt.write_csv(
-        [
-            {"task": t, "tokenizer": m, **{k: v for k, v in s.items() if k != "values"}}
-            for t, by_model in scores.items()
-            for m, s in by_model.items()
-        ],
-        tables / "scores.csv",
-    )
-    out["scores"] = "tables/scores.json"
-    errors = _errors_and_languages(out, root, table, segmenters, pretrained, scores, config, sources, boot, dropped)
-    out["figures"] = _figures(root, figures, stats.table4, vocab, errors.correlations, errors.attribution_rows)
-    out.update(_control_and_cost(root, tables, figures, runs, pretrain_cost or {}))
-    out.update(_data_records(tables, runs, task_text, config))
-    return out
 
 
 def _errors_and_languages(
-    out: dict,
     root: Path,
     table,
     segmenters,
@@ -143,45 +140,32 @@ def _errors_and_languages(
     dropped: dict | None = None,
 ):
     """The error analysis (:func:`~tokstudy.study.error_analysis.errors_and_examples`) and, with
-    ``analysis.per_language``, the languages tables (:mod:`tokstudy.study.languages`); their paths go into
-    ``out``. With the languages part, every task's scored sentences are segmented once, together, and the error
-    analysis takes each task's from that table."""
-    from tokstudy.study.error_analysis import errors_and_examples
-    from tokstudy.study.languages import scored_table, write_language_tables
-
+    ``analysis.per_language``, the languages tables (:mod:`tokstudy.study.languages`). With the languages part,
+    every task's scored sentences are segmented once, together, and the error analysis takes each task's from
+    that table."""
     scored = scored_table(config.finetune.tasks, segmenters, sources) if config.analysis.per_language else None
     errors = errors_and_examples(
         root, scored.table if scored else table, segmenters, runs, config, sources, boot, dropped=dropped
     )
-    out.update(errors.paths)
-    if scored is not None:
-        order = [s.name for s in sorted(segmenters, key=lambda s: int(s.vocab_size))]
-        correlation = [rt.to_jsonable(c) for c in errors.correlations]
-        out.update(
-            write_language_tables(root / "tables", scored, order, scores, correlation, errors.attribution_rows, boot)
-        )
-    return errors
+    if scored is None:
+        return errors, []
+    order = [s.name for s in sorted(segmenters, key=lambda s: int(s.vocab_size))]
+    correlation = errors.result.correlation.data
+    return errors, language_tables(scored, order, scores, correlation, errors.result.attribution_rows, boot)
 
 
-def _data_records(tables: Path, runs: list[dict], task_text: list[dict], config: StudyConfig) -> dict:
-    """What the study read of each task's splits (``tables/task_data.json``: the task, its corpus and language,
-    sentences used and available, lines skipped and tags repaired by a lenient reading, from the first run of
-    each task) and the tasks' training text added to the corpora (``tables/task_text.json``, with
-    ``add_task_text``)."""
+def _data_records(runs: list[dict], task_text: list[dict], config: StudyConfig) -> list[Table]:
+    """What the study read of each task's splits (``task_data``: the task, its corpus and language, sentences
+    used and available, lines skipped and tags repaired by a lenient reading, from the first run of each task)
+    and the tasks' training text added to the corpora (``task_text``, with ``add_task_text``)."""
     spec_of = {t.label: t for t in config.finetune.tasks}
     seen: dict = {}
     for r in runs:
         if r.get("data") and r["task"] not in seen:
             spec = spec_of[r["task"]]
             seen[r["task"]] = {"task": r["task"], "dataset": spec.dataset, "language": spec.language, **r["data"]}
-    out = {}
-    if seen:
-        rt.write_json(list(seen.values()), tables / "task_data.json")
-        out["task_data"] = "tables/task_data.json"
-    if task_text:
-        rt.write_json(list(task_text), tables / "task_text.json")
-        out["task_text"] = "tables/task_text.json"
-    return out
+    out = [Table.of("task_data", data=list(seen.values()))] if seen else []
+    return out + ([Table.of("task_text", data=list(task_text))] if task_text else [])
 
 
 def dataset_statistics(table, tokenizers: list[str], boot: dict):
@@ -190,9 +174,6 @@ def dataset_statistics(table, tokenizers: list[str], boot: dict):
     Two bootstrap passes: the first dataset's figures resample its own sentences (so they equal
     ``tokstudy stats`` on that dataset alone), the breakdowns every sentence of the table.
     """
-    from tokstudy.analysis.stats import table_statistics
-    from tokstudy.analysis.stats.breakdowns import breakdowns
-
     primary = table.select(dataset=table.datasets[0]) if len(table.datasets) > 1 else table
     stats = table_statistics(primary, tokenizers, groupings=(), intrinsic=False, **boot)
     by = breakdowns(table, tokenizers, groupings=BREAKDOWNS, subsets=("ne", "non_ne"), **boot)
@@ -201,8 +182,6 @@ def dataset_statistics(table, tokenizers: list[str], boot: dict):
 
 def _scores(runs: list[dict]) -> dict:
     """Tables 1-2: mean ± sd of each model's scores over seeds, Welch's p against the first model."""
-    from tokstudy.analysis.stats.welch import summarize, welch_p
-
     per_task: dict = defaultdict(lambda: defaultdict(list))
     for r in runs:
         per_task[r["task"]][r["tokenizer"]].append(r)
@@ -229,52 +208,51 @@ def _scores(runs: list[dict]) -> dict:
     return dict(scores)
 
 
-def _control_and_cost(root: Path, tables: Path, figures: Path, runs: list[dict], pretrain_cost: dict) -> dict:
-    """Pre-trained vs no-pre-training control, what every run cost, and the score-versus-energy figure."""
-    from tokstudy.report.figures import plot_score_vs_energy
-    from tokstudy.study.compare import control_comparison, cost_table, energy_points
+def _scores_table(scores: dict) -> Table:
+    """Tables 1-2 as JSON (every field) and CSV (one row per task and model, without the seeds' values)."""
+    rows = [
+        {"task": t, "tokenizer": m, **{k: v for k, v in s.items() if k != "values"}}
+        for t, by_model in scores.items()
+        for m, s in by_model.items()
+    ]
+    return Table.of("scores", rows=rows, data=scores)
 
-    control = control_comparison(runs)
+
+def _control_and_cost(runs: list[dict], pretrain_cost: dict) -> tuple[Table, Table]:
+    """Pre-trained vs no-pre-training control, and what every run cost."""
     costs = cost_table(runs, pretrain_cost)
-    rt.write_json(control, tables / "control.json")
-    rt.write_json(costs, tables / "cost.json")
-    rt.write_csv(
-        [{"stage": "pretrain", "task": "", "model": t, **(c or {})} for t, c in costs["pretrain"].items()]
-        + [
-            {"stage": "finetune", "task": task, "model": m, **(c or {})}
-            for task, by in costs["finetune"].items()
-            for m, c in by.items()
-        ],
-        tables / "cost.csv",
-    )
-    scores = json.loads((tables / "scores.json").read_text())
-    points = energy_points(scores, control, costs)
-    written = plot_score_vs_energy(points, figures / "score_vs_energy") if points else []
-    return {
-        "control": "tables/control.json",
-        "cost": "tables/cost.json",
-        "energy_figure": [str(Path(p).relative_to(root)) for p in written],
-    }
+    rows = [{"stage": "pretrain", "task": "", "model": t, **(c or {})} for t, c in costs["pretrain"].items()]
+    rows += [
+        {"stage": "finetune", "task": task, "model": m, **(c or {})}
+        for task, by in costs["finetune"].items()
+        for m, c in by.items()
+    ]
+    return Table.of("control", data=control_comparison(runs)), Table.of("cost", rows=rows, data=costs)
 
 
-def _parity(tables: Path, figures: Path, segmenters, config: StudyConfig, sources: Sources, boot: dict) -> dict:
-    """Fertility and parity across languages on the parallel corpus, when it is available."""
+def _energy_figure(figures: Path, scores: dict, control: dict, costs: dict) -> list[Path]:
+    """Score against energy per model (only where energy was measured); the scores as their JSON holds them."""
+    from tokstudy.report.figures import plot_score_vs_energy  # matplotlib
+
+    points = energy_points(_scores_table(scores).data, control, costs)
+    return plot_score_vs_energy(points, figures / "score_vs_energy") if points else []
+
+
+def _parity(
+    figures: Path, segmenters, config: StudyConfig, sources: Sources, boot: dict
+) -> tuple[Table | None, list[Path]]:
+    """Fertility and parity across languages on the parallel corpus, when it is available, and its figure."""
     corpus = config.analysis.parity_corpus
     directory = sources.corpus_path(corpus) if corpus else None
     if directory is None:
-        return {}
-    from tokstudy.analysis.stats.parity import parity, read_parallel_text
-    from tokstudy.report.figures import plot_parity
+        return None, []
+    from tokstudy.report.figures import plot_parity  # matplotlib
 
     results = parity(read_parallel_text(directory), segmenters, **boot)
-    rf.write_parity(results, tables)
-    figs = plot_parity(results, figures / "parity")
-    return {"csv": "tables/parity.csv", "figures": [str(Path(f).relative_to(tables.parent)) for f in figs]}
+    return build.parity(results), plot_parity(results, figures / "parity")
 
 
-def _figures(
-    root: Path, figures: Path, table4_rows: list, vocab: dict, correlations: list, attribution: list = ()
-) -> list[str]:
+def _figures(figures: Path, table4_rows: list, vocab: dict, correlations: list, attribution: list = ()) -> list[Path]:
     """Additional segmentation by vocabulary × NE/non-NE, error rate by pieces, odds ratios
     (tokstudy.report.figures)."""
     from tokstudy.report.figures import plot_additional_segmentation, plot_error_by_pieces, plot_odds_ratios
@@ -284,4 +262,4 @@ def _figures(
         written += plot_error_by_pieces(correlations, figures / "error_by_pieces")
     if attribution:
         written += plot_odds_ratios(attribution, figures / "odds_ratios")
-    return [str(Path(p).relative_to(root)) for p in written]
+    return written

@@ -5,9 +5,9 @@ For every NER task with predictions, the task's test split (its dev split where 
 split: :func:`~tokstudy.study.tasks.scored_split`) is taken from the table given when it holds exactly those
 sentences (else segmented once on its own); each model's first
 seed's predictions are aligned to it, published where the app looks for them
-(``predictions/<model>/<dataset>[_<language>]_<split>.tsv``) and scored. Tables are written by
-:mod:`tokstudy.report.files` (``correlation``, ``error_by_pieces``, ``attribution``) and Table 3 as
-``tables/table3.md``.
+(``predictions/<model>/<dataset>[_<language>]_<split>.tsv``) and scored. The tables are made by
+:func:`tokstudy.report.build.errors` (``correlation``, ``error_by_pieces``, ``attribution``, ``r_protocols``)
+and Table 3 as ``table3`` (Markdown, one part per task); the analysis stage writes them.
 """
 
 from __future__ import annotations
@@ -18,7 +18,16 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tokstudy.report import files as rf
+from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
+from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
+from tokstudy.analysis.model_errors.correlation import correlate_errors
+from tokstudy.analysis.model_errors.predictions import read_predictions
+from tokstudy.analysis.model_errors.protocols import correlation_protocols
+from tokstudy.analysis.table import segmentation_table, tokenizer_columns
+from tokstudy.report import build
+from tokstudy.report.attribution import attribution_rows, frequency_rows
+from tokstudy.report.result import ErrorResult, Table
+from tokstudy.report.table3 import examples, examples_markdown, select_sentences
 from tokstudy.study.config import StudyConfig
 from tokstudy.study.sources import Sources
 from tokstudy.study.tasks import scored_split, training_split
@@ -26,26 +35,23 @@ from tokstudy.study.tasks import scored_split, training_split
 
 @dataclass(frozen=True)
 class ErrorAnalysis:
-    """What :func:`errors_and_examples` computed and wrote.
+    """What :func:`errors_and_examples` computed.
 
     Attributes:
-        paths: the files written, relative to the run's root, by name (``correlation``, ...).
-        correlations: one :class:`~tokstudy.analysis.model_errors.correlation.ErrorCorrelation` per (task, model).
-        attribution_rows: :func:`~tokstudy.report.attribution.attribution_rows` of every (task, model).
-        protocols: one :class:`~tokstudy.analysis.model_errors.protocols.ProtocolCorrelations` per (task, model):
-            r under every protocol of the paper's correlation (``tables/r_protocols.md|json``).
+        result: the tables (correlation, error rate by pieces, attribution, r under every protocol of the
+            paper's correlation), as :func:`tokstudy.report.build.errors` makes them.
+        table3: Table 3, one part per task (None without predictions).
+        correlations: one :class:`~tokstudy.analysis.model_errors.correlation.ErrorCorrelation` per (task, model),
+            for the figures.
     """
 
-    paths: dict = field(default_factory=dict)
+    result: ErrorResult
+    table3: Table | None = None
     correlations: list = field(default_factory=list)
-    attribution_rows: list = field(default_factory=list)
-    protocols: list = field(default_factory=list)
 
 
 def task_table_of(table, test, segmenters):
     """The segmentation table of ``test``: selected from ``table`` when it holds exactly those sentences."""
-    from tokstudy.analysis.table import segmentation_table
-
     key = (test.name, test.split, test.language)
     if key in table.dataset_keys:
         code = table.dataset_keys.index(key)
@@ -76,14 +82,6 @@ def errors_and_examples(
     """Correlation and attribution of errors, and Table 3, for every NER task with predictions; with ``dropped``
     (each tokenizer loaded without counting a lone boundary piece, by name) also r under every protocol
     (:func:`~tokstudy.analysis.model_errors.protocols.correlation_protocols`)."""
-    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
-    from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
-    from tokstudy.analysis.model_errors.correlation import correlate_errors
-    from tokstudy.analysis.model_errors.predictions import read_predictions
-    from tokstudy.report.attribution import attribution_rows, frequency_rows
-    from tokstudy.report.table3 import examples, examples_markdown, select_sentences
-
-    tables = root / "tables"
     by_seg = {s.name: s for s in segmenters}
     per_task: dict = defaultdict(lambda: defaultdict(list))
     for r in runs:
@@ -123,34 +121,12 @@ def errors_and_examples(
         chosen = select_sentences(task_table, config.analysis.n_examples)
         example_md.append(f"### {task}\n\n" + examples_markdown(examples(task_table, chosen, aligned_all)))
 
-    rf.write_correlation(results, tables)
-    paths = {"correlation": "tables/correlation.json", "error_by_pieces": "tables/error_by_pieces.csv"}
-    rows = attribution_rows(attributions)
-    if attributions:
-        rf.write_attribution(rows, frequency_rows(attributions), tables)
-        paths["attribution"] = "tables/attribution.json"
-    if example_md:
-        (tables / "table3.md").write_text("\n\n".join(example_md), encoding="utf-8")
-        paths["table3"] = "tables/table3.md"
-    if protocols:
-        paths.update(_write_protocols(protocols, tables))
-    return ErrorAnalysis(paths, results, rows, protocols)
+    result = build.errors(results, attribution_rows(attributions), frequency_rows(attributions), protocols)
+    table3 = Table("table3", "\n\n".join(example_md)) if example_md else None
+    return ErrorAnalysis(result, table3, results)
 
 
 def _protocols(task_table, aligned, tok: str, dropped_segmenter, boot: dict):
     """r of one model's errors under every protocol, the lone boundary piece counted and dropped."""
-    from tokstudy.analysis.model_errors.protocols import correlation_protocols
-    from tokstudy.analysis.table import tokenizer_columns
-
     dropped = tokenizer_columns(task_table, dropped_segmenter)
     return correlation_protocols(task_table, aligned, tok, dropped=dropped, **boot)
-
-
-def _write_protocols(protocols: list, tables: Path) -> dict:
-    """``tables/r_protocols.md`` (the side-by-side table and the protocol nearest the paper's r) and ``.json``."""
-    from tokstudy.report import tables as rt
-    from tokstudy.report.protocols import protocol_rows, protocols_markdown
-
-    (tables / "r_protocols.md").write_text(protocols_markdown(protocols) + "\n", encoding="utf-8")
-    rt.write_json(protocol_rows(protocols), tables / "r_protocols.json")
-    return {"r_protocols": "tables/r_protocols.json"}

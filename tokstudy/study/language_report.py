@@ -1,9 +1,9 @@
 """The report's sections on languages (``analysis.per_language``): what the models were trained on, what was cut
 to fit the time, and each language's segmentation against its F1.
 
-Read from the files the analysis stage wrote (``tables/languages.json``, ``cross_language.json``,
-``vocabulary_gain.json``, ``task_data.json``, ``task_text.json``) and the study's configuration; the statistics
-are :mod:`tokstudy.study.cross_language`'s. A finding is decided from intervals, never from point estimates:
+Made from the tables the analysis stage wrote (``languages``, ``cross_language``, ``vocabulary_gain``,
+``task_data``, ``task_text`` of :class:`~tokstudy.report.result.StudyTables`) and the study's configuration; the
+statistics are :mod:`tokstudy.study.cross_language`'s. A finding is decided from intervals, never from point estimates:
 across languages, "more segmentation, lower F1" is a yes for a (tokenizer, set of languages) when the bootstrap
 interval of Spearman's rho over languages lies below 0, a no when it lies above 0.
 
@@ -249,9 +249,12 @@ def _byte_piece_note(rows: list[dict]) -> list[str]:
     ]
 
 
-def languages_section(languages: list[dict], cross: list[dict], gains: list[dict], order: list[str]) -> Section:
+def languages_section(
+    languages: list[dict], cross: list[dict], gains: list[dict], order: list[str], *, gain_csv: str
+) -> Section:
     """Each language's segmentation next to its F1 per tokenizer, the rank correlation across languages, the
-    word-level link per language, and the languages a larger vocabulary helps most."""
+    word-level link per language, and the languages a larger vocabulary helps most (``gain_csv``: the link to
+    their CSV)."""
     parts = [
         "Each NER task is one language of one corpus. Segmentation: additional pieces per word (%) of the "
         "sentences the task was scored on, 95 % bootstrap CIs over sentences (Table 4's computation, per dataset "
@@ -279,6 +282,6 @@ def languages_section(languages: list[dict], cross: list[dict], gains: list[dict
             parts += _byte_piece_note(mine)
     parts.append(
         "### Where a larger vocabulary helps most\n\nF1 gain from the smallest vocabulary to the largest, largest "
-        "gain first ([csv](tables/vocabulary_gain.csv)).\n\n" + _gain_table(gains)
+        f"gain first ([csv]({gain_csv})).\n\n" + _gain_table(gains)
     )
     return Section("Languages: segmentation against F1", "\n\n".join(parts))

@@ -5,32 +5,32 @@ Every NER task is one language of one corpus (``masakhaner2-yor-ner``). In two s
 1. :func:`scored_table`: the sentences each task was scored on (its test split as cut by ``max_eval``), all
    tasks in one segmentation table, each tokenizer run once; the error analysis selects each task's sentences
    from it instead of segmenting them again;
-2. :func:`write_language_tables`: Table 4 per dataset and language
+2. :func:`language_tables`: Table 4 per dataset and language
    (:func:`~tokstudy.analysis.stats.languages.language_table`, what ``tokstudy stats`` gives for many languages:
    NE words, all words through fertility, the script; one bootstrap pass over sentences), joined with each task's
    F1, its word-level correlation and attribution
    (:mod:`tokstudy.analysis.model_errors`, computed by :mod:`tokstudy.study.error_analysis`), and the statistics
-   across languages of :mod:`tokstudy.study.cross_language`. It writes ``tables/languages.*`` (one row per
-   tokenizer and language), ``tables/cross_language.*`` (Spearman across languages with its interval) and
-   ``tables/vocabulary_gain.*`` (languages by F1 gain from the smallest vocabulary to the largest).
+   across languages of :mod:`tokstudy.study.cross_language`. It makes the tables ``languages`` (one row per
+   tokenizer and language), ``cross_language`` (Spearman across languages with its interval) and
+   ``vocabulary_gain`` (languages by F1 gain from the smallest vocabulary to the largest), JSON and CSV,
+   which the analysis stage writes (:mod:`tokstudy.report.tables_io`).
 
-The report's section (:mod:`tokstudy.study.language_report`) reads these files back.
+The report's section (:mod:`tokstudy.study.language_report`) reads them back
+(:class:`~tokstudy.report.result.StudyTables`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Sequence
 
-from tokstudy.report import tables as rt
+from tokstudy.analysis.stats.languages import language_table
+from tokstudy.analysis.table import segmentation_table
+from tokstudy.report.result import Table
 from tokstudy.study import cross_language as xl
 from tokstudy.study.config import TaskSpec
 from tokstudy.study.sources import Sources
 from tokstudy.study.tasks import scored_split
-
-#: the tables this part writes, by name (``tables/<name>.json`` and ``.csv``)
-TABLES = ("languages", "cross_language", "vocabulary_gain")
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,6 @@ class ScoredTable:
 def scored_table(tasks: Sequence[TaskSpec], segmenters, sources: Sources) -> ScoredTable | None:
     """One segmentation table of the scored sentences of every NER task (None without NER tasks). Two tasks
     scored on the same split share its sentences (the first one's cut)."""
-    from tokstudy.analysis.table import segmentation_table
-
     datasets, rows, label_of = [], [], {}
     for task in (t for t in tasks if t.task == "ner"):
         ds = scored_split(task, sources)
@@ -82,8 +80,6 @@ def segmentation_by_language(table, tokenizers: list[str], boot: dict) -> dict:
     ``Est = {"value", "low", "high"}``: Table 4 of each dataset (one language) by
     :func:`~tokstudy.analysis.stats.languages.language_table`, 95 % bootstrap intervals over sentences; ``all``
     is the additional segmentation of every word, from the row's fertility."""
-    from tokstudy.analysis.stats.languages import language_table
-
     est = lambda e: {"value": e.value, "low": e.low, "high": e.high}  # noqa: E731
     out: dict = {}
     for r in language_table(table, tokenizers, **boot).rows:
@@ -98,26 +94,25 @@ def segmentation_by_language(table, tokenizers: list[str], boot: dict) -> dict:
     return out
 
 
-def write_language_tables(
-    tables: Path,
+def language_tables(
     scored: ScoredTable,
     order: list[str],
     scores: dict,
     correlation: list[dict],
     attribution: list[dict],
     boot: dict,
-) -> dict:
-    """Write ``tables/languages``, ``cross_language`` and ``vocabulary_gain`` (``.json`` and ``.csv``); returns
-    their JSON paths relative to the results folder. ``order``: the tokenizers, smallest vocabulary first;
-    ``boot``: ``{"n_resamples", "seed"}``, used over sentences for segmentation and over languages for rho."""
+) -> list[Table]:
+    """The tables ``languages``, ``cross_language`` and ``vocabulary_gain`` (JSON, and CSV without the seeds'
+    values). ``order``: the tokenizers, smallest vocabulary first; ``boot``: ``{"n_resamples", "seed"}``, used
+    over sentences for segmentation and over languages for rho."""
     segmentation = segmentation_by_language(scored.table, order, boot)
     rows = xl.language_rows(scored.tasks, segmentation, scores, correlation, attribution, order)
-    written = {
+    made = {
         "languages": rows,
         "cross_language": xl.cross_language_correlations(rows, order, **boot),
         "vocabulary_gain": xl.vocabulary_gains(rows, order),
     }
-    for name, content in written.items():
-        rt.write_json(content, tables / f"{name}.json")
-        rt.write_csv([{k: v for k, v in r.items() if k != "f1_values"} for r in content], tables / f"{name}.csv")
-    return {name: f"tables/{name}.json" for name in TABLES}
+    return [
+        Table.of(name, rows=[{k: v for k, v in r.items() if k != "f1_values"} for r in content], data=content)
+        for name, content in made.items()
+    ]

@@ -3,9 +3,10 @@
 Why the sections live here and not in :mod:`tokstudy.report`: they depend on the study (its
 configuration and smoke-test flag, the paper's reference figures and the findings of
 :mod:`tokstudy.study.findings`, Tables 1-2 of :mod:`tokstudy.study.compare`), and the report
-package sits below the study, so it must not import it. The study therefore adds only sections
-of Markdown, each built from the files its analysis stage wrote under ``tables/`` (in the one
-schema of :mod:`tokstudy.report.files`), and :func:`tokstudy.report.document.write_document`
+package sits below the study, so it must not import it. The study reads what its analysis stage
+wrote under ``tables/`` back as one :class:`~tokstudy.report.result.ReportResult`
+(:func:`tokstudy.report.tables_io.read_study_result`), makes its sections from it (the ones it shares with
+``tokstudy report`` from :mod:`tokstudy.report.assemble`), and :func:`tokstudy.report.assemble.assemble`
 writes ``report.md`` and ``report.html`` as it writes every report.
 
 >>> # study_report(root, analysis_record, config, sources)  # -> {"markdown": .../report.md, "html": ...}
@@ -16,9 +17,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tokstudy.report.document import Section, write_document
+from tokstudy.datalocation import data_root, shown_path
+from tokstudy.report.assemble import assemble, attribution_section
+from tokstudy.report.document import Section
 from tokstudy.report.numbers import format_p
-from tokstudy.study.config import FinetuneSection, StudyConfig
+from tokstudy.report.result import ReportResult, StudyTables
+from tokstudy.report.tables_io import read_study_result, study_path
+from tokstudy.study.compare import tables_1_2_markdown
+from tokstudy.study.config import FinetuneSection, StudyConfig, load_study_config
 from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, by_vocab
 from tokstudy.study.language_report import cuts_section, language_findings, languages_section, training_text_section
 from tokstudy.study.sources import Sources
@@ -38,16 +44,6 @@ SMOKE_TEST_NOTE = (
 )
 
 
-def _read(root: Path, relative: str):
-    path = root / relative
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-
-
-def _text(root: Path, relative: str) -> str | None:
-    path = root / relative
-    return path.read_text(encoding="utf-8") if path.is_file() else None
-
-
 def _fmt(e: dict) -> str:
     if e.get("low") is None:
         return f"{e['value']:.2f}"
@@ -56,7 +52,8 @@ def _fmt(e: dict) -> str:
 
 def study_report(root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> dict[str, Path]:
     """Write ``report.md`` / ``report.html`` into ``root`` from the tables the analysis stage wrote."""
-    return write_document(root, f"tokstudy study: {config.name}", study_sections(root, analysis, config, sources))
+    sections = study_sections(read_study_result(root), analysis, config, sources)
+    return assemble(root, f"tokstudy study: {config.name}", sections)
 
 
 def rerender_study_report(root: str | Path, *, data_dir: str | Path | None = None) -> dict[str, Path]:
@@ -66,106 +63,107 @@ def rerender_study_report(root: str | Path, *, data_dir: str | Path | None = Non
     The analysis stage's record (``.stages/analysis.json``) and the report stage's notes are used where the
     folder keeps them; a folder that holds only the report, tables and configuration (``examples/cpu_report``)
     has its record rebuilt: vocabulary sizes from the configuration (in the order the tokenizers were
-    trained), Table 4's dataset as the first analysis dataset, the breakdowns from the files present.
+    trained), Table 4's dataset as the first analysis dataset.
     """
-    from tokstudy.datalocation import data_root
-    from tokstudy.study.analysis_stage import BREAKDOWNS
-    from tokstudy.study.config import load_study_config
-
     root = Path(root)
     config = load_study_config(root / "config.json")
+    result = read_study_result(root)
     stages = root / ".stages"
-    analysis = (_read(stages, "analysis.json") or {}).get("outputs")
+    analysis = (_stage_record(stages / "analysis.json") or {}).get("outputs")
     if analysis is None:
-        table4 = _read(root, "tables/table4.json")
-        if table4 is None:
-            raise FileNotFoundError(f"{root / 'tables/table4.json'}: not a finished study folder (no Table 4)")
-        names, sizes = [r["tokenizer"] for r in table4], list(config.tokenizers.vocab_sizes)
+        names, sizes = [r["tokenizer"] for r in result.segmentation.table4.data], list(config.tokenizers.vocab_sizes)
         if len(names) != len(sizes):
             raise ValueError(f"{root}: {len(names)} tokenizers in tables/table4.json, {len(sizes)} vocabulary sizes")
         analysis = {
             "vocab_sizes": dict(zip(names, sizes)),
             "table4_dataset": config.analysis.datasets[0],
-            "by": {g: f"tables/by_{g}.csv" for g in BREAKDOWNS if (root / f"tables/by_{g}.csv").is_file()},
             "skipped_datasets": [],
         }
-    notes = ((_read(stages, "report.json") or {}).get("params") or {}).get("notes") or []
+    notes = ((_stage_record(stages / "report.json") or {}).get("params") or {}).get("notes") or []
     sources = Sources(data_dir=data_root(data_dir or config.data_dir), notes=list(notes))
-    return study_report(root, analysis, config, sources)
+    return assemble(root, f"tokstudy study: {config.name}", study_sections(result, analysis, config, sources))
 
 
-def study_sections(root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> list[Section]:
+def _stage_record(path: Path) -> dict | None:
+    """A stage's record (``.stages/<stage>.json``), or None where the folder does not keep it."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def study_sections(result: ReportResult, analysis: dict, config: StudyConfig, sources: Sources) -> list[Section]:
     """Every section of the study's report, in reading order."""
-    table4 = _read(root, "tables/table4.json")
+    study = result.study or StudyTables()
+    table4 = result.segmentation.table4.data
     vocab = analysis["vocab_sizes"]
-    correlation = _read(root, "tables/correlation.json") or []
-    scores = _read(root, "tables/scores.json") or {}
-    attribution = _read(root, "tables/attribution.json")
-    control = _read(root, "tables/control.json") or {}
-    task_data = _read(root, "tables/task_data.json") or []
-    languages = _read(root, "tables/languages.json") or []
-    cross = _read(root, "tables/cross_language.json") or []
-    gains = _read(root, "tables/vocabulary_gain.json") or []
+    errors = result.errors
+    correlation = (errors.correlation.data if errors else None) or []
+    scores, control = study.value("scores", {}), study.value("control", {})
+    languages, cross = study.value("languages", []), study.value("cross_language", [])
+    gains = study.value("vocabulary_gain", [])
     order = [r["tokenizer"] for r in by_vocab(table4, vocab)]
 
-    sections = [_data_section(analysis, sources, task_data)]
-    if config.smoke_test:
-        sections.append(Section("These models are a smoke test", SMOKE_TEST_NOTE))
-    if config.analysis.per_language:
-        sections.append(training_text_section(config, _read(root, "tables/task_text.json")))
-        sections.append(cuts_section(config, task_data))
+    sections = _opening_sections(analysis, config, sources, study)
     # a language's score against vocabulary size is one case of one finding over languages, not a finding per task
     per_task = {t: s for t, s in scores.items() if t not in {r["task"] for r in languages}}
-    found = all_findings(
-        table4, vocab, correlation, per_task, attribution["attribution"] if attribution else None, control
-    )
+    attribution = errors.attribution_rows if errors else []
+    found = all_findings(table4, vocab, correlation, per_task, attribution or None, control)
     found += language_findings(cross, gains)
     sections.append(Section("Findings", "\n".join(f.markdown() for f in found)))
-    sections.append(_table4_section(table4, vocab, analysis, config))
+    sections.append(_table4_section(result, vocab, analysis, config))
     if correlation:
         sections.append(_correlation_section(correlation))
-    protocols = _text(root, "tables/r_protocols.md")
-    if protocols:
-        sections.append(Section("Which protocol gives the paper's r = 0.44?", protocols.strip()))
+    if errors and errors.protocols is not None:
+        sections.append(Section("Which protocol gives the paper's r = 0.44?", errors.protocols.markdown))
     if attribution:
-        from tokstudy.report.attribution import attribution_section
-
-        sections.append(
-            Section(
-                "Does segmentation predict errors beyond frequency, entity status and length?",
-                attribution_section(
-                    attribution["attribution"], attribution["by_frequency"], figure="figures/odds_ratios.png"
-                ),
-            )
-        )
+        sections.append(attribution_section(errors, figure="figures/odds_ratios.png"))
     if languages:
-        sections.append(languages_section(languages, cross, gains, order))
+        link = study_path(study.vocabulary_gain, "csv")
+        sections.append(languages_section(languages, cross, gains, order, gain_csv=link))
     if scores:
-        from tokstudy.study.compare import tables_1_2_markdown
+        sections.append(_scores_section(result, scores, control, study, order, config))
+    return sections + _closing_sections(result, config)
 
-        figure = "figures/score_vs_energy.png" if (root / "figures/score_vs_energy.png").is_file() else None
-        body = tables_1_2_markdown(
-            scores, control, _read(root, "tables/cost.json"), order, config.finetune.seeds, figure=figure
-        )
-        body = decoding_note(config.finetune) + "\n\n" + body
-        sections.append(Section("Tables 1-2: fine-tuning scores and what each model cost", body))
-    by_language = _text(root, "tables/by_language.md")
-    if by_language:
-        sections.append(
+
+def _opening_sections(analysis: dict, config: StudyConfig, sources: Sources, study: StudyTables) -> list[Section]:
+    """The data, the smoke-test note, and with ``per_language`` the training text and what was cut."""
+    task_data = study.value("task_data", [])
+    out = [_data_section(analysis, sources, task_data)]
+    if config.smoke_test:
+        out.append(Section("These models are a smoke test", SMOKE_TEST_NOTE))
+    if config.analysis.per_language:
+        out.append(training_text_section(config, study.value("task_text")))
+        out.append(cuts_section(config, task_data))
+    return out
+
+
+def _scores_section(
+    result: ReportResult, scores: dict, control: dict, study: StudyTables, order: list[str], config: StudyConfig
+) -> Section:
+    """Tables 1-2: how the tagging scores were decoded, the scores, the control, the cost and its figure."""
+    figure = "figures/score_vs_energy.png" if "figures/score_vs_energy.png" in result.figures else None
+    body = tables_1_2_markdown(scores, control, study.value("cost"), order, config.finetune.seeds, figure=figure)
+    body = decoding_note(config.finetune) + "\n\n" + body
+    return Section("Tables 1-2: fine-tuning scores and what each model cost", body)
+
+
+def _closing_sections(result: ReportResult, config: StudyConfig) -> list[Section]:
+    """Additional segmentation by language, parity, Table 3 and how to reproduce the run."""
+    out = []
+    by_language = result.segmentation.by.get("language")
+    if by_language is not None and by_language.markdown is not None:
+        out.append(
             Section(
                 "Additional segmentation by language (%)",
                 "Every labelled dataset of the run, NE and non-NE words, 95 % bootstrap CIs over sentences "
-                "([csv](tables/by_language.csv)).\n\n" + by_language,
+                f"([csv]({study_path(by_language, 'csv')})).\n\n" + by_language.markdown,
             )
         )
-    parity = _text(root, "tables/parity.md")
-    if parity:
-        sections.append(Section("Fertility and parity across languages", parity + "\n\n![parity](figures/parity.png)"))
-    table3 = _text(root, "tables/table3.md")
-    if table3:
-        sections.append(Section("Table 3: segmentation examples", table3))
-    sections.append(Section("Reproduce", f"```\ntokstudy study {config.name}\n```\nConfiguration: `config.json`."))
-    return sections
+    if result.parity is not None and result.parity.markdown is not None:
+        body = result.parity.markdown + "\n\n![parity](figures/parity.png)"
+        out.append(Section("Fertility and parity across languages", body))
+    if result.examples is not None:
+        out.append(Section("Table 3: segmentation examples", result.examples.markdown))
+    out.append(Section("Reproduce", f"```\ntokstudy study {config.name}\n```\nConfiguration: `config.json`."))
+    return out
 
 
 def decoding_note(section: FinetuneSection) -> str:
@@ -222,20 +220,19 @@ def lenient_note(task_data: list[dict]) -> str:
 
 def _location(sources: Sources) -> str:
     """The data location as a shared report names it: relative to where the study ran, never absolute."""
-    from tokstudy.datalocation import shown_path
-
     return f"the data location `{shown_path(sources.data_dir)}` (`--data-dir`, else `$TOKSTUDY_DATA`)"
 
 
-def _table4_section(table4: list[dict], vocab: dict, analysis: dict, config: StudyConfig) -> Section:
+def _table4_section(result: ReportResult, vocab: dict, analysis: dict, config: StudyConfig) -> Section:
     """Table 4 by vocabulary size, the paper's figures beside ours, the figure and the breakdowns."""
+    table4 = result.segmentation.table4.data
     rows = "\n".join(
         f"| {r['tokenizer']} | {vocab[r['tokenizer']]} | {_fmt(r['ne'])} | {_fmt(r['non_ne'])} | {_fmt(r['all'])} |"
         for r in by_vocab(table4, vocab)
     )
     paper = "\n".join(f"| paper {k} | | {v['ne']:.2f} | {v['non_ne']:.2f} | |" for k, v in PAPER_TABLE4.items())
     policies = "; ".join(dict.fromkeys(r["boundary_policy"] for r in table4))
-    links = ", ".join(f"[{b}]({p})" for b, p in analysis.get("by", {}).items())
+    links = ", ".join(f"[{b}]({study_path(t, 'csv')})" for b, t in result.segmentation.by.items())
     return Section(
         "Table 4: additional segmentation (%)",
         f"Dataset: `{analysis['table4_dataset']}`. Additional segmentation = pieces / words − 1, with 95 % "

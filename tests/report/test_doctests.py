@@ -1,0 +1,22 @@
+"""The docstring examples of the report's result, its files and its assembler, and of the study's findings, run."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fixtures_doctest import assert_examples_pass
+
+MODULES = [
+    "tokstudy.report.result",
+    "tokstudy.report.tables_io",
+    "tokstudy.report.assemble",
+    "tokstudy.report.document",
+    "tokstudy.study.findings",
+    "tokstudy.study.language_report",
+    "tokstudy.study.cross_language",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_doctests(name):
+    assert_examples_pass(name)
