@@ -28,8 +28,9 @@ import runinfo  # a sibling script module: benchmarks/ is sys.path[0] when a ben
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-#: the engines compared, as ``tokstudy study`` options
-ENGINES = {"serial": ["--jobs", "1"], "jobs 2": ["--jobs", "2"], "cluster local:2": ["--cluster", "local:2"]}
+#: the engines compared, as ``tokstudy study`` options; the two side-by-side engines first, back to back, so that
+#: the machine's load weighs on their ratio alike
+ENGINES = {"jobs 2": ["--jobs", "2"], "cluster local:2": ["--cluster", "local:2"], "serial": ["--jobs", "1"]}
 
 
 class TokenizersOnly:
@@ -93,15 +94,25 @@ def scores(folder: Path) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("config", nargs="?", default="demo", help="a shipped study configuration (default demo)")
+    ap.add_argument("--engines", nargs="+", choices=list(ENGINES), default=list(ENGINES), help="in this order")
+    ap.add_argument(
+        "--tokenizers-from",
+        metavar="FOLDER",
+        help="a results folder of the same configuration whose tokenizers stage is reused (not trained again)",
+    )
     args = ap.parse_args()
     print(f"# {runinfo.describe(torch=True)}", flush=True)
     data = os.environ.get("TOKSTUDY_DATA")
     print(f"# tokstudy study {args.config}, engines: {', '.join(ENGINES)}; TOKSTUDY_DATA={data}")
     with tempfile.TemporaryDirectory() as tmp:
-        prepared = Path(tmp) / "prepared"
-        print(f"tokenizers (once, shared): {train_tokenizers(args.config, prepared):.1f} s", flush=True)
+        prepared = Path(args.tokenizers_from or Path(tmp) / "prepared")
+        if args.tokenizers_from:
+            print(f"tokenizers: reused from {prepared}")
+        else:
+            print(f"tokenizers (once, shared): {train_tokenizers(args.config, prepared):.1f} s", flush=True)
         walls, tables = {}, {}
-        for name, options in ENGINES.items():
+        for name in args.engines:
+            options = ENGINES[name]
             folder = Path(tmp) / name.replace(" ", "-").replace(":", "")
             seed_folder(prepared, folder)
             walls[name], out = run_engine(args.config, folder, options)
@@ -109,8 +120,9 @@ def main() -> None:
             dashboard = [line for line in out.splitlines() if line.startswith("dask dashboard")]
             extra = f" ({dashboard[0]})" if dashboard else ""
             print(f"{name}: {walls[name]:.1f} s wall (training runs, analysis, report){extra}", flush=True)
-    base = walls["jobs 2"]
-    print("ratio to --jobs 2: " + ", ".join(f"{n} {w / base:.3f}" for n, w in walls.items()))
+    base = walls.get("jobs 2")
+    if base:
+        print("ratio to --jobs 2: " + ", ".join(f"{n} {w / base:.3f}" for n, w in walls.items()))
     same = len(set(tables.values())) == 1
     print(f"scores.json equal across the engines: {same}")
 

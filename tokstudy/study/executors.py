@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Protocol
 
-from tokstudy.errors import TokstudyError, UsageError
+from tokstudy.errors import MissingDependencyError, TokstudyError, UsageError
 
 #: the worker resource every training run asks one of: a worker started with ``--resources GPU=1`` runs one
 #: training run at a time (on a CPU-only cluster it means one run per worker just the same)
@@ -217,7 +217,6 @@ class DaskCluster:
         retries: int = 1,
         allowed_failures: int = 3,
         devices: list[str] | None = None,
-        threads_per_worker: int = 1,
     ):
         try:
             self.address = ClusterAddress.parse(address)
@@ -227,7 +226,6 @@ class DaskCluster:
         self.retries = retries
         self.allowed_failures = allowed_failures
         self.devices = devices
-        self.threads_per_worker = threads_per_worker  # > 1 only in tests: the GPU resource alone keeps runs apart
         self.slots = None
         self.threads = None
         self._cluster = None
@@ -236,8 +234,6 @@ class DaskCluster:
 
     def start(self, root: Path, log: Callable[[str], None]) -> None:
         if importlib.util.find_spec("distributed") is None:
-            from tokstudy.errors import MissingDependencyError
-
             raise MissingDependencyError("--cluster runs the study on dask.distributed: pip install 'tokstudy[dask]'")
         if self.address.workers:
             self._client = self._start_local(self.address.workers)
@@ -257,7 +253,7 @@ class DaskCluster:
             f"train-{i}": {
                 "cls": Nanny,
                 "options": {
-                    "nthreads": self.threads_per_worker,
+                    "nthreads": 1,
                     "resources": {GPU: 1},
                     "env": env,
                     "memory_limit": 0,  # no memory monitor pausing or killing a training run

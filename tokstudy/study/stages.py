@@ -172,9 +172,9 @@ class Pipeline:
         waiting = list(pending)
         batch = _names(pending)
         running: dict[concurrent.futures.Future, tuple[Stage, str, float]] = {}
-        executor.start(self.root, self.log)
         failed = True
         try:
+            executor.start(self.root, self.log)
             while waiting or running:
                 ready = [w for w in waiting if all(d in outputs or d not in batch for d in w[0].deps)]
                 for item in ready:
