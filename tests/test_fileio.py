@@ -37,7 +37,7 @@ def test_hand_made_atomic_writes_are_gone():
     """The report document, the cost file, the stage records and the checkpoint pointer write through
     tokstudy.fileio (no temporary name renamed by hand in those files)."""
     for rel in (
-        "tokstudy/report/document.py",
+        "tokstudy/report/assemble.py",
         "pretrain/cost.py",
         "tokstudy/study/stages.py",
         "pretrain/checkpoint.py",

@@ -10,7 +10,6 @@ MODULES = [
     "tokstudy.report.result",
     "tokstudy.report.tables_io",
     "tokstudy.report.assemble",
-    "tokstudy.report.document",
     "tokstudy.study.findings",
     "tokstudy.study.language_report",
     "tokstudy.study.cross_language",

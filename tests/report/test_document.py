@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-from tokstudy.report.document import Section, write_document
+from tokstudy.report.assemble import Section, write_document
 from tokstudy.report.html import markdown_to_html
 
 
@@ -49,7 +49,7 @@ def test_write_document(tmp_path):
 def test_docstring_example_runs():
     import doctest
 
-    import tokstudy.report.document
+    import tokstudy.report.assemble
 
-    result = doctest.testmod(tokstudy.report.document)
+    result = doctest.testmod(tokstudy.report.assemble)
     assert result.failed == 0 and result.attempted > 0

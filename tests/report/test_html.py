@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from tokstudy.report.document import Section, write_document
+from tokstudy.report.assemble import Section, write_document
 from tokstudy.report.html import html_page, markdown_to_html
 
 ROOT = Path(__file__).resolve().parents[2]

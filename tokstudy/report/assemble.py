@@ -4,7 +4,9 @@ Both reports of the project are assembled here. ``tokstudy report``
 (:func:`~tokstudy.report.writer.write_report`) shows :func:`report_sections`; the study's report
 (:mod:`tokstudy.study.report_sections`) shows its own reading of the same result (the paper's figures beside
 ours, its findings) and takes the sections both share from here (:func:`attribution_section`). Either way
-:func:`assemble` writes the Markdown and the standalone HTML through :mod:`tokstudy.report.document`.
+:func:`write_document` writes a title, an optional introduction and the sections as ``<stem>.md`` and the
+same content as a standalone ``<stem>.html`` (:mod:`tokstudy.report.html`), so both read the same way and
+render through the same Markdown renderer.
 
 This layer reads a result and the analysis library's rendering; it never imports the study or a CLI
 (``tests/test_layers.py``).
@@ -13,16 +15,26 @@ This layer reads a result and the analysis library's rendering; it never imports
 >>> seg = SegmentationResult(Table("table4", "| t4 |", [], []), Table("summary", "| s |", [], []))
 >>> [s.title for s in report_sections(ReportResult(seg))]
 ['Table 4: additional segmentation', 'Fertility, continued words, unknown, byte-fallback and byte pieces']
+>>> import tempfile
+>>> paths = write_document(tempfile.mkdtemp(), "Study", [Section("Findings", "- NE words split more **yes**.")])
+>>> print(paths["markdown"].read_text(), end="")
+# Study
+<BLANKLINE>
+## Findings
+<BLANKLINE>
+- NE words split more **yes**.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from tokstudy.fileio import atomic_write_text
 from tokstudy.report import attribution as ra
-from tokstudy.report.document import Section, write_document
+from tokstudy.report.html import html_page
 from tokstudy.report.result import ErrorResult, ReportResult, SegmentationResult, Table
 
 #: the figure of the attribution section (shown there, not again under Figures)
@@ -32,11 +44,42 @@ LANGUAGES_FIGURE = "figures/languages.png"
 ATTRIBUTION_TITLE = "Does segmentation predict errors beyond frequency, entity status and length?"
 
 
-def assemble(
-    directory: str | os.PathLike, title: str, sections: Sequence[Section], *, intro: str = "", stem: str = "report"
+@dataclass(frozen=True)
+class Section:
+    """One ``##`` section of a report.
+
+    Attributes:
+        title: the heading, without ``##``.
+        body: its Markdown (tables, lists, links, figures as ``![alt](figures/x.png)``).
+    """
+
+    title: str
+    body: str
+
+
+def document_markdown(title: str, sections: Sequence[Section], intro: str = "") -> str:
+    """The Markdown of the whole document: ``# title``, the introduction, then every section."""
+    parts = [f"# {title}"] + ([intro.strip()] if intro.strip() else [])
+    parts += [f"## {s.title}\n\n{s.body.strip()}" for s in sections]
+    return "\n\n".join(parts) + "\n"
+
+
+def write_document(
+    directory: str | os.PathLike,
+    title: str,
+    sections: Sequence[Section],
+    *,
+    intro: str = "",
+    stem: str = "report",
 ) -> dict[str, Path]:
-    """Write ``<stem>.md`` and ``<stem>.html`` of ``sections`` into ``directory``; return their paths."""
-    return write_document(directory, title, sections, intro=intro, stem=stem)
+    """Write ``<stem>.md`` and ``<stem>.html`` into ``directory`` (each atomically); return their paths."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    md = document_markdown(title, sections, intro)
+    paths = {"markdown": directory / f"{stem}.md", "html": directory / f"{stem}.html"}
+    for key, text in (("markdown", md), ("html", html_page(title, md))):
+        atomic_write_text(paths[key], text)
+    return paths
 
 
 def _first_link(table: Table) -> str:

@@ -4,7 +4,9 @@ The JSON of a table is :func:`~tokstudy.report.tables.to_jsonable` of the analys
 frozen dataclasses of :mod:`tokstudy.analysis`), the CSV its flat rows (``*_rows`` of
 :mod:`tokstudy.report.tables`) and the Markdown what a reader sees. ``tokstudy report`` and the study make
 their tables here and write them through :mod:`tokstudy.report.tables_io`, so a ``table4.json`` means one
-thing wherever it was written (schemas: ``docs/analysis.md``). Nothing here writes a file.
+thing wherever it was written (schemas: ``docs/analysis.md``). Nothing here writes a file. The sections only
+``tokstudy report`` shows make their tables in their own modules: :func:`tokstudy.report.shredded.shredded_report`,
+:func:`tokstudy.report.morph.morph_report`, :func:`tokstudy.report.languages.languages_report`.
 
 >>> # build.table4(table_statistics(table).table4).markdown
 """
@@ -13,16 +15,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from tokstudy.analysis.morph.scores import MorphResult
-from tokstudy.analysis.stats.shredded import ShreddedTable
 from tokstudy.data.repairs import KINDS
 from tokstudy.report import tables as rt
 from tokstudy.report.attribution import attribution_section
-from tokstudy.report.languages import language_rows, languages_markdown
-from tokstudy.report.morph import morph_markdown, morph_rows
 from tokstudy.report.protocols import protocol_rows, protocols_markdown
-from tokstudy.report.result import ErrorResult, Records, SegmentationResult, Table
-from tokstudy.report.shredded import COLUMNS, shredded_json, shredded_markdown, shredded_records
+from tokstudy.report.result import ErrorResult, SegmentationResult, Table
 from tokstudy.report.table3 import example_rows, examples_markdown
 
 
@@ -88,12 +85,6 @@ def errors(correlations: Sequence, attribution_rows: list[dict], cells: list[dic
     )
 
 
-def languages(result) -> Table:
-    """Table 4 per (dataset, language) (:class:`~tokstudy.analysis.stats.languages.LanguageTable`), Markdown and
-    CSV."""
-    return Table("languages", languages_markdown(result), language_rows(result))
-
-
 def parity(results: Sequence) -> Table:
     """``parity`` on parallel text (:func:`~tokstudy.analysis.stats.parity.parity` results)."""
     return Table.of("parity", rt.parity_markdown(results), rt.parity_rows(results), list(results))
@@ -102,18 +93,6 @@ def parity(results: Sequence) -> Table:
 def examples(exs: Sequence) -> Table:
     """Table 3 (:class:`~tokstudy.report.table3.ExampleSentence` each) as ``examples``."""
     return Table.of("examples", examples_markdown(exs), example_rows(exs), list(exs))
-
-
-def shredded(result: ShreddedTable) -> Table:
-    """The frequent words each tokenizer shreds (:mod:`tokstudy.report.shredded`); the CSV from tuples."""
-    return Table(
-        "shredded", shredded_markdown(result), Records(COLUMNS, shredded_records(result)), shredded_json(result)
-    )
-
-
-def morph(results: Sequence[MorphResult]) -> Table:
-    """MorphScore and boundary P/R/F1 on gold segmentations (:mod:`tokstudy.report.morph`)."""
-    return Table.of("morph", morph_markdown(results), morph_rows(results), list(results))
 
 
 def repairs(logs: Sequence[dict]) -> Table:

@@ -21,6 +21,7 @@ from tokstudy.analysis.table.bytepieces import BYTE_PIECE_THRESHOLD
 from tokstudy.analysis.table.coverage import THRESHOLD
 from tokstudy.report.figures import _err, _plt, _save
 from tokstudy.report.numbers import json_number
+from tokstudy.report.result import Table
 from tokstudy.report.tables import _ci, markdown_table
 
 #: the colour of each script in the figure (others take the next colour of :data:`_MORE`).
@@ -115,6 +116,11 @@ def languages_markdown(result) -> str:
         ]
         parts.append(f"**{tokenizer}**, largest gap first\n\n" + markdown_table(rows))
     return "\n\n".join(parts)
+
+
+def languages_report(result) -> Table:
+    """The section's table: the Markdown and the CSV rows (no JSON: ``tokstudy stats --json`` holds the results)."""
+    return Table("languages", languages_markdown(result), language_rows(result))
 
 
 def script_colours(scripts) -> dict[str, str]:

@@ -1,7 +1,7 @@
 """The morpheme-boundary section of a report: Markdown, CSV rows and JSON of
 :class:`~tokstudy.analysis.morph.scores.MorphResult` (computed in :mod:`tokstudy.analysis.morph`).
 
-A report adds it as one table: :func:`tokstudy.report.build.morph` (``morph.{md,csv,json}``).
+A report adds it as one table: :func:`morph_report` (``morph.{md,csv,json}``).
 
 >>> from tokstudy.analysis.morph.scores import BoundaryCounts, MorphResult, MorphScoreCounts
 >>> r = MorphResult("spm", "en", "en.csv", "morphscore", 4, MorphScoreCounts(3, 2, 1, 0), BoundaryCounts(4, 2, 5, 4))
@@ -17,6 +17,7 @@ from typing import Sequence
 
 from tokstudy.analysis.morph.scores import BandScores, BoundaryCounts, MorphResult, MorphScoreCounts
 from tokstudy.report.numbers import json_number
+from tokstudy.report.result import Table
 from tokstudy.report.tables import markdown_table
 
 
@@ -71,3 +72,8 @@ def morph_markdown(results: Sequence[MorphResult]) -> str:
     if policies:
         parts.append("Boundary policy: " + "; ".join(policies) + ".")
     return "\n\n".join(parts)
+
+
+def morph_report(results: Sequence[MorphResult]) -> Table:
+    """The section's table: MorphScore and boundary P/R/F1 per tokenizer and gold file."""
+    return Table.of("morph", morph_markdown(results), morph_rows(results), list(results))

@@ -1,7 +1,7 @@
 """The shredded-words section of a report: Markdown, CSV rows and JSON of a
 :class:`~tokstudy.analysis.stats.shredded.ShreddedTable` (computed in :mod:`tokstudy.analysis.stats.shredded`).
 
-A report adds it as one table: :func:`tokstudy.report.build.shredded` (``shredded.{md,csv,json}``).
+A report adds it as one table: :func:`shredded_report` (``shredded.{md,csv,json}``).
 
 >>> from tokstudy.analysis.stats.shredded import ShreddedTable, ShreddedWords, ShreddedWord
 >>> r = ShreddedWords("spm", None, 3, 10, 16, 2, 8, 1, (ShreddedWord("Reykjavik", 2, 4, ("▁Re", "yk", "ja", "vik")),))
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tokstudy.analysis.stats.shredded import ShreddedComparison, ShreddedTable, ShreddedWords
 from tokstudy.report.numbers import json_number
-from tokstudy.report.result import Records
+from tokstudy.report.result import Records, Table
 from tokstudy.report.table3 import SEPARATOR
 from tokstudy.report.tables import markdown_table
 from tokstudy.report.tables_io import write_records
@@ -132,3 +132,10 @@ def shredded_markdown(result: ShreddedTable, *, shown: int = SHOWN) -> str:
     if policies:
         parts.append("Boundary policy: " + "; ".join(policies) + ".")
     return "\n\n".join(parts)
+
+
+def shredded_report(result: ShreddedTable) -> Table:
+    """The section's table: the Markdown, every ranked word as CSV (from tuples) and the JSON."""
+    return Table(
+        "shredded", shredded_markdown(result), Records(COLUMNS, shredded_records(result)), shredded_json(result)
+    )

@@ -2,7 +2,7 @@
 
 Layout of ``out_dir``::
 
-    index.md, index.html          the key tables inline, with links (tokstudy.report.document)
+    index.md, index.html          the key tables inline, with links (tokstudy.report.assemble)
     table4.{md,csv,json}          additional segmentation NE / non-NE / all per tokenizer
     summary.{md,csv,json}         fertility, continued %, unknown %, byte-fallback %, byte pieces %, pieces per
                                   continued word
@@ -41,8 +41,11 @@ from tokstudy.analysis.table import SegmentationTable
 from tokstudy.analysis.table.bytepieces import coverage_notes
 from tokstudy.report import attribution as ra
 from tokstudy.report import build
-from tokstudy.report.assemble import assemble, report_sections
+from tokstudy.report.assemble import report_sections, write_document
+from tokstudy.report.languages import languages_report
+from tokstudy.report.morph import morph_report
 from tokstudy.report.result import ReportResult
+from tokstudy.report.shredded import shredded_report
 from tokstudy.report.table3 import examples, select_sentences
 from tokstudy.report.tables_io import write_result
 
@@ -114,9 +117,9 @@ def write_report(
         examples=build.examples(examples(table, chosen, predictions)),
         parity=build.parity(parity_results) if parity_results else None,
         repairs=build.repairs(repairs) if repairs else None,
-        shredded=build.shredded(shredded_table(table)),
-        morph=build.morph(morph_results) if morph_results else None,
-        languages=build.languages(languages) if languages is not None else None,
+        shredded=shredded_report(shredded_table(table)),
+        morph=morph_report(morph_results) if morph_results else None,
+        languages=languages_report(languages) if languages is not None else None,
     )
     files = write_result(result, out)
     if figures:
@@ -128,7 +131,7 @@ def write_report(
         f"{', '.join(table.datasets)}; tokenizers: {', '.join(table.tokenizer_names)}. Intervals: {confidence:.0%} "
         f"bootstrap over sentences, {n_resamples} resamples, seed {seed}."
     )
-    written = assemble(out, "Segmentation report", report_sections(result), intro=intro, stem="index")
+    written = write_document(out, "Segmentation report", report_sections(result), intro=intro, stem="index")
     return ReportFiles(written["markdown"], [written["markdown"], written["html"]] + files)
 
 
@@ -149,7 +152,7 @@ def _model_errors(table, predictions, train, train_label, measure: str, kw: dict
 def _draw_figures(figdir: Path, table, stats, corrs, result: ReportResult, languages, parity_results) -> list[Path]:
     """Every figure (PNG and SVG) in ``figdir``, in the order the index's Figures section shows them."""
     from tokstudy.report import figures as fg  # matplotlib, only when figures are drawn
-    from tokstudy.report.languages import plot_languages
+    from tokstudy.report.languages import plot_languages  # matplotlib too
 
     grouped = stats.by
     vocab = {c.name: c.vocab_size for c in table.tokenizers.values()}

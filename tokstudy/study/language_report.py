@@ -19,7 +19,7 @@ import math
 from collections import defaultdict
 
 from tokstudy.analysis.table.bytepieces import BYTE_PIECE_THRESHOLD
-from tokstudy.report.document import Section
+from tokstudy.report.assemble import Section
 from tokstudy.report.numbers import format_p
 from tokstudy.report.verdict import NO_FIT, Verdict
 from tokstudy.study.config import StudyConfig

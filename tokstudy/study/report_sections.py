@@ -6,7 +6,7 @@ configuration and smoke-test flag, the paper's reference figures and the finding
 package sits below the study, so it must not import it. The study reads what its analysis stage
 wrote under ``tables/`` back as one :class:`~tokstudy.report.result.ReportResult`
 (:func:`tokstudy.report.tables_io.read_study_result`), makes its sections from it (the ones it shares with
-``tokstudy report`` from :mod:`tokstudy.report.assemble`), and :func:`tokstudy.report.assemble.assemble`
+``tokstudy report`` from :mod:`tokstudy.report.assemble`), and :func:`tokstudy.report.assemble.write_document`
 writes ``report.md`` and ``report.html`` as it writes every report.
 
 >>> # study_report(root, analysis_record, config, sources)  # -> {"markdown": .../report.md, "html": ...}
@@ -18,8 +18,7 @@ import json
 from pathlib import Path
 
 from tokstudy.datalocation import data_root, shown_path
-from tokstudy.report.assemble import assemble, attribution_section
-from tokstudy.report.document import Section
+from tokstudy.report.assemble import Section, attribution_section, write_document
 from tokstudy.report.numbers import format_p
 from tokstudy.report.result import ReportResult, StudyTables
 from tokstudy.report.tables_io import read_study_result, study_path
@@ -53,7 +52,7 @@ def _fmt(e: dict) -> str:
 def study_report(root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> dict[str, Path]:
     """Write ``report.md`` / ``report.html`` into ``root`` from the tables the analysis stage wrote."""
     sections = study_sections(read_study_result(root), analysis, config, sources)
-    return assemble(root, f"tokstudy study: {config.name}", sections)
+    return write_document(root, f"tokstudy study: {config.name}", sections)
 
 
 def rerender_study_report(root: str | Path, *, data_dir: str | Path | None = None) -> dict[str, Path]:
@@ -81,7 +80,7 @@ def rerender_study_report(root: str | Path, *, data_dir: str | Path | None = Non
         }
     notes = ((_stage_record(stages / "report.json") or {}).get("params") or {}).get("notes") or []
     sources = Sources(data_dir=data_root(data_dir or config.data_dir), notes=list(notes))
-    return assemble(root, f"tokstudy study: {config.name}", study_sections(result, analysis, config, sources))
+    return write_document(root, f"tokstudy study: {config.name}", study_sections(result, analysis, config, sources))
 
 
 def _stage_record(path: Path) -> dict | None:
