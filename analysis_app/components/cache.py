@@ -24,6 +24,7 @@ from analysis_app.services import morph as morph_svc
 from analysis_app.services import shredded as shredded_svc
 from analysis_app.services.background import THREAD
 from analysis_app.services.sources import DatasetSource, PredictionSource, TokenizerSource, train_source
+from tokstudy.errors import TokstudyError
 
 
 class _NotOurThread(logging.Filter):
@@ -182,7 +183,6 @@ def attribution(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_srcs: tu
     the training split whose word frequencies they control for (``None``: frequency not controlled)."""
     from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
-    from tokstudy.errors import TokstudyError
     from tokstudy.report.attribution import attribution_rows
 
     t = table_for((dataset_src,), tokenizer_srcs)

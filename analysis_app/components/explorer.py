@@ -18,6 +18,7 @@ from analysis_app.services.explorer import build_view, render_html
 from analysis_app.services.loading import InputError
 from analysis_app.services.sentences import find_sentence
 from analysis_app.services.text import split_words
+from tokstudy.errors import TokstudyError
 
 MODE, TEXT, SENT, SEARCH, APPLIED = "ts_ex_mode", "ts_ex_text", "ts_ex_sent", "ts_ex_search", "ts_ex_applied"
 LINK_SID = "ts_ex_link_sent_id"
@@ -102,11 +103,7 @@ def _dataset_sentence(sel):
         except InputError as exc:
             st.error(str(exc))
             continue
-        except Exception as exc:
-            from tokstudy.errors import TokstudyError
-
-            if not isinstance(exc, TokstudyError):
-                raise
+        except TokstudyError as exc:
             st.error(f"predictions {p.model!r} do not fit {sel.dataset.key}, so they are not shown: {exc}")
             continue
         preds[p.model] = sp.tags(sentence.sent_id)

@@ -14,6 +14,7 @@ from analysis_app.services import languages as languages_svc
 from analysis_app.services.columns import readable
 from analysis_app.services.loading import InputError
 from analysis_app.services.paths import PathNotAllowedError, confine_path
+from tokstudy.errors import TokstudyError
 from tokstudy.report.languages import script_colours
 
 DIR, LANGS, REF = "ts_la_dir", "ts_la_langs", "ts_la_reference"
@@ -100,13 +101,7 @@ def _language_table(ds: tuple, toks: tuple, boot: tuple[int, int]):
     """``(frame, warnings)`` of :func:`cache.language_table`, or ``None`` after saying why it cannot be computed."""
     try:
         return cache.language_table(ds, toks, *boot)
-    except (InputError, ValueError) as exc:
-        st.error(str(exc))
-    except Exception as exc:  # a tokstudy error (bad tags, empty data) is the user's input: say so
-        from tokstudy.errors import TokstudyError
-
-        if not isinstance(exc, TokstudyError):
-            raise
+    except (InputError, ValueError, TokstudyError) as exc:  # a tokstudy error (bad tags, empty data): the input
         st.error(str(exc))
     return None
 
@@ -182,14 +177,7 @@ def parallel_text(sel, boot: tuple[int, int]) -> None:
     try:
         directory = str(confine_path(text, workspace.settings().allow_dirs))
         paragraphs = cache.parallel(directory)
-    except PathNotAllowedError as exc:
-        st.error(str(exc))
-        return
-    except Exception as exc:
-        from tokstudy.errors import TokstudyError
-
-        if not isinstance(exc, TokstudyError):
-            raise
+    except (PathNotAllowedError, TokstudyError) as exc:
         st.error(str(exc))
         return
     langs_all = sorted(paragraphs)

@@ -10,6 +10,7 @@ from analysis_app.components import bootstrap, cache, charts, downloads, explore
 from analysis_app.services import defaults
 from analysis_app.services.loading import InputError
 from analysis_app.services.mislabels import bins_frame, correlation_display, correlation_rows, undefined_notes
+from tokstudy.errors import TokstudyError
 
 MODEL, TOKENIZER, LINKS = "ts_er_model", "ts_er_tokenizer", "ts_er_link"
 KEYS = (MODEL, TOKENIZER, LINKS)
@@ -53,11 +54,7 @@ def _load(sel):
     except InputError as exc:
         st.error(str(exc))
         return
-    except Exception as exc:
-        from tokstudy.errors import TokstudyError
-
-        if not isinstance(exc, TokstudyError):
-            raise
+    except TokstudyError as exc:
         st.error(f"these predictions do not fit {sel.dataset.key}: {exc}")
         return
     if aligned.subset:

@@ -14,6 +14,7 @@ from analysis_app.services import morph as morph_svc
 from analysis_app.services.loading import InputError
 from analysis_app.services.paths import PathNotAllowedError, confine_path
 from tokstudy.analysis.morph.scores import ENCODING_NOTE
+from tokstudy.errors import TokstudyError
 
 PATH, UPLOAD, LANGUAGE, SKIP, BANDS = "ts_mo_path", "ts_mo_upload", "ts_mo_language", "ts_mo_skip", "ts_mo_bands"
 KEYS = (PATH, UPLOAD, LANGUAGE, SKIP, BANDS)
@@ -41,14 +42,7 @@ def render(sel) -> None:
     corpus = sel.dataset if bands else None
     try:
         frame, read = cache.morph(path, shown_as, language.strip() or None, skip, tuple(sel.tokenizers), corpus)
-    except (InputError, OSError) as exc:
-        st.error(str(exc).replace(path, shown_as))
-        return
-    except Exception as exc:
-        from tokstudy.errors import TokstudyError
-
-        if not isinstance(exc, TokstudyError):
-            raise
+    except (InputError, OSError, TokstudyError) as exc:
         st.error(str(exc).replace(path, shown_as))
         return
     _results(frame, read, shown_as)

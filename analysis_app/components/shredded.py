@@ -12,6 +12,7 @@ import streamlit as st
 from analysis_app.components import cache, downloads, explorer
 from analysis_app.services import shredded as shredded_svc
 from analysis_app.services.loading import InputError
+from tokstudy.errors import TokstudyError
 
 DATASETS, K, LANGUAGE, WORD = "ts_sh_datasets", "ts_sh_k", "ts_sh_language", "ts_sh_word"
 KEYS = (DATASETS, K, LANGUAGE, WORD)
@@ -41,14 +42,7 @@ def render(sel) -> None:
     try:
         result = cache.shredded(ds, toks, int(k))
         table = cache.table_for(ds, toks)
-    except (InputError, ValueError) as exc:
-        st.error(str(exc))
-        return
-    except Exception as exc:  # a tokstudy error (bad tags, empty data) is the user's input: say so
-        from tokstudy.errors import TokstudyError
-
-        if not isinstance(exc, TokstudyError):
-            raise
+    except (InputError, ValueError, TokstudyError) as exc:  # a tokstudy error (bad tags, empty data): the input
         st.error(str(exc))
         return
     _summary(result, int(k))

@@ -12,6 +12,7 @@ import streamlit as st
 from analysis_app.components import bootstrap, cache, charts, downloads
 from analysis_app.services import statistics
 from analysis_app.services.loading import InputError
+from tokstudy.errors import TokstudyError
 
 DATASETS, BY, SUBSET = "ts_st_datasets", "ts_st_by", "ts_st_subset"
 KEYS = (DATASETS, BY, SUBSET)
@@ -48,14 +49,7 @@ def render(sel) -> None:
     n, seed = bootstrap.settings()
     try:
         long = cache.table4(ds, toks, n, seed)
-    except (InputError, ValueError) as exc:
-        st.error(str(exc))
-        return
-    except Exception as exc:  # a tokstudy error (bad tags, empty data) is the user's input: say so
-        from tokstudy.errors import TokstudyError
-
-        if not isinstance(exc, TokstudyError):
-            raise
+    except (InputError, ValueError, TokstudyError) as exc:  # a tokstudy error (bad tags, empty data): the input
         st.error(str(exc))
         return
 
