@@ -1,7 +1,7 @@
 """Benchmark: ``tokstudy corpus-stats`` with ``--engine local`` (2 processes) vs ``--engine dask``
 (LocalCluster, 2 workers).
 
-For each size, raw_text_large en/fr/de/es/it (the text of ``bench_stats.py --big``) is repeated into a
+For each size, raw_text_large en/fr/de/es/it is repeated into a
 plain-text file in a temp dir, cut into byte-range partitions, and the command runs as a subprocess
 with the sp32k tokenizer the benchmarks share (``spm_models.py``, cached under ``$TMPDIR/tokstudy_bench_spm``).
 A sampling thread (psutil, every 0.2 s) records the peak RSS of the client process (the command

@@ -18,16 +18,14 @@ efficiency, vocabulary use) in ``tokstudy stats``: read + table + statistics wit
 interleaved rounds, wall and CPU time, in process; then the command itself in fresh processes (the
 issue's "end to end"); then the statistics phase alone.
 
-``--big`` mode: streamed statistics over >= 1 GB of text (raw_text_large repeated into a
-temp file), with worker processes; reports throughput and the peak RSS of the main
-process and of the largest worker.
+Text bigger than memory is ``tokstudy corpus-stats``, measured by ``bench_corpus_stats.py``.
 
-This file holds the default mode and the command line; ``--intrinsic`` is ``stats_intrinsic.py``, ``--big``
-``stats_streamed.py``, and the three tokenizers (shared with other benchmarks) ``spm_models.py``.
+This file holds the default mode and the command line; ``--intrinsic`` is ``stats_intrinsic.py``, and the three
+tokenizers (shared with other benchmarks) ``spm_models.py``.
 
 Usage::
 
-    TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py [--repeat 3] [--big --gb 1.0] [--intrinsic]
+    TOKSTUDY_DATA=../shared/data python benchmarks/bench_stats.py [--repeat 3] [--intrinsic]
 """
 
 from __future__ import annotations
@@ -51,7 +49,6 @@ import runinfo  # noqa: E402 (sibling script modules, as below)
 import sentencepiece as spm  # noqa: E402
 from spm_models import VOCABS, tokenizer_specs, train_models  # noqa: E402 (bench_attribute & co import these here)
 from stats_intrinsic import bench_intrinsic  # noqa: E402
-from stats_streamed import bench_big  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from tokstudy.analysis.stats import bootstrap, table_statistics  # noqa: E402
@@ -204,7 +201,6 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5, help="runs per measurement (best and median reported)")
     ap.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples in `tokstudy stats`")
-    ap.add_argument("--big", action="store_true", help="streamed statistics over >= --gb GiB instead")
     ap.add_argument(
         "--intrinsic", action="store_true", help="cost of the intrinsic metrics in `tokstudy stats` instead"
     )
@@ -213,17 +209,11 @@ def main() -> None:
         action="store_true",
         help="limit BLAS to one thread (CPU times stable under load; the default measures as users run it)",
     )
-    ap.add_argument("--gb", type=float, default=1.0, help="GiB of text for --big")
-    ap.add_argument("--processes", type=int, default=2, help="worker processes for --big")
-    ap.add_argument("--chunk", type=int, default=2000, help="paragraphs per chunk for --big")
-    ap.add_argument("--big-resamples", type=int, default=100, help="bootstrap resamples for --big")
     args = ap.parse_args()
     print(runinfo.describe(), flush=True)
     limit = threadpool_limits(limits=1, user_api="blas") if args.one_blas_thread else contextlib.nullcontext()
     with limit:
-        if args.big:
-            print(bench_big(args))
-        elif args.intrinsic:
+        if args.intrinsic:
             print(bench_intrinsic(args, list(CONLL_SPLITS)))
         else:
             print(bench_default(args))

@@ -18,11 +18,12 @@ tokens/s and final MLM accuracy (``pretrain/<tok>/run/metrics.csv``), the fine-t
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import statistics
 from collections import defaultdict
 from pathlib import Path
+
+from pretrain.logging_ import read_metrics
 
 
 def _records(root: Path) -> list[dict]:
@@ -79,11 +80,8 @@ def table(root: Path) -> str:
 
 
 def _metrics_rows(run_dir: Path) -> list[dict]:
-    path = run_dir / "metrics.csv"
-    if not path.is_file():
-        return []
-    with path.open(newline="") as f:
-        return [{k: float(v) for k, v in row.items() if v not in ("", None)} for row in csv.DictReader(f)]
+    """The pre-training's logged rows (``pretrain.logging_.read_metrics``); none when the run logged nothing."""
+    return read_metrics(run_dir) if (run_dir / "metrics.csv").is_file() else []
 
 
 def _at_step(rows: list[dict], step: int) -> dict:

@@ -81,6 +81,6 @@ class MetricsLogger:
 
 
 def read_metrics(output_dir: str | os.PathLike) -> list[dict[str, float]]:
-    """The rows of ``metrics.csv`` as floats (for tests and reports)."""
+    """The rows of ``metrics.csv`` as floats, empty cells left out (what the study's time table reads)."""
     with open(Path(output_dir) / "metrics.csv", newline="", encoding="utf-8") as f:
-        return [{k: float(v) for k, v in row.items() if v != ""} for row in csv.DictReader(f)]
+        return [{k: float(v) for k, v in row.items() if v not in ("", None)} for row in csv.DictReader(f)]

@@ -181,9 +181,3 @@ def hf_labels(mlm_positions: torch.Tensor, mlm_labels: torch.Tensor, seq_len: in
     b = torch.arange(mlm_positions.shape[0], device=mlm_positions.device)[:, None].expand_as(mlm_positions)
     labels[b[valid], mlm_positions[valid]] = mlm_labels[valid]
     return labels
-
-
-def count_parameters(model: nn.Module) -> int:
-    """Distinct trainable parameters (tied weights counted once)."""
-    seen = {id(p): p.numel() for p in model.parameters() if p.requires_grad}
-    return sum(seen.values())

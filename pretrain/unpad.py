@@ -126,15 +126,6 @@ def check_varlen_kernel(kernel: str, device: torch.device | str) -> None:
         ) from exc
 
 
-def varlen_kernel() -> str:
-    """The kernel ``varlen_attn`` runs now in this process (see :func:`select_varlen_kernel`)."""
-    if _TORCH_CUDNN_CHOICE is None:
-        return "flash"
-    import torch.nn.attention.varlen as varlen_module
-
-    return "cudnn" if varlen_module._should_use_cudnn is _use_cudnn else "flash"
-
-
 def has_padding(attention_mask: np.ndarray) -> bool:
     """Whether a batch has any padding position (a batch without any takes Hugging Face's forward)."""
     return not bool(np.asarray(attention_mask).all())

@@ -69,8 +69,6 @@ _API = {
     "table_statistics": "tokstudy.analysis.stats",
     "align_predictions": "tokstudy.analysis.model_errors.aligned_predictions",
     "parity": "tokstudy.analysis.stats.parity",
-    "stream_stats": "tokstudy.analysis.corpus.streaming",
-    "StreamSettings": "tokstudy.analysis.corpus.streaming",
     "corpus_stats": "tokstudy.analysis.corpus.engines",
     "EngineSettings": "tokstudy.analysis.corpus.engines",
     "CorpusStatsSettings": "tokstudy.analysis.corpus.counts",

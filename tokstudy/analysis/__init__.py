@@ -4,7 +4,7 @@
     stats/         statistics over the table with sentence-bootstrap intervals (Table 4, summaries,
                    breakdowns, intrinsic metrics), parity on parallel text, scores over seeds
     model_errors/  a fine-tuned model's predictions aligned to the table: error correlation, attribution
-    corpus/        statistics of raw-text corpora bigger than memory: corpus_stats, stream_stats
+    corpus/        statistics of raw-text corpora bigger than memory: corpus_stats
 
 Start with :func:`tokstudy.analysis.table.segmentation_table`; every statistic in
 :mod:`~tokstudy.analysis.stats`, :mod:`~tokstudy.analysis.model_errors.correlation` and

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tokstudy.data.types import Dataset
-from tokstudy.datalocation import CORPORA, data_root, shown_path
+from tokstudy.datalocation import CORPORA, data_root, has_corpus, shown_path
 from tokstudy.errors import DataNotFoundError
 
 # What the sample can stand in for: corpus -> part of the sample.
@@ -128,7 +128,7 @@ def resolve_sources(
 ) -> Sources:
     """Check which of the ``needed`` corpora are present; generate the sample for the rest if allowed."""
     root = data_root(data_dir)
-    real = {name for name in needed if (root / CORPORA.get(name, name)).is_dir()}
+    real = {name for name in needed if has_corpus(name, root)}
     sources = Sources(data_dir=root, _real=real)
     missing = sorted(needed - real)
     if not missing:

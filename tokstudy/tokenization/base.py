@@ -129,10 +129,6 @@ class Segmenter(ABC):
     def segment(self, words: Sequence[str]) -> Segmentation:
         """Each word's pieces as inside a sentence (:attr:`context`); ``len(result) == len(words)``."""
 
-    def segment_lists(self, words: Sequence[str]) -> list[list[str]]:
-        """Per-word piece lists; a convenience over :meth:`segment`."""
-        return self.segment(words).as_lists()
-
     def describe_boundary_policy(self) -> str:
         """One sentence stating how boundary pieces were counted, naming this tokenizer's own marker."""
         return self.context.describe(count_lone_boundary=self.count_lone_boundary)

@@ -172,8 +172,7 @@ def aggregate_words(
     """Sums of ``(key, words)`` lines for each segmenter, kept under ``language`` (pure; no I/O).
 
     A line's bucket is a function of ``(settings.seed, file_key, key)``: give each line one key,
-    whatever batch or worker it comes in (a file's lines: their byte offsets; a stream of
-    sentences: their positions, see :mod:`tokstudy.analysis.corpus.streaming`).
+    whatever batch or worker it comes in (a file's lines: their byte offsets).
     """
     sums = {
         seg.name: {language: LanguageSums(np.zeros((settings.n_buckets, len(QUANTITIES)), np.int64))}

@@ -70,9 +70,6 @@ class OddsRatio:
     high: float
     p_value: float
 
-    def as_dict(self) -> dict:
-        return {k: (None if math.isnan(v) else v) for k, v in self.__dict__.items()}
-
     def __format__(self, spec: str) -> str:
         spec = spec or ".2f"
         if math.isnan(self.value):

@@ -36,9 +36,6 @@ class Estimate:
             return format(self.value, spec)
         return f"{format(self.value, spec)} [{format(self.low, spec)}, {format(self.high, spec)}]"
 
-    def as_dict(self) -> dict:
-        return {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in self.__dict__.items()}
-
 
 @dataclass(frozen=True)
 class BootstrapSettings:
