@@ -190,22 +190,6 @@ class BackgroundWork:
             job = self._jobs.get(_job_key(fn, args))
         return job is not None and job.done()
 
-    def wait_all(self, timeout: float | None = None) -> None:
-        """Wait for every submitted job (tests: then a rerun draws what they computed)."""
-        with self._lock:
-            jobs = list(self._jobs.values())
-        for job in jobs:
-            try:
-                job.result(timeout)
-            except Exception:  # the page's own call reports it
-                pass
-
-    def forget(self) -> None:
-        """Forget every finished job (tests, after clearing Streamlit's caches)."""
-        with self._lock:
-            for key in [k for k, j in self._jobs.items() if j.done()]:
-                del self._jobs[key]
-
     def _call(self, fn, args: tuple) -> None:
         self.wait_for_pages()  # after the page that asked has been drawn: the two do not share the cores
         with warnings.catch_warnings():  # the page shows its own warnings when it reads the value

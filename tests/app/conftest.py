@@ -114,7 +114,28 @@ def settle(at, timeout: float = 180):
     rerun it, as its polling placeholder does in a browser; returns ``at``."""
     from analysis_app.services.background import work
 
-    work().wait_all(timeout)
+    wait_for_jobs(work(), timeout)
     at.run()
     no_exceptions(at)
     return at
+
+
+def wait_for_jobs(background, timeout: float | None = None) -> None:
+    """Wait for every job ``background`` (a ``BackgroundWork``) was asked for, failed ones included (the page
+    reports those). Only tests wait for all jobs at once, so the app has no method for it: this reads the jobs."""
+    for job in list(background._jobs.values()):
+        try:
+            job.result(timeout)
+        except Exception:  # the page's own call reports it
+            pass
+
+
+def new_background_work():
+    """A fresh ``BackgroundWork`` installed as the process's (``background.work()``): no job started before
+    answers for what comes next (as if the server had restarted; a test clears Streamlit's caches beside it).
+    Jobs still running are waited for first, so that they cannot fill a cache the test is about to clear."""
+    from analysis_app.services import background
+
+    wait_for_jobs(background.work())
+    background._WORK = background.BackgroundWork()
+    return background._WORK

@@ -136,11 +136,10 @@ def test_odds_ratios_follow_the_rest_of_the_page(app_env, monkeypatch):
 
     import tokstudy.analysis.model_errors.attribution as attribution_api
     from analysis_app.services.background import work
-    from tests.app.conftest import settle
+    from tests.app.conftest import new_background_work, settle
 
-    work().wait_all()  # a job an earlier test started must not answer for this one
+    new_background_work()  # a job an earlier test started must not answer for this one
     st.cache_data.clear()
-    work().forget()
     fits = []
     attribute = attribution_api.attribute_errors
 
@@ -163,8 +162,8 @@ def test_odds_ratios_follow_the_rest_of_the_page(app_env, monkeypatch):
     assert not any("Fitting the logistic regressions" in i.value for i in at.info)
     settle(at)
     assert len(fits) == 3
+    new_background_work()
     st.cache_data.clear()
-    work().forget()
 
 
 def test_an_undefined_r_is_explained_in_words(app_env, conll_test, tmp_path, monkeypatch):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import streamlit as st
 
-from tests.app.conftest import no_exceptions, run_page, settle
+from tests.app.conftest import new_background_work, no_exceptions, run_page, settle
 
 
 def _forbid(monkeypatch):
@@ -40,16 +40,13 @@ def _forbid(monkeypatch):
 
 @pytest.fixture
 def fresh_caches():
-    from analysis_app.services.background import work
-
-    work().wait_all()  # a job an earlier test started must not answer for this one
+    new_background_work()  # a job an earlier test started must not answer for this one
     st.cache_data.clear()
     st.cache_resource.clear()
-    work().forget()
     yield
+    new_background_work()
     st.cache_data.clear()
     st.cache_resource.clear()
-    work().forget()
 
 
 def test_every_page_reads_what_the_server_prepared(app_env, fresh_caches, monkeypatch):
@@ -65,9 +62,9 @@ def test_every_page_reads_what_the_server_prepared(app_env, fresh_caches, monkey
     for at in expected.values():
         no_exceptions(at)
     assert any("OR per extra piece (adjusted)" in d.value.columns for d in expected["errors"].dataframe)
+    new_background_work()  # the pages' jobs are done and would answer for the preparation's
     st.cache_data.clear()
     st.cache_resource.clear()
-    work().forget()
 
     timings = work().prewarm(parse_settings([]), cache, wait_for_first_page=False)
     assert {"table", "table 4", "correlation", "attribution", "table 4 per language", "parity", "continued"} <= set(
