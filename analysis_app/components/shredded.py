@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analysis_app.components import cache, downloads, explorer
+from analysis_app.components import cache, downloads, explorer, workspace
 from analysis_app.services import shredded as shredded_svc
 from analysis_app.services.loading import InputError
 from tokstudy.errors import TokstudyError
@@ -21,15 +21,11 @@ LINKED = 10
 
 
 def render(sel) -> None:
-    if not sel.tokenizers:
-        st.info("Select one or more tokenizers in the sidebar.")
+    choice = workspace.dataset_choice(sel)
+    if choice is None:
         return
-    keys = [d.key for d in sel.sources.datasets]
-    if not keys:
-        st.info("Add a CoNLL file in the sidebar.")
-        return
+    keys, default = choice
     c1, c2 = st.columns([3, 1])
-    default = [sel.dataset.key] if sel.dataset else keys[:1]
     chosen = c1.multiselect(
         "Datasets (several languages: one ranking per language)", keys, default=default, key=DATASETS
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analysis_app.components import bootstrap, cache, charts, downloads
+from analysis_app.components import bootstrap, cache, charts, downloads, workspace
 from analysis_app.services import statistics
 from analysis_app.services.loading import InputError
 from tokstudy.errors import TokstudyError
@@ -30,14 +30,10 @@ def _download(label: str, df, name: str) -> None:
 
 
 def render(sel) -> None:
-    if not sel.tokenizers:
-        st.info("Select one or more tokenizers in the sidebar.")
+    choice = workspace.dataset_choice(sel)
+    if choice is None:
         return
-    keys = [d.key for d in sel.sources.datasets]
-    if not keys:
-        st.info("Add a CoNLL file in the sidebar.")
-        return
-    default = [sel.dataset.key] if sel.dataset else keys[:1]
+    keys, default = choice
     chosen = st.multiselect(
         "Datasets (several give the by-language and by-dataset views)", keys, default=default, key=DATASETS
     )

@@ -138,3 +138,16 @@ def write_link(tokenizers: list[str], dataset: str | None) -> None:
         elif k in st.query_params:
             del st.query_params[k]
     st.session_state[LINKED] = {**st.session_state.get(LINKED, {}), **want}
+
+
+def dataset_choice(sel) -> tuple[list[str], list[str]] | None:
+    """``(every dataset key, the default pick: the sidebar's dataset)`` for a page that works on several datasets
+    under the selected tokenizers; ``None`` after saying what to add in the sidebar (a tokenizer, a dataset)."""
+    if not sel.tokenizers:
+        st.info("Select one or more tokenizers in the sidebar.")
+        return None
+    keys = [d.key for d in sel.sources.datasets]
+    if not keys:
+        st.info("Add a CoNLL file in the sidebar.")
+        return None
+    return keys, [sel.dataset.key] if sel.dataset else keys[:1]
