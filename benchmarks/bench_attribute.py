@@ -116,7 +116,7 @@ def in_process_phases(models: dict[int, Path], preds: Path) -> dict[str, float]:
     from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
     from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.analysis.table import segmentation_table
-    from tokstudy.specs import load_datasets, load_tokenizers
+    from tokstudy.inputs import load_datasets, load_tokenizers
 
     t = time.perf_counter()
     test, train = load_datasets(["conll2003:test", "conll2003:train"])

@@ -76,8 +76,8 @@ def phases(toks: list[Path], out: Path) -> list[tuple[str, float]]:
     from tokstudy.analysis.stats import table_statistics
     from tokstudy.analysis.stats.languages import language_coverage, language_table
     from tokstudy.analysis.table import segmentation_table
+    from tokstudy.inputs import load_datasets, load_tokenizers
     from tokstudy.report.languages import languages_markdown, plot_languages
-    from tokstudy.specs import load_datasets, load_tokenizers
 
     done, t = [], time.perf_counter()
 

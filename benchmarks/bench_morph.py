@@ -52,7 +52,7 @@ def main() -> None:
     from bench_stats import train_models
 
     from tokstudy.data.registry import load_dataset
-    from tokstudy.specs import load_tokenizers
+    from tokstudy.inputs import load_tokenizers
 
     models = train_models(Path(tempfile.gettempdir()) / "tokstudy_bench_spm")
     train = load_dataset("conll2003", "train")

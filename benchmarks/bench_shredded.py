@@ -50,8 +50,8 @@ def run_ranking(models: dict, csv_path: Path) -> tuple[float, int]:
     """Read, build the table, rank every tokenizer's shredded words, write the CSV; wall seconds, words ranked."""
     from tokstudy.analysis.stats.shredded import shredded_table
     from tokstudy.analysis.table import segmentation_table
+    from tokstudy.inputs import load_datasets, load_tokenizers
     from tokstudy.report.shredded import write_shredded_csv
-    from tokstudy.specs import load_datasets, load_tokenizers
 
     start = time.perf_counter()
     datasets = load_datasets(list(DATASETS))

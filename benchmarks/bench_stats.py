@@ -54,7 +54,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 from tokstudy.analysis.stats import bootstrap, table_statistics  # noqa: E402
 from tokstudy.analysis.table import segmentation_table  # noqa: E402
 from tokstudy.cli import main as tokstudy_main  # noqa: E402
-from tokstudy.specs import load_datasets, load_tokenizers  # noqa: E402
+from tokstudy.inputs import load_datasets, load_tokenizers  # noqa: E402
 
 __all__ = ["VOCABS", "train_models"]  # what other benchmarks import from here: the shared models
 CONLL_SPLITS = ("conll2003:train", "conll2003:dev", "conll2003:test")

@@ -23,7 +23,7 @@ from spm_models import tokenizer_specs, train_models
 
 from tokstudy.analysis.stats import bootstrap, table_statistics
 from tokstudy.analysis.table import segmentation_table
-from tokstudy.specs import load_datasets, load_tokenizers
+from tokstudy.inputs import load_datasets, load_tokenizers
 
 ROOT = Path(__file__).resolve().parent.parent
 # `tokstudy stats` with the intrinsic metrics on (argv[1] == "with") or off, in a fresh process

@@ -21,6 +21,9 @@ Rules checked here:
 * the report layer (``tokstudy/report``) never imports the study or a CLI; both reports are assembled by it:
   the study's report and ``tokstudy report`` import :mod:`tokstudy.report.assemble`, and only
   :mod:`tokstudy.report.tables_io` names a file under a study's ``tables/``;
+* the input layer (``tokstudy/inputs``: what the user named -> datasets and tokenizers) stands on
+  ``tokstudy/data`` and ``tokstudy/tokenization`` only, they never import it, and the CLI, the study and the
+  app load what the user named through it;
 * ``pretrain`` never imports ``analysis_app`` or ``tokstudy.cli``;
 * inside the app, ``analysis_app/services`` is plain Python: it never imports streamlit, nor the app's
   layers above it (``components``, ``views``, ``app``, ``server``); the Streamlit caches live in
@@ -326,3 +329,42 @@ def test_the_table_files_are_named_in_one_module():
             continue
         offenders += [f"{rel}:{line}: {s!r}" for line, s in _code_strings(path) if _TABLES_PATH.search(s)]
     assert not offenders, "table files named outside tokstudy/report/tables_io.py:\n" + "\n".join(offenders)
+
+
+#: the input layer: what the user named -> datasets and tokenizers, above data/tokenization, below the rest
+INPUT_LAYER = "tokstudy/inputs"
+#: all that the input layer may import from tokstudy
+INPUT_STANDS_ON = (
+    "tokstudy.inputs",
+    "tokstudy.data",
+    "tokstudy.tokenization",
+    "tokstudy.datalocation",
+    "tokstudy.errors",
+)
+#: the front ends (CLI, study, app) that load what the user named, each through the input layer
+LOADED_THROUGH_INPUTS = ("tokstudy/cli/arguments.py", "tokstudy/study/sources.py", "analysis_app/services/loading.py")
+
+
+def test_the_input_layer_stands_on_data_and_tokenization_only():
+    offenders = []
+    for path in _modules(INPUT_LAYER):
+        bad = {m for m in _imports(path) if _is_under(m, ("tokstudy",)) and not _is_under(m, INPUT_STANDS_ON)}
+        if bad:
+            offenders.append(f"{path.relative_to(ROOT)}: {sorted(bad)}")
+    assert not offenders, "the input layer importing the analysis, report, study or a CLI:\n" + "\n".join(offenders)
+
+
+def test_data_and_tokenization_never_import_the_input_layer():
+    offenders = []
+    for folder in ("tokstudy/data", "tokstudy/tokenization"):
+        for path in _modules(folder):
+            if {m for m in _imports(path) if _is_under(m, ("tokstudy.inputs",))}:
+                offenders.append(str(path.relative_to(ROOT)))
+    assert not offenders, "modules below the input layer importing it:\n" + "\n".join(offenders)
+
+
+def test_front_ends_load_inputs_through_the_input_layer():
+    for rel in LOADED_THROUGH_INPUTS:
+        assert {m for m in _imports(ROOT / rel) if _is_under(m, ("tokstudy.inputs",))}, (
+            f"{rel}: not via tokstudy.inputs"
+        )

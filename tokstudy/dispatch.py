@@ -13,6 +13,8 @@ import sys
 from contextlib import contextmanager
 from typing import Callable, Iterator, Sequence
 
+from tokstudy.errors import UsageError
+
 
 def build(parser: argparse.ArgumentParser, package: str, modules: Sequence[str]) -> argparse.ArgumentParser:
     """Add every subcommand of ``package`` (``package.<module>.register``) to ``parser``."""
@@ -66,8 +68,6 @@ def _call(args: argparse.Namespace, where: str, errors: Callable[[], tuple[type,
         print(f"{where}: error: {message}", file=sys.stderr)
         return 1
     except Exception as exc:
-        from tokstudy.errors import UsageError
-
         if isinstance(exc, UsageError):
             print(f"{where}: error: {exc}", file=sys.stderr)
             return 2

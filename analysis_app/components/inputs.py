@@ -13,7 +13,7 @@ from analysis_app.services.loading import InputError
 from analysis_app.services.paths import PathNotAllowedError, confine_path
 from analysis_app.services.sources import DatasetSource, PredictionSource
 from analysis_app.services.uploads import accept_text_upload, accept_tokenizer_upload
-from tokstudy.specs import dataset_file_key
+from tokstudy.inputs import dataset_file_key
 
 TOK_PATH, TOK_UP, DS_PATH, DS_UP, DS_LANG, PRED_PATH, PRED_UP = (
     "ts_in_tok_path",

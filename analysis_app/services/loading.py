@@ -1,4 +1,5 @@
-"""Load tokenizers, datasets and predictions through the tokstudy API, with messages for people.
+"""Load tokenizers, datasets and predictions through the tokstudy API (:mod:`tokstudy.inputs`, the loader the
+CLI and the study call too), with messages for people.
 
 Every loader raises :class:`InputError` (one clear sentence naming the file) for any
 bad input, so a page shows ``st.error(str(exc))`` and never a traceback. Nothing here
@@ -16,7 +17,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tokstudy.data.formats import FileOptions, read_dataset_file
+from tokstudy.data.registry import load_dataset
 from tokstudy.errors import TokstudyError
+from tokstudy.inputs import load_tokenizer_path
 
 
 class InputError(ValueError):
@@ -25,14 +29,12 @@ class InputError(ValueError):
 
 def load_segmenter(path: str | os.PathLike, name: str | None = None, count_lone_boundary: bool = True):
     """A :class:`~tokstudy.tokenization.base.Segmenter` for a ``.model`` file, a ``tokenizer.json``
-    or a tokenizer directory, via ``tokstudy.tokenization.loading.load_tokenizer``."""
+    or a tokenizer directory, via :func:`tokstudy.inputs.load_tokenizer_path`."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"{path}: no such tokenizer file or directory")
-    from tokstudy.tokenization.loading import load_tokenizer
-
     try:
-        return load_tokenizer(str(path), name=name, count_lone_boundary=count_lone_boundary)
+        return load_tokenizer_path(path, name=name, count_lone_boundary=count_lone_boundary)
     except TokstudyError as exc:
         raise InputError(str(exc)) from None
     except Exception as exc:  # e.g. the Rust tokenizers parser's own exception type: still the user's file
@@ -48,15 +50,14 @@ def load_conll(
     lenient: bool = False,
 ):
     """A CoNLL column file as a :class:`~tokstudy.data.types.Dataset` (IOB2 tags); ``lenient`` repairs
-    invalid tag sequences (counted in ``Dataset.repaired``) instead of refusing the file."""
-    from tokstudy.data.conll import read_conll
-    from tokstudy.specs import dataset_file_key
-
+    invalid tag sequences (counted in ``Dataset.repaired``) instead of refusing the file. Read as the CLI reads
+    ``--format conll`` (:func:`tokstudy.data.formats.read_dataset_file`), named by its stem unless ``name``."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such file")
     try:
-        return read_conll(path, name=name or dataset_file_key(path)[0], language=language, split=split, lenient=lenient)
+        ds = read_dataset_file(path, FileOptions(format="conll", lenient=lenient), language=language)
+        return ds.with_meta(name=name or ds.name, split=split)
     except TokstudyError as exc:
         raise InputError(f"not a CoNLL file tokstudy can read: {exc}") from None
     except (UnicodeDecodeError, OSError, EOFError) as exc:
@@ -65,8 +66,6 @@ def load_conll(
 
 def load_named_dataset(name: str, split: str, *, language: str | None = None):
     """A dataset of the tokstudy registry (e.g. ``conll2003``/``test``) from the data location."""
-    from tokstudy.data.registry import load_dataset
-
     try:
         return load_dataset(name, split, language=language)
     except TokstudyError as exc:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from analysis_app.services.results import discover
-from tokstudy.specs import dataset_file_key
+from tokstudy.inputs import dataset_file_key
 
 
 @dataclass(frozen=True)

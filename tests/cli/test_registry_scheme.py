@@ -75,7 +75,7 @@ def test_beside_a_file_the_scheme_applies_to_the_file_and_the_registry_keeps_its
         "their own: conll2003:test (IOB1 files)"
     ) in err
     from tokstudy.data.registry import load_dataset
-    from tokstudy.specs import FileOptions, load_datasets
+    from tokstudy.inputs import FileOptions, load_datasets
 
     ds = load_dataset("conll2003", "test")  # read as IOB1, as without --scheme
     header = (

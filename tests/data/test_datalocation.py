@@ -35,7 +35,7 @@ def test_makefile_default_relative_path_loads_a_dataset(monkeypatch):
     shared = PROJECT_ROOT.parent / "shared" / "data"
     if not shared.is_dir():
         pytest.skip(f"no ../shared/data beside the checkout ({shared})")
-    from tokstudy.specs import load_dataset_spec
+    from tokstudy.inputs import load_dataset_spec
 
     monkeypatch.chdir(PROJECT_ROOT)
     monkeypatch.setenv("TOKSTUDY_DATA", "../shared/data")

@@ -46,7 +46,7 @@ def test_local_folder_loads_with_class_names(local_hf_dataset):
 
 
 def test_cli_spec_reads_hf_sources(local_hf_dataset):
-    from tokstudy.specs import load_dataset_spec
+    from tokstudy.inputs import load_dataset_spec
 
     ds = load_dataset_spec(f"hf:{local_hf_dataset}:test")
     assert ds.n_words == 6 and ds.split == "test"

@@ -15,7 +15,7 @@ from tests.conftest import corpus_path
 from tokstudy.data.massive import parse_annotation, read_massive
 from tokstudy.data.registry import dataset_info, load_dataset
 from tokstudy.errors import DataFormatError
-from tokstudy.specs import FileOptions, load_datasets
+from tokstudy.inputs import FileOptions, load_datasets
 
 
 def readme_counts(folder: Path) -> dict[str, int]:

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import corpus_path
 from tokstudy.cli import main
-from tokstudy.data.names import expand_dataset_name, load_datasets_named, parse_dataset_name
+from tokstudy.data.names import expand_dataset_name, load_datasets_named
 from tokstudy.data.registry import (
     MASAKHANER2_LANGUAGES,
     MULTICONER_LANGUAGES,
@@ -23,7 +23,7 @@ from tokstudy.data.registry import (
     load_dataset,
 )
 from tokstudy.errors import DataNotFoundError, UsageError
-from tokstudy.specs import load_datasets, parse_registry_spec
+from tokstudy.inputs import load_datasets
 
 
 def present(folder: Path, pattern: str) -> set[tuple[str, str]]:
@@ -107,7 +107,6 @@ def test_load_datasets_expands_for_the_cli_and_study(small_root):
         ("multiconer2022", "de", "train"),
         ("multiconer2022", "zh", "dev"),
     ]
-    assert parse_registry_spec("masakhaner2:*:test") == parse_dataset_name("masakhaner2:*:test")
     with pytest.raises(DataNotFoundError, match=r"nope/\*\.conll: dataset file not found"):
         load_datasets(["nope/*.conll"], data_dir=small_root)  # a quoted file pattern is no registry name
 

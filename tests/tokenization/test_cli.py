@@ -100,7 +100,7 @@ def test_output_pointing_at_a_file_is_a_clean_error(tmp_path, capsys):
     target.write_text("keep me")
     rc = main(["train-tokenizer", "--input", str(src), "--vocab-size", "100", "--output", str(target), "-q"])
     err = capsys.readouterr().err
-    assert rc == 1 and "taken" in err and "existing file" in err and "Traceback" not in err
+    assert rc == 1 and "taken" in err and "is a file: --output needs a folder" in err and "Traceback" not in err
     assert target.read_text() == "keep me"
 
 

@@ -22,7 +22,7 @@ import pytest
 from tests.conftest import PROJECT_ROOT, corpus_path
 from tests.fixtures_sentencepiece import train_unigram
 from tokstudy.errors import TokenizerLoadError
-from tokstudy.specs import load_tokenizers
+from tokstudy.inputs import load_tokenizers
 from tokstudy.tokenization.loading import load_tokenizer
 from tokstudy.tokenization.sentencepiece_ import CrossWordPiecesWarning, SentencePieceSegmenter
 

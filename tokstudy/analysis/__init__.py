@@ -9,5 +9,5 @@
 Start with :func:`tokstudy.analysis.table.segmentation_table`; every statistic in
 :mod:`~tokstudy.analysis.stats`, :mod:`~tokstudy.analysis.model_errors.correlation` and
 :mod:`~tokstudy.report` derives from the table it returns. Input specs (``conll2003:test``,
-``NAME=PATH``) are turned into datasets and tokenizers by :mod:`tokstudy.specs`. See ``docs/analysis.md``.
+``NAME=PATH``) are turned into datasets and tokenizers by :mod:`tokstudy.inputs`. See ``docs/analysis.md``.
 """

@@ -2,16 +2,21 @@
 
 Each subcommand lives in its own module beside this file and exposes
 ``register(subparsers)``, which adds its parser and sets ``func`` to a function
-taking the parsed arguments and returning an exit code. Heavy imports stay
-inside those functions so that ``tokstudy --help`` is instant.
+taking the parsed arguments and returning an exit code. ``--help`` imports every one of them, so the
+analysis and report modules (numpy, scipy, matplotlib behind them) are imported inside the functions that
+run a command, each with a ``# deferred:`` reason; everything else is imported at the top.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
-from tokstudy import dispatch
+from tokstudy import __version__, dispatch
+from tokstudy.errors import TokstudyError
+from tokstudy.inputs import SchemeNotAppliedWarning
+from tokstudy.tokenization.sentencepiece_ import CrossWordPiecesWarning
 
 #: subcommand modules, in the order ``--help`` lists them.
 COMMAND_MODULES = (
@@ -31,8 +36,6 @@ COMMAND_MODULES = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from tokstudy import __version__
-
     parser = argparse.ArgumentParser(
         prog="tokstudy",
         description=(
@@ -46,14 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _errors() -> tuple[type, ...]:
-    from tokstudy.errors import TokstudyError
-
     return (TokstudyError,)
 
 
 def main(argv: list[str] | None = None) -> int:
-    import warnings
-
     with warnings.catch_warnings():
         warnings.showwarning = _warning_printer(warnings.showwarning)
         return dispatch.run(build_parser(), argv, _errors)
@@ -64,9 +63,8 @@ def _warning_printer(previous):
     scheme registry datasets do not take) as one ``tokstudy: warning:`` line."""
 
     def show(message, category, filename, lineno, file=None, line=None):
+        # deferred: the table package (numpy), imported only once a command has run far enough to warn
         from tokstudy.analysis.table.coverage import UnknownPiecesWarning
-        from tokstudy.specs import SchemeNotAppliedWarning
-        from tokstudy.tokenization.sentencepiece_ import CrossWordPiecesWarning
 
         if issubclass(category, (UnknownPiecesWarning, CrossWordPiecesWarning, SchemeNotAppliedWarning)):
             print(f"tokstudy: warning: {message}", file=sys.stderr)

@@ -1,8 +1,9 @@
 """Command-line arguments shared by the ``tokstudy`` commands, turned into the library's plain values.
 
-The library (:mod:`tokstudy.specs`) takes specs, paths and :class:`FileOptions`; this module
-is the only place that knows argparse's ``Namespace``: it declares the shared options, checks them as
-they are parsed (before any work), and hands plain values down.
+The library (:mod:`tokstudy.inputs`) takes typed requests (specs, paths and :class:`FileOptions`) and returns
+the datasets and tokenizers with what the user should be told; this module is the only place that knows
+argparse's ``Namespace``: it declares the shared options, checks them as they are parsed (before any work),
+turns them into those requests, and prints what comes back.
 """
 
 from __future__ import annotations
@@ -10,10 +11,15 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import sys
 from pathlib import Path
 
+from tokstudy.data.formats import FORMATS, FileOptions
+from tokstudy.data.schemes import normalize_scheme
+from tokstudy.data.textio import check_encoding
+from tokstudy.datalocation import corpus_dir
 from tokstudy.errors import DataFormatError, UsageError
-from tokstudy.specs import FORMATS, FileOptions, load_datasets, load_tokenizers
+from tokstudy.inputs import DatasetRequest, Inputs, TokenizerRequest, load_inputs
 
 #: ``--tokenizer``'s help, shared by every command that takes one
 TOKENIZER_HELP = (
@@ -172,7 +178,7 @@ def check_outputs(args, *, files: tuple[str, ...] = OUTPUT_FILES, folders: tuple
     only sooner; a write that fails later all the same (a full disk) is reported the same way.
 
     >>> import tempfile, types; d = tempfile.mkdtemp()
-    >>> check_outputs(types.SimpleNamespace(json=d, csv=None))
+    >>> check_outputs(types.SimpleNamespace(json=d, csv=None))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     IsADirectoryError: [Errno 21] is a folder: --json needs a file name: '...'
@@ -225,8 +231,6 @@ class DeprecatedAlias(argparse.Action):
         self.new = new
 
     def __call__(self, parser, namespace, values, option_string=None):
-        import sys
-
         print(f"warning: {option_string} is deprecated and will be removed; use {self.new}", file=sys.stderr)
         setattr(namespace, self.dest, True if self.nargs == 0 else values)
 
@@ -266,8 +270,6 @@ def confidence_arg(text: str) -> float:
 
 def encoding_arg(text: str) -> str:
     """argparse type: a text encoding Python knows and lines can be cut in."""
-    from tokstudy.data.textio import check_encoding
-
     try:
         check_encoding(text)
     except DataFormatError as exc:
@@ -277,8 +279,6 @@ def encoding_arg(text: str) -> str:
 
 def scheme_arg(text: str) -> str:
     """argparse type: a tag scheme name or ``auto``."""
-    from tokstudy.data.schemes import normalize_scheme
-
     try:
         return normalize_scheme(text)
     except ValueError as exc:
@@ -298,43 +298,63 @@ def file_options(args) -> FileOptions:
     return FileOptions(**{name: getattr(args, name) for name in FILE_OPTION_NAMES})
 
 
-def table_from_args(args):
-    """Load the datasets and tokenizers named on the command line and build the table."""
-    from tokstudy.analysis.table import segmentation_table
-    from tokstudy.datalocation import data_root
-
-    data_dir = data_root(args.data_dir) if args.data_dir else None
-    datasets = load_datasets(args.dataset, data_dir=data_dir, language=args.language, options=file_options(args))
-    args.repairs = report_repairs(datasets, args.data_dir)
-    segs = tokenizers_from_args(args)
-    return segmentation_table(datasets, segs, progress=not args.no_progress)
+def dataset_request(args, specs=None) -> DatasetRequest:
+    """The datasets named on the command line (``--dataset``, or ``specs``) and how their files are read."""
+    return DatasetRequest(
+        args.dataset if specs is None else specs,
+        data_dir=args.data_dir,
+        language=args.language,
+        options=file_options(args),
+    )
 
 
-def tokenizers_from_args(args) -> list:
+def train_request(args) -> DatasetRequest:
+    """The training split(s) of ``--train-dataset``: files read as ``--format`` says, registry datasets in the
+    scheme of their own files (``--scheme`` and the other reader options are for the datasets studied)."""
+    return DatasetRequest(
+        args.train_dataset, data_dir=args.data_dir, language=args.language, options=FileOptions(format=args.format)
+    )
+
+
+def tokenizer_request(args) -> TokenizerRequest:
     """The tokenizers named on the command line (``--tokenizer``, ``--tiktoken-pattern``, ``--drop-lone-boundary``)."""
-    return load_tokenizers(
+    return TokenizerRequest(
         args.tokenizer,
         count_lone_boundary=not args.drop_lone_boundary,
         tiktoken_pattern=getattr(args, "tiktoken_pattern", None),
     )
 
 
-def report_repairs(datasets, data_dir=None) -> list[dict]:
-    """Print what lenient reading repaired in each dataset (counts by kind, the first places) on stderr, beside
-    the results on stdout; return it for ``--json``. Files are named relative to the data location or here."""
-    import sys
+def inputs_from_args(args, *, tokenizers: bool = True) -> Inputs:
+    """Load the datasets (and, with ``tokenizers``, the tokenizers) named on the command line, and print what
+    reading them has to tell (:func:`print_input_notes`)."""
+    inputs = load_inputs(datasets=dataset_request(args), tokenizers=tokenizer_request(args) if tokenizers else None)
+    print_input_notes(inputs)
+    return inputs
 
-    from tokstudy.datalocation import shown_path
 
-    def show(path: str) -> str:
-        return shown_path(path, data_dir)
+def table_from_args(args):
+    """``(table, repairs)``: the segmentation table of the datasets and tokenizers named on the command line, and
+    what lenient reading repaired (the list ``stats --json`` holds under ``"repairs"``)."""
+    from tokstudy.analysis.table import segmentation_table  # deferred: numpy-backed table code, not for --help
 
-    out = []
-    for ds in datasets:
-        if ds.repair_log:
-            print(ds.repair_log.describe(show) + "\n", file=sys.stderr)
-            out.append({"dataset": ds.name, **ds.repair_log.to_dict(show)})
-    return out
+    inputs = inputs_from_args(args)
+    table = segmentation_table(inputs.datasets, inputs.tokenizers, progress=not args.no_progress)
+    return table, inputs.repair_records()
+
+
+def tokenizers_from_args(args) -> list:
+    """The tokenizers named on the command line (:func:`tokenizer_request`)."""
+    return load_inputs(tokenizers=tokenizer_request(args)).tokenizers
+
+
+def print_input_notes(inputs: Inputs) -> None:
+    """What reading the inputs has to tell, on stderr beside the results on stdout: what lenient reading
+    repaired in each dataset (counts by kind, the first places), and the warnings."""
+    for repair in inputs.repairs:
+        print(repair.text + "\n", file=sys.stderr)
+    for warning in inputs.warnings:
+        print(f"tokstudy: warning: {warning}", file=sys.stderr)
 
 
 def write_repairs_beside(json_path, repairs: list[dict]):
@@ -342,9 +362,7 @@ def write_repairs_beside(json_path, repairs: list[dict]):
     written beside it as ``<name>.repairs.json`` (``out.json`` -> ``out.repairs.json``): the list that
     ``stats --json`` holds under ``"repairs"``. The list keeps its shape for the scripts that read it, and
     the file is written only when a tag was repaired. Returns its path, or None."""
-    from pathlib import Path
-
-    from tokstudy.report.tables import write_json
+    from tokstudy.report.tables import write_json  # deferred: the report package, only when a file is written
 
     if not repairs:
         return None
@@ -381,8 +399,7 @@ def check_sentence_specs(specs) -> None:
 
 def parity_from_args(args) -> list:
     """Parity of the tokenizers named on the command line on its parallel text (``parity``, ``report --parity``)."""
-    from tokstudy.analysis.stats.parity import parity, read_parallel_text
-    from tokstudy.datalocation import corpus_dir
+    from tokstudy.analysis.stats.parity import parity, read_parallel_text  # deferred: numpy stats, not for --help
 
     directory = args.parallel_dir or corpus_dir("xquad_parallel", args.data_dir)
     langs = args.languages.split(",") if args.languages else None
@@ -425,6 +442,6 @@ def min_pieces_arg(text: str) -> int:
 def shredded_from_args(table, args):
     """The shredded-word rankings of the table (:func:`tokstudy.analysis.stats.shredded.shredded_table`), every
     shredded word kept (the Markdown shows the first)."""
-    from tokstudy.analysis.stats.shredded import DEFAULT_MIN_PIECES, shredded_table
+    from tokstudy.analysis.stats.shredded import DEFAULT_MIN_PIECES, shredded_table  # deferred: numpy, not for --help
 
     return shredded_table(table, min_pieces=args.shredded or DEFAULT_MIN_PIECES, limit=None)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from tokstudy.cli.arguments import add_input_arguments, check_outputs, table_from_args, train_request
+from tokstudy.inputs import load_inputs
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -26,8 +29,6 @@ def register(sub) -> None:
             "-t sp32k=runs/tok/sp-32000 -p preds.tsv --json attribution.json --figure attribution"
         ),
     )
-    from tokstudy.cli.arguments import add_input_arguments
-
     add_input_arguments(p)
     p.add_argument(
         "--predictions",
@@ -74,16 +75,14 @@ def compute(table, args, fitter=None) -> list:
     """Every (predictions file, tokenizer) attribution of the parsed arguments.
 
     ``fitter`` fits each design (default: in process; see :mod:`tokstudy.analysis.model_errors.fit_worker`)."""
+    # deferred: the analysis package (numpy, scipy; ~160 ms), not for --help
     from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
     from tokstudy.analysis.model_errors.predictions import read_predictions
-    from tokstudy.datalocation import data_root
-    from tokstudy.specs import load_datasets
 
     counts, label = None, None
     if args.train_dataset:
-        data_dir = data_root(args.data_dir) if args.data_dir else None
-        train = load_datasets(args.train_dataset, data_dir=data_dir, format=args.format, language=args.language)
+        train = load_inputs(datasets=train_request(args)).datasets
         counts, label = word_counts(train), ", ".join(args.train_dataset)
     out = []
     for path in args.predictions:
@@ -100,28 +99,27 @@ def compute(table, args, fitter=None) -> list:
 
 
 def run(args) -> int:
-    from tokstudy.analysis.model_errors.fit_worker import FitWorker
-    from tokstudy.cli.arguments import check_outputs
+    from tokstudy.analysis.model_errors.fit_worker import FitWorker  # deferred: the analysis package, not for --help
 
     check_outputs(args)
     # first: the child imports statsmodels on the other core while this process reads
     with FitWorker(start=not args.no_fit_process) as worker:
-        from tokstudy.cli.arguments import table_from_args
-
-        res = compute(table_from_args(args), args, fitter=worker.fit)
+        table, repairs = table_from_args(args)
+        res = compute(table, args, fitter=worker.fit)
+    # deferred: the report package (numpy), not for --help
     from tokstudy.report import attribution as ra
     from tokstudy.report import tables as rt
 
     rows, cells = ra.attribution_rows(res), ra.frequency_rows(res)
     print(ra.attribution_section(rows, cells))
     if args.json:
-        rt.write_json({"attribution": rows, "by_frequency": cells, "repairs": getattr(args, "repairs", [])}, args.json)
+        rt.write_json({"attribution": rows, "by_frequency": cells, "repairs": repairs}, args.json)
         print(f"\nwrote {args.json}")
     if args.csv:
         rt.write_csv(rows, args.csv)
         print(f"wrote {args.csv}")
     if args.figure:
-        from tokstudy.report.figures import plot_odds_ratios
+        from tokstudy.report.figures import plot_odds_ratios  # deferred: matplotlib behind it
 
         for path in plot_odds_ratios(rows, args.figure):
             print(f"wrote {path}")

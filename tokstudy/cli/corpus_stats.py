@@ -3,6 +3,14 @@ text, per language."""
 
 from __future__ import annotations
 
+from tokstudy.cli.arguments import (
+    TOKENIZER_HELP,
+    add_deprecated_alias,
+    add_tiktoken_pattern_argument,
+    check_outputs,
+    non_negative_int,
+)
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -31,8 +39,6 @@ def register(sub) -> None:
 
 def _add_input_arguments(p) -> None:
     """The tokenizers and the corpus."""
-    from tokstudy.cli.arguments import TOKENIZER_HELP, add_tiktoken_pattern_argument
-
     p.add_argument(
         "-t",
         "--tokenizer",
@@ -89,8 +95,6 @@ def _add_engine_arguments(p) -> None:
 
 def _add_figure_arguments(p) -> None:
     """The bootstrap and what counts as a piece."""
-    from tokstudy.cli.arguments import add_deprecated_alias, non_negative_int
-
     p.add_argument(
         "--resamples",
         dest="n_resamples",
@@ -115,9 +119,9 @@ def _add_figure_arguments(p) -> None:
 
 
 def run(args) -> int:
+    # deferred: the corpus engines and report package (numpy; ~115 ms), not for --help
     from tokstudy.analysis.corpus.counts import CorpusStatsSettings
     from tokstudy.analysis.corpus.engines import EngineSettings, corpus_stats
-    from tokstudy.cli.arguments import check_outputs
     from tokstudy.report import tables as rt
 
     check_outputs(args)

@@ -2,6 +2,17 @@
 
 from __future__ import annotations
 
+from tokstudy.cli.arguments import (
+    add_bootstrap_arguments,
+    add_input_arguments,
+    add_output_arguments,
+    add_predictions_arguments,
+    bootstrap_kwargs,
+    check_outputs,
+    table_from_args,
+    write_repairs_beside,
+)
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -16,13 +27,6 @@ def register(sub) -> None:
             "Example: tokstudy correlate -d conll2003:test -t runs/tok/sp-32000 --predictions preds.tsv"
         ),
     )
-    from tokstudy.cli.arguments import (
-        add_bootstrap_arguments,
-        add_input_arguments,
-        add_output_arguments,
-        add_predictions_arguments,
-    )
-
     add_input_arguments(p)
     add_predictions_arguments(
         p,
@@ -54,10 +58,10 @@ def register(sub) -> None:
 
 def compute(table, args) -> tuple[list, list[str]]:
     """The correlations, and one line per predictions file that covers only a declared subset of its split."""
+    # deferred: the analysis package (numpy, scipy.stats; ~180 ms), not for --help
     from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.correlation import correlate_errors
     from tokstudy.analysis.model_errors.predictions import read_predictions
-    from tokstudy.cli.arguments import bootstrap_kwargs
 
     out, notes = [], []
     for path in args.predictions:
@@ -75,11 +79,10 @@ def compute(table, args) -> tuple[list, list[str]]:
 
 
 def run(args) -> int:
-    from tokstudy.cli.arguments import check_outputs, table_from_args, write_repairs_beside
-    from tokstudy.report import tables as rt
+    from tokstudy.report import tables as rt  # deferred: the report package (numpy), not for --help
 
     check_outputs(args)
-    table = table_from_args(args)
+    table, repairs = table_from_args(args)
     res, notes = compute(table, args)
     for note in notes:
         print(f"Note: {note}\n")
@@ -90,7 +93,7 @@ def run(args) -> int:
     if args.json:
         rt.write_json(res, args.json)
         print(f"\nwrote {args.json}")
-        repaired = write_repairs_beside(args.json, args.repairs)
+        repaired = write_repairs_beside(args.json, repairs)
         if repaired:
             print(f"wrote {repaired} (the tags lenient reading repaired)")
     if args.csv:

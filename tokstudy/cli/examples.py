@@ -2,6 +2,19 @@
 
 from __future__ import annotations
 
+from tokstudy.cli.arguments import (
+    add_input_arguments,
+    add_output_arguments,
+    add_predictions_arguments,
+    add_sentence_argument,
+    check_outputs,
+    check_sentence_specs,
+    resolve_sentences,
+    table_from_args,
+    write_repairs_beside,
+)
+from tokstudy.inputs import check_files
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -15,13 +28,6 @@ def register(sub) -> None:
             "Example: tokstudy examples -d conll2003:test -t sp32k=a/ -t sp128k=b/ --sentence 12 -p preds.tsv"
         ),
     )
-    from tokstudy.cli.arguments import (
-        add_input_arguments,
-        add_output_arguments,
-        add_predictions_arguments,
-        add_sentence_argument,
-    )
-
     add_input_arguments(p)
     add_sentence_argument(
         p,
@@ -41,23 +47,16 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    # deferred: the analysis and report packages (numpy), not for --help
     from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.predictions import read_predictions
-    from tokstudy.cli.arguments import (
-        check_outputs,
-        check_sentence_specs,
-        resolve_sentences,
-        table_from_args,
-        write_repairs_beside,
-    )
     from tokstudy.report import tables as rt
     from tokstudy.report.table3 import example_rows, examples, examples_markdown, select_sentences
-    from tokstudy.specs import check_files
 
     check_sentence_specs(args.sentence)
     check_outputs(args)
     check_files(args.predictions, "--predictions")
-    table = table_from_args(args)
+    table, repairs = table_from_args(args)
     sents = resolve_sentences(table, args.sentence) if args.sentence else select_sentences(table, args.auto)
     preds = [align_predictions(table, read_predictions(p), dataset=args.predictions_dataset) for p in args.predictions]
     exs = examples(table, sents, preds)
@@ -66,7 +65,7 @@ def run(args) -> int:
         rt.write_csv(example_rows(exs), args.csv)
     if args.json:
         rt.write_json(exs, args.json)
-        repaired = write_repairs_beside(args.json, args.repairs)
+        repaired = write_repairs_beside(args.json, repairs)
         if repaired:
             print(f"wrote {repaired} (the tags lenient reading repaired)")
     return 0

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
+from tokstudy.cli.arguments import add_input_arguments, add_output_arguments, inputs_from_args, tokenizers_from_args
+from tokstudy.data.segmentations import read_segmentations, split_language
+from tokstudy.errors import UsageError
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -18,8 +24,6 @@ def register(sub) -> None:
             "--gold eng.word.dev.tsv --skip-unspelled -d conll2003:train"
         ),
     )
-    from tokstudy.cli.arguments import add_input_arguments, add_output_arguments
-
     p.add_argument(
         "--gold",
         "-g",
@@ -54,11 +58,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from collections import Counter
-
+    # deferred: the analysis and report packages (numpy), not for --help
     from tokstudy.analysis.morph import morph_table
-    from tokstudy.cli.arguments import tokenizers_from_args
-    from tokstudy.errors import UsageError
     from tokstudy.report.morph import morph_markdown, morph_rows
     from tokstudy.report.tables import write_csv, write_json
 
@@ -84,8 +85,6 @@ def run(args) -> int:
 
 
 def _read_gold(spec: str, args):
-    from tokstudy.data.segmentations import read_segmentations, split_language
-
     path, lang = split_language(spec)
     return read_segmentations(
         path, format=args.gold_format, language=lang or None, skip_unspelled=args.skip_unspelled, encoding=args.encoding
@@ -93,17 +92,11 @@ def _read_gold(spec: str, args):
 
 
 def _datasets(args):
-    from tokstudy.cli.arguments import file_options
-    from tokstudy.datalocation import data_root
-    from tokstudy.specs import load_datasets
-
-    data_dir = data_root(args.data_dir) if args.data_dir else None
-    return load_datasets(args.dataset, data_dir=data_dir, language=args.language, options=file_options(args))
+    return inputs_from_args(args, tokenizers=False).datasets
 
 
 def _edges(text: str) -> tuple[int, ...]:
-    from tokstudy.analysis.morph.scores import band_labels
-    from tokstudy.errors import UsageError
+    from tokstudy.analysis.morph.scores import band_labels  # deferred: the analysis package, not for --help
 
     try:
         edges = tuple(int(t) for t in text.split(","))

@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+from tokstudy.cli.arguments import (
+    add_bootstrap_arguments,
+    add_input_arguments,
+    add_output_arguments,
+    add_parallel_text_arguments,
+    check_outputs,
+    parity_from_args,
+)
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -15,13 +24,6 @@ def register(sub) -> None:
             "Example: tokstudy parity -t runs/tok/sp-32000 --languages en,de,ru,zh"
         ),
     )
-    from tokstudy.cli.arguments import (
-        add_bootstrap_arguments,
-        add_input_arguments,
-        add_output_arguments,
-        add_parallel_text_arguments,
-    )
-
     add_input_arguments(p, datasets=False)
     add_parallel_text_arguments(p)
     add_bootstrap_arguments(p)
@@ -30,8 +32,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from tokstudy.cli.arguments import check_outputs, parity_from_args
-    from tokstudy.report import tables as rt
+    from tokstudy.report import tables as rt  # deferred: the report package (numpy), not for --help
 
     check_outputs(args)
     res = parity_from_args(args)

@@ -68,13 +68,13 @@ def run(args) -> int:
         table_from_args,
     )
     from tokstudy.datalocation import shown_spec
+    from tokstudy.inputs import check_files
     from tokstudy.report.writer import write_report
-    from tokstudy.specs import check_files
 
     check_sentence_specs(args.sentence)
     check_outputs(args, files=(), folders=("out",))
     check_files(args.predictions, "--predictions")
-    table = table_from_args(args)
+    table, repairs = table_from_args(args)
     preds = [align_predictions(table, read_predictions(p), dataset=args.predictions_dataset) for p in args.predictions]
     par = None
     if args.parity:
@@ -85,7 +85,7 @@ def run(args) -> int:
     train = None
     if args.train_dataset:
         from tokstudy.datalocation import data_root
-        from tokstudy.specs import load_datasets
+        from tokstudy.inputs import load_datasets
 
         train = load_datasets(
             args.train_dataset,
@@ -113,7 +113,7 @@ def run(args) -> int:
         sentences=resolve_sentences(table, args.sentence) if args.sentence else None,
         n_examples=args.examples,
         figures=not args.no_figures,
-        repairs=args.repairs,
+        repairs=repairs,
         **bootstrap_kwargs(args),
     )
     print(f"wrote {len(files.files)} files; start with {files.index}")

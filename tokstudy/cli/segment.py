@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from tokstudy.cli.arguments import add_input_arguments, check_outputs, table_from_args
+from tokstudy.errors import UsageError
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -14,22 +17,17 @@ def register(sub) -> None:
             "Example: tokstudy segment -d conll2003:test -t sp32k=runs/tok/sp-32000 --out seg.parquet"
         ),
     )
-    from tokstudy.cli.arguments import add_input_arguments
-
     add_input_arguments(p)
     p.add_argument("--out", "-o", required=True, help="output file: .parquet, or .csv (pieces joined by spaces)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from tokstudy.cli.arguments import check_outputs, table_from_args
-    from tokstudy.errors import UsageError
-
     out = str(args.out)
     if not out.endswith((".parquet", ".csv")):  # checked before the (long) segmentation
         raise UsageError(f"--out must end in .parquet or .csv, got {out!r}")
     check_outputs(args, files=("out",))
-    table = table_from_args(args)
+    table, _ = table_from_args(args)
     if out.endswith(".parquet"):
         table.to_parquet(out)
     else:

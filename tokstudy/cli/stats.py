@@ -2,6 +2,18 @@
 
 from __future__ import annotations
 
+import warnings
+
+from tokstudy.cli.arguments import (
+    add_bootstrap_arguments,
+    add_input_arguments,
+    add_shredded_arguments,
+    bootstrap_kwargs,
+    check_outputs,
+    shredded_from_args,
+    table_from_args,
+)
+
 GROUPINGS = ("entity_type", "position", "language", "dataset")
 
 
@@ -24,8 +36,6 @@ def register(sub) -> None:
             "--languages-figure languages"
         ),
     )
-    from tokstudy.cli.arguments import add_bootstrap_arguments, add_input_arguments
-
     add_input_arguments(p)
     add_bootstrap_arguments(p)
     p.add_argument(
@@ -60,16 +70,13 @@ def register(sub) -> None:
         help="with several datasets: also draw each language's NE − non-NE gap, sorted, coloured by script, "
         "as STEM.png and STEM.svg",
     )
-    from tokstudy.cli.arguments import add_shredded_arguments
-
     add_shredded_arguments(p)
     p.set_defaults(func=run)
 
 
 def compute(table, args):
     """All the stats of one table, bootstrapped in one pass (shared with ``tokstudy report``)."""
-    from tokstudy.analysis.stats import table_statistics
-    from tokstudy.cli.arguments import bootstrap_kwargs
+    from tokstudy.analysis.stats import table_statistics  # deferred: the analysis package (numpy), not for --help
 
     return table_statistics(
         table, groupings=args.by, renyi_alpha=getattr(args, "renyi_alpha", 2.5), **bootstrap_kwargs(args)
@@ -77,11 +84,10 @@ def compute(table, args):
 
 
 def run(args) -> int:
-    from tokstudy.cli.arguments import check_outputs
-    from tokstudy.report import tables as rt
+    from tokstudy.report import tables as rt  # deferred: the report package (numpy), not for --help
 
     check_outputs(args)
-    table = table_with_language_warnings(args)
+    table, repairs = table_with_language_warnings(args)
     res = compute(table, args)
     per_language = languages(table, args) if len(table.datasets) > 1 else None
     print(
@@ -91,7 +97,7 @@ def run(args) -> int:
     print(rt.table4_markdown(res.table4))
     print("\n" + rt.summary_markdown(res.summary))
     if per_language is not None:
-        from tokstudy.report.languages import languages_markdown
+        from tokstudy.report.languages import languages_markdown  # deferred: matplotlib behind it
 
         print("\nTable 4 per language\n")
         print(languages_markdown(per_language))
@@ -101,40 +107,37 @@ def run(args) -> int:
     print("\nIntrinsic metrics (compression, unigram entropy of the pieces, vocabulary use)\n")
     print(rt.intrinsic_markdown(res.intrinsic))
     if args.shredded or args.shredded_csv:
-        from tokstudy.cli.arguments import shredded_from_args
-        from tokstudy.report.shredded import shredded_markdown, write_shredded_csv
+        from tokstudy.report.shredded import shredded_markdown, write_shredded_csv  # deferred: the report package
 
         shredded = shredded_from_args(table, args)
         print(f"\nShredded words ({shredded.min_pieces} pieces or more), most frequent first\n")
         print(shredded_markdown(shredded))
         if args.shredded_csv:
             print(f"wrote {write_shredded_csv(shredded, args.shredded_csv)}")
-    write_outputs(args, table, res, per_language)
+    write_outputs(args, table, res, per_language, repairs)
     return 0
 
 
 def languages(table, args):
     """Table 4 per (dataset, language) and tokenizer (:func:`tokstudy.analysis.stats.languages.language_table`)."""
-    from tokstudy.analysis.stats.languages import language_table
-    from tokstudy.cli.arguments import bootstrap_kwargs
+    from tokstudy.analysis.stats.languages import language_table  # deferred: the analysis package, not for --help
 
     return language_table(table, **bootstrap_kwargs(args))
 
 
 def table_with_language_warnings(args):
-    """The table of the command line. With several datasets, the unknown-piece warnings of each dataset and
-    tokenizer become one per tokenizer naming every language concerned
-    (:func:`tokstudy.analysis.stats.languages.language_coverage`); other warnings pass as they are."""
-    import warnings
-
+    """``(table, repairs)`` of the command line (:func:`~tokstudy.cli.arguments.table_from_args`). With several
+    datasets, the unknown-piece warnings of each dataset and tokenizer become one per tokenizer naming every
+    language concerned (:func:`tokstudy.analysis.stats.languages.language_coverage`); other warnings pass as
+    they are."""
+    # deferred: the analysis package (numpy), not for --help
     from tokstudy.analysis.stats.languages import language_coverage
     from tokstudy.analysis.table.bytepieces import BytePiecesWarning
     from tokstudy.analysis.table.coverage import ByteFallbackWarning, UnknownPiecesWarning
-    from tokstudy.cli.arguments import table_from_args
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        table = table_from_args(args)
+        table, repairs = table_from_args(args)
     several = len(table.datasets) > 1
     for w in caught:
         if not (several and issubclass(w.category, UnknownPiecesWarning)):
@@ -143,11 +146,12 @@ def table_with_language_warnings(args):
         for c in language_coverage(table):
             kind = {"unknown": UnknownPiecesWarning, "byte pieces": BytePiecesWarning}
             warnings.warn(c.message(), kind.get(c.kind, ByteFallbackWarning))
-    return table
+    return table, repairs
 
 
-def write_outputs(args, table, res, per_language) -> None:
+def write_outputs(args, table, res, per_language, repairs: list[dict]) -> None:
     """``--json``, ``--csv``, ``--languages-csv``, ``--languages-figure``: each written where asked, and said so."""
+    # deferred: the report package (numpy, matplotlib behind plot_languages), not for --help
     from tokstudy.report import tables as rt
     from tokstudy.report.languages import language_rows, plot_languages
 
@@ -160,7 +164,7 @@ def write_outputs(args, table, res, per_language) -> None:
                 "by": res.by,
                 "intrinsic": res.intrinsic,
                 "languages": language_rows(per_language) if per_language is not None else [],
-                "repairs": getattr(args, "repairs", []),
+                "repairs": repairs,
             },
             args.json,
         )

@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tokstudy.cli.arguments import check_outputs
+from tokstudy.datalocation import corpus_dir
+from tokstudy.errors import DataNotFoundError, UsageError
+
 ALGORITHMS = ("sp-unigram", "sp-bpe", "hf-unigram", "hf-bpe", "hf-wordpiece")  # mirrors training.ALGORITHMS
 
 
@@ -116,9 +120,6 @@ def resolve_inputs(inputs: list[str], data_dir: str | None) -> list[Path]:
     Something that looks like a path (``a/b``, ``x.txt``, ``./x``) and does not exist is
     reported as a missing file, not looked up as a corpus name.
     """
-    from tokstudy.datalocation import corpus_dir
-    from tokstudy.errors import DataNotFoundError
-
     out = []
     for x in inputs:
         path = Path(x).expanduser()
@@ -139,8 +140,7 @@ def _looks_like_path(text: str) -> bool:
 
 
 def run(args) -> int:
-    from tokstudy.cli.arguments import check_outputs
-    from tokstudy.errors import UsageError
+    # deferred: the trainers' module (~25 ms: tqdm, the HF export), not for --help
     from tokstudy.tokenization.training import TokenizerTrainingConfig, train_tokenizers
 
     check_outputs(args, files=(), folders=("output",))

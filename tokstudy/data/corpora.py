@@ -40,6 +40,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
+from tokstudy.data.conll import read_conll
+from tokstudy.data.jsonl import read_char_span_json
+from tokstudy.data.massive import read_massive
+from tokstudy.data.slu import read_slu
+from tokstudy.data.tsv import read_tsv
 from tokstudy.data.types import Dataset
 from tokstudy.errors import DataNotFoundError
 
@@ -56,8 +61,6 @@ def find_file(directory: Path, stem: str) -> Path:
 
 
 def load_conll2003(d: Path, split: str, language: str, lenient: bool, skip: bool) -> Dataset:
-    from tokstudy.data.conll import read_conll
-
     stem = {"train": "eng.train", "dev": "eng.testa", "test": "eng.testb"}[split]
     return read_conll(
         find_file(d, stem), name="conll2003", language=language, split=split, lenient=lenient, skip_malformed=skip
@@ -65,8 +68,6 @@ def load_conll2003(d: Path, split: str, language: str, lenient: bool, skip: bool
 
 
 def load_conll2002_es(d: Path, split: str, language: str, lenient: bool, skip: bool) -> Dataset:
-    from tokstudy.data.conll import read_conll
-
     stem = {"train": "esp.train", "dev": "esp.testa", "test": "esp.testb"}[split]
     path = find_file(d, stem)
     return with_note(
@@ -101,8 +102,6 @@ def with_note(ds: Dataset) -> Dataset:
 
 def _read_iob2(path: Path, name: str, split: str, language: str, lenient: bool, skip: bool) -> Dataset:
     """A CoNLL-column file of one language in IOB2 (WikiANN, MultiCoNER, MasakhaNER 2.0)."""
-    from tokstudy.data.conll import read_conll
-
     return read_conll(
         path, scheme="IOB2", name=name, language=language, split=split, lenient=lenient, skip_malformed=skip
     )
@@ -140,8 +139,6 @@ def massive_stem(split: str, language: str) -> str:
 
 
 def load_massive(d: Path, split: str, language: str, lenient: bool, skip: bool) -> Dataset:
-    from tokstudy.data.massive import read_massive
-
     path = find_file(d, massive_stem(split, language))
     return read_massive(path, partition=split, name="massive", language=language, split=split)
 
@@ -159,8 +156,6 @@ def ja_split_of(curid: str) -> str:
 @lru_cache(maxsize=2)
 def _ner_ja_all(path: Path, _stamp: tuple[int, int], language: str) -> Dataset:
     """The whole file, parsed once per process for train/dev/test (keyed on mtime and size)."""
-    from tokstudy.data.jsonl import read_char_span_json
-
     return read_char_span_json(path, name="ner_ja_wikipedia", language=language, split="all")
 
 
@@ -184,8 +179,6 @@ def load_ner_ja(d: Path, split: str, language: str, lenient: bool, skip: bool) -
 
 def slu_loader(corpus: str) -> Loader:
     def load(d: Path, split: str, language: str, lenient: bool, skip: bool) -> Dataset:
-        from tokstudy.data.slu import read_slu
-
         sub = {"train": "train", "dev": "valid", "test": "test"}[split]
         return read_slu(d / sub, name=corpus, language=language, split=split, lenient=lenient)
 
@@ -193,6 +186,4 @@ def slu_loader(corpus: str) -> Loader:
 
 
 def load_sst2(d: Path, split: str, language: str, lenient: bool, skip: bool) -> Dataset:
-    from tokstudy.data.tsv import read_tsv
-
     return read_tsv(find_file(d, f"{split}.tsv"), name="sst2", language=language, split=split)

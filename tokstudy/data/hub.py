@@ -18,6 +18,7 @@ is imported until a ``hf:`` source is used.
 
 from __future__ import annotations
 
+from tokstudy.data.schemes import detect_scheme, to_iob2
 from tokstudy.data.types import Dataset, Sentence
 from tokstudy.errors import DataFormatError, DataNotFoundError
 
@@ -56,13 +57,11 @@ def load_hf_dataset(
 ) -> Dataset:
     """Read a token-classification split through ``datasets.load_dataset`` (see the module docstring)."""
     try:
-        import datasets
+        import datasets  # deferred: optional and heavy (tokstudy[hub], pyarrow behind it), only for hf: specs
     except ImportError:
         raise DataNotFoundError(
             f"hf:{name} needs the `datasets` package: pip install 'tokstudy[hub]' (or use the local corpora)"
         ) from None
-    from tokstudy.data.schemes import detect_scheme, to_iob2
-
     where = f"hf:{name}" + (f"@{config}" if config else "") + f":{split}"
     try:
         rows = datasets.load_dataset(name, config, split=split)

@@ -13,9 +13,14 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tokstudy.data.conll import read_conll
+from tokstudy.data.registry import SPLIT_ALIASES, load_dataset
+from tokstudy.data.slu import read_slu
 from tokstudy.data.types import Dataset
 from tokstudy.datalocation import CORPORA, data_root, has_corpus, shown_path
 from tokstudy.errors import DataNotFoundError
+from tokstudy.inputs import load_dataset_spec
+from tokstudy.study.sample_data import write_sample
 
 # What the sample can stand in for: corpus -> part of the sample.
 _SAMPLE_RAW = {"raw_text", "raw_text_large"}
@@ -89,20 +94,14 @@ class Sources:
         """A labelled split, real or from the sample, cut to its first ``limit`` sentences.
 
         ``lenient`` is the registry's (:func:`tokstudy.data.registry.load_dataset`): None reads the corpus as
-        its default says, True also skips malformed lines (counted in ``Dataset.repair_log``)."""
-        from tokstudy.data.registry import SPLIT_ALIASES, load_dataset
-
+        its default says, True also skips malformed lines (counted in ``Dataset.repair_log``). A ``hf:`` name is
+        read as every front end reads one (:func:`tokstudy.inputs.load_dataset_spec`)."""
         if name.startswith("hf:"):
-            from tokstudy.data.hub import load_hf_dataset
-
-            hf_name, _, config = name[3:].partition("@")
             hf_split = {"dev": "validation"}.get(SPLIT_ALIASES.get(split, split), split)
-            ds = load_hf_dataset(hf_name, hf_split, config=config or None, language=language)
+            ds = load_dataset_spec(f"{name}:{hf_split}", language=language)
         elif name in self._real:
             ds = load_dataset(name, split, language=language, data_dir=self.data_dir, lenient=lenient)
         elif self.sample_dir is not None and name in _SAMPLE_NER:
-            from tokstudy.data.conll import read_conll
-
             split = SPLIT_ALIASES.get(split, split)
             ds = read_conll(
                 self.sample_dir / "ner" / f"{split}.conll",
@@ -112,8 +111,6 @@ class Sources:
                 split=split,
             )
         elif self.sample_dir is not None and name in _SAMPLE_INTENT:
-            from tokstudy.data.slu import read_slu
-
             split = {"dev": "valid"}.get(SPLIT_ALIASES.get(split, split), split)
             ds = read_slu(self.sample_dir / "intent" / split, name=f"{name}-sample", language="en", split=split)
         else:
@@ -135,8 +132,6 @@ def resolve_sources(
         return sources
     if not allow_sample:
         raise DataNotFoundError(f"corpora {missing} not found at {root}; set --data-dir or $TOKSTUDY_DATA")
-    from tokstudy.study.sample_data import write_sample
-
     sources.sample_dir = results_dir / "sample_data"
     if not (sources.sample_dir / "ner" / "test.conll").is_file():
         write_sample(sources.sample_dir, seed=0)

@@ -5,6 +5,8 @@
 [['▁Washington'], ['▁', ',']]
 """
 
+import importlib
+
 from tokstudy.tokenization.base import BOUNDARY, Segmentation, Segmenter
 
 __all__ = [
@@ -35,7 +37,5 @@ _LAZY = {
 
 def __getattr__(name):
     if name in _LAZY:
-        import importlib
-
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'tokstudy.tokenization' has no attribute {name!r}")

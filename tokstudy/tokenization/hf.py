@@ -23,6 +23,7 @@ covered text for Unigram).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from itertools import chain
@@ -82,7 +83,7 @@ class HFTokenizerSegmenter(Segmenter):
     @classmethod
     def from_file(cls, path: str | os.PathLike, **kwargs) -> "HFTokenizerSegmenter":
         """Load a ``tokenizer.json`` file."""
-        from tokenizers import Tokenizer
+        from tokenizers import Tokenizer  # deferred: a Rust extension (~13 ms), only for a tokenizer.json
 
         path = Path(path)
         try:
@@ -152,8 +153,6 @@ class HFTokenizerSegmenter(Segmenter):
 
 def _unk_id(tokenizer, vocab: dict[str, int]) -> int:
     """The model's unknown id (Unigram stores an id, BPE/WordPiece a token)."""
-    import json
-
     model = json.loads(tokenizer.to_str()).get("model", {}) if len(vocab) < 2_000_000 else {}
     if model.get("unk_id") is not None:
         return int(model["unk_id"])
@@ -171,6 +170,7 @@ def wordpiece_tokenizer(vocab_file: str | os.PathLike, *, lowercase: bool | None
     ``lowercase=None`` guesses: lowercase when no vocabulary entry (other than bracketed
     special tokens) has an upper-case letter, as in BERT's uncased vocabularies.
     """
+    # deferred: tokenizers (a Rust extension, ~13 ms) only when a tokenizer.json is read; --help imports this module
     from tokenizers import Tokenizer, decoders, normalizers, pre_tokenizers
     from tokenizers.models import WordPiece
 

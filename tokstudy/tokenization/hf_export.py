@@ -47,6 +47,7 @@ def spm_to_hf_tokenizer(model_file: str | os.PathLike, *, algorithm: str | None 
 
     ``algorithm`` is ``"unigram"`` or ``"bpe"``; ``None`` reads it from the model.
     """
+    # deferred: sentencepiece and tokenizers (C++/Rust extensions, ~25 ms), only when a model is exported
     import sentencepiece as spm
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, normalizers, pre_tokenizers
     from tokenizers.models import BPE, Unigram
@@ -84,7 +85,7 @@ def spm_to_hf_tokenizer(model_file: str | os.PathLike, *, algorithm: str | None 
 
 def add_albert_post_processor(tok) -> None:
     """``[CLS] A [SEP]`` and ``[CLS] A [SEP] B [SEP]`` with token types, as ALBERT expects."""
-    from tokenizers import processors
+    from tokenizers import processors  # deferred: a Rust extension, only when a model is exported
 
     cls_id, sep_id = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     if cls_id is None or sep_id is None:

@@ -47,6 +47,8 @@ from tokstudy.errors import TokenizerLoadError
 from tokstudy.tokenization.base import Segmenter
 from tokstudy.tokenization.hf import HFTokenizerSegmenter, wordpiece_tokenizer
 from tokstudy.tokenization.sentencepiece_ import SentencePieceSegmenter, default_name
+from tokstudy.tokenization.tekken import TekkenSegmenter, is_tekken
+from tokstudy.tokenization.tiktoken_ import TiktokenSegmenter
 
 _SPM_NAMES = ("spiece.model", "sentencepiece.bpe.model", "tokenizer.model")
 _HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
@@ -78,8 +80,6 @@ def load_tokenizer(
     text = str(path_or_name)
     common = {"count_lone_boundary": count_lone_boundary}
     if text.startswith("tiktoken:"):
-        from tokstudy.tokenization.tiktoken_ import TiktokenSegmenter
-
         return TiktokenSegmenter.from_name(text.removeprefix("tiktoken:"), name=name, **common)
     path = Path(path_or_name).expanduser()
     if path.is_file():
@@ -180,8 +180,6 @@ def _load_file(path: Path, name: str | None, lowercase: bool | None, tiktoken_pa
     else:
         fmt = file_format(path, default="sentencepiece" if path.suffix == ".model" else None)
     if fmt == "tiktoken":
-        from tokstudy.tokenization.tiktoken_ import TiktokenSegmenter
-
         display = name or (path.stem if path.suffix == ".tiktoken" else default_name(path))
         return TiktokenSegmenter.from_file(path, name=display, pattern=tiktoken_pattern, **common)
     if fmt == "json":
@@ -196,8 +194,6 @@ def _load_json(path: Path, name: str, common: dict) -> Segmenter:
     (Python's count, in characters; the Hugging Face loader's position is that of its own schema
     attempt, not of the error), JSON of another shape with its top-level keys.
     """
-    from tokstudy.tokenization.tekken import TekkenSegmenter, is_tekken
-
     refused = None
     if not path.name.startswith("tekken"):
         try:
@@ -244,12 +240,12 @@ def _read_json(path: Path, tried: str):
 def _load_hub(repo: str, name: str, common: dict) -> Segmenter:  # pragma: no cover - needs the network
     """A hub name: ``tokenizer.json`` if the repo has one, else its SentencePiece model."""
     try:
-        from tokenizers import Tokenizer
+        from tokenizers import Tokenizer  # deferred: a Rust extension (~13 ms), only for a hub name
 
         return HFTokenizerSegmenter(Tokenizer.from_pretrained(repo), name=name, source=repo, **common)
     except Exception as first:
         try:
-            from huggingface_hub import hf_hub_download
+            from huggingface_hub import hf_hub_download  # deferred: optional, and only for a hub name
 
             for spm_name in _SPM_NAMES:
                 try:

@@ -33,7 +33,7 @@ def sample_sentences(
         progress: show a tqdm counter of sentences read.
     """
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # deferred: ~90 ms to import, and only with a progress bar
 
         sentences = tqdm(sentences, desc="sampling sentences", unit=" sent", mininterval=0.5)
     if not k:

@@ -71,6 +71,7 @@ class SentencePieceSegmenter(Segmenter):
         count_lone_boundary: bool = True,
         num_threads: int | None = None,
     ):
+        # deferred: a C++ extension (~12 ms), only once a model is loaded; --help imports this module
         import sentencepiece as spm
 
         path = Path(model_file)
@@ -328,7 +329,7 @@ def default_name(path: Path) -> str:
     A file is named after itself, generic names included: ``data/tokenizer.model.v1`` is
     ``tokenizer.v1`` (the folder it lies in may be any folder, ``data`` or ``Downloads``), and two files
     of one name are told apart by their folders where they are loaded together
-    (:func:`~tokstudy.specs.load_tokenizers`). A Hugging Face or Mistral directory given as
+    (:func:`~tokstudy.inputs.load_tokenizers`). A Hugging Face or Mistral directory given as
     such is named after the directory.
 
     >>> [default_name(Path(n)) for n in ("sp32k.model", "tokenizer.model.v3", "tekken.json", "weights.bin")]

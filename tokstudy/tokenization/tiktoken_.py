@@ -284,7 +284,7 @@ def tiktoken_cache() -> str:
 
 def import_tiktoken():
     try:
-        import tiktoken
+        import tiktoken  # deferred: optional (tokstudy[tiktoken]); its absence is a message, not a crash
     except ImportError as exc:
         raise TokenizerLoadError(
             "tiktoken encodings need the tiktoken package: pip install 'tokstudy[tiktoken]'"

@@ -30,6 +30,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from tokstudy import __version__
+from tokstudy.data.rawtext import iter_sentences
 from tokstudy.errors import DataNotFoundError, TokenizerTrainingError
 from tokstudy.fileio import replace_folder, staging_folder
 from tokstudy.tokenization.hf_export import (
@@ -157,8 +159,6 @@ def train_tokenizers(config: TokenizerTrainingConfig, *, progress: bool = True) 
             output location that is an existing file.
         DataNotFoundError: an input that does not exist.
     """
-    from tokstudy.data.rawtext import iter_sentences
-
     for p in config.inputs:
         if not Path(p).exists():
             raise DataNotFoundError(f"{p}: no such raw-text file or directory")
@@ -272,7 +272,7 @@ def sentencepiece_options(config: TokenizerTrainingConfig, vocab_size: int) -> d
 
 
 def _train_sentencepiece(sample: list[str], config: TokenizerTrainingConfig, vocab_size: int, out: Path) -> int:
-    import sentencepiece as spm
+    import sentencepiece as spm  # deferred: a C++ extension (~12 ms), only for the sp-* algorithms
 
     try:
         spm.SentencePieceTrainer.train(
@@ -319,6 +319,7 @@ def _too_large(vocab_size: int, where: str, could: str, limit: int) -> Tokenizer
 
 
 def _train_hf(sample: list[str], config: TokenizerTrainingConfig, vocab_size: int, out: Path) -> int:
+    # deferred: tokenizers (a Rust extension, ~13 ms), only for the hf-* algorithms
     from tokenizers import Tokenizer, decoders, normalizers, pre_tokenizers, trainers
     from tokenizers.models import BPE, Unigram, WordPiece
 
@@ -366,10 +367,9 @@ def _train_hf(sample: list[str], config: TokenizerTrainingConfig, vocab_size: in
 def _write_manifest(
     out: Path, config: TokenizerTrainingConfig, requested: int, size: int, n: int, seconds: float
 ) -> None:
+    # deferred: the two extensions (~25 ms), imported by the trainer that ran anyway; here for their versions
     import sentencepiece
     import tokenizers
-
-    from tokstudy import __version__
 
     cfg = asdict(config)
     cfg["inputs"] = [str(p) for p in config.inputs]

@@ -11,7 +11,7 @@ import pytest
 
 from tokstudy.analysis.stats.shredded import compare_shredded, sentences_with_word, shredded_table, shredded_words
 from tokstudy.analysis.table import segmentation_table
-from tokstudy.specs import load_datasets
+from tokstudy.inputs import load_datasets
 from tokstudy.tokenization.loading import load_tokenizer
 
 # the chunk test doubles mark digits unknown; the warning about it is not what these tests look at

@@ -247,7 +247,7 @@ def worker_segmenters(
     tokenizers: tuple[str, ...], count_lone_boundary: bool, tiktoken_pattern: str | None = None
 ) -> tuple:
     """The tokenizers of ``tokenizers`` (``[NAME=]PATH``), loaded once per worker process."""
-    from tokstudy.specs import load_tokenizers
+    from tokstudy.inputs.tokenizers import load_tokenizers
 
     return tuple(
         load_tokenizers(list(tokenizers), count_lone_boundary=count_lone_boundary, tiktoken_pattern=tiktoken_pattern)

@@ -1,0 +1,165 @@
+"""Reading one dataset file by its format: the readers of :mod:`tokstudy.data`, picked by ``--format``.
+
+The shared corpora have their own readers (:mod:`tokstudy.data.corpora`, named by :mod:`tokstudy.data.registry`);
+a file the user names is read here, as :class:`FileOptions` says: ``auto`` goes by the name (``.jsonl`` JSON
+lines, or MASSIVE where its first record has ``annot_utt``; ``.json`` character-span JSON; a folder SNIPS/ATIS
+``seq.in``/``seq.out``/``label``; anything else CoNLL columns).
+
+>>> FileOptions().format_of(Path("train.json")), FileOptions(format="tsv").format_of(Path("x.conll"))
+('span-json', 'tsv')
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from tokstudy.data.conll import read_conll
+from tokstudy.data.jsonl import read_char_span_json, read_jsonl
+from tokstudy.data.massive import looks_like_massive, read_massive
+from tokstudy.data.schemes import normalize_scheme
+from tokstudy.data.slu import read_slu
+from tokstudy.data.textio import check_encoding
+from tokstudy.data.tsv import read_tsv
+from tokstudy.data.types import Dataset
+from tokstudy.errors import DataFormatError, DataNotFoundError, UsageError
+
+#: ``--format`` values: how a dataset given as a path is read
+FORMATS = ("auto", "conll", "tsv", "jsonl", "span-json", "slu", "massive")
+#: the files of a SNIPS/ATIS-style folder
+SLU_FILES = ("seq.in", "seq.out", "label")
+
+
+@dataclass(frozen=True)
+class FileOptions:
+    """How dataset files given as paths are read (the CLI's reader options).
+
+    Attributes:
+        format: one of :data:`FORMATS`; ``auto`` goes by the file name.
+        encoding: text encoding of the files (UTF-8 unless told).
+        scheme: tag scheme (``auto``, ``IOB1``, ``IOB2``, ``IOBES``, ``BILOU``) for CoNLL and JSON lines.
+        lenient: repair forbidden tag transitions instead of refusing them (``None``: the reader's
+            default, strict for files; registry datasets keep their own default).
+        label_column: the tag column: an index for CoNLL (``-1``, the last, by default), the header
+            name for TSV (``label``), the key of the tag list for JSON lines (``tags``).
+    """
+
+    format: str = "auto"
+    encoding: str = "utf-8"
+    scheme: str = "auto"
+    lenient: bool | None = None
+    label_column: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.format not in FORMATS:
+            raise UsageError(f"unknown dataset format {self.format!r}; expected one of {', '.join(FORMATS)}")
+        check_encoding(self.encoding)
+        try:
+            normalize_scheme(self.scheme)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if self.label_column is not None and self.format == "conll":
+            self.conll_label_column()
+
+    def conll_label_column(self) -> int:
+        if self.label_column is None:
+            return -1
+        try:
+            return int(self.label_column)
+        except ValueError:
+            raise UsageError(
+                f"--label-column {self.label_column!r}: CoNLL files need a column index (0 the first, -1 the last)"
+            ) from None
+
+    def format_of(self, path: Path) -> str:
+        """The format a path is read with (``auto`` resolved by its name)."""
+        if self.format != "auto":
+            return self.format
+        if path.is_dir():
+            return "slu"
+        suffixes = [x.lower() for x in path.suffixes if x.lower() != ".gz"]
+        last = suffixes[-1] if suffixes else ""
+        if last == ".jsonl":
+            return "massive" if looks_like_massive(path) else "jsonl"
+        return {".json": "span-json"}.get(last, "conll")
+
+
+def read_dataset_file(path: Path, options: FileOptions, *, language: str = "und") -> Dataset:
+    """Read one dataset file (or SLU folder) as ``options`` says; named by its stem, split guessed from its name."""
+    fmt = options.format_of(path)
+    if path.is_dir() and fmt != "slu":
+        raise DataNotFoundError(_folder_message(path, fmt))
+    name, split = dataset_file_key(path)
+    common = {"name": name, "language": language, "split": split}
+    lenient = bool(options.lenient)
+    if fmt == "massive":
+        return read_massive(
+            path, name=name, language=None if language == "und" else language, encoding=options.encoding
+        )
+    if fmt == "slu":
+        if not path.is_dir():
+            raise DataFormatError(f"--format slu expects a folder holding {', '.join(SLU_FILES)}", path=path)
+        if not all((path / f).is_file() for f in SLU_FILES):
+            raise DataNotFoundError(_folder_message(path, fmt))
+        scheme = options.scheme if options.scheme != "auto" else "IOB2"
+        return read_slu(path, lenient=lenient, encoding=options.encoding, scheme=scheme, **common)
+    if fmt == "conll":
+        return read_conll(
+            path,
+            label_column=options.conll_label_column(),
+            scheme=options.scheme,
+            lenient=lenient,
+            encoding=options.encoding,
+            **common,
+        )
+    if fmt == "tsv":
+        return read_tsv(path, label_column=options.label_column or "label", encoding=options.encoding, **common)
+    if fmt == "jsonl":
+        return read_jsonl(
+            path,
+            tags_key=options.label_column or "tags",
+            scheme=options.scheme,
+            lenient=lenient,
+            encoding=options.encoding,
+            **common,
+        )
+    return read_char_span_json(path, **common)
+
+
+def _folder_message(path: Path, fmt: str) -> str:
+    files = sorted(f.name for f in path.iterdir() if f.is_file())[:8]
+    listing = ", ".join(files) if files else "no files"
+    if fmt == "slu":
+        return (
+            f"{path}: is a folder without {', '.join(SLU_FILES)} (it holds {listing}); "
+            "give one dataset file, or a SNIPS/ATIS-style folder"
+        )
+    return f"{path}: is a folder, not a {fmt} file (it holds {listing}); give one of its files"
+
+
+def dataset_file_key(path: str | os.PathLike) -> tuple[str, str]:
+    """``(name, split)`` a dataset file is known by everywhere (CLI, study, app): its file name up to the
+    first dot, and the split its name suggests (``train``; ``dev`` for dev/valid/testa; ``test`` for
+    test/testb; else ``all``).
+
+    >>> dataset_file_key("data/eng.testb"), dataset_file_key("my_corpus.conll"), dataset_file_key("de-train.txt.gz")
+    (('eng', 'test'), ('my_corpus', 'all'), ('de-train', 'train'))
+    """
+    file_name = Path(path).name
+    return file_name.split(".")[0] or file_name, _split_from_name(file_name)
+
+
+def _split_from_name(name: str) -> str:
+    low = name.lower()
+    for key, split in (
+        ("train", "train"),
+        ("testa", "dev"),
+        ("dev", "dev"),
+        ("valid", "dev"),
+        ("testb", "test"),
+        ("test", "test"),
+    ):
+        if key in low:
+            return split
+    return "all"

@@ -1,0 +1,148 @@
+"""What the user named, as typed requests, turned into loaded datasets and tokenizers.
+
+Every front end (the CLI, the study, the app, a notebook) says what it wants as a :class:`DatasetRequest` and a
+:class:`TokenizerRequest` and gets :class:`Inputs` back: the datasets, the tokenizers, and what reading them has
+to tell the user (tags repaired by lenient reading, a ``--scheme`` that registry datasets do not take) as data.
+Printing it, or writing it beside a result, is the front end's business.
+
+>>> import tempfile, pathlib; d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "tiny.conll").write_text("Paris I-LOC\\nis O\\n", encoding="utf-8")
+>>> request = DatasetRequest([str(d / "tiny.conll")], options=FileOptions(scheme="IOB2", lenient=True))
+>>> got = load_inputs(datasets=request)
+>>> [ds.name for ds in got.datasets], got.tokenizers, got.repairs[0].record["total"]
+(['tiny'], [], 1)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from tokstudy.data.formats import FileOptions
+from tokstudy.data.types import Dataset
+from tokstudy.datalocation import data_root, shown_path
+from tokstudy.errors import DataNotFoundError
+from tokstudy.inputs.datasets import read_datasets
+from tokstudy.inputs.tokenizers import load_tokenizers
+from tokstudy.tokenization.base import Segmenter
+
+
+@dataclass(frozen=True)
+class DatasetRequest:
+    """The datasets a user named.
+
+    Attributes:
+        specs: dataset specs (:mod:`tokstudy.inputs.datasets`): ``conll2003:test``, ``masakhaner2:*:test``,
+            ``path.conll@de``, ``hf:NAME:SPLIT``, a SNIPS/ATIS folder.
+        data_dir: the data location as the user gave it (None: ``$TOKSTUDY_DATA``, else ``data/corpora``);
+            repaired files are named relative to it.
+        language: the language of files given as paths without ``@LANG`` (None: ``und``).
+        options: how files given as paths are read.
+    """
+
+    specs: Sequence[str]
+    data_dir: str | os.PathLike | None = None
+    language: str | None = None
+    options: FileOptions = field(default_factory=FileOptions)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "specs", tuple(self.specs))
+
+
+@dataclass(frozen=True)
+class TokenizerRequest:
+    """The tokenizers a user named.
+
+    Attributes:
+        specs: ``[NAME=]PATH`` or ``tiktoken:ENCODING`` (:mod:`tokstudy.inputs.tokenizers`).
+        count_lone_boundary: count a lone word-boundary piece (``'▁'`` before ``,``) as a piece, as the
+            mALBERT paper does.
+        tiktoken_pattern: the pre-tokenizer pattern of ``.tiktoken`` rank files (None: their sidecar, else
+            the encoding they are named after).
+    """
+
+    specs: Sequence[str]
+    count_lone_boundary: bool = True
+    tiktoken_pattern: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "specs", tuple(self.specs))
+
+
+@dataclass(frozen=True)
+class RepairReport:
+    """What lenient reading repaired in one dataset.
+
+    Attributes:
+        dataset: the dataset's name.
+        text: lines for the user: counts by kind and the first places.
+        record: the same for ``--json`` (:meth:`~tokstudy.data.repairs.RepairLog.to_dict` with ``dataset``).
+    """
+
+    dataset: str
+    text: str
+    record: dict
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Loaded inputs and what loading them has to tell the user (never printed here).
+
+    Attributes:
+        datasets: in the order named, wildcards expanded, names distinct.
+        tokenizers: in the order named, names distinct.
+        repairs: one per dataset that lenient reading repaired.
+        warnings: sentences for the user.
+    """
+
+    datasets: list[Dataset]
+    tokenizers: list[Segmenter]
+    repairs: list[RepairReport] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def repair_records(self) -> list[dict]:
+        """The repairs as ``stats --json`` holds them under ``"repairs"``."""
+        return [r.record for r in self.repairs]
+
+
+def load_inputs(*, datasets: DatasetRequest | None = None, tokenizers: TokenizerRequest | None = None) -> Inputs:
+    """The datasets, then the tokenizers, of the requests given (a request left out loads nothing)."""
+    loaded, repairs, notes = [], [], []
+    if datasets is not None:
+        root = data_root(datasets.data_dir) if datasets.data_dir else None
+        read = read_datasets(datasets.specs, data_dir=root, language=datasets.language, options=datasets.options)
+        loaded, notes = read.datasets, read.warnings
+        repairs = repair_reports(loaded, datasets.data_dir)
+    segmenters = []
+    if tokenizers is not None:
+        segmenters = load_tokenizers(
+            tokenizers.specs,
+            count_lone_boundary=tokenizers.count_lone_boundary,
+            tiktoken_pattern=tokenizers.tiktoken_pattern,
+        )
+    return Inputs(loaded, segmenters, repairs, notes)
+
+
+def repair_reports(datasets: Sequence[Dataset], data_dir: str | os.PathLike | None = None) -> list[RepairReport]:
+    """What lenient reading repaired in each dataset; files named relative to the data location or here."""
+
+    def show(path: str) -> str:
+        return shown_path(path, data_dir)
+
+    return [
+        RepairReport(ds.name, ds.repair_log.describe(show), {"dataset": ds.name, **ds.repair_log.to_dict(show)})
+        for ds in datasets
+        if ds.repair_log
+    ]
+
+
+def check_files(paths: Sequence[str], option: str) -> None:
+    """Refuse a missing file given to ``option`` (``--predictions``) before any work starts."""
+    for path in paths:
+        p = Path(path).expanduser()
+        if not p.is_file():
+            raise DataNotFoundError(
+                f"{option} {path}: " + ("is a folder; expected a file" if p.is_dir() else "file not found")
+            )

@@ -1,0 +1,92 @@
+"""Tokenizer specs -> tokenizers: ``[NAME=]PATH`` or ``tiktoken:ENCODING``, with distinct names.
+
+A spec is a path (``runs/tok/sp-32000``, ``spm.model``, ``tokenizer.json``), optionally named:
+``sp32k=runs/tok/sp-32000``. Unnamed, a directory is named after itself and a file after its own name
+(:func:`~tokstudy.tokenization.sentencepiece_.default_name`); two files of one name
+(``a/tokenizer.json``, ``b/tokenizer.json``) are told apart by their folders (``a/tokenizer``, ``b/tokenizer``).
+
+>>> parse_tokenizer_spec("sp32k=runs/tok/sp-32000")
+('sp32k', 'runs/tok/sp-32000')
+>>> parse_tokenizer_spec("runs/tok/sp-32000")
+(None, 'runs/tok/sp-32000')
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+from tokstudy.errors import TokenizerLoadError
+from tokstudy.tokenization.base import Segmenter
+from tokstudy.tokenization.loading import ACCEPTED, load_tokenizer
+
+TIKTOKEN_PREFIX = "tiktoken:"
+
+
+def parse_tokenizer_spec(spec: str) -> tuple[str | None, str]:
+    """``(name or None, path)`` from ``name=path`` or ``path``."""
+    name, sep, path = spec.partition("=")
+    if sep and name and "/" not in name and os.sep not in name:
+        return name, path
+    return None, spec
+
+
+def load_tokenizer_path(
+    path: str | os.PathLike,
+    *,
+    name: str | None = None,
+    count_lone_boundary: bool = True,
+    tiktoken_pattern: str | None = None,
+) -> Segmenter:
+    """One tokenizer: a path that must exist (a file or a folder holding one), or ``tiktoken:ENCODING``."""
+    path = str(path)
+    if not path.startswith(TIKTOKEN_PREFIX) and not Path(path).expanduser().exists():
+        raise TokenizerLoadError(f"{path}: tokenizer not found (expected {ACCEPTED})")
+    return load_tokenizer(path, name=name, count_lone_boundary=count_lone_boundary, tiktoken_pattern=tiktoken_pattern)
+
+
+def load_tokenizers(
+    specs: Sequence[str], *, count_lone_boundary: bool = True, tiktoken_pattern: str | None = None
+) -> list[Segmenter]:
+    """Every tokenizer of ``specs`` (``name=path``, ``path`` or ``tiktoken:ENCODING``), with distinct names.
+
+    ``tiktoken_pattern`` is the pre-tokenizer pattern of every tiktoken rank file among them (see
+    :func:`~tokstudy.tokenization.tiktoken_.pattern_for`).
+    """
+    if not specs:
+        raise TokenizerLoadError(f"no tokenizer given; pass --tokenizer PATH ({ACCEPTED})")
+    out, unnamed = [], {}
+    for i, spec in enumerate(specs):
+        name, path = parse_tokenizer_spec(spec)
+        out.append(
+            load_tokenizer_path(
+                path, name=name, count_lone_boundary=count_lone_boundary, tiktoken_pattern=tiktoken_pattern
+            )
+        )
+        if name is None and not path.startswith(TIKTOKEN_PREFIX):
+            unnamed[i] = Path(path).expanduser()
+    _names_by_folder(out, unnamed)
+    names = [s.name for s in out]
+    if len(set(names)) != len(names):
+        raise TokenizerLoadError(f"tokenizer names repeat ({names}); name them: --tokenizer NAME=PATH")
+    return out
+
+
+def _names_by_folder(segmenters: list[Segmenter], paths: dict[int, Path]) -> None:
+    """Unnamed tokenizers whose default names repeat (``a/tokenizer.json``, ``b/tokenizer.json``) are named
+    by as many of their folders as it takes (``a/tokenizer``, ``b/tokenizer``), as dataset files are."""
+    names = [s.name for s in segmenters]
+    for name in {n for n in names if names.count(n) > 1}:
+        idx = [i for i, n in enumerate(names) if n == name and i in paths]
+        given = [Path(os.path.abspath(paths[i])) for i in idx]  # folders as the user named them, links kept
+        if len(idx) < 2 or len({p.resolve() for p in given}) < len(given):
+            continue  # named by the user, or the same file twice: refused by the caller
+        for depth in range(1, max(len(p.parts) for p in given)):
+            labels = ["/".join((*p.parent.parts[-depth:], name)) for p in given]
+            if len(set(labels)) == len(labels):
+                break
+        else:
+            continue  # no folder tells them apart: refused by the caller
+        for i, label in zip(idx, labels):
+            segmenters[i].name = label
