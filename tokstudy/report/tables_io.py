@@ -4,8 +4,8 @@ Every table is ``<stem>.md`` (what a reader sees), ``<stem>.csv`` (flat rows) an
 results), each when the table has it (:class:`~tokstudy.report.result.Table`). ``tokstudy report`` writes
 them beside its index; a study under ``<root>/tables`` (:data:`STUDY_TABLES`), and its report stage reads
 them back with :func:`read_study_result`, so what the report states is exactly what the tables hold. No
-other module names these files. A table read back has no ``rows``: the CSV is for readers, the report is
-made from the Markdown and the JSON.
+other module names these files. A table read back has its CSV's cells as text: the report is made from the
+Markdown and the JSON.
 
 >>> import tempfile
 >>> from tokstudy.report.result import Table
@@ -13,7 +13,7 @@ made from the Markdown and the JSON.
 >>> [p.name for p in write_table(Table("t", "| a |", [{"a": 1}], [{"a": 1}]), folder)]
 ['t.md', 't.csv', 't.json']
 >>> read_table(folder, "t")
-Table(stem='t', markdown='| a |', rows=None, data=[{'a': 1}])
+Table(stem='t', markdown='| a |', rows=[{'a': '1'}], data=[{'a': 1}])
 """
 
 from __future__ import annotations
@@ -63,11 +63,17 @@ def write_records(rows: Records, path: str | os.PathLike) -> Path:
 
 
 def read_table(folder: str | os.PathLike, stem: str) -> Table | None:
-    """The table ``stem`` of ``folder`` (its Markdown and JSON; None when it has neither file)."""
-    md, js = Path(folder) / f"{stem}.md", Path(folder) / f"{stem}.json"
+    """The table ``stem`` of ``folder`` (None when it has none of its files). The CSV's cells come back as
+    text: the JSON holds the typed values."""
+    md, rows, js = (Path(folder) / f"{stem}.{suffix}" for suffix in ("md", "csv", "json"))
     markdown = md.read_text(encoding="utf-8").removesuffix("\n") if md.is_file() else None  # as written
     data = json.loads(js.read_text(encoding="utf-8")) if js.is_file() else None
-    return None if markdown is None and data is None else Table(stem, markdown, None, data)
+    if rows.is_file():
+        with open(rows, newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    else:
+        rows = None
+    return None if markdown is None and data is None and rows is None else Table(stem, markdown, rows, data)
 
 
 def _tables(obj) -> list[Table]:
