@@ -25,6 +25,10 @@ def register(sub) -> None:
     p.add_argument("--split", default="test", help="split to score (default test)")
     p.add_argument("--data-dir", help="folder holding the corpora (default: $TOKSTUDY_DATA)")
     p.add_argument("--predictions", help="write per-word predictions here (tokstudy format)")
+    p.add_argument(
+        "--piece-predictions",
+        help="token tasks: also write every piece's label and probabilities here (read by `tokstudy pieces`)",
+    )
     p.add_argument("--metrics", help="also write the metrics JSON here")
     p.add_argument("--unseen-labels", choices=["error", "keep", "map_o"], default="error")
     p.add_argument("--batch-size", type=int, default=64)
@@ -41,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
         args.model,
         ds,
         predictions=args.predictions,
+        piece_predictions=args.piece_predictions,
         unseen_labels=args.unseen_labels,
         batch_size=args.batch_size,
         device=args.device,

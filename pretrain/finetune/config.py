@@ -102,8 +102,8 @@ class FinetuneConfig:
     """Viterbi only: how much of the training label prior is divided out of the model's log-probabilities
     (0: none; 1: hybrid decoding with scaled likelihoods; see :mod:`pretrain.finetune.decoding`)."""
     label_all_pieces: bool = False
-    """Train on every piece of a word (same label) instead of its first piece only; prediction
-    always reads the first piece."""
+    """Train on every piece of a word (same label) instead of its first piece only; the word predictions read
+    the first piece (``piece_predictions`` writes every piece's)."""
     unseen_labels: UnseenLabelPolicy = "error"
     """A dev/test label absent from train: ``error`` (default), ``keep`` (kept as gold, the model
     cannot predict it, so it counts as a miss), or ``map_o`` (token tasks: gold tag replaced by ``O``)."""
@@ -122,6 +122,10 @@ class FinetuneConfig:
     """Save each seed's fine-tuned model (needed later by ``pretrain evaluate``)."""
     predict_splits: tuple[str, ...] = ("test",)
     """Which of ``dev``/``test`` get a per-word predictions file."""
+    piece_predictions: bool = False
+    """Token tasks: beside each per-word predictions file, write every piece's label and probabilities
+    (``predictions.<split>.pieces.tsv``, read by ``tokstudy pieces``). Any model can be read this way: with
+    ``label_all_pieces`` every piece was trained; otherwise the pieces after the first are a diagnostic."""
     progress: bool = True
     """Show tqdm progress bars."""
     extra: dict = field(default_factory=dict)
@@ -195,6 +199,7 @@ class FinetuneConfig:
             "extra",
             "save_models",
             "eval_batch_size",
+            "piece_predictions",  # an extra output of the same model
         }
         # settings added later, at their default (the earlier behaviour), are left out: finished seeds of an
         # earlier version stay reusable

@@ -4,6 +4,8 @@ Token tasks: seqeval entity F1 in default and strict IOB2 mode, per-type scores 
 word accuracy; predictions go through :func:`tokstudy.analysis.model_errors.predictions.write_predictions`
 (``word<TAB>gold<TAB>pred``, metadata comments), so the analysis reads them as they are.
 Classification: accuracy; predictions as ``sent_id<TAB>gold<TAB>pred<TAB>text`` (atomic).
+Token tasks may also write every piece's label and probabilities (:func:`write_split_piece_predictions`, the
+format of :mod:`tokstudy.analysis.model_errors.piece_predictions`, read by ``tokstudy pieces``).
 
 >>> metrics, pred = score_split(model, tok, test, task="ner", id2label=id2label, max_length=128)  # doctest: +SKIP
 >>> write_split_predictions("out/predictions.test.tsv", test, pred, task="ner", metadata={"seed": 1})  # doctest: +SKIP
@@ -17,7 +19,8 @@ from pathlib import Path
 from pretrain.finetune.decoding import LabelBigrams
 from pretrain.finetune.features import word_pieces
 from pretrain.finetune.metrics import accuracy, entity_scores, token_accuracy
-from pretrain.finetune.predict import predict_labels, predict_tags
+from pretrain.finetune.predict import predict_labels, predict_piece_probs, predict_tags
+from tokstudy.analysis.model_errors.piece_predictions import PieceSentence, PredictedWord, write_piece_predictions
 from tokstudy.data.types import Dataset
 from tokstudy.fileio import atomic_write_text
 
@@ -98,16 +101,58 @@ def write_split_predictions(path: str | os.PathLike, ds: Dataset, pred: list, *,
     return atomic_write_text(path, "\n".join(lines) + "\n")
 
 
+def piece_sentences(
+    model,
+    tokenizer,
+    ds: Dataset,
+    *,
+    max_length: int,
+    stride: int = 32,
+    batch_size: int = 64,
+    pieces: list | None = None,
+    bf16: bool = True,
+) -> list[PieceSentence]:
+    """Every piece of every word of ``ds`` with the model's probabilities (:func:`predict_piece_probs`), the
+    piece's text as the tokenizer writes it and the word's gold tag."""
+    words = [list(s.words) for s in ds]
+    pieces = pieces if pieces is not None else word_pieces(tokenizer, words)
+    probs = predict_piece_probs(
+        model, tokenizer, words, max_length=max_length, stride=stride, batch_size=batch_size, pieces=pieces, bf16=bf16
+    )
+    out = []
+    for s, sent_pieces, sent_probs in zip(ds, pieces, probs):
+        out.append(
+            PieceSentence(
+                s.sent_id,
+                tuple(
+                    PredictedWord(w, t, len(ids), tuple(tokenizer.convert_ids_to_tokens(ids[: len(p)])), p)
+                    for w, t, ids, p in zip(s.words, s.tags, sent_pieces, sent_probs)
+                ),
+            )
+        )
+    return out
+
+
+def write_split_piece_predictions(
+    path: str | os.PathLike, sentences: list[PieceSentence], id2label: dict, *, metadata: dict
+) -> Path:
+    """Write the per-piece predictions of a split atomically (labels in id order)."""
+    labels = [id2label[k] for k in range(len(id2label))]
+    return write_piece_predictions(path, labels, sentences, metadata=metadata)
+
+
 def evaluate_finetuned(
     model_dir: str | os.PathLike,
     ds: Dataset,
     *,
     predictions: str | os.PathLike | None = None,
+    piece_predictions: str | os.PathLike | None = None,
     unseen_labels: str = "error",
     batch_size: int = 64,
     device: str = "auto",
 ) -> dict:
-    """Score a saved fine-tuned model (``OUT/seed-K/model``) on ``ds``; optionally write its predictions.
+    """Score a saved fine-tuned model (``OUT/seed-K/model``) on ``ds``; optionally write its predictions, and
+    (token tasks) every piece's probabilities into ``piece_predictions``.
 
     >>> evaluate_finetuned(  # doctest: +SKIP
     ...     "runs/c03/seed-1/model", load_dataset("conll2003", "test"), predictions="p.tsv"
@@ -133,20 +178,22 @@ def evaluate_finetuned(
         bigrams=LabelBigrams.from_dict(meta["label_bigrams"]) if meta.get("label_bigrams") else None,
     )
     metrics["notes"] = [note] if note else []
+    about = {
+        "dataset": ds.name,
+        "split": ds.split,
+        "language": ds.language,
+        "model": str(model_dir),
+        "model_name": meta.get("model_name"),
+        "seed": meta.get("seed"),
+        "task": task,
+    }
     if predictions is not None:
-        write_split_predictions(
-            predictions,
-            ds,
-            pred,
-            task=task,
-            metadata={
-                "dataset": ds.name,
-                "split": ds.split,
-                "language": ds.language,
-                "model": str(model_dir),
-                "model_name": meta.get("model_name"),
-                "seed": meta.get("seed"),
-                "task": task,
-            },
+        write_split_predictions(predictions, ds, pred, task=task, metadata=about)
+    if piece_predictions is not None:
+        if task != "ner":
+            raise ValueError(f"{model_dir}: per-piece predictions need a token task, this model is {task!r}")
+        sentences = piece_sentences(
+            model, tok, ds, max_length=meta["max_length"], stride=meta["stride"], batch_size=batch_size
         )
+        write_split_piece_predictions(piece_predictions, sentences, dict(enumerate(labels)), metadata=about)
     return metrics

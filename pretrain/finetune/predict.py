@@ -3,7 +3,8 @@
 A word's prediction is read at its first piece, from the one window that owns it (see
 :mod:`pretrain.finetune.features`), so every word of every sentence gets exactly one label, however long the
 sentence: the label with the highest logit there, or, given the training split's label bigrams, the label of the
-best sequence for the sentence (:mod:`pretrain.finetune.decoding`).
+best sequence for the sentence (:mod:`pretrain.finetune.decoding`). :func:`predict_piece_probs` gives every
+piece's probabilities instead (the per-piece predictions file, :mod:`tokstudy.analysis.model_errors.piece_agreement`).
 
 >>> tags = predict_tags(model, tok, [["EU", "rejects", "German", "call"]], id2label, max_length=128)  # doctest: +SKIP
 >>> tags
@@ -105,6 +106,39 @@ def predict_tags(
         raise AssertionError(f"words without a prediction (sentence, word): {missing[:5]}")
     if viterbi_:  # every word's log-probabilities are in; one best sequence per sentence
         out = [[id2label[k] for k in viterbi(np.stack(rows), bigrams)] if rows else [] for rows in out]
+    return out
+
+
+def predict_piece_probs(
+    model,
+    tokenizer,
+    sentences: Sequence[Sequence[str]],
+    *,
+    max_length: int,
+    stride: int = 32,
+    batch_size: int = 64,
+    pieces: list | None = None,
+    bf16: bool = True,
+) -> list[list[np.ndarray]]:
+    """Every piece's softmax over the labels: ``out[s][w]`` is ``[predicted pieces, labels]`` for word ``w`` of
+    sentence ``s``, read from the one window that owns the word (the same window, and the same first piece, as
+    :func:`predict_tags`). A word longer than a window keeps the pieces that fit, so it may have fewer rows than
+    pieces; every word has at least one. Probabilities are float64, from the float32 log-softmax."""
+    cls_id, sep_id, pad_id, _ = special_ids(tokenizer)
+    pieces = pieces if pieces is not None else word_pieces(tokenizer, sentences)
+    windows = token_windows(pieces, None, cls_id=cls_id, sep_id=sep_id, max_length=max_length, stride=stride)
+    out: list[list] = [[None] * len(s) for s in sentences]
+    batches = _outputs_by_batch(model, windows, pad_id, batch_size, token_labels=True, log_probs=True, bf16=bf16)
+    for idx, scores in batches:
+        for row, i in enumerate(idx):
+            w = windows[i]
+            # an owned word's pieces run from its first piece to the next owned word's (the last to [SEP])
+            ends = [pos for _, pos in w.first[1:]] + [len(w) - 1]
+            for (word, pos), end in zip(w.first, ends):
+                out[w.sentence][word] = np.exp(scores[row][pos:end].astype(np.float64))
+    missing = [(s, w) for s, probs in enumerate(out) for w, p in enumerate(probs) if p is None]
+    if missing:  # cannot happen with the window planner, as in predict_tags
+        raise AssertionError(f"words without a prediction (sentence, word): {missing[:5]}")
     return out
 
 

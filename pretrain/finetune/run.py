@@ -8,6 +8,8 @@ Output directory layout (everything written atomically)::
       seed-1/
         metrics.json           dev and test scores, training history, label set
         predictions.test.tsv   per-word predictions (tokstudy format, read by `tokstudy correlate`)
+        predictions.test.pieces.tsv  every piece's label and probabilities (``piece_predictions``; read by
+                               `tokstudy pieces`)
         model/                 the fine-tuned model + tokenizer + finetune.json (if save_models)
       seed-2/ ...
 
@@ -33,8 +35,14 @@ from pretrain.cost import CostMeter
 from pretrain.finetune.config import FinetuneConfig
 from pretrain.finetune.data import TaskData, load_task
 from pretrain.finetune.decoding import label_bigrams
-from pretrain.finetune.evaluation import score_split, write_split_predictions
+from pretrain.finetune.evaluation import (
+    piece_sentences,
+    score_split,
+    write_split_piece_predictions,
+    write_split_predictions,
+)
 from pretrain.finetune.modeling import FINETUNE_META, load_for_task, max_positions
+from tokstudy.analysis.model_errors.piece_predictions import piece_predictions_path
 from tokstudy.analysis.stats.welch import Summary, summarize
 from tokstudy.fileio import atomic_write_text, replace_folder, staging_folder
 
@@ -283,7 +291,12 @@ def _score_splits(setup: SeedSetup, config: FinetuneConfig, data: TaskData, seed
                 "task": config.task,
                 "subset": _declared_subset(config, ds),
             }
-            write_split_predictions(folder / f"predictions.{split_name}.tsv", ds, pred, task=config.task, metadata=meta)
+            path = folder / f"predictions.{split_name}.tsv"
+            write_split_predictions(path, ds, pred, task=config.task, metadata=meta)
+            if config.piece_predictions and config.task == "ner":
+                kw = {k: v for k, v in setup.scoring(config).items() if k not in ("task", "id2label", "bigrams")}
+                sentences = piece_sentences(setup.model, setup.tokenizer, ds, **kw)
+                write_split_piece_predictions(piece_predictions_path(path), sentences, setup.id2label, metadata=meta)
     return scores
 
 
@@ -306,7 +319,10 @@ def _finished_seed(seed_dir: Path, config: FinetuneConfig, seed: int) -> dict | 
     except (OSError, json.JSONDecodeError):
         return None
     key = json.loads(json.dumps(config.training_key(), default=str))
-    missing = [s for s in config.predict_splits if not (seed_dir / f"predictions.{s}.tsv").is_file()]
+    wanted = [f"predictions.{s}.tsv" for s in config.predict_splits]
+    if config.piece_predictions and config.task == "ner":
+        wanted += [piece_predictions_path(w).name for w in wanted]
+    missing = [w for w in wanted if not (seed_dir / w).is_file()]
     if record.get("seed") != seed or record.get("training_key") != key or missing:
         return None
     if config.save_models and not (seed_dir / "model" / FINETUNE_META).is_file():
