@@ -145,7 +145,8 @@ class CheckpointManager:
         tmp = self.root / f".tmp-{final.name}"
         if self.rank == 0:
             self.root.mkdir(parents=True, exist_ok=True)
-            for stale in self.root.glob(".tmp-*"):  # left by a killed run
+            # left by a killed run: a checkpoint being written, or an old one being removed (remove_folder)
+            for stale in (*self.root.glob(".tmp-*"), *self.root.glob(".step_*.old-*")):
                 shutil.rmtree(stale, ignore_errors=True)
             tmp.mkdir()
         self.barrier()

@@ -116,10 +116,12 @@ def test_a_failed_write_leaves_no_checkpoint(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert mgr.latest_valid()[1]["step"] == 1
+    (tmp_path / "ckpt" / ".step_00000001.old-7-ab").mkdir()  # as a kill during a removal leaves it
     mgr.save(3, write=write_ok, state={})
     assert not list((tmp_path / "ckpt").glob(".tmp-*"))  # leftovers are cleaned by the next save
     mgr.save(4, write=write_ok, state={})
     assert [s for s, _ in mgr.step_dirs()] == [4, 3]  # keep_last = 2
+    assert sorted(p.name for p in (tmp_path / "ckpt").iterdir()) == ["latest", "step_00000003", "step_00000004"]
 
 
 # `pretrain train` with every optimiser step followed by a pause (weights unchanged): the tiny model otherwise
