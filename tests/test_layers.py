@@ -3,8 +3,8 @@
 The floors, bottom to top::
 
     tokstudy            the torch-free library: the analysis (tokstudy/analysis, data, tokenization), then
-                        the report layer (tokstudy/report: the typed result, its files in
-                        tables_io.py, the assembler in assemble.py), then the study (tokstudy/study asks
+                        the report layer (tokstudy/report: the typed result and its files in
+                        result.py, the assembler in assemble.py), then the study (tokstudy/study asks
                         for a trainer through the TrainerBackend protocol of tokstudy/study/backends.py)
     pretrain            the pre-trainer and fine-tuner (torch); imports tokstudy, and fulfils the
                         study's protocol in pretrain/study_backend.py
@@ -20,7 +20,7 @@ Rules checked here:
 * the library outside ``tokstudy/cli`` (and the shared dispatcher) never imports argparse or a CLI;
 * the report layer (``tokstudy/report``) never imports the study or a CLI; both reports are assembled by it:
   the study's report and ``tokstudy report`` import :mod:`tokstudy.report.assemble`, and only
-  :mod:`tokstudy.report.tables_io` names a file under a study's ``tables/``;
+  :mod:`tokstudy.report.result` names a file under a study's ``tables/``;
 * the input layer (``tokstudy/inputs``: what the user named -> datasets and tokenizers) stands on
   ``tokstudy/data`` and ``tokstudy/tokenization`` only, they never import it, and the CLI, the study and the
   app load what the user named through it;
@@ -269,9 +269,9 @@ def test_no_import_circle_anywhere():
 REPORT_LAYER = "tokstudy/report"
 #: the modules that assemble a report, and the assembler and serialisation each must go through
 ASSEMBLED_BY = {
-    "tokstudy/study/report_sections.py": {"tokstudy.report.assemble", "tokstudy.report.tables_io"},
-    "tokstudy/study/analysis_stage.py": {"tokstudy.report.tables_io", "tokstudy.report.build"},
-    "tokstudy/report/writer.py": {"tokstudy.report.assemble", "tokstudy.report.tables_io", "tokstudy.report.build"},
+    "tokstudy/study/report_sections.py": {"tokstudy.report.assemble", "tokstudy.report.result"},
+    "tokstudy/study/analysis_stage.py": {"tokstudy.report.result", "tokstudy.report.build"},
+    "tokstudy/report/writer.py": {"tokstudy.report.assemble", "tokstudy.report.result", "tokstudy.report.build"},
     "tokstudy/cli/report.py": {"tokstudy.report.writer"},
 }
 #: a path or a Markdown link to one of a study's table files, as a string in the code (not in a docstring)
@@ -320,15 +320,15 @@ def test_the_check_sees_table_paths_and_skips_docstrings(tmp_path):
 
 
 def test_the_table_files_are_named_in_one_module():
-    """A study's tables are written and read in tokstudy/report/tables_io.py; no other module builds a path or a
+    """A study's tables are written and read in tokstudy/report/result.py; no other module builds a path or a
     link to one of them from a literal (``"tables/scores.json"``, ``[csv](tables/x.csv)``)."""
     offenders = []
     for path in _modules("tokstudy"):
         rel = path.relative_to(ROOT).as_posix()
-        if rel == "tokstudy/report/tables_io.py":
+        if rel == "tokstudy/report/result.py":
             continue
         offenders += [f"{rel}:{line}: {s!r}" for line, s in _code_strings(path) if _TABLES_PATH.search(s)]
-    assert not offenders, "table files named outside tokstudy/report/tables_io.py:\n" + "\n".join(offenders)
+    assert not offenders, "table files named outside tokstudy/report/result.py:\n" + "\n".join(offenders)
 
 
 #: the input layer: what the user named -> datasets and tokenizers, above data/tokenization, below the rest

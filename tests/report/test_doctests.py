@@ -8,7 +8,6 @@ from tests.fixtures_doctest import assert_examples_pass
 
 MODULES = [
     "tokstudy.report.result",
-    "tokstudy.report.tables_io",
     "tokstudy.report.assemble",
     "tokstudy.study.findings",
     "tokstudy.study.language_report",

@@ -7,8 +7,7 @@ import pytest
 
 from tests.conftest import PROJECT_ROOT
 from tests.report.test_report import setup  # noqa: F401 (the fixture)
-from tokstudy.report.result import Records, Table
-from tokstudy.report.tables_io import read_result, read_study_result, write_result, write_table
+from tokstudy.report.result import Records, Table, read_result, read_study_result, write_result, write_table
 
 STUDIES = [PROJECT_ROOT / "examples" / name for name in ("cpu_report", "multilingual_report")]
 

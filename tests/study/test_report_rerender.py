@@ -56,7 +56,7 @@ def test_committed_summary_tables_are_what_the_writer_writes_today(tmp_path):
     import json
 
     from tokstudy.report import build
-    from tokstudy.report.tables_io import write_table
+    from tokstudy.report.result import write_table
 
     tables = CPU_REPORT / "tables"
     write_table(build.summary(_summaries(json.loads((tables / "summary.json").read_text(encoding="utf-8")))), tmp_path)

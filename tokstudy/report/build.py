@@ -3,7 +3,7 @@
 The JSON of a table is :func:`~tokstudy.report.tables.to_jsonable` of the analysis results themselves (the
 frozen dataclasses of :mod:`tokstudy.analysis`), the CSV its flat rows (``*_rows`` of
 :mod:`tokstudy.report.tables`) and the Markdown what a reader sees. ``tokstudy report`` and the study make
-their tables here and write them through :mod:`tokstudy.report.tables_io`, so a ``table4.json`` means one
+their tables here and write them through :mod:`tokstudy.report.result`, so a ``table4.json`` means one
 thing wherever it was written (schemas: ``docs/analysis.md``). Nothing here writes a file. The sections only
 ``tokstudy report`` shows make their tables in their own modules: :func:`tokstudy.report.shredded.shredded_report`,
 :func:`tokstudy.report.morph.morph_report`, :func:`tokstudy.report.languages.languages_report`.

@@ -16,10 +16,9 @@ from pathlib import Path
 
 from tokstudy.analysis.stats.shredded import ShreddedComparison, ShreddedTable, ShreddedWords
 from tokstudy.report.numbers import json_number
-from tokstudy.report.result import Records, Table
+from tokstudy.report.result import Records, Table, write_records
 from tokstudy.report.table3 import SEPARATOR
 from tokstudy.report.tables import markdown_table
-from tokstudy.report.tables_io import write_records
 
 #: words shown per ranking in the Markdown (the CSV holds every word ranked)
 SHOWN = 15

@@ -19,7 +19,7 @@ Layout of ``out_dir``::
     figures/*.png, figures/*.svg
 
 Computed here, made into tables by :mod:`tokstudy.report.build` (one
-:class:`~tokstudy.report.result.ReportResult`), written by :mod:`tokstudy.report.tables_io` and assembled
+:class:`~tokstudy.report.result.ReportResult`), written by :mod:`tokstudy.report.result` and assembled
 into the index by :mod:`tokstudy.report.assemble`, as the study's report is.
 
 >>> # write_report(table, "report/", predictions=[aligned], parity_results=parity(paras, segs))
@@ -44,10 +44,9 @@ from tokstudy.report import build
 from tokstudy.report.assemble import report_sections, write_document
 from tokstudy.report.languages import languages_report
 from tokstudy.report.morph import morph_report
-from tokstudy.report.result import ReportResult
+from tokstudy.report.result import ReportResult, write_result
 from tokstudy.report.shredded import shredded_report
 from tokstudy.report.table3 import examples, select_sentences
-from tokstudy.report.tables_io import write_result
 
 
 @dataclass(frozen=True)

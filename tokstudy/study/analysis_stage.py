@@ -11,7 +11,7 @@ passes, whatever the number of datasets and tokenizers:
    every dataset (:func:`~tokstudy.analysis.stats.breakdowns.breakdowns`).
 
 Every table is made by :mod:`tokstudy.report.build` (one schema per table, as ``tokstudy report`` makes
-them: ``docs/analysis.md``) and written under ``<root>/tables`` by :mod:`tokstudy.report.tables_io`, figures
+them: ``docs/analysis.md``) and written under ``<root>/tables`` by :mod:`tokstudy.report.result`, figures
 by :mod:`tokstudy.report.figures` under ``<root>/figures``; the report
 (:func:`tokstudy.study.report_sections.study_report`) reads them back as one
 :class:`~tokstudy.report.result.ReportResult`, so what it states is exactly what the tables hold.
@@ -32,8 +32,7 @@ from tokstudy.data.hub import parse_hf_spec
 from tokstudy.data.names import expand_dataset_name
 from tokstudy.data.names import parse_dataset_name as parse_registry_spec
 from tokstudy.report import build
-from tokstudy.report.result import Table
-from tokstudy.report.tables_io import STUDY_TABLES, write_table
+from tokstudy.report.result import STUDY_TABLES, Table, write_table
 from tokstudy.study.compare import control_comparison, cost_table, energy_points
 from tokstudy.study.config import StudyConfig
 from tokstudy.study.error_analysis import errors_and_examples

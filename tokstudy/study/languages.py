@@ -13,7 +13,7 @@ Every NER task is one language of one corpus (``masakhaner2-yor-ner``). In two s
    across languages of :mod:`tokstudy.study.cross_language`. It makes the tables ``languages`` (one row per
    tokenizer and language), ``cross_language`` (Spearman across languages with its interval) and
    ``vocabulary_gain`` (languages by F1 gain from the smallest vocabulary to the largest), JSON and CSV,
-   which the analysis stage writes (:mod:`tokstudy.report.tables_io`).
+   which the analysis stage writes (:mod:`tokstudy.report.result`).
 
 The report's section (:mod:`tokstudy.study.language_report`) reads them back
 (:class:`~tokstudy.report.result.StudyTables`).

@@ -5,7 +5,7 @@ configuration and smoke-test flag, the paper's reference figures and the finding
 :mod:`tokstudy.study.findings`, Tables 1-2 of :mod:`tokstudy.study.compare`), and the report
 package sits below the study, so it must not import it. The study reads what its analysis stage
 wrote under ``tables/`` back as one :class:`~tokstudy.report.result.ReportResult`
-(:func:`tokstudy.report.tables_io.read_study_result`), makes its sections from it (the ones it shares with
+(:func:`tokstudy.report.result.read_study_result`), makes its sections from it (the ones it shares with
 ``tokstudy report`` from :mod:`tokstudy.report.assemble`), and :func:`tokstudy.report.assemble.write_document`
 writes ``report.md`` and ``report.html`` as it writes every report.
 
@@ -20,8 +20,7 @@ from pathlib import Path
 from tokstudy.datalocation import data_root, shown_path
 from tokstudy.report.assemble import Section, attribution_section, write_document
 from tokstudy.report.numbers import format_p
-from tokstudy.report.result import ReportResult, StudyTables
-from tokstudy.report.tables_io import read_study_result, study_path
+from tokstudy.report.result import ReportResult, StudyTables, read_study_result, study_path
 from tokstudy.study.compare import tables_1_2_markdown
 from tokstudy.study.config import FinetuneSection, StudyConfig, load_study_config
 from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, by_vocab
