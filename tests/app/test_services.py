@@ -104,6 +104,26 @@ def test_valid_sentencepiece_upload_is_stored_under_a_fixed_name(spm_bytes, tmp_
     assert path.read_bytes() == spm_bytes and name == "evil_name"
 
 
+def test_uploads_are_stored_once_durably_by_content(tmp_path, monkeypatch):
+    """Tokenizer, CoNLL and gold uploads go through tokstudy.fileio (file and folder forced to disk, no
+    temporary file left); the same bytes land in the same place, other bytes elsewhere."""
+    from analysis_app.services import morph
+    from tokstudy import fileio
+
+    monkeypatch.setenv("TOKSTUDY_APP_UPLOAD_DIR", str(tmp_path))
+    synced = []
+    monkeypatch.setattr(fileio.os, "fsync", lambda fd: synced.append(fd))
+    first, _ = accept_text_upload("a.conll", b"EU B-ORG\n", kind="conll", max_bytes=100)
+    assert len(synced) == 2  # the file, then its folder
+    again, _ = accept_text_upload("b.conll", b"EU B-ORG\n", kind="conll", max_bytes=100)
+    other, _ = accept_text_upload("a.conll", b"EU O\n", kind="conll", max_bytes=100)
+    assert first == again != other and len(synced) == 4  # stored bytes are not written again
+    gold = morph.accept_gold_upload("words.tsv", b"walked\twalk ed\n", max_bytes=100)
+    assert gold.read_bytes() == b"walked\twalk ed\n" and gold.parent.name.startswith("gold-")
+    names = sorted(p.name for p in tmp_path.rglob("*") if p.is_file())
+    assert names == sorted([first.name, other.name, gold.name])  # no temporary file left
+
+
 @pytest.mark.parametrize(
     "filename,data,message",
     [
