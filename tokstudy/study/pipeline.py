@@ -31,13 +31,13 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-import os
 import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Callable
 
+from tokstudy.fileio import replace_folder
 from tokstudy.study.backends import FinetuneRequest, TrainerBackend
 from tokstudy.study.config import StudyConfig, TaskSpec
 from tokstudy.study.keys import finetune_key, section_key, task_key
@@ -323,7 +323,7 @@ def _train_tokenizers(
         name = tokenizer_name(sec.algorithm, t.vocab_size)
         target = work / name
         if Path(t.path) != target:
-            os.replace(t.path, target)
+            replace_folder(t.path, target)  # a folder left there by an earlier run is replaced whole
         out.append(
             {
                 "name": name,
