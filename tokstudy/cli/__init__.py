@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "report",
     "parity",
     "morph",
+    "pieces",
     "study",
 )
 

@@ -181,6 +181,7 @@ class _Reader:
         # (sent_id, word_index) -> [line, word, gold, n_pieces, pieces, probs, best]
         self._words: dict[tuple[int, int], list] = {}
         self._sentence_line: dict[int, int] = {}
+        self._broken: set[tuple[str, ...]] = set()
 
     def line(self, lineno: int, text: str) -> None:
         if lineno == 1:
@@ -210,6 +211,9 @@ class _Reader:
         fields = text.split("\t")
         if len(fields) != len(COLUMNS):
             self.problems.add(lineno, f"expected {len(COLUMNS)} tab-separated columns, found {len(fields)}")
+            self._broken.add(tuple(fields[:2]))  # its word's later pieces are not reported again
+            return
+        if tuple(fields[:2]) in self._broken:
             return
         sid, wi, word, gold, n, pi, piece, label, _prob, probs = fields
         try:
@@ -218,6 +222,7 @@ class _Reader:
             word, piece = unescape_word(word), unescape_word(piece)
         except ValueError as exc:
             self.problems.add(lineno, f"not a piece line: {exc}")
+            self._broken.add(tuple(fields[:2]))
             return
         labels = self.labels or ()
         if len(row) != len(labels) or label not in labels or not is_iob2_tag(gold):
