@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tokstudy.data.formats import FileOptions, read_dataset_file
+from tokstudy.data.formats import FileOptions
+from tokstudy.data.readers import read_dataset_file
 from tokstudy.data.registry import load_dataset
 from tokstudy.errors import TokstudyError
 from tokstudy.inputs import load_tokenizer_path
@@ -51,7 +52,7 @@ def load_conll(
 ):
     """A CoNLL column file as a :class:`~tokstudy.data.types.Dataset` (IOB2 tags); ``lenient`` repairs
     invalid tag sequences (counted in ``Dataset.repaired``) instead of refusing the file. Read as the CLI reads
-    ``--format conll`` (:func:`tokstudy.data.formats.read_dataset_file`), named by its stem unless ``name``."""
+    ``--format conll`` (:func:`tokstudy.data.readers.read_dataset_file`), named by its stem unless ``name``."""
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such file")

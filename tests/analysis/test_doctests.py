@@ -16,6 +16,7 @@ MODULES = [
     "tokstudy.inputs.tokenizers",
     "tokstudy.inputs.datasets",
     "tokstudy.inputs.request",
+    "tokstudy.inputs.load",
     "tokstudy.data.formats",
     "tokstudy.analysis.stats.intrinsic",
     "tokstudy.analysis.stats.ratio_batch",

@@ -15,7 +15,7 @@ import warnings
 
 from tokstudy import __version__, dispatch
 from tokstudy.errors import TokstudyError
-from tokstudy.inputs import SchemeNotAppliedWarning
+from tokstudy.inputs.request import SchemeNotAppliedWarning
 from tokstudy.tokenization.sentencepiece_ import CrossWordPiecesWarning
 
 #: subcommand modules, in the order ``--help`` lists them.

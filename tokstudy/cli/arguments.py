@@ -12,6 +12,7 @@ import argparse
 import errno
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from tokstudy.data.formats import FORMATS, FileOptions
@@ -19,7 +20,7 @@ from tokstudy.data.schemes import normalize_scheme
 from tokstudy.data.textio import check_encoding
 from tokstudy.datalocation import corpus_dir
 from tokstudy.errors import DataFormatError, UsageError
-from tokstudy.inputs import DatasetRequest, Inputs, TokenizerRequest, load_inputs
+from tokstudy.inputs.request import DatasetRequest, Inputs, TokenizerRequest
 
 #: ``--tokenizer``'s help, shared by every command that takes one
 TOKENIZER_HELP = (
@@ -325,12 +326,20 @@ def tokenizer_request(args) -> TokenizerRequest:
     )
 
 
-def inputs_from_args(args, *, tokenizers: bool = True) -> Inputs:
-    """Load the datasets (and, with ``tokenizers``, the tokenizers) named on the command line, and print what
-    reading them has to tell (:func:`print_input_notes`)."""
-    inputs = load_inputs(datasets=dataset_request(args), tokenizers=tokenizer_request(args) if tokenizers else None)
+def load_requested(*, datasets: DatasetRequest | None = None, tokenizers: TokenizerRequest | None = None) -> Inputs:
+    """:func:`tokstudy.inputs.load.load_inputs`, and what reading the inputs has to tell printed
+    (:func:`print_input_notes`)."""
+    # deferred: the readers and tokenizer libraries (~50 ms); --help imports every command module, hence this one
+    from tokstudy.inputs.load import load_inputs
+
+    inputs = load_inputs(datasets=datasets, tokenizers=tokenizers)
     print_input_notes(inputs)
     return inputs
+
+
+def inputs_from_args(args, *, tokenizers: bool = True) -> Inputs:
+    """The datasets (and, with ``tokenizers``, the tokenizers) named on the command line (:func:`load_requested`)."""
+    return load_requested(datasets=dataset_request(args), tokenizers=tokenizer_request(args) if tokenizers else None)
 
 
 def table_from_args(args):
@@ -343,9 +352,13 @@ def table_from_args(args):
     return table, inputs.repair_records()
 
 
-def tokenizers_from_args(args) -> list:
-    """The tokenizers named on the command line (:func:`tokenizer_request`)."""
-    return load_inputs(tokenizers=tokenizer_request(args)).tokenizers
+def tokenizers_from_args(args, *, count_lone_boundary: bool | None = None) -> list:
+    """The tokenizers named on the command line (:func:`tokenizer_request`); ``count_lone_boundary`` overrides
+    ``--drop-lone-boundary``."""
+    request = tokenizer_request(args)
+    if count_lone_boundary is not None:
+        request = replace(request, count_lone_boundary=count_lone_boundary)
+    return load_requested(tokenizers=request).tokenizers
 
 
 def print_input_notes(inputs: Inputs) -> None:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from tokstudy.cli.arguments import add_input_arguments, check_outputs, table_from_args, train_request
-from tokstudy.inputs import load_inputs
+from tokstudy.cli.arguments import add_input_arguments, check_outputs, load_requested, table_from_args, train_request
 
 
 def register(sub) -> None:
@@ -82,7 +81,7 @@ def compute(table, args, fitter=None) -> list:
 
     counts, label = None, None
     if args.train_dataset:
-        train = load_inputs(datasets=train_request(args)).datasets
+        train = load_requested(datasets=train_request(args)).datasets
         counts, label = word_counts(train), ", ".join(args.train_dataset)
     out = []
     for path in args.predictions:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from tokstudy.cli.arguments import (
     add_bootstrap_arguments,
     add_input_arguments,
@@ -12,11 +10,10 @@ from tokstudy.cli.arguments import (
     bootstrap_kwargs,
     check_outputs,
     table_from_args,
-    tokenizer_request,
+    tokenizers_from_args,
 )
 from tokstudy.errors import UsageError
 from tokstudy.fileio import atomic_write_text
-from tokstudy.inputs import load_inputs
 
 
 def register(sub) -> None:
@@ -75,8 +72,7 @@ def compute(table, args, paired: list[tuple[int, str]]) -> list:
     from tokstudy.analysis.table import tokenizer_columns
 
     names = table.tokenizer_names
-    request = replace(tokenizer_request(args), count_lone_boundary=False)
-    without = load_inputs(tokenizers=request).tokenizers
+    without = tokenizers_from_args(args, count_lone_boundary=False)
     out = []
     for i, path in paired:
         aligned = align_predictions(table, read_predictions(path), dataset=args.predictions_dataset)

@@ -13,7 +13,7 @@ from tokstudy.cli.arguments import (
     table_from_args,
     write_repairs_beside,
 )
-from tokstudy.inputs import check_files
+from tokstudy.inputs.request import check_files
 
 
 def register(sub) -> None:

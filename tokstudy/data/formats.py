@@ -1,9 +1,11 @@
-"""Reading one dataset file by its format: the readers of :mod:`tokstudy.data`, picked by ``--format``.
+"""How a dataset file the user names is read: its format (``--format``) and the reader options, and the name and
+split it is known by.
 
 The shared corpora have their own readers (:mod:`tokstudy.data.corpora`, named by :mod:`tokstudy.data.registry`);
-a file the user names is read here, as :class:`FileOptions` says: ``auto`` goes by the name (``.jsonl`` JSON
-lines, or MASSIVE where its first record has ``annot_utt``; ``.json`` character-span JSON; a folder SNIPS/ATIS
-``seq.in``/``seq.out``/``label``; anything else CoNLL columns).
+a file the user names is read by :func:`tokstudy.data.readers.read_dataset_file` as :class:`FileOptions` says:
+``auto`` goes by the name (``.jsonl`` JSON lines, or MASSIVE where its first record has ``annot_utt``; ``.json``
+character-span JSON; a folder SNIPS/ATIS ``seq.in``/``seq.out``/``label``; anything else CoNLL columns). This
+module imports no reader, so that the command line can declare its options without loading them.
 
 >>> FileOptions().format_of(Path("train.json")), FileOptions(format="tsv").format_of(Path("x.conll"))
 ('span-json', 'tsv')
@@ -15,20 +17,13 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from tokstudy.data.conll import read_conll
-from tokstudy.data.jsonl import read_char_span_json, read_jsonl
-from tokstudy.data.massive import looks_like_massive, read_massive
+from tokstudy.data.massive import looks_like_massive
 from tokstudy.data.schemes import normalize_scheme
-from tokstudy.data.slu import read_slu
 from tokstudy.data.textio import check_encoding
-from tokstudy.data.tsv import read_tsv
-from tokstudy.data.types import Dataset
-from tokstudy.errors import DataFormatError, DataNotFoundError, UsageError
+from tokstudy.errors import UsageError
 
 #: ``--format`` values: how a dataset given as a path is read
 FORMATS = ("auto", "conll", "tsv", "jsonl", "span-json", "slu", "massive")
-#: the files of a SNIPS/ATIS-style folder
-SLU_FILES = ("seq.in", "seq.out", "label")
 
 
 @dataclass(frozen=True)
@@ -83,59 +78,6 @@ class FileOptions:
         if last == ".jsonl":
             return "massive" if looks_like_massive(path) else "jsonl"
         return {".json": "span-json"}.get(last, "conll")
-
-
-def read_dataset_file(path: Path, options: FileOptions, *, language: str = "und") -> Dataset:
-    """Read one dataset file (or SLU folder) as ``options`` says; named by its stem, split guessed from its name."""
-    fmt = options.format_of(path)
-    if path.is_dir() and fmt != "slu":
-        raise DataNotFoundError(_folder_message(path, fmt))
-    name, split = dataset_file_key(path)
-    common = {"name": name, "language": language, "split": split}
-    lenient = bool(options.lenient)
-    if fmt == "massive":
-        return read_massive(
-            path, name=name, language=None if language == "und" else language, encoding=options.encoding
-        )
-    if fmt == "slu":
-        if not path.is_dir():
-            raise DataFormatError(f"--format slu expects a folder holding {', '.join(SLU_FILES)}", path=path)
-        if not all((path / f).is_file() for f in SLU_FILES):
-            raise DataNotFoundError(_folder_message(path, fmt))
-        scheme = options.scheme if options.scheme != "auto" else "IOB2"
-        return read_slu(path, lenient=lenient, encoding=options.encoding, scheme=scheme, **common)
-    if fmt == "conll":
-        return read_conll(
-            path,
-            label_column=options.conll_label_column(),
-            scheme=options.scheme,
-            lenient=lenient,
-            encoding=options.encoding,
-            **common,
-        )
-    if fmt == "tsv":
-        return read_tsv(path, label_column=options.label_column or "label", encoding=options.encoding, **common)
-    if fmt == "jsonl":
-        return read_jsonl(
-            path,
-            tags_key=options.label_column or "tags",
-            scheme=options.scheme,
-            lenient=lenient,
-            encoding=options.encoding,
-            **common,
-        )
-    return read_char_span_json(path, **common)
-
-
-def _folder_message(path: Path, fmt: str) -> str:
-    files = sorted(f.name for f in path.iterdir() if f.is_file())[:8]
-    listing = ", ".join(files) if files else "no files"
-    if fmt == "slu":
-        return (
-            f"{path}: is a folder without {', '.join(SLU_FILES)} (it holds {listing}); "
-            "give one dataset file, or a SNIPS/ATIS-style folder"
-        )
-    return f"{path}: is a folder, not a {fmt} file (it holds {listing}); give one of its files"
 
 
 def dataset_file_key(path: str | os.PathLike) -> tuple[str, str]:

@@ -22,20 +22,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from tokstudy.data.formats import FileOptions, read_dataset_file
+from tokstudy.data.formats import FileOptions
 from tokstudy.data.hub import is_hf_spec, load_hf_dataset, parse_hf_spec
 from tokstudy.data.names import WILDCARD, expand_dataset_name, parse_dataset_name
+from tokstudy.data.readers import read_dataset_file
 from tokstudy.data.registry import dataset_info, list_datasets, load_dataset
 from tokstudy.data.schemes import normalize_scheme
 from tokstudy.data.types import Dataset
 from tokstudy.errors import DataFormatError, DataNotFoundError, UsageError
+from tokstudy.inputs.request import SchemeNotAppliedWarning
 
 #: what a spec that names no existing file must not look like to be read as a registry name
 _FILE_SUFFIXES = (".conll", ".txt", ".gz", ".tsv", ".iob", ".bio", ".json", ".jsonl")
-
-
-class SchemeNotAppliedWarning(UserWarning):
-    """A tag scheme was given for dataset files, and registry datasets beside them keep their own."""
 
 
 @dataclass(frozen=True)

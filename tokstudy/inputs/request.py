@@ -1,13 +1,16 @@
-"""What the user named, as typed requests, turned into loaded datasets and tokenizers.
+"""What the user named, as typed requests, and what loading it gives back.
 
 Every front end (the CLI, the study, the app, a notebook) says what it wants as a :class:`DatasetRequest` and a
-:class:`TokenizerRequest` and gets :class:`Inputs` back: the datasets, the tokenizers, and what reading them has
-to tell the user (tags repaired by lenient reading, a ``--scheme`` that registry datasets do not take) as data.
-Printing it, or writing it beside a result, is the front end's business.
+:class:`TokenizerRequest`, and :func:`tokstudy.inputs.load.load_inputs` gives :class:`Inputs` back: the datasets,
+the tokenizers, and what reading them has to tell the user (tags repaired by lenient reading, a ``--scheme``
+that registry datasets do not take) as data. Printing it, or writing it beside a result, is the front end's
+business. This module loads nothing itself (no reader, no tokenizer library), so a command line can build
+requests while it declares its options.
 
 >>> import tempfile, pathlib; d = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (d / "tiny.conll").write_text("Paris I-LOC\\nis O\\n", encoding="utf-8")
 >>> request = DatasetRequest([str(d / "tiny.conll")], options=FileOptions(scheme="IOB2", lenient=True))
+>>> from tokstudy.inputs.load import load_inputs
 >>> got = load_inputs(datasets=request)
 >>> [ds.name for ds in got.datasets], got.tokenizers, got.repairs[0].record["total"]
 (['tiny'], [], 1)
@@ -22,11 +25,12 @@ from typing import Sequence
 
 from tokstudy.data.formats import FileOptions
 from tokstudy.data.types import Dataset
-from tokstudy.datalocation import data_root, shown_path
 from tokstudy.errors import DataNotFoundError
-from tokstudy.inputs.datasets import read_datasets
-from tokstudy.inputs.tokenizers import load_tokenizers
 from tokstudy.tokenization.base import Segmenter
+
+
+class SchemeNotAppliedWarning(UserWarning):
+    """A tag scheme was given for dataset files, and registry datasets beside them keep their own."""
 
 
 @dataclass(frozen=True)
@@ -105,37 +109,6 @@ class Inputs:
     def repair_records(self) -> list[dict]:
         """The repairs as ``stats --json`` holds them under ``"repairs"``."""
         return [r.record for r in self.repairs]
-
-
-def load_inputs(*, datasets: DatasetRequest | None = None, tokenizers: TokenizerRequest | None = None) -> Inputs:
-    """The datasets, then the tokenizers, of the requests given (a request left out loads nothing)."""
-    loaded, repairs, notes = [], [], []
-    if datasets is not None:
-        root = data_root(datasets.data_dir) if datasets.data_dir else None
-        read = read_datasets(datasets.specs, data_dir=root, language=datasets.language, options=datasets.options)
-        loaded, notes = read.datasets, read.warnings
-        repairs = repair_reports(loaded, datasets.data_dir)
-    segmenters = []
-    if tokenizers is not None:
-        segmenters = load_tokenizers(
-            tokenizers.specs,
-            count_lone_boundary=tokenizers.count_lone_boundary,
-            tiktoken_pattern=tokenizers.tiktoken_pattern,
-        )
-    return Inputs(loaded, segmenters, repairs, notes)
-
-
-def repair_reports(datasets: Sequence[Dataset], data_dir: str | os.PathLike | None = None) -> list[RepairReport]:
-    """What lenient reading repaired in each dataset; files named relative to the data location or here."""
-
-    def show(path: str) -> str:
-        return shown_path(path, data_dir)
-
-    return [
-        RepairReport(ds.name, ds.repair_log.describe(show), {"dataset": ds.name, **ds.repair_log.to_dict(show)})
-        for ds in datasets
-        if ds.repair_log
-    ]
 
 
 def check_files(paths: Sequence[str], option: str) -> None:

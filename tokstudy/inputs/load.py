@@ -1,0 +1,50 @@
+"""Loading what the user named: :class:`~tokstudy.inputs.request.DatasetRequest` and
+:class:`~tokstudy.inputs.request.TokenizerRequest` in, :class:`~tokstudy.inputs.request.Inputs` out.
+
+>>> import tempfile, pathlib; d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "mine.conll").write_text("Paris B-LOC\\nis O\\n", encoding="utf-8")
+>>> [ds.name for ds in load_inputs(datasets=DatasetRequest([str(d / "mine.conll")])).datasets]
+['mine']
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from tokstudy.data.types import Dataset
+from tokstudy.datalocation import data_root, shown_path
+from tokstudy.inputs.datasets import read_datasets
+from tokstudy.inputs.request import DatasetRequest, Inputs, RepairReport, TokenizerRequest
+from tokstudy.inputs.tokenizers import load_tokenizers
+
+
+def load_inputs(*, datasets: DatasetRequest | None = None, tokenizers: TokenizerRequest | None = None) -> Inputs:
+    """The datasets, then the tokenizers, of the requests given (a request left out loads nothing)."""
+    loaded, repairs, notes = [], [], []
+    if datasets is not None:
+        root = data_root(datasets.data_dir) if datasets.data_dir else None
+        read = read_datasets(datasets.specs, data_dir=root, language=datasets.language, options=datasets.options)
+        loaded, notes = read.datasets, read.warnings
+        repairs = repair_reports(loaded, datasets.data_dir)
+    segmenters = []
+    if tokenizers is not None:
+        segmenters = load_tokenizers(
+            tokenizers.specs,
+            count_lone_boundary=tokenizers.count_lone_boundary,
+            tiktoken_pattern=tokenizers.tiktoken_pattern,
+        )
+    return Inputs(loaded, segmenters, repairs, notes)
+
+
+def repair_reports(datasets: Sequence[Dataset], data_dir: str | os.PathLike | None = None) -> list[RepairReport]:
+    """What lenient reading repaired in each dataset; files named relative to the data location or here."""
+
+    def show(path: str) -> str:
+        return shown_path(path, data_dir)
+
+    return [
+        RepairReport(ds.name, ds.repair_log.describe(show), {"dataset": ds.name, **ds.repair_log.to_dict(show)})
+        for ds in datasets
+        if ds.repair_log
+    ]
