@@ -114,6 +114,7 @@ class PretrainBackend:
             decode=section.decode,
             decode_prior_scale=section.decode_prior_scale,
             label_all_pieces=section.label_all_pieces,
+            piece_predictions=section.compare_labelling and task.task == "ner",  # beside predictions.test.tsv
             max_length=section.max_length,
             stride=min(32, section.max_length // 4),
             unseen_labels="map_o" if task.task == "ner" else "keep",

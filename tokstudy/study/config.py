@@ -152,6 +152,9 @@ class TaskSpec:
     """Word-dropout rate for this task; None: ``finetune.token_dropout``."""
     label_all_pieces: bool | None = None
     """Train on every piece of a word for this task; None: ``finetune.label_all_pieces``."""
+    variant: str | None = None
+    """A name appended to the task's label, so that a twin of the task (the other labelling of pieces, added by
+    ``finetune.compare_labelling``: ``allpieces`` or ``firstpiece``) has runs of its own beside the task's."""
     lenient: bool | None = None
     """Read the task's splits leniently: tags that continue no entity become ``B-`` and lines with a single field
     are skipped, both counted in the report (MasakhaNER's ``xho`` train has 2 such lines). None: the registry's
@@ -188,7 +191,7 @@ class TaskSpec:
     @property
     def label(self) -> str:
         lang = f"-{self.language}" if self.language else ""
-        return f"{self.dataset}{lang}-{self.task}"
+        return f"{self.dataset}{lang}-{self.task}" + (f"-{self.variant}" if self.variant else "")
 
 
 @dataclass(frozen=True)
@@ -214,7 +217,13 @@ class FinetuneSection:
     decode_prior_scale: float = 0.0
     """Viterbi only: how much of the training label prior is divided out of the model's log-probabilities."""
     label_all_pieces: bool = False
-    """Token tasks: train on every piece of a word (its label), not only the first; prediction reads the first."""
+    """Token tasks: train on every piece of a word (its label), not only the first; the word predictions read the
+    first piece (``compare_labelling`` also writes every piece's)."""
+    compare_labelling: bool = False
+    """Token tasks: beside every NER task, fine-tune its twin with the other labelling of pieces
+    (``label_all_pieces`` flipped; the twin's label ends in ``-allpieces`` or ``-firstpiece``), write every NER
+    run's per-piece predictions, and add "Pieces that disagree" to the report (entity F1 and r under each way of
+    giving a word its label)."""
     no_pretraining_control: bool = False
     """Also fine-tune each vocabulary's architecture from random weights (same tasks, settings and seeds),
     so the report can say whether pre-training helped."""

@@ -28,9 +28,10 @@ FINETUNE_ADDED_AT_DEFAULT = {
     "decode": "argmax",
     "decode_prior_scale": 0.0,
     "label_all_pieces": False,
+    "compare_labelling": False,
 }
 #: task settings added later (None: the task takes the section's value, or the corpus default)
-TASK_ADDED_AT_DEFAULT = ("dropout", "token_dropout", "label_all_pieces", "lenient")
+TASK_ADDED_AT_DEFAULT = ("dropout", "token_dropout", "label_all_pieces", "lenient", "variant")
 _MISSING = object()
 
 

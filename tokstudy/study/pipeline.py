@@ -44,7 +44,7 @@ from tokstudy.study.keys import finetune_key, section_key, task_key
 from tokstudy.study.report_sections import REPORT_VERSION
 from tokstudy.study.sources import Sources, resolve_sources
 from tokstudy.study.stages import Pipeline, Stage
-from tokstudy.study.tasks import expand_tasks, task_splits, text_tasks, write_task_text
+from tokstudy.study.tasks import expand_tasks, task_splits, text_tasks, with_labelling_twins, write_task_text
 
 #: Version of the analysis stage's table schemas (docs/analysis.md, "Report files"); 2 = one schema per JSON file,
 #: shared with ``tokstudy report``. Part of the stage's key, so a folder analysed with version 1 is analysed again.
@@ -148,7 +148,7 @@ def run_study(
     for note in sources.notes:
         log(f"note: {note}")
     # a task `masakhaner2:*` is one task per language present: every stage below sees the languages themselves
-    tasks = expand_tasks(config.finetune.tasks, data_dir=sources.data_dir)
+    tasks = with_labelling_twins(expand_tasks(config.finetune.tasks, data_dir=sources.data_dir), config.finetune)
     config = dataclasses.replace(config, finetune=dataclasses.replace(config.finetune, tasks=tasks))
     pipe = Pipeline(root, log=log)
     side_by_side = config.jobs > 1 or config.cluster.address is not None

@@ -7,9 +7,10 @@
   (:class:`SplitRecord`: sentences used and available, lines skipped, tags repaired) for the report. A corpus
   without a test split (MultiCoNER 2022, SST-2) is scored on its dev split, and the backend holds out part of
   the training split for early stopping (``TaskSplits.dev`` is None);
-* :func:`write_task_text`: the words of each task's training split as raw text (``add_task_text``).
+* :func:`write_task_text`: the words of each task's training split as raw text (``add_task_text``);
+* :func:`with_labelling_twins`: each NER task's twin with the other labelling of pieces (``compare_labelling``).
 
->>> from tokstudy.study.config import TaskSpec
+>>> from tokstudy.study.config import FinetuneSection, TaskSpec
 >>> split_names(TaskSpec("masakhaner2:yor")), split_names(TaskSpec("multiconer2022:de"))
 (('dev', 'test'), (None, 'dev'))
 """
@@ -25,7 +26,7 @@ from typing import Iterable
 from tokstudy.data.types import Dataset
 from tokstudy.fileio import atomic_write_text
 from tokstudy.study.backends import TaskSplits
-from tokstudy.study.config import TaskSpec
+from tokstudy.study.config import FinetuneSection, TaskSpec
 from tokstudy.study.sources import Sources
 
 
@@ -54,6 +55,27 @@ def expand_tasks(tasks: Iterable[TaskSpec], *, data_dir: str | os.PathLike | Non
     twice = sorted({label for label in labels if labels.count(label) > 1})
     if twice:
         raise ValueError(f"finetune.tasks: {twice} given more than once (a wildcard covers every language present)")
+    return tuple(out)
+
+
+def with_labelling_twins(tasks: Iterable[TaskSpec], section: FinetuneSection) -> tuple[TaskSpec, ...]:
+    """``tasks``, each NER task followed by its twin with the other labelling of pieces when
+    ``section.compare_labelling`` is on (else ``tasks`` unchanged): ``label_all_pieces`` flipped from what the
+    task resolves to, and the label suffixed ``-allpieces`` or ``-firstpiece``.
+
+    >>> from tokstudy.study.config import FinetuneSection, TaskSpec
+    >>> on = FinetuneSection(compare_labelling=True)
+    >>> [(t.label, t.settings(on).label_all_pieces) for t in with_labelling_twins([TaskSpec("conll2003")], on)]
+    [('conll2003-ner', False), ('conll2003-ner-allpieces', True)]
+    """
+    out: list[TaskSpec] = []
+    for task in tasks:
+        out.append(task)
+        if section.compare_labelling and task.task == "ner":
+            every = not task.settings(section).label_all_pieces
+            out.append(
+                dataclasses.replace(task, label_all_pieces=every, variant="allpieces" if every else "firstpiece")
+            )
     return tuple(out)
 
 

@@ -1,0 +1,120 @@
+"""``finetune.compare_labelling``: each NER task's twin with the other labelling of pieces, runs of its own, cache
+keys of the default studies unchanged, and the report's piece-agreement table from the runs' per-piece files."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from tokstudy.analysis.model_errors.piece_agreement import piece_agreement
+from tokstudy.analysis.model_errors.piece_predictions import (
+    PieceSentence,
+    PredictedWord,
+    piece_predictions_path,
+    read_piece_predictions,
+    write_piece_predictions,
+)
+from tokstudy.report.result import read_table, write_table
+from tokstudy.study.config import FinetuneSection, StudyConfig, TaskSpec, load_study_config
+from tokstudy.study.keys import finetune_key, task_key
+from tokstudy.study.pieces_section import TITLE, pieces_section, pieces_table
+from tokstudy.study.pipeline import finetune_runs
+from tokstudy.study.tasks import with_labelling_twins
+
+TASKS = (TaskSpec("conll2003"), TaskSpec("snips", "classification"), TaskSpec("wikiann:*", label_all_pieces=True))
+
+
+def test_off_by_default_and_the_default_studies_keys_do_not_change():
+    for name in ("demo", "cpu"):
+        ft = load_study_config(name).finetune
+        assert not ft.compare_labelling
+        assert "compare_labelling" not in finetune_key(ft)
+        assert all("variant" not in task_key(t) for t in ft.tasks)
+        assert with_labelling_twins(ft.tasks, ft) == ft.tasks
+    on = FinetuneSection(compare_labelling=True)
+    assert finetune_key(on)["compare_labelling"] is True  # every fine-tuning run reruns, writing its pieces
+    assert task_key(dataclasses.replace(TASKS[0], variant="allpieces"))["variant"] == "allpieces"
+
+
+def test_each_ner_task_gets_its_twin_with_the_other_labelling():
+    section = FinetuneSection(compare_labelling=True)
+    tasks = with_labelling_twins(TASKS, section)
+    got = [(t.label, t.settings(section).label_all_pieces) for t in tasks]
+    assert got == [
+        ("conll2003-ner", False),
+        ("conll2003-ner-allpieces", True),
+        ("snips-classification", False),
+        ("wikiann-*-ner", True),
+        ("wikiann-*-ner-firstpiece", False),
+    ]
+    every = dataclasses.replace(section, label_all_pieces=True)
+    assert [t.label for t in with_labelling_twins(TASKS[:1], every)] == ["conll2003-ner", "conll2003-ner-firstpiece"]
+
+
+def test_the_twins_have_fine_tuning_runs_of_their_own():
+    config = StudyConfig()
+    ft = dataclasses.replace(config.finetune, tasks=TASKS[:1], seeds=2, compare_labelling=True)
+    config = dataclasses.replace(config, finetune=dataclasses.replace(ft, tasks=with_labelling_twins(ft.tasks, ft)))
+    stages = [r.stage for r in finetune_runs(config, ["sp8k"])]
+    assert stages == [
+        "finetune/sp8k/conll2003-ner/seed0",
+        "finetune/sp8k/conll2003-ner/seed1",
+        "finetune/sp8k/conll2003-ner-allpieces/seed0",
+        "finetune/sp8k/conll2003-ner-allpieces/seed1",
+    ]
+
+
+def _pieces(path, seed: int):
+    rng = np.random.default_rng(seed)
+    labels = ("O", "B-PER", "I-PER")
+    sentences = []
+    for s in range(12):
+        words = []
+        for w in range(4):
+            n = int(rng.integers(1, 4))
+            gold = labels[int(rng.integers(0, 3))]
+            words.append(
+                PredictedWord(f"w{w}", gold, n, tuple("p" * (j + 1) for j in range(n)), rng.dirichlet([1, 1, 1], n))
+            )
+        sentences.append(PieceSentence(s, tuple(words)))
+    return write_piece_predictions(path, labels, sentences)
+
+
+def test_the_table_reads_each_models_first_seed_and_the_section_reads_it_back(tmp_path):
+    runs = []
+    for task in ("conll2003-ner", "conll2003-ner-allpieces"):
+        for seed in (1, 0):  # the first seed is not the first row
+            folder = tmp_path / "finetune" / "sp8k" / task / f"seed{seed}" / "seed-1"
+            folder.mkdir(parents=True)
+            words = folder / "predictions.test.tsv"
+            words.write_text("", encoding="utf-8")
+            _pieces(piece_predictions_path(words), seed + (10 if "all" in task else 0))
+            rel = str(words.relative_to(tmp_path))
+            runs.append({"task": task, "tokenizer": "sp8k", "seed": seed, "predictions": rel, "pretrained": True})
+    runs.append({"task": "snips-classification", "tokenizer": "sp8k", "seed": 0, "predictions": None})
+    table = pieces_table(tmp_path, runs, n_resamples=0)
+    models = [row["model"] for row in table.data]
+    assert models == ["sp8k conll2003-ner", "sp8k conll2003-ner-allpieces"]
+    seed0 = runs[1]["predictions"]
+    want = piece_agreement(read_piece_predictions(piece_predictions_path(tmp_path / seed0)), n_resamples=0)
+    assert table.data[0]["n_disagree"] == want.n_disagree
+    write_table(table, tmp_path / "tables")
+    back = read_table(tmp_path / "tables", "pieces")
+    section = pieces_section(back)
+    assert section.title == TITLE and "| sp8k conll2003-ner-allpieces | first |" in section.body
+    assert "[pieces.md](pieces.md)" in section.body
+    assert pieces_table(tmp_path, runs[-1:]) is None and pieces_section(None) is None
+
+
+@pytest.mark.parametrize("name", ["demo", "cpu"])
+def test_the_shipped_configs_load_with_the_switch_set(name, tmp_path):
+    import json
+
+    config = load_study_config(name)
+    data = config.to_dict()
+    data["finetune"]["compare_labelling"] = True
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert load_study_config(path).finetune.compare_labelling
