@@ -14,6 +14,14 @@ import json
 import zlib
 from pathlib import Path
 
+import numpy as np
+
+from tokstudy.analysis.model_errors.piece_predictions import (
+    PieceSentence,
+    PredictedWord,
+    piece_predictions_path,
+    write_piece_predictions,
+)
 from tokstudy.analysis.model_errors.predictions import write_predictions
 from tokstudy.study.backends import FinetunedRun, FinetuneRequest, PretrainedModel
 from tokstudy.study.config import PretrainSection
@@ -67,6 +75,8 @@ class FakeBackend:
             predictions = write_predictions(
                 work / f"seed-{seed}" / "predictions.test.tsv", sentences, sent_ids=[s.sent_id for s in splits.test]
             )
+            if request.section.compare_labelling:
+                _write_pieces(piece_predictions_path(predictions), splits.test, sentences, seed)
         score = (80.0 if model["pretrained"] else 40.0) + seed
         if task.language:  # languages score apart, and a vocabulary helps some languages more than others
             score -= zlib.crc32(task.language.encode()) % 23
@@ -79,3 +89,20 @@ class FakeBackend:
             epochs_run=request.section.epochs,
             cost=dict(FAKE_COST),
         )
+
+
+def _write_pieces(path: Path, test, sentences, seed: int) -> None:
+    """Per-piece predictions whose first piece carries the word prediction: a word has one piece per four
+    characters, and every other multi-piece word's later pieces say ``O``."""
+    labels = sorted({t for _, gold, pred in sentences for t in (*gold, *pred)} | {"O"})
+    out = []
+    for s, (words, gold, pred) in zip(test, sentences):
+        predicted = []
+        for k, (w, g, p) in enumerate(zip(words, gold, pred)):
+            n = 1 + len(w) // 4
+            rows = np.full((n, len(labels)), 0.1 / max(1, len(labels) - 1))
+            rows[0, labels.index(p)] = 0.9
+            rows[1:, labels.index("O" if (k + seed) % 2 else p)] = 0.9
+            predicted.append(PredictedWord(w, g, n, tuple(w[i * 4 : i * 4 + 4] or "_" for i in range(n)), rows))
+        out.append(PieceSentence(s.sent_id, tuple(predicted)))
+    write_piece_predictions(path, labels, out)

@@ -4,6 +4,7 @@ keys of the default studies unchanged, and the report's piece-agreement table fr
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -118,3 +119,35 @@ def test_the_shipped_configs_load_with_the_switch_set(name, tmp_path):
     path = tmp_path / "c.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     assert load_study_config(path).finetune.compare_labelling
+
+
+def test_a_study_with_the_switch_reports_the_section_and_rerenders_it(tmp_path):
+    """The tiny study on the fake backend (generated sample data), one vocabulary and one seed: the twin task is
+    fine-tuned, the table is written, the report shows it, and a re-rendered report shows the same."""
+    from tests.study.fake_backend import FakeBackend
+    from tokstudy.study.pipeline import run_study
+    from tokstudy.study.report_sections import rerender_study_report
+
+    empty = tmp_path / "no_corpora"
+    empty.mkdir()
+    tiny = Path(__file__).with_name("tiny_study.yaml")
+    config = load_study_config(tiny, output_dir=str(tmp_path / "out"), data_dir=str(empty))
+    ft = dataclasses.replace(
+        config.finetune, tasks=config.finetune.tasks[:1], seeds=1, no_pretraining_control=False, compare_labelling=True
+    )
+    tokenizers = dataclasses.replace(config.tokenizers, vocab_sizes=(500,))
+    analysis = dataclasses.replace(config.analysis, datasets=("conll2003:test",), parity_corpus=None)
+    config = dataclasses.replace(config, finetune=ft, tokenizers=tokenizers, analysis=analysis)
+    backend = FakeBackend()
+    result = run_study(config, backend=backend, log=lambda m: None, progress=False)
+    tasks = [c[3] for c in backend.calls if c[0] == "finetune"]
+    assert tasks == ["conll2003-ner", "conll2003-ner-allpieces"]
+    report = result.report_markdown.read_text(encoding="utf-8")
+    assert f"## {TITLE}" in report and "conll2003-ner-allpieces | majority |" in report
+    table = read_table(result.root / "tables", "pieces")
+    assert [row["model"] for row in table.data] == [
+        "sp-unigram-500 conll2003-ner",
+        "sp-unigram-500 conll2003-ner-allpieces",
+    ]
+    rerender_study_report(result.root, data_dir=empty)
+    assert result.report_markdown.read_text(encoding="utf-8") == report

@@ -146,6 +146,7 @@ class StudyTables:
         task_data: what the study read of each task's splits (JSON).
         task_text: the tasks' training text added to the corpora (JSON).
         languages, cross_language, vocabulary_gain: the languages part (``analysis.per_language``).
+        pieces: pieces that disagree and each aggregation's scores (``finetune.compare_labelling``).
     """
 
     scores: Table | None = None
@@ -156,6 +157,7 @@ class StudyTables:
     languages: Table | None = None
     cross_language: Table | None = None
     vocabulary_gain: Table | None = None
+    pieces: Table | None = None
 
     def value(self, name: str, default=None):
         """The ``data`` of the table ``name``, or ``default`` when it is absent."""

@@ -37,6 +37,7 @@ from tokstudy.study.compare import control_comparison, cost_table, energy_points
 from tokstudy.study.config import StudyConfig
 from tokstudy.study.error_analysis import errors_and_examples
 from tokstudy.study.languages import language_tables, scored_table
+from tokstudy.study.pieces_section import pieces_table
 from tokstudy.study.sources import Sources
 from tokstudy.tokenization.loading import load_tokenizer
 
@@ -114,6 +115,7 @@ def analyse(
     made += [errors.result.protocols, errors.table3, *languages]
     control, cost = _control_and_cost(runs, pretrain_cost or {})
     made += [control, cost, *_data_records(runs, task_text, config)]
+    made.append(pieces_table(root, pretrained, **boot))  # with finetune.compare_labelling: per-piece files
     written = [p for t in made for p in write_table(t, tables)]
     drawn += _figures(figures, stats.table4, vocab, errors.correlations, errors.result.attribution_rows)
     drawn += _energy_figure(figures, scores, control.data, cost.data)

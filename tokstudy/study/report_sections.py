@@ -25,6 +25,7 @@ from tokstudy.study.compare import tables_1_2_markdown
 from tokstudy.study.config import FinetuneSection, StudyConfig, load_study_config
 from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, by_vocab
 from tokstudy.study.language_report import cuts_section, language_findings, languages_section, training_text_section
+from tokstudy.study.pieces_section import pieces_section
 from tokstudy.study.sources import Sources
 
 #: Version of the report's wording and verdict rules: part of the report stage's key, so a finished study
@@ -113,6 +114,8 @@ def study_sections(result: ReportResult, analysis: dict, config: StudyConfig, so
         sections.append(Section("Which protocol gives the paper's r = 0.44?", errors.protocols.markdown))
     if attribution:
         sections.append(attribution_section(errors, figure="figures/odds_ratios.png"))
+    if (pieces := pieces_section(study.pieces)) is not None:
+        sections.append(pieces)
     if languages:
         link = study_path(study.vocabulary_gain, "csv")
         sections.append(languages_section(languages, cross, gains, order, gain_csv=link))
