@@ -20,7 +20,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 PAGE = ROOT.parent / "BENCHMARKS.md"
-ORDER = ["data", "tokenizers", "analysis", "corpus", "prepare", "pretrain", "finetune", "study", "app", "tests"]
+ORDER = [
+    "data",
+    "tokenizers",
+    "analysis",
+    "cli_startup",
+    "corpus",
+    "prepare",
+    "pretrain",
+    "finetune",
+    "study",
+    "app",
+    "tests",
+]
 BLOCK = re.compile(r"^<!-- current: (?P<title>.+?) -->\n(?P<body>.*?)^<!-- /current -->$", flags=re.S | re.M)
 
 HEADER = """# Benchmarks

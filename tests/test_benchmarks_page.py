@@ -21,6 +21,7 @@ AREAS = {
     "Data readers",
     "Tokenizers",
     "Analysis and statistics",
+    "CLI start-up",
     "Corpus statistics",
     "Pre-training data (`pretrain prepare`)",
     "Pre-training on CPU",
