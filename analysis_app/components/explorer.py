@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analysis_app.components import cache, workspace
+from analysis_app.components import cache, piece_labels, workspace
 from analysis_app.services.explorer import build_view, render_html
 from analysis_app.services.loading import InputError
 from analysis_app.services.sentences import find_sentence
@@ -152,6 +152,8 @@ def render(sel) -> None:
             delta_color="off",
         )
     st.html(render_html(view, byte_level=[cache.byte_level(t) for t in sel.tokenizers if t.name in view.tokenizers]))
+    if mode == "dataset":  # each piece's own label, where a model's per-piece predictions are beside its file
+        piece_labels.render(sel, words, int(st.query_params.get("sent", 0)))
     st.caption(" · ".join(f"{t}: {p}" for t, p in zip(view.tokenizers, view.boundary_policies)))
     ds_name, sid = (sel.dataset.key, int(st.query_params.get("sent", 0))) if mode == "dataset" else ("typed text", 0)
     st.download_button(

@@ -90,7 +90,7 @@ def discover(root: str | os.PathLike) -> ResultsIndex:
             i = parts.index("predictions")
             model = "/".join(parts[i + 1 :]) or "model"
             for f in sorted(filenames):
-                if f.endswith((".tsv", ".txt")):
+                if f.endswith((".tsv", ".txt")) and not f.endswith(".pieces.tsv"):  # per-piece: the explorer's
                     stem = f.rsplit(".", 1)[0]
                     preds.append(Found(f"{model}/{stem}", here / f, model=model, dataset=stem))
         if "tables" in parts:
