@@ -149,5 +149,9 @@ def test_a_study_with_the_switch_reports_the_section_and_rerenders_it(tmp_path):
         "sp-unigram-500 conll2003-ner",
         "sp-unigram-500 conll2003-ner-allpieces",
     ]
+    # each model's predictions published for the app, the twin as a model of its own, per-piece files beside them
+    for model in ("sp-unigram-500", "sp-unigram-500-allpieces"):
+        words = result.root / "predictions" / model / "conll2003_test.tsv"
+        assert words.is_file() and piece_predictions_path(words).is_file()
     rerender_study_report(result.root, data_dir=empty)
     assert result.report_markdown.read_text(encoding="utf-8") == report

@@ -21,6 +21,7 @@ from pathlib import Path
 from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
 from tokstudy.analysis.model_errors.correlation import correlate_errors
+from tokstudy.analysis.model_errors.piece_predictions import piece_predictions_path
 from tokstudy.analysis.model_errors.predictions import read_predictions
 from tokstudy.analysis.model_errors.protocols import correlation_protocols
 from tokstudy.analysis.table import segmentation_table, tokenizer_columns
@@ -104,9 +105,13 @@ def errors_and_examples(
         for tok, rs in by_tok.items():
             # the first seed's predictions, as the paper reports one model per vocabulary
             source = root / rs[0]["predictions"]
-            published = root / "predictions" / tok / f"{published_stem(spec, test)}.tsv"
+            # a task's labelling twin (finetune.compare_labelling) is published as a model of its own
+            model_folder = tok + (f"-{spec.variant}" if spec.variant else "")
+            published = root / "predictions" / model_folder / f"{published_stem(spec, test)}.tsv"
             published.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, published)
+            if piece_predictions_path(source).is_file():  # the explorer colours pieces by their own labels
+                shutil.copyfile(piece_predictions_path(source), piece_predictions_path(published))
             aligned = align_predictions(task_table, read_predictions(source), unseen_as_o=unseen)
             aligned_all.append(dataclasses.replace(aligned, model=f"model {tok}"))
             of_task = dataclasses.replace(aligned, model=task)
