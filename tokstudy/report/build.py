@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from tokstudy.data.repairs import KINDS
+from tokstudy.report import attribution as ra
 from tokstudy.report import tables as rt
-from tokstudy.report.attribution import attribution_section
 from tokstudy.report.protocols import protocol_rows, protocols_markdown
 from tokstudy.report.result import ErrorResult, SegmentationResult, Table
 from tokstudy.report.table3 import example_rows, examples_markdown
@@ -57,15 +57,16 @@ def segmentation(
     )
 
 
-def errors(correlations: Sequence, attribution_rows: list[dict], cells: list[dict], protocols=None) -> ErrorResult:
+def errors(correlations: Sequence, attributions: Sequence = (), protocols=None) -> ErrorResult:
     """The correlation (:class:`~tokstudy.analysis.model_errors.correlation.ErrorCorrelation` each), the error
-    rate by pieces, the attribution (rows and frequency cells of :mod:`tokstudy.report.attribution`; none
-    without rows) and, when given, r under every protocol
-    (:class:`~tokstudy.analysis.model_errors.protocols.ProtocolCorrelations` each)."""
+    rate by pieces, the attribution (:class:`~tokstudy.analysis.model_errors.attribution.Attribution` each, as
+    the rows and frequency cells of :mod:`tokstudy.report.attribution`; none without any) and, when given, r
+    under every protocol (:class:`~tokstudy.analysis.model_errors.protocols.ProtocolCorrelations` each)."""
+    attribution_rows, cells = ra.attribution_rows(attributions), ra.frequency_rows(attributions)
     attribution = (
         Table.of(
             "attribution",
-            attribution_section(attribution_rows, cells),
+            ra.attribution_section(attribution_rows, cells),
             attribution_rows,
             {"attribution": attribution_rows, "by_frequency": cells},
         )

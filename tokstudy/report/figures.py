@@ -177,6 +177,14 @@ def plot_odds_ratios(rows: Sequence[dict], stem) -> list[Path]:
     return _save(fig, stem)
 
 
+def plot_errors(correlations: Sequence, attribution_rows: Sequence[dict], folder) -> list[Path]:
+    """The error sections' figures, as both reports draw them: ``error_by_pieces`` (the error rate by number of
+    pieces) and ``odds_ratios`` (per extra piece); none without correlations."""
+    folder = Path(folder)
+    written = plot_error_by_pieces(correlations, folder / "error_by_pieces") if correlations else []
+    return written + (plot_odds_ratios(attribution_rows, folder / "odds_ratios") if attribution_rows else [])
+
+
 def plot_score_vs_energy(points: Sequence[dict], stem) -> list[Path]:
     """Mean score (± sd over seeds) against energy (kWh, log scale), one panel per task.
 

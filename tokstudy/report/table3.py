@@ -20,6 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from tokstudy.analysis.table import SegmentationTable
+from tokstudy.report.tables import markdown_table
 
 #: separator between pieces, visible in Markdown, CSV and terminals.
 SEPARATOR = " · "
@@ -161,8 +162,6 @@ def examples_markdown(exs: Sequence[ExampleSentence]) -> str:
     Predictions that differ from the gold label are marked with ``✗``; unknown pieces
     with ``<unk:…>`` (see :func:`mark_unknown`).
     """
-    from tokstudy.report.tables import markdown_table
-
     parts = []
     for ex in exs:
         rows = []

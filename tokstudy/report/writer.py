@@ -39,10 +39,10 @@ from tokstudy.analysis.stats.languages import language_table
 from tokstudy.analysis.stats.shredded import shredded_table
 from tokstudy.analysis.table import SegmentationTable
 from tokstudy.analysis.table.bytepieces import coverage_notes
-from tokstudy.report import attribution as ra
 from tokstudy.report import build
+from tokstudy.report import figures as fg
 from tokstudy.report.assemble import report_sections, write_document
-from tokstudy.report.languages import languages_report
+from tokstudy.report.languages import languages_report, plot_languages
 from tokstudy.report.morph import morph_report
 from tokstudy.report.result import ReportResult, write_result
 from tokstudy.report.shredded import shredded_report
@@ -110,9 +110,7 @@ def write_report(
     corrs, attributions = _model_errors(table, predictions, train, train_label, measure, kw)
     result = ReportResult(
         build.segmentation(stats.table4, stats.summary, stats.by, stats.intrinsic, coverage_notes(table)),
-        errors=build.errors(corrs, ra.attribution_rows(attributions), ra.frequency_rows(attributions))
-        if corrs
-        else None,
+        errors=build.errors(corrs, attributions) if corrs else None,
         examples=build.examples(examples(table, chosen, predictions)),
         parity=build.parity(parity_results) if parity_results else None,
         repairs=build.repairs(repairs) if repairs else None,
@@ -150,8 +148,6 @@ def _model_errors(table, predictions, train, train_label, measure: str, kw: dict
 
 def _draw_figures(figdir: Path, table, stats, corrs, result: ReportResult, languages, parity_results) -> list[Path]:
     """Every figure (PNG and SVG) in ``figdir``, in the order the index's Figures section shows them."""
-    from tokstudy.report import figures as fg  # matplotlib, only when figures are drawn
-    from tokstudy.report.languages import plot_languages  # matplotlib too
 
     grouped = stats.by
     vocab = {c.name: c.vocab_size for c in table.tokenizers.values()}
@@ -161,8 +157,7 @@ def _draw_figures(figdir: Path, table, stats, corrs, result: ReportResult, langu
     if "entity_type" in grouped and any(g.groups for g in grouped["entity_type"]):
         figs += fg.plot_by_group(grouped["entity_type"], figdir / "by_entity_type")
     if result.errors is not None:
-        figs += fg.plot_error_by_pieces(corrs, figdir / "error_by_pieces")
-        figs += fg.plot_odds_ratios(result.errors.attribution_rows, figdir / "odds_ratios")
+        figs += fg.plot_errors(corrs, result.errors.attribution_rows, figdir)
     if parity_results:
         figs += fg.plot_parity(parity_results, figdir / "parity")
     if languages is not None:

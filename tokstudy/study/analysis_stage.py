@@ -32,6 +32,7 @@ from tokstudy.data.hub import parse_hf_spec
 from tokstudy.data.names import expand_dataset_name
 from tokstudy.data.names import parse_dataset_name as parse_registry_spec
 from tokstudy.report import build
+from tokstudy.report.figures import plot_additional_segmentation, plot_errors, plot_parity, plot_score_vs_energy
 from tokstudy.report.result import STUDY_TABLES, Table, write_table
 from tokstudy.study.compare import control_comparison, cost_table, energy_points
 from tokstudy.study.config import StudyConfig
@@ -233,8 +234,6 @@ def _control_and_cost(runs: list[dict], pretrain_cost: dict) -> tuple[Table, Tab
 
 def _energy_figure(figures: Path, scores: dict, control: dict, costs: dict) -> list[Path]:
     """Score against energy per model (only where energy was measured); the scores as their JSON holds them."""
-    from tokstudy.report.figures import plot_score_vs_energy  # matplotlib
-
     points = energy_points(_scores_table(scores).data, control, costs)
     return plot_score_vs_energy(points, figures / "score_vs_energy") if points else []
 
@@ -247,8 +246,6 @@ def _parity(
     directory = sources.corpus_path(corpus) if corpus else None
     if directory is None:
         return None, []
-    from tokstudy.report.figures import plot_parity  # matplotlib
-
     results = parity(read_parallel_text(directory), segmenters, **boot)
     return build.parity(results), plot_parity(results, figures / "parity")
 
@@ -256,11 +253,5 @@ def _parity(
 def _figures(figures: Path, table4_rows: list, vocab: dict, correlations: list, attribution: list = ()) -> list[Path]:
     """Additional segmentation by vocabulary × NE/non-NE, error rate by pieces, odds ratios
     (tokstudy.report.figures)."""
-    from tokstudy.report.figures import plot_additional_segmentation, plot_error_by_pieces, plot_odds_ratios
-
     written = plot_additional_segmentation(table4_rows, figures / "table4", vocab_sizes=vocab)
-    if correlations:
-        written += plot_error_by_pieces(correlations, figures / "error_by_pieces")
-    if attribution:
-        written += plot_odds_ratios(attribution, figures / "odds_ratios")
-    return written
+    return written + plot_errors(correlations, attribution, figures)

@@ -27,6 +27,8 @@ from typing import Sequence
 
 import numpy as np
 
+from tokstudy.analysis.stats.welch import welch_difference
+
 #: the segmentation measures correlated with F1 across languages: NE words, all words
 MEASURES = ("ne", "all")
 #: fewest languages a rank correlation is computed over
@@ -56,7 +58,7 @@ class RankCorrelation:
 def _row_spearman(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Spearman's rho of each row of ``a`` with the same row of ``b``: Pearson's r of the ranks (ties averaged,
     as ``scipy.stats.spearmanr``); NaN where a row is constant."""
-    from scipy.stats import rankdata
+    from scipy.stats import rankdata  # scipy.stats: heavy, imported where used
 
     ra, rb = rankdata(a, axis=1), rankdata(b, axis=1)
     ra -= ra.mean(axis=1, keepdims=True)
@@ -77,7 +79,7 @@ def spearman_across(
     resampled because the question is about languages: how sure are we that the languages that segment more
     score lower, given which languages happen to be in the corpus.
     """
-    from scipy.stats import spearmanr
+    from scipy.stats import spearmanr  # scipy.stats: heavy, imported where used
 
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if xs.shape != ys.shape or xs.ndim != 1:
@@ -201,8 +203,6 @@ def vocabulary_gains(rows: Sequence[dict], order: Sequence[str], confidence: flo
     it, the additional segmentation of the task's NE words at both ends: how much the larger vocabulary shortened
     them.
     """
-    from tokstudy.analysis.stats.welch import welch_difference
-
     if len(order) < 2:
         return []
     small, large = order[0], order[-1]

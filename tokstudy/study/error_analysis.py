@@ -26,7 +26,6 @@ from tokstudy.analysis.model_errors.predictions import read_predictions
 from tokstudy.analysis.model_errors.protocols import correlation_protocols
 from tokstudy.analysis.table import segmentation_table, tokenizer_columns
 from tokstudy.report import build
-from tokstudy.report.attribution import attribution_rows, frequency_rows
 from tokstudy.report.result import ErrorResult, Table
 from tokstudy.report.table3 import examples, examples_markdown, select_sentences
 from tokstudy.study.config import StudyConfig
@@ -126,7 +125,7 @@ def errors_and_examples(
         chosen = select_sentences(task_table, config.analysis.n_examples)
         example_md.append(f"### {task}\n\n" + examples_markdown(examples(task_table, chosen, aligned_all)))
 
-    result = build.errors(results, attribution_rows(attributions), frequency_rows(attributions), protocols)
+    result = build.errors(results, attributions, protocols)
     table3 = Table("table3", "\n\n".join(example_md)) if example_md else None
     return ErrorAnalysis(result, table3, results)
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tokstudy.analysis.stats.welch import welch_difference
+from tokstudy.report.attribution import CLAIM, attribution_finding
 from tokstudy.report.numbers import format_p
 from tokstudy.report.verdict import NO_FIT, Verdict, outcome_word
 
@@ -134,8 +136,6 @@ def correlation_positive(correlation: list[dict], alpha: float = 0.05) -> Findin
 
 def _rises(lower: dict, upper: dict, alpha: float) -> tuple[bool | None, str]:
     """One step of a score series: Welch's test over the seeds' scores (``values``) of two models."""
-    from tokstudy.analysis.stats.welch import welch_difference
-
     a, b = lower.get("values"), upper.get("values")
     if not a or not b or len(a) < 2 or len(b) < 2:
         return None, "one seed: no test"
@@ -174,8 +174,6 @@ def beyond_confounders(attribution: list[dict]) -> Finding:
     Decided by :func:`tokstudy.report.attribution.attribution_finding` (per row by its ``RULE``: yes when every
     test the section shows points to more errors with more pieces) over the rows of ``tables/attribution.json``.
     """
-    from tokstudy.report.attribution import CLAIM, attribution_finding
-
     verdict, evidence = attribution_finding(attribution)
     return Finding(CLAIM, verdict, evidence)
 

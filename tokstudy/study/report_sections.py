@@ -32,7 +32,8 @@ from tokstudy.study.sources import Sources
 #: writes its report again (that stage only) after they change. 2 = verdicts yes / no / mixed / undecided
 #: with their counts, no absolute path. 3 = what a lenient reading skipped, and the languages sections.
 #: 5 = attribution cases decided by every test the section shows; "no (opposite direction)" (issue 33).
-REPORT_VERSION = 5
+#: 6 = made from the tables read back as one typed result (issue 35): no stray blank line before the parity figure.
+REPORT_VERSION = 6
 
 SMOKE_TEST_NOTE = (
     "This configuration checks that every stage of the study runs, end to end, in minutes. Its models are "
@@ -49,9 +50,12 @@ def _fmt(e: dict) -> str:
     return f"{e['value']:.2f} [{e['low']:.2f}, {e['high']:.2f}]"
 
 
-def study_report(root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> dict[str, Path]:
-    """Write ``report.md`` / ``report.html`` into ``root`` from the tables the analysis stage wrote."""
-    sections = study_sections(read_study_result(root), analysis, config, sources)
+def study_report(
+    root: Path, analysis: dict, config: StudyConfig, sources: Sources, result: ReportResult | None = None
+) -> dict[str, Path]:
+    """Write ``report.md`` / ``report.html`` into ``root`` from the tables the analysis stage wrote (``result``:
+    those tables, read back already)."""
+    sections = study_sections(result or read_study_result(root), analysis, config, sources)
     return write_document(root, f"tokstudy study: {config.name}", sections)
 
 
@@ -80,7 +84,7 @@ def rerender_study_report(root: str | Path, *, data_dir: str | Path | None = Non
         }
     notes = ((_stage_record(stages / "report.json") or {}).get("params") or {}).get("notes") or []
     sources = Sources(data_dir=data_root(data_dir or config.data_dir), notes=list(notes))
-    return write_document(root, f"tokstudy study: {config.name}", study_sections(result, analysis, config, sources))
+    return study_report(root, analysis, config, sources, result)
 
 
 def _stage_record(path: Path) -> dict | None:
