@@ -37,6 +37,9 @@ MODULES = [
     "tokstudy.data.segmentations",
     "tokstudy.report.shredded",
     "tokstudy.report.morph",
+    "tokstudy.analysis.model_errors.piece_predictions",
+    "tokstudy.analysis.model_errors.piece_agreement",
+    "tokstudy.report.pieces",
 ]
 
 

@@ -22,6 +22,7 @@ MODULES = [
     "analysis_app.components.inputs",
     "analysis_app.services.shredded",
     "analysis_app.services.morph",
+    "analysis_app.services.piece_labels",
     "tokstudy.analysis.model_errors.aligned_predictions",
 ]
 
