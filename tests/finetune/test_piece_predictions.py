@@ -82,6 +82,7 @@ def test_written_file_has_a_line_per_piece_and_first_piece_aggregation_equals_wo
 
 
 def test_finetune_writes_the_pieces_file_beside_the_word_predictions(tiny_model, tmp_path):
+    from pretrain.cli import main as pretrain_main
     from pretrain.finetune.config import FinetuneConfig
     from pretrain.finetune.run import finetune
     from tests.conftest import corpus_path
@@ -98,3 +99,13 @@ def test_finetune_writes_the_pieces_file_beside_the_word_predictions(tiny_model,
     pieces = read_piece_predictions(piece_predictions_path(words))
     assert pieces.metadata["subset"] == "first:60" and len(pieces.sentences) == 60
     assert word_tags(pieces, "first") == [list(s.pred) for s in read_predictions(words)]
+    # `pretrain evaluate --piece-predictions`: the saved model writes the same pieces again
+    again = tmp_path / "again.pieces.tsv"
+    code = pretrain_main(
+        ["evaluate", "--model", str(tmp_path / "run" / "seed-1" / "model"), "--dataset", "snips", "--split", "test"]
+        + ["--unseen-labels", "map_o", "--piece-predictions", str(again), "--device", "cpu"]
+    )
+    assert code == 0
+    back = read_piece_predictions(again)
+    first60 = back.sentences[:60]
+    assert [[w.best for w in s.words] for s in first60] == [[w.best for w in s.words] for s in pieces.sentences]
