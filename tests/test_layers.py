@@ -29,7 +29,7 @@ Rules checked here:
   layers above it (``components``, ``views``, ``app``, ``server``); the Streamlit caches live in
   ``analysis_app/components/cache.py``;
 * the modules of ``tokstudy/cli`` and of ``pretrain/cli`` do not import each other (the package's
-  ``__init__`` registers them; ``tokstudy/cli/arguments.py`` holds the options they share,
+  ``__init__`` registers them; ``tokstudy/cli/arguments/`` holds the options they share,
   ``pretrain/cli/fields.py`` the flags made from the config dataclasses);
 * no import circle anywhere in ``tokstudy``, ``pretrain`` and ``analysis_app``, lazy imports inside
   functions included: two modules that need each other are one concept, or a third module holds what
@@ -342,7 +342,11 @@ INPUT_STANDS_ON = (
     "tokstudy.errors",
 )
 #: the front ends (CLI, study, app) that load what the user named, each through the input layer
-LOADED_THROUGH_INPUTS = ("tokstudy/cli/arguments.py", "tokstudy/study/sources.py", "analysis_app/services/loading.py")
+LOADED_THROUGH_INPUTS = (
+    "tokstudy/cli/arguments/loading.py",
+    "tokstudy/study/sources.py",
+    "analysis_app/services/loading.py",
+)
 
 
 def test_the_input_layer_stands_on_data_and_tokenization_only():

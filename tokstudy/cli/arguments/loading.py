@@ -1,0 +1,139 @@
+"""What the command line names, as :mod:`tokstudy.inputs` requests; loaded through it, with what it has to tell
+printed; and what the commands derive from the loaded inputs (sentences, parity, shredded words).
+
+The library (:mod:`tokstudy.inputs`) takes typed requests and returns the datasets and tokenizers with the
+repairs and warnings as data; this module is the only place that turns argparse's ``Namespace`` into those
+requests, and the one that prints what comes back.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+from tokstudy.cli.arguments.options import bootstrap_kwargs
+from tokstudy.data.formats import FileOptions
+from tokstudy.datalocation import corpus_dir
+from tokstudy.errors import UsageError
+from tokstudy.inputs.request import DatasetRequest, Inputs, TokenizerRequest
+
+#: the options of :func:`add_input_arguments` that become :class:`FileOptions` fields, under the same names
+FILE_OPTION_NAMES = ("format", "encoding", "scheme", "lenient", "label_column")
+
+
+def file_options(args) -> FileOptions:
+    """The reader options of the command line (each option is named as its ``FileOptions`` field)."""
+    return FileOptions(**{name: getattr(args, name) for name in FILE_OPTION_NAMES})
+
+
+def dataset_request(args) -> DatasetRequest:
+    """The datasets named on the command line (``--dataset``) and how their files are read."""
+    return DatasetRequest(args.dataset, data_dir=args.data_dir, language=args.language, options=file_options(args))
+
+
+def train_request(args) -> DatasetRequest:
+    """The training split(s) of ``--train-dataset``: files read as ``--format`` says, registry datasets in the
+    scheme of their own files (``--scheme`` and the other reader options are for the datasets studied)."""
+    return DatasetRequest(
+        args.train_dataset, data_dir=args.data_dir, language=args.language, options=FileOptions(format=args.format)
+    )
+
+
+def tokenizer_request(args) -> TokenizerRequest:
+    """The tokenizers named on the command line (``--tokenizer``, ``--tiktoken-pattern``, ``--drop-lone-boundary``)."""
+    return TokenizerRequest(
+        args.tokenizer,
+        count_lone_boundary=not args.drop_lone_boundary,
+        tiktoken_pattern=getattr(args, "tiktoken_pattern", None),
+    )
+
+
+def load_requested(*, datasets: DatasetRequest | None = None, tokenizers: TokenizerRequest | None = None) -> Inputs:
+    """:func:`tokstudy.inputs.load.load_inputs`, and what reading the inputs has to tell printed
+    (:func:`print_input_notes`)."""
+    # deferred: the readers and tokenizer libraries (~50 ms); --help imports every command module, hence this one
+    from tokstudy.inputs.load import load_inputs
+
+    inputs = load_inputs(datasets=datasets, tokenizers=tokenizers)
+    print_input_notes(inputs)
+    return inputs
+
+
+def inputs_from_args(args, *, tokenizers: bool = True) -> Inputs:
+    """The datasets (and, with ``tokenizers``, the tokenizers) named on the command line (:func:`load_requested`)."""
+    return load_requested(datasets=dataset_request(args), tokenizers=tokenizer_request(args) if tokenizers else None)
+
+
+def table_from_args(args):
+    """``(table, repairs)``: the segmentation table of the datasets and tokenizers named on the command line, and
+    what lenient reading repaired (the list ``stats --json`` holds under ``"repairs"``)."""
+    from tokstudy.analysis.table import segmentation_table  # deferred: numpy-backed table code, not for --help
+
+    inputs = inputs_from_args(args)
+    table = segmentation_table(inputs.datasets, inputs.tokenizers, progress=not args.no_progress)
+    return table, inputs.repair_records()
+
+
+def tokenizers_from_args(args, *, count_lone_boundary: bool | None = None) -> list:
+    """The tokenizers named on the command line (:func:`tokenizer_request`); ``count_lone_boundary`` overrides
+    ``--drop-lone-boundary``."""
+    request = tokenizer_request(args)
+    if count_lone_boundary is not None:
+        request = replace(request, count_lone_boundary=count_lone_boundary)
+    return load_requested(tokenizers=request).tokenizers
+
+
+def print_input_notes(inputs: Inputs) -> None:
+    """What reading the inputs has to tell, on stderr beside the results on stdout: what lenient reading
+    repaired in each dataset (counts by kind, the first places), and the warnings."""
+    for repair in inputs.repairs:
+        print(repair.text + "\n", file=sys.stderr)
+    for warning in inputs.warnings:
+        print(f"tokstudy: warning: {warning}", file=sys.stderr)
+
+
+def check_sentence_specs(specs) -> None:
+    """Refuse a malformed ``--sentence`` before any work (ids are checked against the table later)."""
+    for spec in specs:
+        sid = spec.rpartition("#")[2]
+        if not sid.strip().isdigit():
+            raise UsageError(f"--sentence {spec}: {sid!r} is not a sentence id; expected [DATASET#]ID, e.g. 12")
+
+
+def resolve_sentences(table, specs) -> list[int]:
+    """Row indices of the ``[DATASET#]ID`` sentence specs; a bad one raises :class:`UsageError`."""
+    out = []
+    for spec in specs:
+        ds, sep, sid = spec.rpartition("#")
+        if not sep:
+            if len(table.datasets) > 1:
+                raise UsageError(
+                    f"--sentence {spec}: several datasets; write DATASET#ID with DATASET one of {list(table.datasets)}"
+                )
+            ds = table.datasets[0]
+        try:
+            out.append(table.find_sentence(ds, int(sid)))
+        except (KeyError, ValueError) as exc:
+            raise UsageError(f"--sentence {spec}: {exc}") from None
+    return out
+
+
+def parity_from_args(args) -> list:
+    """Parity of the tokenizers named on the command line on its parallel text (``parity``, ``report --parity``)."""
+    from tokstudy.analysis.stats.parity import parity, read_parallel_text  # deferred: numpy stats, not for --help
+
+    directory = args.parallel_dir or corpus_dir("xquad_parallel", args.data_dir)
+    langs = args.languages.split(",") if args.languages else None
+    if langs and args.reference not in langs:
+        langs = [args.reference] + langs
+    paragraphs = read_parallel_text(directory, langs)
+    segs = tokenizers_from_args(args)
+    return parity(paragraphs, segs, reference=args.reference, **bootstrap_kwargs(args))
+
+
+def shredded_from_args(table, args):
+    """The shredded-word rankings of the table (:func:`tokstudy.analysis.stats.shredded.shredded_table`), every
+    shredded word kept (the Markdown shows the first)."""
+    from tokstudy.analysis.stats.shredded import DEFAULT_MIN_PIECES, shredded_table  # deferred: numpy, not for --help
+
+    return shredded_table(table, min_pieces=args.shredded or DEFAULT_MIN_PIECES, limit=None)
