@@ -1,10 +1,10 @@
 """What a study run found, stated plainly from its own numbers.
 
-Pure functions over the run's result dicts (as written to ``tables/*.json``); nothing
-here is hard-coded but the paper's reference figures, which are shown beside ours and
-never used to decide anything.
+Pure functions over the ``data`` of the run's tables (:class:`~tokstudy.report.result.ReportResult`, read
+back from its ``tables/`` folder by :func:`~tokstudy.report.result.read_study_result`); nothing here is
+hard-coded but the paper's reference figures, which are shown beside ours and never used to decide anything.
 
-Input shapes (the JSON files of the run's ``tables/`` folder, schemas in ``docs/analysis.md``):
+Input shapes (schemas in ``docs/analysis.md``):
 
 * ``table4``: the rows of ``table4.json``, ``[{"tokenizer", "ne": Est, "non_ne": Est, "all": Est, ...}]``
   where ``Est = {"value": float, "low": float, "high": float, ...}`` (additional segmentation %),
