@@ -85,7 +85,8 @@ def render_piece_labels(model: str, words: list[WordPieces]) -> str:
     n = sum(w.disagree for w in words)
     style = (
         "<style>.ts-pl-word{display:inline-block;margin:2px 4px;padding:1px;border:1px solid #ccc}"
-        ".ts-pl-disagree{border:2px dashed #c00}.ts-pl-piece{padding:0 2px;font-family:monospace}</style>"
+        ".ts-pl-disagree{border:2px dashed #c00}"
+        ".ts-pl-piece{padding:0 2px;margin:0 1px;border:1px solid #ddd;font-family:monospace}</style>"
     )
     head = f"<div><b>pieces: {html.escape(model)}</b> ({n} word(s) whose pieces disagree)</div>"
     return f'{style}<div class="ts-pl-strip">{head}{"".join(boxes)}</div>'
