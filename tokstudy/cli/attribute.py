@@ -74,7 +74,7 @@ def compute(table, args, fitter=None) -> list:
     """Every (predictions file, tokenizer) attribution of the parsed arguments.
 
     ``fitter`` fits each design (default: in process; see :mod:`tokstudy.analysis.model_errors.fit_worker`)."""
-    # deferred: the analysis package (numpy, scipy; ~160 ms), not for --help
+    # deferred: the analysis package (statsmodels, scipy; ~160 ms measured), not for --help
     from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
     from tokstudy.analysis.model_errors.predictions import read_predictions
@@ -105,7 +105,7 @@ def run(args) -> int:
     with FitWorker(start=not args.no_fit_process) as worker:
         table, repairs = table_from_args(args)
         res = compute(table, args, fitter=worker.fit)
-    # deferred: the report package (numpy), not for --help
+    # deferred: the report package (~10-180 ms measured), not for --help
     from tokstudy.report import attribution as ra
     from tokstudy.report import tables as rt
 
@@ -118,7 +118,7 @@ def run(args) -> int:
         rt.write_csv(rows, args.csv)
         print(f"wrote {args.csv}")
     if args.figure:
-        from tokstudy.report.figures import plot_odds_ratios  # deferred: matplotlib behind it
+        from tokstudy.report.figures import plot_odds_ratios  # deferred: only when a figure is asked for
 
         for path in plot_odds_ratios(rows, args.figure):
             print(f"wrote {path}")

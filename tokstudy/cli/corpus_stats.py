@@ -119,7 +119,7 @@ def _add_figure_arguments(p) -> None:
 
 
 def run(args) -> int:
-    # deferred: the corpus engines and report package (numpy; ~115 ms), not for --help
+    # deferred: the corpus engines and report package (~115 ms measured), not for --help
     from tokstudy.analysis.corpus.counts import CorpusStatsSettings
     from tokstudy.analysis.corpus.engines import EngineSettings, corpus_stats
     from tokstudy.report import tables as rt

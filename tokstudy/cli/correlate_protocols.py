@@ -65,7 +65,7 @@ def pairs(args) -> list[tuple[int, str]]:
 
 def compute(table, args, paired: list[tuple[int, str]]) -> list:
     """The :class:`~tokstudy.analysis.model_errors.protocols.ProtocolCorrelations` of every pair."""
-    # deferred: the analysis package (numpy, scipy.stats), not for --help
+    # deferred: the analysis package (scipy.stats), not for --help
     from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.analysis.model_errors.protocols import correlation_protocols
@@ -82,7 +82,7 @@ def compute(table, args, paired: list[tuple[int, str]]) -> list:
 
 
 def run(args) -> int:
-    # deferred: the report package (numpy), not for --help
+    # deferred: the report package (~10-180 ms measured), not for --help
     from tokstudy.report import tables as rt
     from tokstudy.report.protocols import protocol_rows, protocols_markdown
 

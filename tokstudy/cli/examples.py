@@ -47,7 +47,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    # deferred: the analysis and report packages (numpy), not for --help
+    # deferred: the analysis and report packages (~60-340 ms measured), not for --help
     from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.predictions import read_predictions
     from tokstudy.report import tables as rt

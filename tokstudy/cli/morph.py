@@ -58,7 +58,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    # deferred: the analysis and report packages (numpy), not for --help
+    # deferred: the analysis and report packages (~60-340 ms measured), not for --help
     from tokstudy.analysis.morph import morph_table
     from tokstudy.report.morph import morph_markdown, morph_rows
     from tokstudy.report.tables import write_csv, write_json

