@@ -47,6 +47,11 @@ _API = {
     "load_dataset": "tokstudy.data.registry",
     "list_datasets": "tokstudy.data.registry",
     "dataset_info": "tokstudy.data.registry",
+    # what the user named -> datasets and tokenizers (the loader the CLI, the study and the app call)
+    "DatasetRequest": "tokstudy.inputs.request",
+    "TokenizerRequest": "tokstudy.inputs.request",
+    "FileOptions": "tokstudy.data.formats",
+    "load_inputs": "tokstudy.inputs.load",
     # tokenizers (tokstudy.tokenization knows which of its modules defines each)
     "Segmenter": "tokstudy.tokenization",
     "Segmentation": "tokstudy.tokenization",
