@@ -183,11 +183,13 @@ def test_every_finetuning_setting_of_the_study_reaches_the_fine_tuner(monkeypatc
         decode="viterbi",
         decode_prior_scale=0.5,
         label_all_pieces=True,
+        compare_labelling=True,
     )
     ds = Dataset([Sentence(("EU", "rejects"), ("B-ORG", "O"))], name="conll2003", language="en", split="train")
     request = FinetuneRequest(tmp_path / "m", TaskSpec("conll2003", "ner"), TaskSplits(ds, ds, ds), 0, section)
     seen = _finetune_call(monkeypatch, tmp_path, request)
-    skip = {"tasks", "seeds", "no_pretraining_control"}
+    skip = {"tasks", "seeds", "no_pretraining_control", "compare_labelling"}
+    assert seen["cfg"].piece_predictions is True  # compare_labelling: the run plan, and every NER run's pieces
     for f in dataclasses.fields(FinetuneSection):
         if f.name not in skip:
             assert getattr(seen["cfg"], f.name) == getattr(section, f.name), f.name
