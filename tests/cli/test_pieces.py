@@ -97,3 +97,26 @@ def test_help_and_usage_errors(pieces_file, capsys):
     assert "majority" in capsys.readouterr().out
     assert main(["pieces", str(pieces_file), "--bootstrap", "-1"]) == 2
     assert "--bootstrap -1" in capsys.readouterr().err
+
+
+def test_an_unwritable_output_is_one_line_before_any_work(pieces_file, tmp_path, capsys):
+    blocker = tmp_path / "results"
+    blocker.write_text("a file where a folder is expected\n")
+    target = blocker / "sub" / "p.csv"
+    assert main(["pieces", str(tmp_path / "not-read.tsv"), "--csv", str(target)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == f"tokstudy pieces: error: {blocker}: is a file, not a folder, so --csv {target} cannot be written"
+
+
+def test_files_are_written_when_the_reader_leaves_first(pieces_file, tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "p.csv"
+    cmd = [sys.executable, "-m", "tokstudy", "pieces", str(pieces_file), "--bootstrap", "0", "--csv", str(out)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader leaves before the first line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 0, err
+    assert "Traceback" not in err
+    assert len(list(csv.DictReader(out.open(encoding="utf-8")))) == len(EXPECTED)
