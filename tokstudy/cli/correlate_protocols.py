@@ -13,7 +13,6 @@ from tokstudy.cli.arguments import (
     tokenizers_from_args,
 )
 from tokstudy.errors import UsageError
-from tokstudy.fileio import atomic_write_text
 
 
 def register(sub) -> None:
@@ -93,6 +92,8 @@ def run(args) -> int:
     text = protocols_markdown(results)
     print(text)
     if args.markdown:
+        from tokstudy.fileio import atomic_write_text  # deferred: ~6 ms (tempfile, secrets), only for --markdown
+
         atomic_write_text(args.markdown, text + "\n")  # its folder created, as --json's and --csv's are
         print(f"\nwrote {args.markdown}")
     for path, write in ((args.json, rt.write_json), (args.csv, rt.write_csv)):

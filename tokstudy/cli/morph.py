@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 
 from tokstudy.cli.arguments import add_input_arguments, add_output_arguments, inputs_from_args, tokenizers_from_args
-from tokstudy.data.segmentations import read_segmentations, split_language
 from tokstudy.errors import UsageError
 
 
@@ -85,6 +84,9 @@ def run(args) -> int:
 
 
 def _read_gold(spec: str, args):
+    # deferred: the gold-segmentation reader (~5 ms, csv), only for this command; --help imports every command
+    from tokstudy.data.segmentations import read_segmentations, split_language
+
     path, lang = split_language(spec)
     return read_segmentations(
         path, format=args.gold_format, language=lang or None, skip_unspelled=args.skip_unspelled, encoding=args.encoding
