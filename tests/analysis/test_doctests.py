@@ -10,6 +10,7 @@ MODULES = [
     "tokstudy.analysis.model_errors.predictions",
     "tokstudy.analysis.table",
     "tokstudy.analysis.table.frame",
+    "tokstudy.analysis.table.wordtable",
     "tokstudy.analysis.table.tags",
     "tokstudy.analysis.stats.bootstrap",
     "tokstudy.analysis.table.factorize",

@@ -32,9 +32,14 @@ from statistics import NormalDist
 
 import numpy as np
 
-from tokstudy.analysis.stats import intrinsic
 from tokstudy.analysis.stats.estimates import BootstrapSettings, Estimate
 from tokstudy.analysis.stats.groupings import SUBSETS, Groupings
+from tokstudy.analysis.stats.intrinsic import (
+    DEFAULT_RENYI_ALPHA,
+    renyi_efficiency,
+    shannon_entropy,
+    vocab_utilization,
+)
 from tokstudy.analysis.stats.ratio_batch import FigureKey, Quantity, RatioBatch
 from tokstudy.analysis.table import SegmentationTable, TokenizerColumns
 from tokstudy.analysis.table.factorize import factorize
@@ -81,8 +86,8 @@ class IntrinsicSummary:
 def _derivatives(counts: np.ndarray, vocab_size: int, alpha: float) -> tuple[float, float, np.ndarray, np.ndarray]:
     """Shannon entropy, Rényi efficiency, and their derivatives with respect to each piece count."""
     n = counts.sum()
-    h = intrinsic.shannon_entropy(counts)
-    eff = intrinsic.renyi_efficiency(counts, vocab_size=vocab_size, alpha=alpha) if vocab_size >= 2 else float("nan")
+    h = shannon_entropy(counts)
+    eff = renyi_efficiency(counts, vocab_size=vocab_size, alpha=alpha) if vocab_size >= 2 else float("nan")
     with np.errstate(divide="ignore", invalid="ignore"):
         p = counts / n
         dh = np.where(counts > 0, -(np.log2(np.where(counts > 0, p, 1.0)) + h) / n, 0.0)
@@ -120,7 +125,7 @@ class IntrinsicPlan:
         table: SegmentationTable,
         tokenizers,
         *,
-        alpha: float = intrinsic.DEFAULT_RENYI_ALPHA,
+        alpha: float = DEFAULT_RENYI_ALPHA,
     ) -> "IntrinsicPlan":
         """``groupings`` must hold ``("language", "all")`` when the table has several languages."""
         types = table.types
@@ -257,7 +262,7 @@ def _finish(est: dict[FigureKey, Estimate], settings: BootstrapSettings, plan: I
             else:
                 half = z * sd[name][k]
                 ests.append(Estimate(value, value - half, value + half, first.n_words, first.n_sentences))
-        util = intrinsic.vocab_utilization(counts, vocab_size=vocab) if vocab else nan
+        util = vocab_utilization(counts, vocab_size=vocab) if vocab else nan
         summary = out.setdefault(col.name, IntrinsicSummary(col.name, vocab, alpha, {}))
         summary.groups[name] = IntrinsicEstimates(
             chars_per_piece=first,

@@ -7,9 +7,10 @@ Where each part lives (each imports only the ones above it)::
     tags.py       IOB2 tags to integer columns
     words.py      the word columns of datasets: words, sentences, datasets, tags
     coverage.py   unknown and byte-fallback pieces per dataset and script
+    wordtable.py  WordTable: the table's columns and their accessors
     io.py         export (rows, Arrow, CSV, Parquet) and reading Parquet back
     select.py     the table of some of its datasets, nothing segmented again
-    frame.py      SegmentationTable: the columns, their accessors, export and selection as methods
+    frame.py      SegmentationTable: a WordTable with export and selection as methods
     build.py      segmentation_table(datasets, segmenters): the table, each tokenizer run once
 
 >>> import tokstudy.analysis.table as t

@@ -1,7 +1,8 @@
 """The columns one tokenizer adds to the segmentation table, and the codes of the entity-position column.
 
-The leaf of :mod:`tokstudy.analysis.table`: the word columns (:mod:`.words`), the export
-(:mod:`.io`) and the table itself (:mod:`.frame`) all build on these, and this module imports none of them.
+The leaf of :mod:`tokstudy.analysis.table`: the word columns (:mod:`.words`), the table's data
+(:mod:`.wordtable`), the export (:mod:`.io`) and the table itself (:mod:`.frame`) all build on these,
+and this module imports none of them.
 """
 
 from __future__ import annotations

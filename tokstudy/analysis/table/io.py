@@ -13,23 +13,21 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from tokstudy.analysis.table.columns import POSITION_NAMES, TokenizerColumns
 from tokstudy.analysis.table.words import word_columns
+from tokstudy.analysis.table.wordtable import WordTable
 from tokstudy.data.types import Dataset, Sentence
 from tokstudy.errors import DataFormatError
 from tokstudy.fileio import atomic_file
 
-if TYPE_CHECKING:  # for annotations only: frame imports this module
-    from tokstudy.analysis.table.frame import SegmentationTable
-
 _META_KEY = b"tokstudy.segmentation_table"
 
 
-def _word_columns(t: SegmentationTable) -> dict[str, list]:
+def _word_columns(t: WordTable) -> dict[str, list]:
     etypes = t.entity_types
     names = np.asarray(t.dataset_names, dtype=object)
     return {
@@ -48,7 +46,7 @@ def _word_columns(t: SegmentationTable) -> dict[str, list]:
     }
 
 
-def to_rows(t: SegmentationTable, tokenizers: Sequence[str] | None = None) -> list[dict]:
+def to_rows(t: WordTable, tokenizers: Sequence[str] | None = None) -> list[dict]:
     """One dict per word: the word columns plus ``pieces``/``n_pieces``/``n_unk`` per tokenizer."""
     cols = _word_columns(t)
     names = list(tokenizers) if tokenizers is not None else t.tokenizer_names
@@ -60,7 +58,7 @@ def to_rows(t: SegmentationTable, tokenizers: Sequence[str] | None = None) -> li
     return [dict(zip(keys, vals)) for vals in zip(*(cols[k] for k in keys))]
 
 
-def _metadata(t: SegmentationTable) -> dict:
+def _metadata(t: WordTable) -> dict:
     return {
         "datasets": list(t.datasets),
         "dataset_keys": [[n, sp, lang] for n, sp, lang in t.dataset_keys],
@@ -71,7 +69,7 @@ def _metadata(t: SegmentationTable) -> dict:
     }
 
 
-def to_arrow(t: SegmentationTable, *, joined_pieces: bool = False):
+def to_arrow(t: WordTable, *, joined_pieces: bool = False):
     """A ``pyarrow.Table`` (pieces as list columns, or space-joined strings)."""
     import pyarrow as pa
 
@@ -100,14 +98,14 @@ def to_arrow(t: SegmentationTable, *, joined_pieces: bool = False):
     return table.replace_schema_metadata({_META_KEY: json.dumps(_metadata(t)).encode()})
 
 
-def to_csv(t: SegmentationTable, path: str | os.PathLike) -> None:
+def to_csv(t: WordTable, path: str | os.PathLike) -> None:
     """Write the table as CSV (pieces space-joined), atomically."""
     import pyarrow.csv as pacsv
 
     _atomic(path, lambda tmp: pacsv.write_csv(to_arrow(t, joined_pieces=True), tmp))
 
 
-def to_parquet(t: SegmentationTable, path: str | os.PathLike) -> None:
+def to_parquet(t: WordTable, path: str | os.PathLike) -> None:
     """Write the table as Parquet (self-describing; see the module docstring), atomically."""
     import pyarrow.parquet as pq
 

@@ -26,19 +26,20 @@ tokenizer's pieces are gathered from the distinct words they were computed for.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence, TypeVar
 
 import numpy as np
 
 from tokstudy.analysis.table.columns import TokenizerColumns
 from tokstudy.analysis.table.words import word_columns
+from tokstudy.analysis.table.wordtable import WordTable
 from tokstudy.data.types import Dataset, Sentence
 
-if TYPE_CHECKING:  # for annotations only: frame imports this module
-    from tokstudy.analysis.table.frame import SegmentationTable
+#: the class of the table selected from, kept (a SegmentationTable gives a SegmentationTable)
+Table = TypeVar("Table", bound=WordTable)
 
 
-def select_datasets(table: SegmentationTable, labels: Sequence[str]) -> SegmentationTable:
+def select_datasets(table: Table, labels: Sequence[str]) -> Table:
     """The table of the datasets named ``labels`` (display labels of ``table.datasets``), in that order.
 
     Equal, column for column, to the table built from those datasets alone (their display
@@ -54,7 +55,7 @@ def select_datasets(table: SegmentationTable, labels: Sequence[str]) -> Segmenta
     return sub.with_tokenizers({n: _gather(table, c, sub, type_map) for n, c in table.tokenizers.items()})
 
 
-def _dataset(table: SegmentationTable, code: int) -> Dataset:
+def _dataset(table: WordTable, code: int) -> Dataset:
     """Dataset ``code`` of the table as sentences again (words, tags, ids; source lines are not kept)."""
     name, split, language = table.dataset_keys[code]
     words = np.asarray(table.types, dtype=object)
@@ -73,13 +74,13 @@ def _dataset(table: SegmentationTable, code: int) -> Dataset:
     return Dataset(tuple(sentences), name=name, language=language, split=split)
 
 
-def _type_map(table: SegmentationTable, sub: SegmentationTable) -> np.ndarray:
+def _type_map(table: WordTable, sub: WordTable) -> np.ndarray:
     """For each distinct word of ``sub``, its index in ``table.types``."""
     index = {w: i for i, w in enumerate(table.types)}
     return np.fromiter((index[w] for w in sub.types), dtype=np.int64, count=len(sub.types))
 
 
-def _gather(table: SegmentationTable, col: TokenizerColumns, sub: SegmentationTable, old: np.ndarray):
+def _gather(table: WordTable, col: TokenizerColumns, sub: WordTable, old: np.ndarray):
     """``col`` re-indexed to the distinct words of ``sub`` (``old[t]``: word ``t``'s index in ``table``)."""
     counts = np.diff(col.type_offsets)[old]
     offsets = np.zeros(len(old) + 1, dtype=np.int64)
@@ -101,7 +102,7 @@ def _gather(table: SegmentationTable, col: TokenizerColumns, sub: SegmentationTa
     )
 
 
-def _per_type(table: SegmentationTable, per_row: np.ndarray | None) -> np.ndarray | None:
+def _per_type(table: WordTable, per_row: np.ndarray | None) -> np.ndarray | None:
     """A per-row count of ``table`` as one value per distinct word (every row of a word has the same)."""
     if per_row is None:
         return None
