@@ -155,3 +155,24 @@ def test_a_study_with_the_switch_reports_the_section_and_rerenders_it(tmp_path):
         assert words.is_file() and piece_predictions_path(words).is_file()
     rerender_study_report(result.root, data_dir=empty)
     assert result.report_markdown.read_text(encoding="utf-8") == report
+
+
+def test_the_twins_are_no_languages_of_their_own(tmp_path):
+    """The multilingual study at toy size with the switch: every NER task is fine-tuned twice, and the languages
+    part still has each language once per tokenizer."""
+    import json
+
+    from tests.study.fake_backend import FakeBackend
+    from tests.study.toy_multilingual import MASAKHANER, MULTICONER_TRAIN, toy_multilingual_config, write_toy_data
+    from tokstudy.study.pipeline import run_study
+
+    config = toy_multilingual_config(write_toy_data(tmp_path / "data"), tmp_path / "out")
+    ft = dataclasses.replace(config.finetune, compare_labelling=True)
+    backend = FakeBackend()
+    result = run_study(dataclasses.replace(config, finetune=ft), backend=backend, log=lambda m: None, progress=False)
+    ner = [c[3] for c in backend.calls if c[0] == "finetune" and c[3].endswith(("-ner", "-allpieces"))]
+    assert sum(t.endswith("-allpieces") for t in ner) == sum(t.endswith("-ner") for t in ner) > 0
+    rows = json.loads((result.root / "tables" / "languages.json").read_text(encoding="utf-8"))
+    n_languages = len(MASAKHANER) + len(MULTICONER_TRAIN) + 1
+    assert len(rows) == 3 * n_languages and not any(r["task"].endswith("-allpieces") for r in rows)
+    assert "## Pieces that disagree, and how words get their label" in result.report_markdown.read_text()

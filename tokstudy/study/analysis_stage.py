@@ -145,7 +145,9 @@ def _errors_and_languages(
     ``analysis.per_language``, the languages tables (:mod:`tokstudy.study.languages`). With the languages part,
     every task's scored sentences are segmented once, together, and the error analysis takes each task's from
     that table."""
-    scored = scored_table(config.finetune.tasks, segmenters, sources) if config.analysis.per_language else None
+    # a task's labelling twin (finetune.compare_labelling) is no language of its own: left out of the languages part
+    own = [t for t in config.finetune.tasks if not t.variant]
+    scored = scored_table(own, segmenters, sources) if config.analysis.per_language else None
     errors = errors_and_examples(
         root, scored.table if scored else table, segmenters, runs, config, sources, boot, dropped=dropped
     )
