@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from tokstudy.analysis.stats.welch import welch_difference
-from tokstudy.study.compare import (
+from tokstudy.study.control_and_cost import (
     control_comparison,
     cost_table,
     energy_points,

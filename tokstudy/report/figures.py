@@ -189,7 +189,7 @@ def plot_score_vs_energy(points: Sequence[dict], stem) -> list[Path]:
     """Mean score (± sd over seeds) against energy (kWh, log scale), one panel per task.
 
     ``points`` are dicts with ``task``, ``model``, ``pretrained``, ``mean``, ``std``, ``energy_kwh`` and
-    ``metric`` (as :func:`tokstudy.study.compare.energy_points` returns them): filled markers for
+    ``metric`` (as :func:`tokstudy.study.control_and_cost.energy_points` returns them): filled markers for
     pre-trained models, hollow ones for the no-pre-training controls.
     """
     plt = _plt()

@@ -34,8 +34,8 @@ from tokstudy.data.names import parse_dataset_name as parse_registry_spec
 from tokstudy.report import build
 from tokstudy.report.figures import plot_additional_segmentation, plot_errors, plot_parity, plot_score_vs_energy
 from tokstudy.report.result import STUDY_TABLES, Table, write_table
-from tokstudy.study.compare import control_comparison, cost_table, energy_points
 from tokstudy.study.config import StudyConfig
+from tokstudy.study.control_and_cost import control_comparison, cost_table, energy_points
 from tokstudy.study.error_analysis import errors_and_examples
 from tokstudy.study.languages import language_tables, scored_table
 from tokstudy.study.pieces_section import pieces_table

@@ -3,7 +3,7 @@
 Fine-tuned with the same tasks, settings and seeds as the pre-trained models, it shows what the
 pre-training stage contributed: the report compares each pre-trained model with its control and
 states "pre-training helps" only where the 95 % confidence interval of the difference lies above 0
-(:func:`tokstudy.study.compare.control_comparison`).
+(:func:`tokstudy.study.control_and_cost.control_comparison`).
 
 The weights come from the trainer (:meth:`tokstudy.study.backends.TrainerBackend.untrained_model`):
 the pre-trainer draws them exactly as it draws its initial weights (same preset, same vocabulary and

@@ -20,6 +20,7 @@ import math
 from collections import defaultdict
 
 from tokstudy.analysis.stats.welch import summarize, welch_difference
+from tokstudy.study.control import CONTROL_SUFFIX
 
 #: Cost fields summed over runs (energy and CO2e stay None as soon as one run's is None).
 _SUMMED = ("wall_seconds", "device_hours", "energy_kwh", "co2e_kg")
@@ -142,8 +143,6 @@ def tables_1_2_markdown(
     scores: dict, control: dict, costs: dict | None, order: list[str], seeds: int, *, figure: str | None = None
 ) -> str:
     """Scores (pre-trained, then no-pre-training controls) and, below, what each model cost."""
-    from tokstudy.study.control import CONTROL_SUFFIX
-
     ctl_order = [m for m in order if any(m in by for by in control.values())]
     cols = order + [m + CONTROL_SUFFIX for m in ctl_order]
     lines = []

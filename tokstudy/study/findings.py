@@ -182,7 +182,7 @@ def pretraining_helps(control: dict, order: list[str]) -> list[Finding]:
     """For each task: does every pre-trained model beat its no-pre-training control?
 
     ``control`` is ``{task: {model: {"pretrained": {"mean"}, "control": {"mean"}, "diff", "low", "high"}}}``
-    (:func:`tokstudy.study.compare.control_comparison`). Per model, *yes* when the 95 % CI of the
+    (:func:`tokstudy.study.control_and_cost.control_comparison`). Per model, *yes* when the 95 % CI of the
     difference (pre-trained - control) lies above 0, *no* when it lies below 0, undecided when it holds
     0 or is undefined (one seed; ``null`` in ``control.json``). The task's verdict over its models follows
     :class:`~tokstudy.report.verdict.Verdict` (yes, no, mixed or undecided, with the counts).

@@ -2,7 +2,7 @@
 
 Why the sections live here and not in :mod:`tokstudy.report`: they depend on the study (its
 configuration and smoke-test flag, the paper's reference figures and the findings of
-:mod:`tokstudy.study.findings`, Tables 1-2 of :mod:`tokstudy.study.compare`), and the report
+:mod:`tokstudy.study.findings`, Tables 1-2 of :mod:`tokstudy.study.control_and_cost`), and the report
 package sits below the study, so it must not import it. The study reads what its analysis stage
 wrote under ``tables/`` back as one :class:`~tokstudy.report.result.ReportResult`
 (:func:`tokstudy.report.result.read_study_result`), makes its sections from it (the ones it shares with
@@ -21,8 +21,8 @@ from tokstudy.datalocation import data_root, shown_path
 from tokstudy.report.assemble import Section, attribution_section, write_document
 from tokstudy.report.numbers import format_p
 from tokstudy.report.result import ReportResult, StudyTables, read_study_result, study_path
-from tokstudy.study.compare import tables_1_2_markdown
 from tokstudy.study.config import FinetuneSection, StudyConfig, load_study_config
+from tokstudy.study.control_and_cost import tables_1_2_markdown
 from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, by_vocab
 from tokstudy.study.language_report import cuts_section, language_findings, languages_section, training_text_section
 from tokstudy.study.pieces_section import pieces_section

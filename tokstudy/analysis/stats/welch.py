@@ -1,7 +1,7 @@
 """Scores over seeds as pure statistics: mean ± std, Welch's t-test between two models, the ``*`` mark.
 
 One implementation for every floor: the fine-tuner's results (:mod:`pretrain.finetune.results`), the
-study's Tables 1-2 and its no-pre-training control (:mod:`tokstudy.study.compare`) all call these.
+study's Tables 1-2 and its no-pre-training control (:mod:`tokstudy.study.control_and_cost`) all call these.
 Torch-free; scipy does the t distribution.
 
 The standard deviation is the sample one (``ddof=1``), as reported for N seeds; with
