@@ -1,6 +1,6 @@
 """The study's training runs one at a time on every core (``jobs: 1``) or side by side (``jobs: 2``).
 
-Runs the same fine-tuning stages twice through ``Pipeline.run_many`` (the code ``tokstudy study`` runs), in
+Runs the same fine-tuning stages twice through ``StageRunner.run_many`` (the code ``tokstudy study`` runs), in
 fresh results folders: ``--runs`` CoNLL-2003 NER runs (seeds 0..runs-1) of a study model from random weights
 (the no-pre-training control of the given preset and tokenizer), first with ``jobs=1`` (torch's default
 threads, every core), then with ``jobs=2`` (two spawned processes, cores / 2 threads each). Prints the wall
@@ -37,7 +37,7 @@ def main() -> None:
     from tokstudy.study import pipeline
     from tokstudy.study.config import FinetuneSection, PretrainSection, StudyConfig, TaskSpec
     from tokstudy.study.sources import resolve_sources
-    from tokstudy.study.stages import Pipeline, Stage
+    from tokstudy.study.stages import Stage, StageRunner
 
     task = TaskSpec("conll2003", "ner", max_train=args.max_train, max_eval=1000, epochs=args.epochs)
     config = StudyConfig(
@@ -56,7 +56,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
             sources = resolve_sources({"conll2003"}, root, data_dir=None, allow_sample=False)
-            pipe = Pipeline(root, log=lambda m: None)
+            pipe = StageRunner(root, log=lambda m: None)
             pipe.run("tokenizers", {}, lambda work: {})
             control = pipe.run(
                 "control/tok",

@@ -1,4 +1,4 @@
-"""``Pipeline.run_many`` on Dask: the same outputs as one job, a killed worker survived, one run per GPU.
+"""``StageRunner.run_many`` on Dask: the same outputs as one job, a killed worker survived, one run per GPU.
 
 Each test starts its own small cluster of 2 single-threaded worker processes (``local:2``) or, where the workers
 need other settings, a ``LocalCluster`` that the study reaches by its address, as it would a SLURM cluster's.
@@ -21,7 +21,7 @@ from distributed import LocalCluster  # noqa: E402
 
 from tokstudy.errors import UsageError  # noqa: E402
 from tokstudy.study.executors import ClusterError, DaskCluster, local_devices, local_worker_envs  # noqa: E402
-from tokstudy.study.stages import Pipeline, Stage, StageError  # noqa: E402
+from tokstudy.study.stages import Stage, StageError, StageRunner  # noqa: E402
 
 
 def _where() -> dict:
@@ -82,7 +82,7 @@ def _stages(*, steps=3, pause=0.05, ft_pause=0.0, seeds=2):
 
 
 def _pipeline(root, log=lambda m: None):
-    p = Pipeline(root, log=log)
+    p = StageRunner(root, log=log)
     p.run("tok", {"vocab": 100}, lambda d: {"path": "tok"})
     return p
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tokstudy.study.stages import Pipeline, stage_key
+from tokstudy.study.stages import StageRunner, stage_key
 
 
 def _chain(root, *, ft_lr=1e-3, calls=None):
     """A three-stage chain: tokenizer -> finetune -> analysis."""
     calls = calls if calls is not None else []
-    p = Pipeline(root, log=lambda m: None)
+    p = StageRunner(root, log=lambda m: None)
 
     def work(tag):
         def fn(d):
@@ -39,7 +39,7 @@ def test_changing_one_setting_reruns_only_what_depends_on_it(tmp_path):
 
 
 def test_interrupted_stage_resumes_in_its_work_dir(tmp_path):
-    p = Pipeline(tmp_path, log=lambda m: None)
+    p = StageRunner(tmp_path, log=lambda m: None)
 
     def crash(d):
         (d / "checkpoint").write_text("step 5")
@@ -53,16 +53,16 @@ def test_interrupted_stage_resumes_in_its_work_dir(tmp_path):
         seen["ckpt"] = (d / "checkpoint").read_text()
         return {}
 
-    Pipeline(tmp_path, log=lambda m: None).run("pretrain", {"steps": 10}, resume)
+    StageRunner(tmp_path, log=lambda m: None).run("pretrain", {"steps": 10}, resume)
     assert seen["ckpt"] == "step 5"
 
 
 def test_stale_work_dir_of_other_settings_is_wiped(tmp_path):
-    p = Pipeline(tmp_path, log=lambda m: None)
+    p = StageRunner(tmp_path, log=lambda m: None)
     with pytest.raises(RuntimeError):
         p.run("s", {"a": 1}, lambda d: ((d / "junk").write_text("x"), (_ for _ in ()).throw(RuntimeError()))[1])
-    Pipeline(tmp_path, log=lambda m: None).run("s", {"a": 2}, lambda d: {"junk": (d / "junk").exists()})
-    assert Pipeline(tmp_path, log=lambda m: None).record("s")["outputs"] == {"junk": False}
+    StageRunner(tmp_path, log=lambda m: None).run("s", {"a": 2}, lambda d: {"junk": (d / "junk").exists()})
+    assert StageRunner(tmp_path, log=lambda m: None).record("s")["outputs"] == {"junk": False}
 
 
 def test_key_depends_on_params_and_deps():
@@ -73,4 +73,4 @@ def test_key_depends_on_params_and_deps():
 
 def test_unknown_dependency_is_an_error(tmp_path):
     with pytest.raises(KeyError, match="depends on"):
-        Pipeline(tmp_path, log=lambda m: None).run("x", {}, lambda d: {}, deps=["nope"])
+        StageRunner(tmp_path, log=lambda m: None).run("x", {}, lambda d: {}, deps=["nope"])

@@ -1,4 +1,4 @@
-"""``Pipeline.run_many``: training stages side by side in processes, waiting only for their own model."""
+"""``StageRunner.run_many``: training stages side by side in processes, waiting only for their own model."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from functools import partial
 
 import pytest
 
-from tokstudy.study.stages import Pipeline, Stage, StageError
+from tokstudy.study.stages import Stage, StageError, StageRunner
 
 
 def _model(work, inputs, *, tag, delay=0.0):
@@ -46,7 +46,7 @@ def _stages(delay=0.0):
 
 
 def _pipeline(root):
-    p = Pipeline(root, log=lambda m: None)
+    p = StageRunner(root, log=lambda m: None)
     p.run("tok", {"vocab": 100}, lambda d: {"path": "tok"})
     return p
 
@@ -128,11 +128,11 @@ def test_ctrl_c_stops_every_run_and_records_none_done(tmp_path):
             import signal
             # as in a terminal (a process started in the background may inherit SIGINT ignored)
             signal.signal(signal.SIGINT, signal.default_int_handler)
-            from tokstudy.study.stages import Pipeline, Stage
+            from tokstudy.study.stages import StageRunner, Stage
             from tests.study.test_stages_parallel import _sleeper
 
             if __name__ == "__main__":
-                p = Pipeline({str(tmp_path / "study")!r}, log=lambda m: None)
+                p = StageRunner({str(tmp_path / "study")!r}, log=lambda m: None)
                 p.run_many([Stage("pretrain/a", {{}}, _sleeper), Stage("pretrain/b", {{}}, _sleeper)], jobs=2)
             """
         )

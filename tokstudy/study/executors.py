@@ -1,4 +1,4 @@
-"""Where :meth:`~tokstudy.study.stages.Pipeline.run_many` runs the training stages: a local process pool, or Dask.
+"""Where :meth:`~tokstudy.study.stages.StageRunner.run_many` runs the training stages: a local process pool, or Dask.
 
 Two engines behind one small interface (:class:`Executor`): ``start`` before the first stage, ``submit`` one
 stage's body and get a :class:`concurrent.futures.Future` of its outputs, ``stop`` at the end.
@@ -69,7 +69,7 @@ def this_process() -> str:
 
 
 class Executor(Protocol):
-    """An engine for :meth:`~tokstudy.study.stages.Pipeline.run_many`."""
+    """An engine for :meth:`~tokstudy.study.stages.StageRunner.run_many`."""
 
     slots: int | None
     """The most stages the pipeline hands over at once (None: every stage that is ready; the engine queues)."""

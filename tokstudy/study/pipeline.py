@@ -43,7 +43,7 @@ from tokstudy.study.config import StudyConfig, TaskSpec
 from tokstudy.study.keys import finetune_key, section_key, task_key
 from tokstudy.study.report_sections import REPORT_VERSION
 from tokstudy.study.sources import Sources, resolve_sources
-from tokstudy.study.stages import Pipeline, Stage
+from tokstudy.study.stages import Stage, StageRunner
 from tokstudy.study.tasks import expand_tasks, task_splits, text_tasks, with_labelling_twins, write_task_text
 
 #: Version of the analysis stage's table schemas (docs/analysis.md, "Report files"); 2 = one schema per JSON file,
@@ -150,7 +150,7 @@ def run_study(
     # a task `masakhaner2:*` is one task per language present: every stage below sees the languages themselves
     tasks = with_labelling_twins(expand_tasks(config.finetune.tasks, data_dir=sources.data_dir), config.finetune)
     config = dataclasses.replace(config, finetune=dataclasses.replace(config.finetune, tasks=tasks))
-    pipe = Pipeline(root, log=log)
+    pipe = StageRunner(root, log=log)
     side_by_side = config.jobs > 1 or config.cluster.address is not None
     run = StudyRun(config, root, backend, sources, sources.fingerprint(), progress and not side_by_side)
 
@@ -190,7 +190,7 @@ def run_study(
     return StudyResult(root, root / report["markdown"], root / report["html"], pipe.executed, pipe.skipped)
 
 
-def _run_task_text(pipe: Pipeline, run: StudyRun) -> list[dict]:
+def _run_task_text(pipe: StageRunner, run: StudyRun) -> list[dict]:
     """The ``task_text`` stage (only when ``tokenizers.add_task_text`` or ``pretrain.add_task_text``): the words
     of every task's training split as raw text; its files' records (:func:`~tokstudy.study.tasks.write_task_text`)."""
     config = run.config
@@ -208,7 +208,7 @@ def _task_text_deps(add: bool) -> tuple[str, ...]:
     return ("task_text",) if add else ()
 
 
-def _run_tokenizers(pipe: Pipeline, run: StudyRun, progress: bool) -> dict[str, Path]:
+def _run_tokenizers(pipe: StageRunner, run: StudyRun, progress: bool) -> dict[str, Path]:
     """The ``tokenizers`` stage; returns each tokenizer's folder by name."""
     add = run.config.tokenizers.add_task_text
     extra = run.task_text if add else ()

@@ -1,4 +1,4 @@
-"""Cached, resumable pipeline stages.
+"""Cached, resumable stages, and the StageRunner that runs them (the study's plan: :mod:`tokstudy.study.pipeline`).
 
 A stage is a named unit of work (``"tokenizers"``, ``"pretrain/spm-4k"``, ...) whose
 output lives in its own directory under the run's root. Its **key** is a hash of
@@ -14,7 +14,7 @@ invalidates exactly the stages downstream of it and nothing else.
   runs again.
 
 >>> import tempfile
->>> p = Pipeline(tempfile.mkdtemp(), log=lambda m: None)
+>>> p = StageRunner(tempfile.mkdtemp(), log=lambda m: None)
 >>> p.run("double", {"x": 2}, lambda work: {"y": 4})
 {'y': 4}
 >>> p.run("double", {"x": 2}, lambda work: {"y": -1})   # cached
@@ -59,7 +59,7 @@ def _safe(name: str) -> str:
     return name.replace("/", "__")
 
 
-class Pipeline:
+class StageRunner:
     """Runs stages under ``root``, skipping those already done with the same key.
 
     Attributes:
@@ -249,7 +249,7 @@ class Pipeline:
 
 @dataclass(frozen=True)
 class Stage:
-    """One stage for :meth:`Pipeline.run_many`: ``fn(work_dir, inputs)`` returns its JSON-able outputs."""
+    """One stage for :meth:`StageRunner.run_many`: ``fn(work_dir, inputs)`` returns its JSON-able outputs."""
 
     name: str
     params: Any
@@ -258,7 +258,7 @@ class Stage:
 
 
 class StageError(TokstudyError, RuntimeError):
-    """A stage run by :meth:`Pipeline.run_many` in another process or on a cluster failed: the message names the
+    """A stage run by :meth:`StageRunner.run_many` in another process or on a cluster failed: the message names the
     stage, where it ran and the last lines of its traceback (the CLI prints it, as a refused input)."""
 
 
