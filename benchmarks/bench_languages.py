@@ -74,7 +74,7 @@ def end_to_end(toks: list[Path], out: Path, repeat: int) -> tuple[list[float], l
 def phases(toks: list[Path], out: Path) -> list[tuple[str, float]]:
     """The command's work in process, phase by phase (one run)."""
     from tokstudy.analysis.stats import table_statistics
-    from tokstudy.analysis.stats.languages import language_coverage, language_table
+    from tokstudy.analysis.stats.per_language import language_coverage, language_table
     from tokstudy.analysis.table import segmentation_table
     from tokstudy.inputs import load_datasets, load_tokenizers
     from tokstudy.report.languages import languages_markdown, plot_languages

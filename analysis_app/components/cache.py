@@ -202,8 +202,8 @@ def attribution(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_srcs: tu
 @st.cache_data(max_entries=16, show_spinner="Table 4 per language: bootstrapping ...")
 def language_table(dataset_srcs: tuple, tokenizer_srcs: tuple, n_resamples: int, seed: int):
     """Table 4 per (dataset, language) and tokenizer (``languages.language_frame``), and the message of every
-    tokenizer's unknown-piece warning, naming its languages (``tokstudy.analysis.stats.languages``)."""
-    from tokstudy.analysis.stats.languages import language_coverage
+    tokenizer's unknown-piece warning, naming its languages (``tokstudy.analysis.stats.per_language``)."""
+    from tokstudy.analysis.stats.per_language import language_coverage
 
     t = table_for(dataset_srcs, tokenizer_srcs)
     frame = languages_svc.language_frame(t, [s.name for s in tokenizer_srcs], n_resamples=n_resamples, seed=seed)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from tokstudy.analysis.stats import table_statistics
-from tokstudy.analysis.stats.languages import language_coverage, language_table
+from tokstudy.analysis.stats.per_language import language_coverage, language_table
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.analysis.table.bytepieces import (
     BYTE_PIECE_THRESHOLD,

@@ -134,7 +134,7 @@ def _multiconer_page(timeout: float = 120):
 
 def test_every_language_with_its_script_and_table4_equal_to_the_library(app_env):
     from analysis_app.services.sources import registry_datasets
-    from tokstudy.analysis.stats.languages import language_table
+    from tokstudy.analysis.stats.per_language import language_table
     from tokstudy.analysis.table import segmentation_table
     from tokstudy.data.names import load_datasets_named
     from tokstudy.tokenization.loading import load_tokenizer

@@ -100,7 +100,7 @@ def test_write_report_writes_every_output(setup, tmp_path):
     assert "Table 4" in index and "Table 3" in index and "figures/additional_segmentation.png" in index
     assert "Boundary policy" in index
     # several datasets: Table 4 per language, its CSV holding language_table's own figures, and its figure
-    from tokstudy.analysis.stats.languages import language_table
+    from tokstudy.analysis.stats.per_language import language_table
 
     assert "## Table 4 per language" in index and "figures/languages.png" in index
     assert {"languages.md", "languages.csv", "figures/languages.png", "figures/languages.svg"} <= names

@@ -180,7 +180,7 @@ def test_a_finished_multilingual_study_writes_the_same_report_again(toy_study, t
 def test_each_languages_segmentation_is_table_4_of_its_scored_sentences(toy_study):
     """NE words and all words of each language: Table 4's figures of the dataset, the sentences it was scored on."""
     from tokstudy.analysis.stats import additional_segmentation_by
-    from tokstudy.study.languages import scored_table, segmentation_by_language
+    from tokstudy.study.language_analysis import scored_table, segmentation_by_language
     from tokstudy.study.tasks import expand_tasks
     from tokstudy.tokenization.loading import load_tokenizer
 

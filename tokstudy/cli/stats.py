@@ -120,8 +120,8 @@ def run(args) -> int:
 
 
 def languages(table, args):
-    """Table 4 per (dataset, language) and tokenizer (:func:`tokstudy.analysis.stats.languages.language_table`)."""
-    from tokstudy.analysis.stats.languages import language_table  # deferred: the analysis package, not for --help
+    """Table 4 per (dataset, language) and tokenizer (:func:`tokstudy.analysis.stats.per_language.language_table`)."""
+    from tokstudy.analysis.stats.per_language import language_table  # deferred: the analysis package, not for --help
 
     return language_table(table, **bootstrap_kwargs(args))
 
@@ -129,10 +129,10 @@ def languages(table, args):
 def table_with_language_warnings(args):
     """``(table, repairs)`` of the command line (:func:`~tokstudy.cli.arguments.table_from_args`). With several
     datasets, the unknown-piece warnings of each dataset and tokenizer become one per tokenizer naming every
-    language concerned (:func:`tokstudy.analysis.stats.languages.language_coverage`); other warnings pass as
+    language concerned (:func:`tokstudy.analysis.stats.per_language.language_coverage`); other warnings pass as
     they are."""
     # deferred: the analysis package (~50-110 ms measured), not for --help
-    from tokstudy.analysis.stats.languages import language_coverage
+    from tokstudy.analysis.stats.per_language import language_coverage
     from tokstudy.analysis.table.bytepieces import BytePiecesWarning
     from tokstudy.analysis.table.coverage import ByteFallbackWarning, UnknownPiecesWarning
 

@@ -5,7 +5,7 @@ Ge'ez words into unknown or byte pieces, whatever the language. :func:`language_
 script a language code (ISO 639-1 or 639-3, as the registry's corpora use them) is written in;
 :func:`unicode_script` names the script of a Unicode character-name prefix (``"HANGUL"`` ->
 ``"Hangul"``), for a language this table does not know, whose script is read from its text instead
-(:func:`tokstudy.analysis.stats.languages.dataset_scripts`).
+(:func:`tokstudy.analysis.stats.per_language.dataset_scripts`).
 
 >>> language_script("yor"), language_script("ko"), language_script("amh"), language_script("xx")
 ('Latin', 'Hangul', "Ge'ez", None)

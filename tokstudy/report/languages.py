@@ -2,10 +2,10 @@
 
 The rows (:func:`language_rows`, for CSV and JSON), the Markdown (:func:`languages_markdown`, what
 ``tokstudy stats`` prints) and the figure (:func:`plot_languages`) all read one
-:class:`~tokstudy.analysis.stats.languages.LanguageTable`, so they show the same numbers, in the same
+:class:`~tokstudy.analysis.stats.per_language.LanguageTable`, so they show the same numbers, in the same
 order: the first tokenizer's gap, largest first.
 
->>> # res = language_table(table)                   # tokstudy.analysis.stats.languages
+>>> # res = language_table(table)                   # tokstudy.analysis.stats.per_language
 >>> # print(languages_markdown(res)); plot_languages(res, "out/languages")   # languages.png, .svg
 """
 

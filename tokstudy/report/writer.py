@@ -35,7 +35,7 @@ from typing import Sequence
 from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
 from tokstudy.analysis.model_errors.correlation import correlate_errors
 from tokstudy.analysis.stats import default_groupings, table_statistics
-from tokstudy.analysis.stats.languages import language_table
+from tokstudy.analysis.stats.per_language import language_table
 from tokstudy.analysis.stats.shredded import shredded_table
 from tokstudy.analysis.table import SegmentationTable
 from tokstudy.analysis.table.bytepieces import coverage_notes

@@ -37,7 +37,7 @@ from tokstudy.report.result import STUDY_TABLES, Table, write_table
 from tokstudy.study.config import StudyConfig
 from tokstudy.study.control_and_cost import control_comparison, cost_table, energy_points
 from tokstudy.study.error_analysis import errors_and_examples
-from tokstudy.study.languages import language_tables, scored_table
+from tokstudy.study.language_analysis import language_tables, scored_table
 from tokstudy.study.pieces_section import pieces_table
 from tokstudy.study.sources import Sources
 from tokstudy.tokenization.loading import load_tokenizer
@@ -142,7 +142,7 @@ def _errors_and_languages(
     dropped: dict | None = None,
 ):
     """The error analysis (:func:`~tokstudy.study.error_analysis.errors_and_examples`) and, with
-    ``analysis.per_language``, the languages tables (:mod:`tokstudy.study.languages`). With the languages part,
+    ``analysis.per_language``, the languages tables (:mod:`tokstudy.study.language_analysis`). With the languages part,
     every task's scored sentences are segmented once, together, and the error analysis takes each task's from
     that table."""
     # a task's labelling twin (finetune.compare_labelling) is no language of its own: left out of the languages part

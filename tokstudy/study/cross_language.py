@@ -2,7 +2,7 @@
 with a bootstrap interval over languages, and where a larger vocabulary helps most.
 
 Pure functions over plain values: the rows of one (tokenizer, task) each, the task being one language of one
-corpus (``masakhaner2-yor-ner``). The analysis stage (:mod:`tokstudy.study.languages`) builds the rows from its
+corpus (``masakhaner2-yor-ner``). The analysis stage (:mod:`tokstudy.study.language_analysis`) builds the rows from its
 tables and writes what these functions return; nothing here reads a file.
 
 Row fields (:func:`language_rows`): ``tokenizer``, ``task``, ``dataset``, ``language``, ``script``, the additional

@@ -1,4 +1,4 @@
-"""Table 4 per language (tokstudy.analysis.stats.languages) against a recount written here, on real languages.
+"""Table 4 per language (tokstudy.analysis.stats.per_language) against a recount written here, on real languages.
 
 The recount reads the words and tags of MasakhaNER 2.0 Yorùbá test and MultiCoNER Korean dev, asks
 SentencePiece itself for each word's pieces (one ``encode`` per word, no tokstudy code), and sums NE and
@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import corpus_path
 from tokstudy.analysis.stats import additional_segmentation_by
 from tokstudy.analysis.stats.bootstrap import percentile_interval, resample_weights
-from tokstudy.analysis.stats.languages import dataset_scripts, language_coverage, language_table
+from tokstudy.analysis.stats.per_language import dataset_scripts, language_coverage, language_table
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.data.types import Dataset, Sentence
 from tokstudy.tokenization.loading import load_tokenizer
@@ -121,7 +121,7 @@ def test_a_language_the_map_does_not_know_takes_its_script_from_its_text():
     assert list(dataset_scripts(build_word_columns(sets)).values()) == ["Cyrillic", "Ge'ez", "unknown"]
 
 
-@pytest.mark.parametrize("name", ["tokstudy.analysis.stats.languages", "tokstudy.data.scripts"])
+@pytest.mark.parametrize("name", ["tokstudy.analysis.stats.per_language", "tokstudy.data.scripts"])
 def test_docstring_examples(name):
     import importlib
 

@@ -6,7 +6,7 @@ Every NER task is one language of one corpus (``masakhaner2-yor-ner``). In two s
    tasks in one segmentation table, each tokenizer run once; the error analysis selects each task's sentences
    from it instead of segmenting them again;
 2. :func:`language_tables`: Table 4 per dataset and language
-   (:func:`~tokstudy.analysis.stats.languages.language_table`, what ``tokstudy stats`` gives for many languages:
+   (:func:`~tokstudy.analysis.stats.per_language.language_table`, what ``tokstudy stats`` gives for many languages:
    NE words, all words through fertility, the script; one bootstrap pass over sentences), joined with each task's
    F1, its word-level correlation and attribution
    (:mod:`tokstudy.analysis.model_errors`, computed by :mod:`tokstudy.study.error_analysis`), and the statistics
@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from tokstudy.analysis.stats.languages import language_table
+from tokstudy.analysis.stats.per_language import language_table
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.report.result import Table
 from tokstudy.study import cross_language as xl
@@ -78,7 +78,7 @@ def segmentation_by_language(table, tokenizers: list[str], boot: dict) -> dict:
     """``{tokenizer: {dataset label: {"ne": Est, "all": Est, "gap": Est, "unknown": Est, "byte_pieces": Est,
     "script": str}}}`` with
     ``Est = {"value", "low", "high"}``: Table 4 of each dataset (one language) by
-    :func:`~tokstudy.analysis.stats.languages.language_table`, 95 % bootstrap intervals over sentences; ``all``
+    :func:`~tokstudy.analysis.stats.per_language.language_table`, 95 % bootstrap intervals over sentences; ``all``
     is the additional segmentation of every word, from the row's fertility."""
     est = lambda e: {"value": e.value, "low": e.low, "high": e.high}  # noqa: E731
     out: dict = {}
