@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from tests.fixtures_doctest import assert_examples_pass
 from tokstudy.analysis.stats.welch import welch_difference
 from tokstudy.study.control_and_cost import (
     control_comparison,
@@ -130,3 +131,7 @@ def test_tables_1_2_show_controls_and_costs_next_to_the_scores():
     assert "| pre-training | not measured | — |" in md
     assert "| fine-tuning conll2003-ner | 3.0 min, 0.0030 kWh, 0.15 g CO2e | 1.5 min, energy not measured |" in md
     assert "![score against energy](figures/x.png)" in md
+
+
+def test_docstring_examples():
+    assert_examples_pass("tokstudy.study.control_and_cost")

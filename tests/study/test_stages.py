@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.fixtures_doctest import assert_examples_pass
 from tokstudy.study.stages import StageRunner, stage_key
 
 
@@ -74,3 +75,7 @@ def test_key_depends_on_params_and_deps():
 def test_unknown_dependency_is_an_error(tmp_path):
     with pytest.raises(KeyError, match="depends on"):
         StageRunner(tmp_path, log=lambda m: None).run("x", {}, lambda d: {}, deps=["nope"])
+
+
+def test_docstring_examples():
+    assert_examples_pass("tokstudy.study.stages")
