@@ -129,7 +129,8 @@ def _dataset_inputs() -> None:
         "Repair invalid tag sequences (lenient)",
         key=DS_LENIENT,
         help="An I-X that cannot continue an entity starts one (as the registry reads CoNLL-2002); "
-        "the number repaired is shown. Off: such a file is refused at the line.",
+        "and a line whose field count differs from the file's is skipped; both are counted. "
+        "Off: such a file is refused at the line.",
     )
     path = st.text_input("CoNLL file path", key=DS_PATH, placeholder="e.g. conll2002_es/esp.testb.gz")
     if path and st.button("Add dataset", key=DS_PATH + "_btn"):
@@ -166,10 +167,13 @@ def _add_dataset(path: str, name: str, lang: str, lenient: bool = False) -> tupl
         return False, str(exc) + hint
     workspace.set_sources(srcs)
     workspace.select_dataset(src.key)
-    repaired = f"; {ds.repaired} invalid tag(s) repaired" if getattr(ds, "repaired", 0) else ""
+    repaired = f"; {ds.repaired} invalid tag(s) repaired" if ds.repaired else ""
+    skipped = ds.repair_log.skipped
+    skipped = f"; {skipped} line(s) with another field count skipped" if skipped else ""
     return (
         True,
-        f"dataset {src.key!r} loaded: {len(ds)} sentences, {ds.n_words} words, {ds.n_entities} entities{repaired}",
+        f"dataset {src.key!r} loaded: {len(ds)} sentences, {ds.n_words} words, {ds.n_entities} entities"
+        f"{repaired}{skipped}",
     )
 
 

@@ -205,7 +205,7 @@ def lenient_note(task_data: list[dict]) -> str:
     skipped, named per task and split, and how many tags it repaired.
 
     >>> lenient_note([{"task": "masakhaner2-xho-ner", "train": {"split": "train", "skipped_lines": 2, "repaired": 0}}])
-    'Read leniently: masakhaner2-xho-ner train: 2 malformed lines skipped (single field, no tag).'
+    "Read leniently: masakhaner2-xho-ner train: 2 malformed lines skipped (a field count other than the file's)."
     """
     skipped, repaired, where = [], 0, 0
     for record in task_data:
@@ -217,7 +217,7 @@ def lenient_note(task_data: list[dict]) -> str:
                 repaired, where = repaired + r["repaired"], where + 1
     parts = []
     if skipped:
-        parts.append("; ".join(skipped) + " (single field, no tag)")
+        parts.append("; ".join(skipped) + " (a field count other than the file's)")
     if repaired:
         parts.append(f"{repaired} I- tags that continue no entity read as B- in {where} task splits")
     return f"Read leniently: {'; '.join(parts)}." if parts else ""
