@@ -77,7 +77,7 @@ def phases(toks: list[Path], out: Path) -> list[tuple[str, float]]:
     from tokstudy.analysis.stats.per_language import language_coverage, language_table
     from tokstudy.analysis.table import segmentation_table
     from tokstudy.inputs import load_datasets, load_tokenizers
-    from tokstudy.report.languages import languages_markdown, plot_languages
+    from tokstudy.report.per_language import languages_markdown, plot_languages
 
     done, t = [], time.perf_counter()
 

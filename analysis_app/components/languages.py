@@ -15,7 +15,7 @@ from analysis_app.services.columns import readable
 from analysis_app.services.loading import InputError
 from analysis_app.services.paths import PathNotAllowedError, confine_path
 from tokstudy.errors import TokstudyError
-from tokstudy.report.languages import script_colours
+from tokstudy.report.per_language import script_colours
 
 DIR, LANGS, REF = "ts_la_dir", "ts_la_langs", "ts_la_reference"
 SETS, OPEN, OPEN_BUTTON = "ts_la_sets", "ts_la_open", "ts_la_open_button"

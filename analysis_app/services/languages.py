@@ -5,7 +5,7 @@ fertility on parallel text, continued words per language.
 (from the sources alone, nothing is read); :func:`language_sets` offers each corpus of several languages as
 ``NAME:*:SPLIT``, as the command line's wildcard does; :func:`language_frame` is
 :func:`tokstudy.analysis.stats.per_language.language_table` as the rows of
-:func:`tokstudy.report.languages.language_rows` (what ``tokstudy stats --languages-csv`` writes), and
+:func:`tokstudy.report.per_language.language_rows` (what ``tokstudy stats --languages-csv`` writes), and
 :func:`with_f1` adds each language's F1 from a study's ``tables/scores.json`` (:func:`study_f1`).
 
 **Parallel text.**
@@ -234,7 +234,7 @@ def language_frame(table, tokenizers: Sequence[str], *, n_resamples: int = 1000,
     ``fertility``, ``unknown`` (%) beside their ``*_low`` / ``*_high`` intervals, and ``label``: the language as
     a reader names it (with its dataset where two datasets share it)."""
     from tokstudy.analysis.stats.per_language import language_labels, language_table
-    from tokstudy.report.languages import language_rows
+    from tokstudy.report.per_language import language_rows
 
     res = language_table(table, list(tokenizers), n_resamples=n_resamples, seed=seed)
     frame = pd.DataFrame(language_rows(res)).rename(columns=_FIELDS)

@@ -235,7 +235,7 @@ def test_sentencepiece_byte_fallback_gives_equal_byte_pieces_and_one_warning(tmp
 
 def test_report_and_app_show_byte_pieces(table, tmp_path):
     from analysis_app.services.statistics import summary
-    from tokstudy.report.languages import language_rows, languages_markdown
+    from tokstudy.report.per_language import language_rows, languages_markdown
     from tokstudy.report.writer import write_report
 
     write_report(table, tmp_path, n_resamples=0, figures=False)

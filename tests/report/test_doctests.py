@@ -10,8 +10,8 @@ MODULES = [
     "tokstudy.report.result",
     "tokstudy.report.assemble",
     "tokstudy.study.findings",
-    "tokstudy.study.language_report",
-    "tokstudy.study.cross_language",
+    "tokstudy.study.language_sections",
+    "tokstudy.study.across_languages",
 ]
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tokstudy.study.cross_language import language_rows
-from tokstudy.study.language_report import BYTE_PIECE_NOTE, _byte_piece_note
+from tokstudy.study.across_languages import language_rows
+from tokstudy.study.language_sections import BYTE_PIECE_NOTE, _byte_piece_note
 
 
 def _est(v):

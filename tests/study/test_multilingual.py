@@ -16,8 +16,8 @@ import scipy.stats
 from tests.study.fake_backend import FakeBackend
 from tests.study.toy_multilingual import MASAKHANER, MULTICONER_TRAIN, toy_multilingual_config, write_toy_data
 from tokstudy.errors import DataFormatError
+from tokstudy.study.across_languages import _row_spearman, cross_language_correlations, spearman_across
 from tokstudy.study.config import TaskSpec, TokenizerSection, load_study_config
-from tokstudy.study.cross_language import _row_spearman, cross_language_correlations, spearman_across
 from tokstudy.study.keys import section_key, task_key
 from tokstudy.study.pipeline import run_study
 from tokstudy.study.sources import Sources
@@ -241,7 +241,12 @@ def test_spearman_across_languages_equals_scipy_with_its_bootstrap_interval():
 
 @pytest.mark.parametrize(
     "module",
-    ["tokstudy.study.tasks", "tokstudy.study.keys", "tokstudy.study.cross_language", "tokstudy.study.language_report"],
+    [
+        "tokstudy.study.tasks",
+        "tokstudy.study.keys",
+        "tokstudy.study.across_languages",
+        "tokstudy.study.language_sections",
+    ],
 )
 def test_the_docstring_examples_run(module):
     from tests.fixtures_doctest import assert_examples_pass

@@ -98,7 +98,7 @@ def run(args) -> int:
     print(rt.table4_markdown(res.table4))
     print("\n" + rt.summary_markdown(res.summary))
     if per_language is not None:
-        from tokstudy.report.languages import languages_markdown  # deferred: ~70 ms measured, not for --help
+        from tokstudy.report.per_language import languages_markdown  # deferred: ~70 ms measured, not for --help
 
         print("\nTable 4 per language\n")
         print(languages_markdown(per_language))
@@ -154,7 +154,7 @@ def write_outputs(args, table, res, per_language, repairs: list[dict]) -> None:
     """``--json``, ``--csv``, ``--languages-csv``, ``--languages-figure``: each written where asked, and said so."""
     # deferred: the report package (~10-70 ms measured; matplotlib once a figure is drawn), not for --help
     from tokstudy.report import tables as rt
-    from tokstudy.report.languages import language_rows, plot_languages
+    from tokstudy.report.per_language import language_rows, plot_languages
 
     if args.json:
         rt.write_json(

@@ -6,7 +6,7 @@ frozen dataclasses of :mod:`tokstudy.analysis`), the CSV its flat rows (``*_rows
 their tables here and write them through :mod:`tokstudy.report.result`, so a ``table4.json`` means one
 thing wherever it was written (schemas: ``docs/analysis.md``). Nothing here writes a file. The sections only
 ``tokstudy report`` shows make their tables in their own modules: :func:`tokstudy.report.shredded.shredded_report`,
-:func:`tokstudy.report.morph.morph_report`, :func:`tokstudy.report.languages.languages_report`.
+:func:`tokstudy.report.morph.morph_report`, :func:`tokstudy.report.per_language.languages_report`.
 
 >>> # build.table4(table_statistics(table).table4).markdown
 """

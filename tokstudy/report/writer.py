@@ -42,8 +42,8 @@ from tokstudy.analysis.table.bytepieces import coverage_notes
 from tokstudy.report import build
 from tokstudy.report import figures as fg
 from tokstudy.report.assemble import report_sections, write_document
-from tokstudy.report.languages import languages_report, plot_languages
 from tokstudy.report.morph import morph_report
+from tokstudy.report.per_language import languages_report, plot_languages
 from tokstudy.report.result import ReportResult, write_result
 from tokstudy.report.shredded import shredded_report
 from tokstudy.report.table3 import examples, select_sentences

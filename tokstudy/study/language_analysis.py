@@ -10,12 +10,12 @@ Every NER task is one language of one corpus (``masakhaner2-yor-ner``). In two s
    NE words, all words through fertility, the script; one bootstrap pass over sentences), joined with each task's
    F1, its word-level correlation and attribution
    (:mod:`tokstudy.analysis.model_errors`, computed by :mod:`tokstudy.study.error_analysis`), and the statistics
-   across languages of :mod:`tokstudy.study.cross_language`. It makes the tables ``languages`` (one row per
+   across languages of :mod:`tokstudy.study.across_languages`. It makes the tables ``languages`` (one row per
    tokenizer and language), ``cross_language`` (Spearman across languages with its interval) and
    ``vocabulary_gain`` (languages by F1 gain from the smallest vocabulary to the largest), JSON and CSV,
    which the analysis stage writes (:mod:`tokstudy.report.result`).
 
-The report's section (:mod:`tokstudy.study.language_report`) reads them back
+The report's section (:mod:`tokstudy.study.language_sections`) reads them back
 (:class:`~tokstudy.report.result.StudyTables`).
 """
 
@@ -27,7 +27,7 @@ from typing import Sequence
 from tokstudy.analysis.stats.per_language import language_table
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.report.result import Table
-from tokstudy.study import cross_language as xl
+from tokstudy.study import across_languages as xl
 from tokstudy.study.config import TaskSpec
 from tokstudy.study.sources import Sources
 from tokstudy.study.tasks import scored_split

@@ -24,7 +24,7 @@ from tokstudy.report.result import ReportResult, StudyTables, read_study_result,
 from tokstudy.study.config import FinetuneSection, StudyConfig, load_study_config
 from tokstudy.study.control_and_cost import tables_1_2_markdown
 from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, by_vocab
-from tokstudy.study.language_report import cuts_section, language_findings, languages_section, training_text_section
+from tokstudy.study.language_sections import cuts_section, language_findings, languages_section, training_text_section
 from tokstudy.study.pieces_section import pieces_section
 from tokstudy.study.sources import Sources
 
