@@ -4,8 +4,8 @@ to fit the time, and each language's segmentation against its F1.
 Made from the tables the analysis stage wrote (``languages``, ``cross_language``, ``vocabulary_gain``,
 ``task_data``, ``task_text`` of :class:`~tokstudy.report.result.StudyTables`) and the study's configuration;
 the statistics are :mod:`tokstudy.study.across_languages`'s. A finding is decided from intervals, never from point
-estimates: across languages, "more segmentation, lower F1" is a yes for a (tokenizer, set of languages) when the bootstrap
-interval of Spearman's rho over languages lies below 0, a no when it lies above 0.
+estimates: across languages, "more segmentation, lower F1" is a yes for a (tokenizer, set of languages) when the
+bootstrap interval of Spearman's rho over languages lies below 0, a no when it lies above 0.
 
 >>> rows = [{"tokenizer": "a", "group": "masakhaner2", "measure": "ne", "rho": -0.6, "low": -0.9, "high": -0.2,
 ...          "p_value": 0.01, "n": 20}]
