@@ -20,33 +20,42 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import gpu_check  # noqa: E402 (a script module of benchmarks/)
+# script modules of benchmarks/: the command line and the parts it runs
+import gpu_carry  # noqa: E402
+import gpu_check  # noqa: E402
+import gpu_check_plan  # noqa: E402
+import gpu_check_steps  # noqa: E402
+import gpu_check_summary  # noqa: E402
+import gpu_runner  # noqa: E402
 
 
 def test_the_gpu_steps_fit_eight_minutes_with_the_install():
-    assert sum(gpu_check.GPU_BUDGET.values()) <= 8 * 60
-    assert gpu_check.DATA_BUDGET <= gpu_check.GPU_BUDGET["bench-512"] + gpu_check.GPU_BUDGET["pytest-gpu"] + 60
-    assert gpu_check.STUDY_BUDGET <= 5 * 60
+    assert sum(gpu_check_plan.GPU_BUDGET.values()) <= 8 * 60
+    assert (
+        gpu_check_plan.DATA_BUDGET
+        <= gpu_check_plan.GPU_BUDGET["bench-512"] + gpu_check_plan.GPU_BUDGET["pytest-gpu"] + 60
+    )
+    assert gpu_check_plan.STUDY_BUDGET <= 5 * 60
 
 
 def _fake_carry(root: Path, wheels: list[str]) -> Path:
     (root / "wheels").mkdir(parents=True)
     for name in wheels:
         (root / "wheels" / name).write_bytes(b"x")
-    for corpus in gpu_check.DATA_SLICE:
+    for corpus in gpu_carry.DATA_SLICE:
         (root / "data" / corpus).mkdir(parents=True)
     return root
 
 
 def test_the_carried_folder_check_names_what_is_missing_doubled_or_too_big(tmp_path, monkeypatch):
-    every = [f"{d}-1.0-py3-none-any.whl" for d in gpu_check.CARRIED]
-    assert gpu_check.check_carry(_fake_carry(tmp_path / "ok", every)) == []
-    missing = gpu_check.check_carry(_fake_carry(tmp_path / "missing", every[1:]))
-    assert missing == [f"{tmp_path / 'missing' / 'wheels'}: no wheel of {next(iter(gpu_check.CARRIED))}"]
-    doubled = gpu_check.check_carry(_fake_carry(tmp_path / "doubled", [*every, "hjson-9.9-py3-none-any.whl"]))
+    every = [f"{d}-1.0-py3-none-any.whl" for d in gpu_carry.CARRIED]
+    assert gpu_carry.check_carry(_fake_carry(tmp_path / "ok", every)) == []
+    missing = gpu_carry.check_carry(_fake_carry(tmp_path / "missing", every[1:]))
+    assert missing == [f"{tmp_path / 'missing' / 'wheels'}: no wheel of {next(iter(gpu_carry.CARRIED))}"]
+    doubled = gpu_carry.check_carry(_fake_carry(tmp_path / "doubled", [*every, "hjson-9.9-py3-none-any.whl"]))
     assert len(doubled) == 1 and "2 versions of hjson" in doubled[0]
-    monkeypatch.setattr(gpu_check, "_worktree_bytes", lambda: 64 * 2**20)
-    big = gpu_check.check_carry(_fake_carry(tmp_path / "big", every))
+    monkeypatch.setattr(gpu_carry, "_worktree_bytes", lambda: 64 * 2**20)
+    big = gpu_carry.check_carry(_fake_carry(tmp_path / "big", every))
     assert len(big) == 1 and "more than 64 MiB travels" in big[0]
 
 
@@ -58,7 +67,7 @@ def test_make_gpu_check_dry_run_passes(tmp_path, shared_data):
     out = tmp_path / "out"
     # As a user's shell has it: no OUT, and none of the launcher variables an engine built in this test
     # process set (the check drops those itself too).
-    env = {k: v for k, v in os.environ.items() if k != "OUT" and k not in gpu_check.LAUNCHER_VARIABLES}
+    env = {k: v for k, v in os.environ.items() if k != "OUT" and k not in gpu_runner.LAUNCHER_VARIABLES}
     proc = subprocess.run(
         ["make", "gpu-check", "DRY_RUN=1", f"OUT={out}", f"DATA={shared_data}"],
         cwd=ROOT,
@@ -87,24 +96,25 @@ def test_make_gpu_check_dry_run_passes(tmp_path, shared_data):
     assert [sorted(r["window_ms"]) for r in rows] == [["ours"]] * len(rows)
     assert all(list(r["window_ms"]["ours"]) == ["1", "4"] and min(r["window_ms"]["ours"].values()) > 0 for r in rows)
     assert "ms per step of ours (3,000) in windows of back-to-back steps: 1 step " in (out / "summary.md").read_text()
-    assert steps["train"]["facts"]["logged_steps"][-1] == gpu_check.DRY.train_steps
+    assert steps["train"]["facts"]["logged_steps"][-1] == gpu_check_plan.DRY.train_steps
     assert len(steps["export"]["facts"]["fill_mask_top3"]) == 3
     text = (out / "summary.md").read_text()
     assert "all steps ok" in text and "| train | ok |" in text
 
 
 def test_only_runs_the_steps_named_with_what_they_need():
-    assert gpu_check.selected_steps(None) == set(gpu_check.STEPS)
-    assert gpu_check.selected_steps("bench-512") == {"bench-512"}
-    assert gpu_check.selected_steps("export") == {"export", "train"}
+    assert gpu_check_plan.selected_steps(None) == set(gpu_check_plan.STEPS)
+    assert gpu_check_plan.selected_steps("bench-512") == {"bench-512"}
+    assert gpu_check_plan.selected_steps("export") == {"export", "train"}
     with pytest.raises(SystemExit, match="unknown step.*bench-1024"):
-        gpu_check.selected_steps("bench-1024")
+        gpu_check_plan.selected_steps("bench-1024")
 
 
 def test_the_doctests_run():
     import doctest
 
-    assert doctest.testmod(gpu_check).failed == 0
+    for module in (gpu_check, gpu_carry, gpu_check_plan, gpu_runner, gpu_check_steps, gpu_check_summary):
+        assert doctest.testmod(module).failed == 0, module.__name__
 
 
 def test_the_profile_sorts_the_h200_kernels_into_families():

@@ -17,15 +17,16 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_pretrain  # noqa: E402 (script modules of benchmarks/)
-import gpu_check  # noqa: E402
+import gpu_check_plan  # noqa: E402
+import gpu_runner  # noqa: E402
 
 
 def test_the_variants_step_runs_only_when_named():
-    assert "bench-variants" not in gpu_check.selected_steps(None)
-    assert gpu_check.selected_steps("bench-variants") == {"bench-variants"}
-    assert set(gpu_check.VARIANTS[1:]) <= set(bench_pretrain.VARIANTS)
-    assert sum(gpu_check.GPU_BUDGET.values()) <= 8 * 60  # the optional step is not part of the 8 minutes
-    assert gpu_check.OPTIONAL_BUDGET["bench-variants"] <= 600 - 60  # one device command, with the install
+    assert "bench-variants" not in gpu_check_plan.selected_steps(None)
+    assert gpu_check_plan.selected_steps("bench-variants") == {"bench-variants"}
+    assert set(gpu_check_plan.VARIANTS[1:]) <= set(bench_pretrain.VARIANTS)
+    assert sum(gpu_check_plan.GPU_BUDGET.values()) <= 8 * 60  # the optional step is not part of the 8 minutes
+    assert gpu_check_plan.OPTIONAL_BUDGET["bench-variants"] <= 600 - 60  # one device command, with the install
 
 
 @pytest.mark.slow
@@ -33,7 +34,7 @@ def test_make_gpu_check_dry_run_of_the_variants(tmp_path, shared_data):
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
     out = tmp_path / "out"
-    env = {k: v for k, v in os.environ.items() if k != "OUT" and k not in gpu_check.LAUNCHER_VARIABLES}
+    env = {k: v for k, v in os.environ.items() if k != "OUT" and k not in gpu_runner.LAUNCHER_VARIABLES}
     proc = subprocess.run(
         ["make", "gpu-check", "DRY_RUN=1", "ONLY=bench-variants", f"OUT={out}", f"DATA={shared_data}"],
         cwd=ROOT,

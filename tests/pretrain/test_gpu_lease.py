@@ -23,8 +23,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import gpu_check  # noqa: E402 (script modules of benchmarks/)
 import gpu_lease  # noqa: E402
+import gpu_runner  # noqa: E402 (script modules of benchmarks/)
 import study_f1_minutes  # noqa: E402
 
 from tokstudy.configfile import build_config  # noqa: E402
@@ -168,7 +168,7 @@ def test_make_gpu_check_dry_run_of_the_lease_study_passes(tmp_path, shared_data)
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
     out = tmp_path / "out"
-    env = {k: v for k, v in os.environ.items() if k != "OUT" and k not in gpu_check.LAUNCHER_VARIABLES}
+    env = {k: v for k, v in os.environ.items() if k != "OUT" and k not in gpu_runner.LAUNCHER_VARIABLES}
     proc = subprocess.run(
         ["make", "gpu-check", "DRY_RUN=1", "STUDY=lease", f"OUT={out}", f"DATA={shared_data}"],
         cwd=ROOT,
