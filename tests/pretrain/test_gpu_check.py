@@ -122,8 +122,12 @@ def test_the_profile_sorts_the_h200_kernels_into_families():
     import doctest
 
     import bench_pretrain
+    import pretrain_measure
+    import pretrain_variants
+    import pretrain_worker
 
-    assert doctest.testmod(bench_pretrain).failed == 0
+    for module in (bench_pretrain, pretrain_variants, pretrain_worker, pretrain_measure):
+        assert doctest.testmod(module).failed == 0, module.__name__
     names = {
         "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_trait...": "attention",
         "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1": "attention",
@@ -135,5 +139,5 @@ def test_the_profile_sorts_the_h200_kernels_into_families():
         "void at::native::reduce_kernel<128, 4, at::native::ReduceOp<c10::BFloat16>": "other",
     }
     for name, family in names.items():
-        breakdown = bench_pretrain.kernel_breakdown([(name, 1.0)], wall_ms=1.0, steps=1)
+        breakdown = pretrain_worker.kernel_breakdown([(name, 1.0)], wall_ms=1.0, steps=1)
         assert breakdown[family] == 1.0, (name, breakdown)

@@ -19,6 +19,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_pretrain  # noqa: E402 (script modules of benchmarks/)
 import gpu_check_plan  # noqa: E402
 import gpu_runner  # noqa: E402
+import pretrain_variants  # noqa: E402
 
 
 def test_the_variants_step_runs_only_when_named():
@@ -51,5 +52,5 @@ def test_make_gpu_check_dry_run_of_the_variants(tmp_path, shared_data):
     assert row["tokens_per_s"]["ours"] > 0
     for variant in ("ours-gemm-autotune", "ours-cudagraphs"):
         assert row["tokens_per_s"][variant] is None
-        assert row["errors"][variant] == f"skipped (needs CUDA: {bench_pretrain.CUDA_ONLY[variant]})"
+        assert row["errors"][variant] == f"skipped (needs CUDA: {pretrain_variants.CUDA_ONLY[variant]})"
     assert sorted(p.name for p in out.iterdir()) == ["steps.tar.gz", "summary.json", "summary.md"]
