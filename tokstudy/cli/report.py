@@ -2,6 +2,23 @@
 
 from __future__ import annotations
 
+from tokstudy.cli.arguments import (
+    add_bootstrap_arguments,
+    add_input_arguments,
+    add_parallel_text_arguments,
+    add_predictions_arguments,
+    add_sentence_argument,
+    bootstrap_kwargs,
+    check_outputs,
+    check_sentence_specs,
+    parity_from_args,
+    resolve_sentences,
+    table_from_args,
+    tokenizers_from_args,
+)
+from tokstudy.datalocation import data_root, shown_spec
+from tokstudy.inputs.request import check_files
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -14,14 +31,6 @@ def register(sub) -> None:
             "Example: tokstudy report -d conll2003:test -t sp32k=a/ -t sp64k=b/ -p preds32k.tsv --out report/"
         ),
     )
-    from tokstudy.cli.arguments import (
-        add_bootstrap_arguments,
-        add_input_arguments,
-        add_parallel_text_arguments,
-        add_predictions_arguments,
-        add_sentence_argument,
-    )
-
     add_input_arguments(p)
     p.add_argument("--out", "-o", required=True, metavar="DIR", help="output folder (created)")
     add_predictions_arguments(
@@ -58,17 +67,9 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    # deferred: the analysis and report packages (numpy, scipy; ~60-340 ms measured), not for --help
     from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
     from tokstudy.analysis.model_errors.predictions import read_predictions
-    from tokstudy.cli.arguments import (
-        bootstrap_kwargs,
-        check_outputs,
-        check_sentence_specs,
-        resolve_sentences,
-        table_from_args,
-    )
-    from tokstudy.datalocation import shown_spec
-    from tokstudy.inputs import check_files
     from tokstudy.report.writer import write_report
 
     check_sentence_specs(args.sentence)
@@ -78,14 +79,11 @@ def run(args) -> int:
     preds = [align_predictions(table, read_predictions(p), dataset=args.predictions_dataset) for p in args.predictions]
     par = None
     if args.parity:
-        from tokstudy.cli.arguments import parity_from_args
-
         args.languages, args.reference = None, "en"
         par = parity_from_args(args)
     train = None
     if args.train_dataset:
-        from tokstudy.datalocation import data_root
-        from tokstudy.inputs import load_datasets
+        from tokstudy.inputs import load_datasets  # deferred: the readers (~20 ms), only for --train-dataset
 
         train = load_datasets(
             args.train_dataset,
@@ -95,8 +93,8 @@ def run(args) -> int:
         )
     morph = None
     if args.gold:
+        # deferred: the analysis package and the gold-segmentation reader (csv), only for --gold
         from tokstudy.analysis.morph import morph_table
-        from tokstudy.cli.arguments import tokenizers_from_args
         from tokstudy.data.segmentations import read_segmentations, split_language
 
         golds = [read_segmentations(path, language=lang) for path, lang in map(split_language, args.gold)]

@@ -44,10 +44,13 @@ from functools import lru_cache
 import numpy as np
 
 from tokstudy.analysis.corpus.gc_pause import cyclic_gc_paused
+from tokstudy.analysis.corpus.partitions import iter_partition_lines
 from tokstudy.analysis.stats.bootstrap import percentile_interval
 from tokstudy.analysis.stats.estimates import BootstrapSettings, Estimate
 from tokstudy.analysis.stats.intrinsic import DEFAULT_RENYI_ALPHA, renyi_efficiency, shannon_entropy, vocab_utilization
 from tokstudy.analysis.table.factorize import factorize
+from tokstudy.inputs.tokenizers import load_tokenizers
+from tokstudy.tokenization.base import Segmentation
 
 #: per-bucket integer quantities, in column order
 QUANTITIES = ("lines", "words", "pieces", "continued", "unk", "pieces_continued", "chars", "bytes")
@@ -247,8 +250,6 @@ def worker_segmenters(
     tokenizers: tuple[str, ...], count_lone_boundary: bool, tiktoken_pattern: str | None = None
 ) -> tuple:
     """The tokenizers of ``tokenizers`` (``[NAME=]PATH``), loaded once per worker process."""
-    from tokstudy.inputs.tokenizers import load_tokenizers
-
     return tuple(
         load_tokenizers(list(tokenizers), count_lone_boundary=count_lone_boundary, tiktoken_pattern=tiktoken_pattern)
     )
@@ -256,8 +257,6 @@ def worker_segmenters(
 
 def partition_aggregate(partition, tokenizers: tuple[str, ...], settings: CorpusStatsSettings) -> CorpusAggregate:
     """The task a worker runs: read one partition itself and return its sums."""
-    from tokstudy.analysis.corpus.partitions import iter_partition_lines
-
     segmenters = worker_segmenters(tuple(tokenizers), settings.count_lone_boundary, settings.tiktoken_pattern)
     with cyclic_gc_paused():  # see tokstudy.analysis.corpus.gc_pause: 13-24 % of the CPU otherwise
         return aggregate_lines(
@@ -399,8 +398,6 @@ class _Chars:
     """Doctest segmenter: chunks of ``size`` characters."""
 
     def __init__(self, size: int):
-        from tokstudy.tokenization.base import Segmentation
-
         self.name, self.vocab_size, self.size, self._seg = f"chars{size}", 100, size, Segmentation
 
     def segment(self, words):

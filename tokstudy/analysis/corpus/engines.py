@@ -22,8 +22,10 @@ aggregate, so its memory does not grow with the corpus.
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from tokstudy.analysis.corpus.counts import (
@@ -32,6 +34,7 @@ from tokstudy.analysis.corpus.counts import (
     CorpusStatsSettings,
     partition_aggregate,
     summarize,
+    worker_segmenters,
 )
 from tokstudy.analysis.corpus.partitions import DEFAULT_PARTITION_BYTES, Partition, corpus_files, plan_partitions
 from tokstudy.errors import DataFormatError
@@ -140,8 +143,6 @@ def corpus_stats(
     """
     settings = settings or CorpusStatsSettings()
     engine = engine or EngineSettings()
-    from tokstudy.analysis.corpus.counts import worker_segmenters
-
     worker_segmenters(tuple(tokenizers), settings.count_lone_boundary, settings.tiktoken_pattern)
     parts = plan_partitions(
         corpus_files(corpus, data_dir=data_dir),
@@ -165,7 +166,7 @@ class _Progress:
         self.aggregate = CorpusAggregate.empty()
         self.bar = None
         if progress:
-            from tqdm.auto import tqdm
+            from tqdm.auto import tqdm  # deferred: ~50 ms (asyncio), only when a bar is shown
 
             self.bar = tqdm(
                 total=sum(self.sizes.values()),
@@ -196,9 +197,6 @@ def run_local(parts, tokenizers, settings, engine: EngineSettings, *, progress=F
             for i, p in enumerate(parts):
                 state.add(i, partition_aggregate(p, tokenizers, settings))
             return state.aggregate
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
         # spawn: no fork of a process that may hold tokenizer threads
         with ProcessPoolExecutor(engine.workers, mp_context=mp.get_context("spawn")) as pool:
             futures = {pool.submit(partition_aggregate, p, tokenizers, settings): i for i, p in enumerate(parts)}
@@ -216,7 +214,7 @@ def run_local(parts, tokenizers, settings, engine: EngineSettings, *, progress=F
 
 def run_dask(parts, tokenizers, settings, engine: EngineSettings, *, progress=False, callback=None) -> CorpusAggregate:
     """Run the partitions on a dask cluster (``engine.scheduler``) or on a new ``LocalCluster``."""
-    try:
+    try:  # deferred: dask is optional (pip install 'tokstudy[dask]') and heavy, only for this engine
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError as exc:  # pragma: no cover - depends on the installation
         raise ImportError("engine 'dask' needs dask.distributed: pip install 'tokstudy[dask]'") from exc
@@ -226,7 +224,7 @@ def run_dask(parts, tokenizers, settings, engine: EngineSettings, *, progress=Fa
         client = Client(engine.scheduler)
         label = f"dask {engine.scheduler}"
     else:
-        import dask
+        import dask  # deferred: optional and heavy, only for this engine
 
         with dask.config.set(LOCAL_CLUSTER_CONFIG):
             cluster = LocalCluster(

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from tokstudy.data.rawtext import language_of
 from tokstudy.data.textio import open_binary
+from tokstudy.datalocation import CORPORA, corpus_dir
 from tokstudy.errors import DataFormatError, DataNotFoundError
 
 #: default size of a byte-range partition of a plain-text file
@@ -64,8 +65,6 @@ def corpus_files(spec: str | os.PathLike, *, data_dir: str | os.PathLike | None 
     A folder contributes its files (sorted, ``*.md`` skipped); a registry name is looked up at the
     data location (``--data-dir``, ``$TOKSTUDY_DATA``). Raises :class:`DataNotFoundError`.
     """
-    from tokstudy.datalocation import CORPORA, corpus_dir
-
     path = Path(spec).expanduser()
     if not path.exists() and str(spec) in CORPORA:
         path = corpus_dir(str(spec), data_dir)

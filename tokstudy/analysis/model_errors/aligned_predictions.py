@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -163,8 +164,6 @@ def align_predictions(
         pred.extend(ps.pred)
     rows_arr = np.concatenate(rows) if rows else np.zeros(0, np.int64)
     error = np.fromiter((p != g for p, g in zip(pred, gold)), dtype=bool, count=len(gold))
-    from pathlib import Path
-
     model = predictions.metadata.get("model") or (Path(predictions.source).stem if predictions.source else "model")
     return AlignedPredictions(label, rows_arr, gold, pred, error, model, subset)
 

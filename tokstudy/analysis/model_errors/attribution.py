@@ -223,7 +223,7 @@ def _odds(fitted, j: int) -> OddsRatio:
 
 def partial_correlation(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> tuple[float, float]:
     """Pearson r of ``x`` and ``y`` after both are regressed (OLS, with intercept) on ``z``; and its p."""
-    from scipy import stats
+    from scipy import stats  # deferred: scipy.stats (~0.5-1 s), only for a partial correlation's p
 
     n = len(x)
     zc = np.column_stack([np.ones(n), z])

@@ -123,7 +123,7 @@ def pearson_spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float,
     average ranks) through ``scipy.special``, so that an interactive first use (the app's Errors
     page) does not wait a second and more for ``scipy.stats`` to import.
     """
-    from scipy import special
+    from scipy import special  # deferred: scipy (~100 ms), only when a correlation is computed
 
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return (float("nan"),) * 4

@@ -18,6 +18,7 @@ parent stops it) and exits by itself when the parent's end of the pipe closes.
 
 from __future__ import annotations
 
+import multiprocessing
 import signal
 import sys
 from typing import TYPE_CHECKING
@@ -33,13 +34,13 @@ def _serve(conn, parent_end) -> None:
     """The child: import the fitter at once, then fit each ``(design, confidence)`` received until ``None``."""
     parent_end.close()  # else the pipe never reads as closed when the parent is gone
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
+    try:  # deferred: the child imports the heavy fitter (scipy.stats, statsmodels) while the parent reads
         import scipy.stats  # noqa: F401  partial correlation's p-value
         import statsmodels.discrete.discrete_model  # noqa: F401
         import threadpoolctl  # noqa: F401
     except BaseException:  # noqa: BLE001  fit_design reports it again, in the parent, in process
         pass
-    from tokstudy.analysis.model_errors.attribution import fit_design
+    from tokstudy.analysis.model_errors.attribution import fit_design  # deferred: after the heavy imports above
 
     while True:
         try:
@@ -60,8 +61,6 @@ def _serve(conn, parent_end) -> None:
 
 def can_fork() -> bool:
     """Whether a child can be forked cheaply and safely here (Linux; macOS forks badly with some libraries)."""
-    import multiprocessing
-
     return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -81,8 +80,6 @@ class FitWorker:
             self.fallback = "no fork on this platform"
         if self.fallback:
             return
-        import multiprocessing
-
         ctx = multiprocessing.get_context("fork")
         parent_end, child_end = ctx.Pipe()
         for stream in (sys.stdout, sys.stderr):  # the child would flush a copy of what is buffered
@@ -120,6 +117,7 @@ class FitWorker:
                     return value
                 self._stop(kill=False)
                 self.fallback = f"child failed: {value}"
+        # deferred: the fitter (numpy, statsmodels on use) is not imported before the child is forked
         from tokstudy.analysis.model_errors.attribution import fit_design
 
         return fit_design(d, confidence)

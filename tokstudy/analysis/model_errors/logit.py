@@ -35,6 +35,7 @@ def full_rank(exog: np.ndarray) -> bool:
 def one_blas_thread():
     """BLAS limited to one thread: the fits' products are small, and threads that wait for work
     cost more CPU than they save (ten times the time under load); results are the same."""
+    # deferred: statsmodels (~0.5 s with scipy, pandas) only when a model is fitted; threadpoolctl with it
     import statsmodels.discrete.discrete_model  # noqa: F401  first: the limit covers only BLAS libraries loaded
     from threadpoolctl import threadpool_limits
 
@@ -65,7 +66,8 @@ def fit_logit(y: np.ndarray, x: np.ndarray, groups: np.ndarray, confidence: floa
 
 
 def _fit(y, exog, groups, confidence: float, start: np.ndarray | None, check_rank: bool):
-    from statsmodels.discrete.discrete_model import Logit  # not statsmodels.api: it imports everything
+    # deferred: statsmodels (~0.5 s), only when a model is fitted; not statsmodels.api: it imports everything
+    from statsmodels.discrete.discrete_model import Logit
     from statsmodels.tools.sm_exceptions import PerfectSeparationError
 
     with warnings.catch_warnings():

@@ -21,6 +21,7 @@ the same seed gives the same intervals. Percentile intervals.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -124,8 +125,6 @@ def percentile_interval(values: np.ndarray, confidence: float) -> tuple[np.ndarr
     """Per-column percentile interval of ``values`` ``(n_resamples, k)``, ignoring NaN/inf."""
     values = np.where(np.isfinite(values), values, np.nan)
     alpha = (1 - confidence) / 2
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns (empty groups) stay NaN
         low, high = np.nanpercentile(values, [100 * alpha, 100 * (1 - alpha)], axis=0)

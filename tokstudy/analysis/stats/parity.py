@@ -32,6 +32,8 @@ import numpy as np
 
 from tokstudy.analysis.stats.bootstrap import bootstrap_ratios, bootstrap_totals, percentile_interval
 from tokstudy.analysis.stats.estimates import BootstrapSettings, Estimate
+from tokstudy.analysis.table.factorize import factorize
+from tokstudy.data.parallel import read_parallel
 from tokstudy.errors import AlignmentError
 from tokstudy.tokenization.base import Segmenter
 
@@ -83,8 +85,6 @@ def gini_coefficient(values, axis: int = -1):
 
 def read_parallel_text(directory: str | os.PathLike, languages: Iterable[str] | None = None) -> dict[str, list[str]]:
     """``{lang: paragraphs}`` from a parallel-text folder (uses ``tokstudy.data.parallel``)."""
-    from tokstudy.data.parallel import read_parallel
-
     return read_parallel(directory, languages)
 
 
@@ -120,8 +120,6 @@ def parity(
             words.extend(ws)
             para.extend([pi * len(langs) + li] * len(ws))
     key = np.asarray(para, dtype=np.int64)
-    from tokstudy.analysis.table.factorize import factorize
-
     wtype, types = factorize(words)
     n_words = np.bincount(key, minlength=n_par * len(langs)).reshape(n_par, len(langs)).astype(np.float64)
     out = []

@@ -60,7 +60,7 @@ def summarize(values: Sequence[float]) -> Summary:
 
 def welch_t(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
     """Welch's t statistic and two-sided p-value; ``(nan, nan)`` when undefined (fewer than 2 values, zero variance)."""
-    from scipy import stats
+    from scipy import stats  # deferred: scipy.stats (~0.5-1 s), only when a test is computed
 
     if len(a) < 2 or len(b) < 2:
         return math.nan, math.nan
@@ -76,7 +76,7 @@ def welch_difference(a: Sequence[float], b: Sequence[float], confidence: float =
     >>> round(d["diff"], 3), d["low"] > 0
     (0.1, True)
     """
-    from scipy import stats
+    from scipy import stats  # deferred: scipy.stats (~0.5-1 s), only when a test is computed
 
     diff = math.fsum(a) / len(a) - math.fsum(b) / len(b)
     out = {"diff": diff, "low": math.nan, "high": math.nan, "p": math.nan, "confidence": confidence}

@@ -61,7 +61,7 @@ def segmentation_table(
     cols = {}
     it = segmenters
     if progress and segmenters:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # deferred: ~50 ms (asyncio), only when a bar is shown
 
         it = tqdm(segmenters, desc="segmenting", unit="tokenizer")
     for seg in it:

@@ -71,7 +71,7 @@ def _metadata(t: WordTable) -> dict:
 
 def to_arrow(t: WordTable, *, joined_pieces: bool = False):
     """A ``pyarrow.Table`` (pieces as list columns, or space-joined strings)."""
-    import pyarrow as pa
+    import pyarrow as pa  # deferred: ~70 ms, only to write or read a table file
 
     cols = _word_columns(t)
     arrays = {k: pa.array(v) for k, v in cols.items()}
@@ -84,7 +84,7 @@ def to_arrow(t: WordTable, *, joined_pieces: bool = False):
         )
         per_row = type_list.take(pa.array(t.word_type))
         if joined_pieces:
-            import pyarrow.compute as pc
+            import pyarrow.compute as pc  # deferred: as pyarrow above
 
             per_row = pc.binary_join(per_row, " ")
         arrays[f"pieces:{name}"] = per_row
@@ -100,14 +100,14 @@ def to_arrow(t: WordTable, *, joined_pieces: bool = False):
 
 def to_csv(t: WordTable, path: str | os.PathLike) -> None:
     """Write the table as CSV (pieces space-joined), atomically."""
-    import pyarrow.csv as pacsv
+    import pyarrow.csv as pacsv  # deferred: pyarrow (~70 ms), only to write a file
 
     _atomic(path, lambda tmp: pacsv.write_csv(to_arrow(t, joined_pieces=True), tmp))
 
 
 def to_parquet(t: WordTable, path: str | os.PathLike) -> None:
     """Write the table as Parquet (self-describing; see the module docstring), atomically."""
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # deferred: pyarrow (~70 ms), only to write a file
 
     _atomic(path, lambda tmp: pq.write_table(to_arrow(t), tmp))
 
@@ -116,7 +116,7 @@ def read_parquet(path: str | os.PathLike) -> tuple[dict[str, object], dict[str, 
     """The word columns and the tokenizers' columns of a table written by :func:`to_parquet`
     (:meth:`SegmentationTable.from_parquet <tokstudy.analysis.table.frame.SegmentationTable.from_parquet>`
     makes the table of them)."""
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # deferred: pyarrow (~70 ms), only to read a file
 
     pt = pq.read_table(path)
     raw = (pt.schema.metadata or {}).get(_META_KEY)
