@@ -34,7 +34,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from pretrain.study_backend import PretrainBackend
-    from tokstudy.study import pipeline
+    from tokstudy.study import stage_bodies
     from tokstudy.study.config import FinetuneSection, PretrainSection, StudyConfig, TaskSpec
     from tokstudy.study.sources import resolve_sources
     from tokstudy.study.stages import Stage, StageRunner
@@ -61,7 +61,7 @@ def main() -> None:
             control = pipe.run(
                 "control/tok",
                 {},
-                lambda work: pipeline.control_stage(
+                lambda work: stage_bodies.control_stage(
                     work, {}, root=root, tokenizer_dir=Path(args.tokenizer).resolve(), backend=backend, config=config
                 ),
                 deps=["tokenizers"],
@@ -71,7 +71,7 @@ def main() -> None:
                     f"finetune/seed{seed}",
                     {"seed": seed},
                     partial(
-                        pipeline.finetune_stage,
+                        stage_bodies.finetune_stage,
                         root=root,
                         model_stage="control/tok",
                         task=task,

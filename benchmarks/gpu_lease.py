@@ -252,8 +252,8 @@ def run_curve(
     from pretrain.study_backend import PretrainBackend
     from tokstudy.study.backends import FinetuneRequest
     from tokstudy.study.config import load_study_config
-    from tokstudy.study.pipeline import tokenizer_name
     from tokstudy.study.sources import resolve_sources
+    from tokstudy.study.stage_bodies import tokenizer_name
     from tokstudy.study.tasks import task_splits
 
     cfg = load_study_config(results / "gpu-lease.yaml")

@@ -12,6 +12,7 @@ MODULES = [
     "tokstudy.study.findings",
     "tokstudy.study.language_sections",
     "tokstudy.study.across_languages",
+    "tokstudy.study.stage_bodies",
 ]
 
 

@@ -31,20 +31,19 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Callable
 
-from tokstudy.fileio import replace_folder
-from tokstudy.study.backends import FinetuneRequest, TrainerBackend
+from tokstudy.study import stage_bodies
+from tokstudy.study.backends import TrainerBackend
 from tokstudy.study.config import StudyConfig, TaskSpec
 from tokstudy.study.keys import finetune_key, section_key, task_key
 from tokstudy.study.report_sections import REPORT_VERSION
 from tokstudy.study.sources import Sources, resolve_sources
 from tokstudy.study.stages import Stage, StageRunner
-from tokstudy.study.tasks import expand_tasks, task_splits, text_tasks, with_labelling_twins, write_task_text
+from tokstudy.study.tasks import expand_tasks, text_tasks, with_labelling_twins, write_task_text
 
 #: Version of the analysis stage's table schemas (docs/analysis.md, "Report files"); 2 = one schema per JSON file,
 #: shared with ``tokstudy report``. Part of the stage's key, so a folder analysed with version 1 is analysed again.
@@ -60,11 +59,6 @@ class StudyResult:
     report_html: Path
     executed: list[str]
     skipped: list[str]
-
-
-def tokenizer_name(algorithm: str, vocab_size: int) -> str:
-    size = f"{vocab_size // 1000}k" if vocab_size % 1000 == 0 else str(vocab_size)
-    return f"{algorithm}-{size}"
 
 
 def _needed_corpora(config: StudyConfig) -> set[str]:
@@ -171,7 +165,9 @@ def run_study(
         "analysis",
         # "tables" names the schema of what the stage writes: a folder analysed by an older schema is analysed again
         {"section": section_key(config.analysis), "inputs": run.inputs, "tables": TABLES_SCHEMA},
-        lambda work: _analyse(work, root, tokenizer_dirs, runs, pretrain_cost, config, sources, progress, task_text),
+        lambda work: stage_bodies.analyse_stage(
+            work, root, tokenizer_dirs, runs, pretrain_cost, config, sources, progress, task_text
+        ),
         deps=["tokenizers", *(r.stage for r in plan.runs)],
     )
     # 5. report
@@ -184,7 +180,7 @@ def run_study(
             "smoke_test": config.smoke_test,
             "decode": [config.finetune.decode, config.finetune.decode_prior_scale],
         },
-        lambda work: _report(work, root, analysis, config, sources),
+        lambda work: stage_bodies.report_stage(work, root, analysis, config, sources),
         deps=["analysis"],
     )
     return StudyResult(root, root / report["markdown"], root / report["html"], pipe.executed, pipe.skipped)
@@ -215,7 +211,7 @@ def _run_tokenizers(pipe: StageRunner, run: StudyRun, progress: bool) -> dict[st
     toks = pipe.run(
         "tokenizers",
         {"section": section_key(run.config.tokenizers), "inputs": run.inputs},
-        lambda work: _train_tokenizers(work, run.root, run.config, run.sources, progress, extra),
+        lambda work: stage_bodies.tokenizers_stage(work, run.root, run.config, run.sources, progress, extra),
         deps=_task_text_deps(add),
     )
     return {t["name"]: run.root / t["path"] for t in toks["tokenizers"]}
@@ -239,7 +235,7 @@ def _model_stages(run: StudyRun, name: str, tokenizer_dir: Path) -> list[Stage]:
         f"pretrain/{name}",
         {"section": section_key(config.pretrain), "inputs": run.inputs},
         partial(
-            _pretrain,
+            stage_bodies.pretrain_stage,
             root=run.root,
             tokenizer_dir=tokenizer_dir,
             backend=run.backend,
@@ -255,7 +251,9 @@ def _model_stages(run: StudyRun, name: str, tokenizer_dir: Path) -> list[Stage]:
     control = Stage(
         f"control/{name}",
         {"model": config.pretrain.model, "seed": config.pretrain.seed},
-        partial(control_stage, root=run.root, tokenizer_dir=tokenizer_dir, backend=run.backend, config=config),
+        partial(
+            stage_bodies.control_stage, root=run.root, tokenizer_dir=tokenizer_dir, backend=run.backend, config=config
+        ),
         deps=("tokenizers",),
     )
     return [pretrain, control]
@@ -282,7 +280,7 @@ def _finetune_stage(run: StudyRun, r: FinetuneRun) -> Stage:
         r.stage,
         {"common": finetune_key(config.finetune), "task": task_key(r.task), "seed": r.seed, "inputs": run.inputs},
         partial(
-            finetune_stage,
+            stage_bodies.finetune_stage,
             root=run.root,
             model_stage=r.model_stage,
             task=r.task,
@@ -294,134 +292,3 @@ def _finetune_stage(run: StudyRun, r: FinetuneRun) -> Stage:
         ),
         deps=(r.model_stage,),
     )
-
-
-# --- stage bodies (control_stage and finetune_stage are public: benchmarks time one stage with them) ---
-
-
-def _train_tokenizers(
-    work: Path, root: Path, config: StudyConfig, sources: Sources, progress: bool, extra_files: tuple[Path, ...] = ()
-) -> dict:
-    from tokstudy.tokenization.training import TokenizerTrainingConfig, train_tokenizers
-
-    sec = config.tokenizers
-    files = sources.raw_files(sec.corpora, sec.languages) + list(extra_files)
-    trained = train_tokenizers(
-        TokenizerTrainingConfig(
-            inputs=tuple(files),
-            output_dir=work,
-            algorithm=sec.algorithm,
-            vocab_sizes=sec.vocab_sizes,
-            sample_size=sec.sample_size,
-            seed=sec.seed,
-            character_coverage=sec.character_coverage,
-        ),
-        progress=progress,
-    )
-    out = []
-    for t in trained:
-        name = tokenizer_name(sec.algorithm, t.vocab_size)
-        target = work / name
-        if Path(t.path) != target:
-            replace_folder(t.path, target)  # a folder left there by an earlier run is replaced whole
-        out.append(
-            {
-                "name": name,
-                "vocab_size": t.vocab_size,
-                "path": str(target.relative_to(root)),
-                "n_sentences": t.n_sentences,
-            }
-        )
-    return {"tokenizers": out}
-
-
-def _pretrain(
-    work: Path,
-    inputs: dict,
-    *,
-    root: Path,
-    tokenizer_dir: Path,
-    backend: TrainerBackend,
-    config: StudyConfig,
-    sources: Sources,
-    progress: bool,
-    extra_files: tuple[Path, ...] = (),
-) -> dict:
-    start = time.perf_counter()  # the whole stage (data preparation included); the backend's cost is training's
-    sec = config.pretrain
-    files = sources.raw_files(sec.corpora, sec.languages) + list(extra_files)
-    sec = dataclasses.replace(sec, model=sec.model_spec())  # the stage's key keeps the name the user wrote
-    model = backend.pretrain(work, tokenizer_dir, files, sec, progress=progress)
-    cost = {**(model.cost or {}), "stage_seconds": time.perf_counter() - start}
-    return {"model": str(Path(model.model_dir).relative_to(root)), "cost": cost}
-
-
-def control_stage(
-    work: Path, inputs: dict, *, root: Path, tokenizer_dir: Path, backend: TrainerBackend, config: StudyConfig
-) -> dict:
-    """The body of a ``control/<tokenizer>`` stage: the pre-training preset's initial weights, exported in ``work``."""
-    return {"model": str(Path(backend.untrained_model(work, tokenizer_dir, config.pretrain)).relative_to(root))}
-
-
-def finetune_stage(
-    work: Path,
-    inputs: dict,
-    *,
-    root: Path,
-    model_stage: str,
-    task: TaskSpec,
-    seed: int,
-    backend: TrainerBackend,
-    config: StudyConfig,
-    sources: Sources,
-    progress: bool,
-) -> dict:
-    """The body of a ``finetune/...`` stage: one (model, task, seed) run of the backend; its score, predictions
-    and cost, and what was read of each split (``data``: :class:`~tokstudy.study.tasks.SplitRecord` by role).
-    ``inputs[model_stage]["model"]`` is the model folder, relative to ``root``."""
-    model_dir = root / inputs[model_stage]["model"]
-    splits, read = task_splits(task, sources)
-    request = FinetuneRequest(model_dir, task, splits, seed, task.settings(config.finetune))
-    run = backend.finetune(work, request, progress=progress)
-    return {
-        "metric": run.metric,
-        "score": float(run.score),
-        "predictions": str(Path(run.predictions).relative_to(root)) if run.predictions else None,
-        "cost": run.cost,
-        "dev_score": run.dev_score,
-        "epochs_run": run.epochs_run,
-        "data": read,
-    }
-
-
-def _analyse(
-    work: Path,
-    root: Path,
-    tokenizer_dirs: dict[str, Path],
-    runs: list[dict],
-    pretrain_cost: dict,
-    config: StudyConfig,
-    sources: Sources,
-    progress: bool,
-    task_text: list[dict],
-) -> dict:
-    from tokstudy.study import analysis_stage
-
-    return analysis_stage.analyse(
-        work,
-        root,
-        tokenizer_dirs,
-        runs,
-        config,
-        sources,
-        progress=progress,
-        pretrain_cost=pretrain_cost,
-        task_text=task_text,
-    )
-
-
-def _report(work: Path, root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> dict:
-    from tokstudy.study.report_sections import study_report
-
-    paths = study_report(root, analysis, config, sources)
-    return {"markdown": str(paths["markdown"].relative_to(root)), "html": str(paths["html"].relative_to(root))}
