@@ -17,10 +17,11 @@ import numpy as np
 
 
 def _plt():
+    # deferred: matplotlib (~0.3-0.5 s), only when a figure is drawn
     import matplotlib
 
     matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # deferred: as above
 
     return plt
 
@@ -164,7 +165,7 @@ def plot_odds_ratios(rows: Sequence[dict], stem) -> list[Path]:
         ax.errorbar(v, ys, xerr=[v - lo, hi - v], fmt="o", color=color, capsize=3, label=label)
     ax.axvline(1.0, color="black", lw=0.8)
     ax.set_xscale("log")
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter  # deferred: matplotlib, only when a figure is drawn
 
     plain = FuncFormatter(lambda v, _: f"{v:g}")
     ax.xaxis.set_major_formatter(plain)

@@ -26,6 +26,8 @@ from __future__ import annotations
 import html
 from functools import lru_cache
 
+from markdown_it import MarkdownIt
+
 _CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;line-height:1.45;color:#222}
 table{border-collapse:collapse;margin:1em 0;font-size:.92em}th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left}
 th{background:#f3f3f3}img{max-width:100%;border:1px solid #eee}code{background:#f5f5f5;padding:0 .2em}
@@ -34,8 +36,6 @@ h1{border-bottom:2px solid #333}h2{border-bottom:1px solid #ccc;margin-top:2em}"
 
 @lru_cache(maxsize=1)
 def _renderer():
-    from markdown_it import MarkdownIt
-
     # CommonMark with GitHub's pipe tables; raw HTML in the source is escaped, never passed through
     return MarkdownIt("commonmark", {"html": False}).enable("table")
 

@@ -80,8 +80,6 @@ def cost_table(runs: list[dict], pretrain_cost: dict) -> dict:
 
     Fine-tuning models are named as in Tables 1-2: the tokenizer, with the control's suffix for controls.
     """
-    from tokstudy.study.control import CONTROL_SUFFIX
-
     finetune: dict = defaultdict(lambda: defaultdict(list))
     for r in runs:
         model = r["tokenizer"] + ("" if r.get("pretrained", True) else CONTROL_SUFFIX)
@@ -98,8 +96,6 @@ def energy_points(scores: dict, control: dict, costs: dict) -> list[dict]:
     Total energy = pre-training (none for a control) + all fine-tuning seeds of that task; points whose
     energy was not measured are left out.
     """
-    from tokstudy.study.control import CONTROL_SUFFIX
-
     points = []
     for task, by_tok in scores.items():
         rows = [(tok, s["mean"], s["std"], True) for tok, s in by_tok.items()]

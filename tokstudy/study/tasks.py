@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from tokstudy.data.names import expand_dataset_name, parse_dataset_name
+from tokstudy.data.registry import dataset_info
 from tokstudy.data.types import Dataset
 from tokstudy.fileio import atomic_write_text
 from tokstudy.study.backends import TaskSplits
@@ -41,8 +43,6 @@ def expand_tasks(tasks: Iterable[TaskSpec], *, data_dir: str | os.PathLike | Non
         >>> [t.label for t in expand_tasks([TaskSpec("multiconer2022:*")], data_dir=None)]  # doctest: +SKIP
         ['multiconer2022-de-ner', 'multiconer2022-en-ner', ..., 'multiconer2022-tr-ner']
     """
-    from tokstudy.data.names import expand_dataset_name, parse_dataset_name
-
     out: list[TaskSpec] = []
     for task in tasks:
         if not task.is_wildcard:
@@ -100,8 +100,6 @@ def split_names(task: TaskSpec) -> tuple[str | None, str]:
     (the dev split is then the test set, and the backend holds out part of train for early stopping)."""
     if task.dataset.startswith("hf:"):
         return "dev", "test"
-    from tokstudy.data.registry import dataset_info
-
     try:
         splits = dataset_info(task.dataset).splits
     except KeyError:  # not a registry name: the sample's stand-ins and paths have all three
