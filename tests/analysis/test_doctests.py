@@ -23,6 +23,7 @@ MODULES = [
     "tokstudy.analysis.stats.ratio_batch",
     "tokstudy.analysis.stats.groupings",
     "tokstudy.analysis.corpus.counts",
+    "tokstudy.analysis.corpus.figures",
     "tokstudy.configfile",
     "tokstudy.cli.arguments.options",
     "tokstudy.cli.arguments.outputs",

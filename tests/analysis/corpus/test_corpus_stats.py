@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from tests.conftest import corpus_path
-from tokstudy.analysis.corpus.counts import ALL, CorpusStatsSettings, bucket_weights
+from tokstudy.analysis.corpus.counts import ALL, CorpusStatsSettings
 from tokstudy.analysis.corpus.engines import EngineSettings, corpus_stats
+from tokstudy.analysis.corpus.figures import bucket_weights
 from tokstudy.analysis.stats.intrinsic import shannon_entropy
 from tokstudy.data.rawtext import iter_sentences
 from tokstudy.errors import DataFormatError, DataNotFoundError

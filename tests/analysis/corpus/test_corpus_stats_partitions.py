@@ -84,7 +84,12 @@ def test_missing_corpus(tmp_path):
 
 @pytest.mark.parametrize(
     "name",
-    ["tokstudy.analysis.corpus.partitions", "tokstudy.analysis.corpus.counts", "tokstudy.analysis.corpus.gc_pause"],
+    [
+        "tokstudy.analysis.corpus.partitions",
+        "tokstudy.analysis.corpus.counts",
+        "tokstudy.analysis.corpus.figures",
+        "tokstudy.analysis.corpus.gc_pause",
+    ],
 )
 def test_doctests(name):
     import doctest

@@ -28,14 +28,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
-from tokstudy.analysis.corpus.counts import (
-    CorpusAggregate,
-    CorpusStats,
-    CorpusStatsSettings,
-    partition_aggregate,
-    summarize,
-    worker_segmenters,
-)
+from tokstudy.analysis.corpus.counts import CorpusAggregate, CorpusStatsSettings, partition_aggregate, worker_segmenters
+from tokstudy.analysis.corpus.figures import CorpusStats, summarize
 from tokstudy.analysis.corpus.partitions import DEFAULT_PARTITION_BYTES, Partition, corpus_files, plan_partitions
 from tokstudy.errors import DataFormatError
 
