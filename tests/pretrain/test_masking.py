@@ -11,7 +11,7 @@ from scipy import stats
 from pretrain.data.documents import split_sentences
 from pretrain.data.masking import NgramMasker, is_word_start_piece
 from pretrain.data.pairs import PairBuilder
-from pretrain.data.prepare import load_tokenizer_tables
+from pretrain.data.tokenizer_tables import load_tokenizer_tables
 from tests.conftest import corpus_path
 from tests.pretrain.test_prepare import multilingual_tokenizer
 from tokstudy.data.rawtext import read_raw_text

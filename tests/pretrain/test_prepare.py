@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from pretrain.data.config import PrepareConfig
-from pretrain.data.prepare import load_tokenizer_tables, prepare
+from pretrain.data.prepare import prepare
 from pretrain.data.store import ExampleStore
+from pretrain.data.tokenizer_tables import load_tokenizer_tables
 from tests.conftest import PROJECT_ROOT, corpus_path
 from tests.fixtures_sentencepiece import train_unigram
 from tokstudy.errors import DataFormatError, TokenizerLoadError
