@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from tokstudy.configfile import require
+from tokstudy.configfile import build_config, read_config, require
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 SharingMode = Literal["all", "none", "groups"]
@@ -125,6 +125,7 @@ class ModelConfig:
 
     def to_albert_config(self, *, vocab_size: int, special_ids: Mapping[str, int] | None = None):
         """A ``transformers.AlbertConfig`` for this architecture and ``vocab_size`` (SDPA attention)."""
+        # deferred: transformers (~1-2 s), only when a model or tokenizer is loaded
         from transformers import AlbertConfig
 
         require(vocab_size >= 8, f"ModelConfig {self.name!r}", f"vocab_size must be >= 8, got {vocab_size}")
@@ -350,13 +351,9 @@ class TrainConfig:
 
 
 def _from_dict(cls, data: Mapping[str, Any], where: str):
-    from tokstudy.configfile import build_config
-
     return build_config(cls, data, source=where)
 
 
 def load_mapping(path: str | Path) -> dict[str, Any]:
     """A YAML or JSON file as a dict; errors name the file (:func:`tokstudy.configfile.read_config`)."""
-    from tokstudy.configfile import read_config
-
     return read_config(path)

@@ -109,6 +109,7 @@ class CostMeter:
 
     def _start_tracker(self) -> None:
         try:
+            # deferred: codecarbon is optional and slow to import, only when energy is metered
             import codecarbon
             from codecarbon import OfflineEmissionsTracker
         except ImportError:

@@ -41,11 +41,13 @@ from typing import Any
 
 import numpy as np
 import torch
+import torch.distributed as dist
 
 from pretrain.compiling import compile_module, compile_wanted, mark_dynamic, uncompile_module
 from pretrain.config import TrainConfig
 from pretrain.distributed_env import ensure_distributed_env, skip_shm_inference_op
 from pretrain.ds_config import build_ds_config, take_gradient_clipping
+from pretrain.export import save_hf_model
 from pretrain.optim import build_optimizer, choose_optimizer, mixed_precision_in_json, param_groups
 from pretrain.schedule import build_lr_scheduler
 from pretrain.unpad import check_varlen_kernel, has_padding, select_varlen_kernel, unpad_layout, varlen_supported
@@ -106,9 +108,11 @@ class PretrainEngine:
 
     def __init__(self, module: torch.nn.Module, train: TrainConfig, *, ds_config_path: str | Path | None = None):
         ensure_distributed_env()
+        # deferred: deepspeed (~2 s), only when an engine is built or a ZeRO checkpoint read
         import deepspeed
 
         skip_shm_inference_op()
+        # deferred: deepspeed (~2 s), only when an engine is built or a ZeRO checkpoint read
         from deepspeed.utils import logger as ds_logger
 
         ds_logger.setLevel(logging.WARNING)
@@ -162,15 +166,11 @@ class PretrainEngine:
     # -- collectives ----------------------------------------------------------------------------
     def all_reduce(self, values: torch.Tensor, op: str = "sum") -> torch.Tensor:
         if self.world_size > 1:
-            import torch.distributed as dist
-
             dist.all_reduce(values, op=dist.ReduceOp.MAX if op == "max" else dist.ReduceOp.SUM)
         return values
 
     def barrier(self) -> None:
         if self.world_size > 1:
-            import torch.distributed as dist
-
             dist.barrier()
 
     # -- training -------------------------------------------------------------------------------
@@ -324,8 +324,6 @@ class PretrainEngine:
 
     def save_final_model(self, directory: str | Path, *, tokenizer_dir: str | Path | None = None) -> Path | None:
         """A Hugging Face directory of the current weights (rank 0 writes; see :mod:`pretrain.export`)."""
-        from pretrain.export import save_hf_model
-
         state = self.full_state_dict()
         out = None
         if self.rank == 0:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pretrain.checkpoint import CheckpointManager, CorruptCheckpointError, read_state, verify
+from pretrain.config import ModelConfig
 from pretrain.tokenizer_info import TOKENIZER_FILES, check_same_vocabulary, tokenizer_info
 from tokstudy.fileio import atomic_folder
 
@@ -28,6 +29,7 @@ def save_hf_model(
     tokenizer_dir: str | os.PathLike | None = None,
 ) -> Path:
     """Write an ``AlbertForPreTraining`` with ``state_dict`` (+ tokenizer files) to ``directory`` atomically."""
+    # deferred: transformers (~1-2 s), only when a model or tokenizer is loaded
     import torch
     from transformers import AlbertForPreTraining
 
@@ -75,10 +77,12 @@ def resolve_checkpoint(path: str | os.PathLike) -> Path:
 
 def load_checkpoint_weights(step_dir: Path, state: Mapping[str, Any]) -> dict[str, Any]:
     """The Hugging Face model's float32 weights from a checkpoint's DeepSpeed files (no engine needed)."""
+    # deferred: torch (~1-2 s), only when a model runs; the module imports without it
     import torch
 
     ds_dir = step_dir / "ds"
     if int(state.get("zero_stage", 0)) > 0:
+        # deferred: deepspeed (~2 s), only when an engine is built or a ZeRO checkpoint read
         from deepspeed.utils.zero_to_fp32 import get_fp32_state_dict_from_zero_checkpoint
 
         module = get_fp32_state_dict_from_zero_checkpoint(str(step_dir), tag="ds")
@@ -100,8 +104,6 @@ def export_checkpoint(
     ``tokenizer_dir`` defaults to the tokenizer recorded in the checkpoint; a tokenizer whose vocabulary
     differs from the checkpoint's is an error.
     """
-    from pretrain.config import ModelConfig
-
     step_dir = resolve_checkpoint(checkpoint)
     verify(step_dir)
     state = read_state(step_dir)

@@ -56,6 +56,7 @@ class MetricsLogger:
             writer.writerows(kept)
         if tensorboard:
             try:
+                # deferred: tensorboard is optional, only when asked for
                 from torch.utils.tensorboard import SummaryWriter
 
                 self._tb = SummaryWriter(log_dir=str(Path(output_dir) / "tensorboard"), purge_step=resume_step + 1)

@@ -46,6 +46,7 @@ def build_model(
 
     ``fused_gelu`` swaps Hugging Face's ``gelu_new`` modules for :class:`TanhGELU` (the same function, one kernel).
     """
+    # deferred: transformers (~1-2 s), only when a model or tokenizer is loaded
     from transformers import AlbertForPreTraining
 
     if seed is not None:
@@ -72,6 +73,7 @@ class TanhGELU(nn.Module):
 
 def use_fused_gelu(model: nn.Module) -> int:
     """Swap every ``NewGELUActivation`` in ``model`` for :class:`TanhGELU`; returns how many were swapped."""
+    # deferred: transformers (~1-2 s), only when a model or tokenizer is loaded
     from transformers.activations import NewGELUActivation
 
     swapped = 0

@@ -17,6 +17,7 @@ from typing import Any
 import torch
 
 from pretrain.config import TrainConfig
+from pretrain.lamb import Lamb
 
 
 def param_groups(model: torch.nn.Module, weight_decay: float) -> list[dict[str, Any]]:
@@ -82,8 +83,6 @@ def choose_optimizer(train: TrainConfig, config: dict[str, Any], *, cuda: bool, 
 def build_optimizer(choice: str, groups: list[dict[str, Any]], train: TrainConfig) -> torch.optim.Optimizer | None:
     """The optimizer for ``choice`` (``None`` for ``"deepspeed-json"``: DeepSpeed builds the JSON's own)."""
     if choice == "lamb":
-        from pretrain.lamb import Lamb
-
         return Lamb(groups, lr=train.lr, betas=train.betas, eps=train.eps)
     if choice == "adamw":
         return _adamw(groups, train)

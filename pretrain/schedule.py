@@ -9,6 +9,8 @@ run continues the curve exactly (the scheduler's state is one integer, saved in 
 
 from __future__ import annotations
 
+from functools import partial
+
 
 def warmup_linear_decay(step: int, *, warmup_steps: int, total_steps: int) -> float:
     """Multiplier of the peak learning rate for the update that follows ``step`` completed updates.
@@ -24,8 +26,7 @@ def warmup_linear_decay(step: int, *, warmup_steps: int, total_steps: int) -> fl
 
 def build_lr_scheduler(optimizer, *, warmup_steps: int, total_steps: int):
     """A ``torch.optim.lr_scheduler.LambdaLR`` following :func:`warmup_linear_decay` (stepped once per update)."""
-    from functools import partial
-
+    # deferred: torch (~1-2 s), only when a model runs; the module imports without it
     from torch.optim.lr_scheduler import LambdaLR
 
     return LambdaLR(optimizer, partial(warmup_linear_decay, warmup_steps=warmup_steps, total_steps=total_steps))

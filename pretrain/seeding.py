@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
 
 def seed_everything(seed: int) -> None:
     """Seed Python's ``random``, numpy's global generator and torch (every device)."""
-    import numpy as np
+    # deferred: torch (~1-2 s), only when a model runs; the module imports without it
     import torch
 
     random.seed(seed)

@@ -54,6 +54,7 @@ def fingerprint(directory: str | os.PathLike) -> str:
 
 def load_tokenizer(directory: str | os.PathLike):
     """``AutoTokenizer.from_pretrained(directory)`` (local files only), with errors naming the directory."""
+    # deferred: transformers (~1-2 s), only when a model or tokenizer is loaded
     from transformers import AutoTokenizer
 
     directory = Path(directory)

@@ -32,6 +32,7 @@ import torch
 from pretrain.checkpoint import CheckpointManager
 from pretrain.config import ModelConfig, TrainConfig
 from pretrain.cost import COST_FILE, CostMeter, record_segment
+from pretrain.data.store import ExampleStore
 from pretrain.engine import PretrainEngine, StepStats
 from pretrain.logging_ import MetricsLogger
 from pretrain.model import AlbertPretrainingModule, build_model
@@ -156,8 +157,6 @@ def train(
 
 def _open_store(data: str | os.PathLike, tokenizer: str | os.PathLike, model_config: ModelConfig):
     """The example store and the tokenizer's facts, checked against each other and against the model."""
-    from pretrain.data.store import ExampleStore
-
     store = ExampleStore(data)
     tok = tokenizer_info(tokenizer)
     check_same_vocabulary(
@@ -252,6 +251,7 @@ def _check_resumable(state: dict, model_config: ModelConfig, train_config: Train
 
 
 def _progress(total: int, initial: int, *, enabled: bool):
+    # deferred: tqdm.auto (~50 ms, asyncio), only when a bar is shown
     from tqdm.auto import tqdm
 
     return tqdm(total=total, initial=initial, disable=not enabled, desc="pretrain", unit="step", dynamic_ncols=True)

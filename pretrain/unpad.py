@@ -98,6 +98,7 @@ def select_varlen_kernel(kernel: str) -> None:
         if kernel == "cudnn":
             raise RuntimeError(f"attention_kernel 'cudnn': torch {torch.__version__} has no cuDNN path in varlen_attn")
         return
+    # deferred: a private torch module, only for a varlen kernel
     import torch.nn.attention.varlen as varlen_module
 
     varlen_module._should_use_cudnn = _use_cudnn if kernel == "cudnn" else _TORCH_CUDNN_CHOICE

@@ -11,6 +11,7 @@ import argparse
 import sys
 
 from tokstudy import dispatch
+from tokstudy.errors import TokstudyError
 
 COMMAND_MODULES = ("prepare", "train", "export", "finetune", "evaluate", "compare")
 
@@ -26,8 +27,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _errors() -> tuple[type, ...]:
-    from tokstudy.errors import TokstudyError
-
     return (TokstudyError, ValueError, FileNotFoundError)
 
 

@@ -23,6 +23,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: the results tables (numpy, scipy via welch), not for pretrain --help
     from pretrain.finetune.results import compare_runs, to_markdown
 
     tables = compare_runs(args.runs, args.out, reference=args.reference)

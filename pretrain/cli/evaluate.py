@@ -37,6 +37,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: the evaluation (numpy, the analysis package), not for pretrain --help
     from pretrain.finetune.evaluation import evaluate_finetuned
     from tokstudy.data.registry import load_dataset
 

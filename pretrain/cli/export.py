@@ -25,6 +25,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: the checkpoint reader, not for pretrain --help
     from pretrain.export import export_checkpoint
 
     out = export_checkpoint(args.checkpoint, args.output, tokenizer_dir=args.tokenizer)

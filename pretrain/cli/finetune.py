@@ -50,6 +50,7 @@ def config_from_args(args: argparse.Namespace) -> FinetuneConfig:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: fine-tuning (numpy, the analysis package), not for pretrain --help
     from pretrain.finetune.run import finetune
 
     config = config_from_args(args)

@@ -43,6 +43,7 @@ def config_from_args(args: argparse.Namespace) -> PrepareConfig:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: the preparation (numpy, sentencepiece), not for pretrain --help
     from pretrain.data.prepare import prepare
 
     result = prepare(config_from_args(args), progress=args.progress, force=args.force)

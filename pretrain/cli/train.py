@@ -6,6 +6,8 @@ A thin wrapper over :func:`pretrain.train.train`.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 from pretrain.cli.fields import add_config_flags, config_overrides
 from pretrain.config import CONFIG_DIR, ModelConfig, TrainConfig
@@ -38,9 +40,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-    import sys
-
+    # deferred: pretrain.engine and pretrain.train import torch and deepspeed, not for pretrain --help
     from pretrain.engine import NonFiniteLossError
     from pretrain.train import train
 

@@ -15,7 +15,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, get_args
 
-from tokstudy.configfile import require
+from tokstudy.configfile import build_config, load_config, require
 
 Task = Literal["sop", "nsp"]
 SingleSegmentPolicy = Literal["split", "skip"]
@@ -141,13 +141,9 @@ class PrepareConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str | None = None) -> "PrepareConfig":
-        from tokstudy.configfile import build_config
-
         return build_config(cls, data, source=source)
 
     @classmethod
     def from_yaml(cls, path: str | os.PathLike, **overrides: Any) -> "PrepareConfig":
         """Load a YAML file; ``overrides`` that are not ``None`` replace its values."""
-        from tokstudy.configfile import load_config
-
         return load_config(cls, path, **overrides)

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from tokstudy.configfile import require
+from tokstudy.configfile import build_config, read_config, require
+from tokstudy.errors import ConfigError
 
 Task = Literal["ner", "classification"]
 UnseenLabelPolicy = Literal["error", "keep", "map_o"]
@@ -219,9 +220,6 @@ class FinetuneConfig:
     @classmethod
     def from_dict(cls, data: dict[str, Any], *, source: str = "<dict>") -> "FinetuneConfig":
         """Build from a mapping; unknown keys are an error naming ``source``."""
-        from tokstudy.configfile import build_config
-        from tokstudy.errors import ConfigError
-
         known = {f.name for f in fields(cls)}
         missing = [k for k in ("model", "task", "dataset") if not data.get(k)]
         if missing and set(data) <= known:  # an unknown key is reported first, by build_config
@@ -231,8 +229,6 @@ class FinetuneConfig:
     @classmethod
     def from_yaml(cls, path: str | os.PathLike, **overrides: Any) -> "FinetuneConfig":
         """Read a YAML file; ``overrides`` (e.g. from the command line) win over the file's values."""
-        from tokstudy.configfile import read_config
-
         data = read_config(path)
         data.update({k: v for k, v in overrides.items() if v is not None})
         return cls.from_dict(data, source=str(path))

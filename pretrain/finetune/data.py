@@ -25,6 +25,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, replace
 
+from tokstudy.data.registry import dataset_info, load_dataset
 from tokstudy.data.types import Dataset, Sentence
 
 
@@ -136,8 +137,6 @@ def _head(ds: Dataset, n: int | None) -> Dataset:
 
 def load_task(config) -> TaskData:
     """Read the splits named by a :class:`~pretrain.finetune.config.FinetuneConfig` from the registry."""
-    from tokstudy.data.registry import dataset_info, load_dataset
-
     info = dataset_info(config.dataset)
     load = lambda split: load_dataset(config.dataset, split, language=config.language, data_dir=config.data_dir)  # noqa: E731
     has_test = "test" in info.splits

@@ -16,11 +16,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pretrain.finetune.data import apply_unseen_policy, check_split
 from pretrain.finetune.decoding import LabelBigrams
 from pretrain.finetune.features import word_pieces
 from pretrain.finetune.metrics import accuracy, entity_scores, token_accuracy
+from pretrain.finetune.modeling import load_finetuned
 from pretrain.finetune.predict import predict_labels, predict_piece_probs, predict_tags
 from tokstudy.analysis.model_errors.piece_predictions import PieceSentence, PredictedWord, write_piece_predictions
+from tokstudy.analysis.model_errors.predictions import write_predictions
 from tokstudy.data.types import Dataset
 from tokstudy.fileio import atomic_write_text
 
@@ -91,8 +94,6 @@ def write_split_predictions(path: str | os.PathLike, ds: Dataset, pred: list, *,
     """Write predictions for ``ds`` atomically (format by task, see the module docstring)."""
     meta = {k: str(v) for k, v in metadata.items() if v is not None}
     if task == "ner":
-        from tokstudy.analysis.model_errors.predictions import write_predictions
-
         return write_predictions(
             path, ((s.words, s.tags, p) for s, p in zip(ds, pred)), metadata=meta, sent_ids=[s.sent_id for s in ds]
         )
@@ -159,9 +160,6 @@ def evaluate_finetuned(
     ... )
     {'f1': 0.88, ...}
     """
-    from pretrain.finetune.data import apply_unseen_policy, check_split
-    from pretrain.finetune.modeling import load_finetuned
-
     model, tok, meta = load_finetuned(model_dir, device=device)
     task, labels = meta["task"], tuple(meta["labels"])
     check_split(ds, task)

@@ -58,6 +58,7 @@ def entity_scores(
     gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]], *, mode: str = "default"
 ) -> EntityScores:
     """seqeval micro scores over sentences of IOB2 tags (``mode``: ``default`` or ``strict``)."""
+    # deferred: seqeval (~2 s, scikit-learn), only when entities are scored
     from seqeval.metrics import classification_report
     from seqeval.metrics.sequence_labeling import get_entities
     from seqeval.scheme import IOB2, Entities

@@ -10,10 +10,13 @@ Nothing is ever fetched from the Hugging Face hub: a path that does not exist is
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Sequence
 
+from pretrain.finetune.features import special_ids
+from pretrain.finetune.trainer import resolve_device
 from tokstudy.errors import TokenizerLoadError
 
 #: Name of the file a fine-tuned model directory carries beside the HF files.
@@ -42,9 +45,8 @@ def check_model_dir(path: str | os.PathLike) -> Path:
 
 def load_tokenizer(path: str | os.PathLike):
     """``AutoTokenizer.from_pretrained(path)``, requiring a fast tokenizer with the special tokens fine-tuning needs."""
+    # deferred: transformers (~1-2 s), only when a model or tokenizer is loaded
     from transformers import AutoTokenizer
-
-    from pretrain.finetune.features import special_ids
 
     try:
         tok = AutoTokenizer.from_pretrained(str(path))
@@ -76,6 +78,7 @@ def load_for_task(
     """A model with a fresh (or, for a fine-tuned directory, its own) head for ``labels``, and its tokenizer.
 
     ``dropout`` replaces the model's hidden, attention and classifier dropout (``None`` keeps them)."""
+    # deferred: transformers (~1-2 s), only when a model or tokenizer is loaded
     from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification
     from transformers.utils import logging as hf_logging
 
@@ -118,11 +121,8 @@ def load_finetuned(path: str | os.PathLike, *, device: str = "auto"):
 
     ``meta`` is its ``finetune.json`` (task, labels, max_length, stride, base model, seed).
     """
-    import json
-
+    # deferred: transformers (~1-2 s), only when a model or tokenizer is loaded
     from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification
-
-    from pretrain.finetune.trainer import resolve_device
 
     path = check_model_dir(path)
     meta_file = path / FINETUNE_META

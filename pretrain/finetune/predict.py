@@ -39,6 +39,7 @@ def _outputs_by_batch(
     Every batch is queued on the device first and the outputs come back to the host in one copy at the end, so
     the host never waits for the device between batches. On CUDA the forward passes run under bf16 autocast
     (``bf16``); the log-softmax is taken in float32."""
+    # deferred: torch (~1-2 s), only when a model runs; the module imports without it
     import torch
 
     device = next(model.parameters()).device
@@ -59,6 +60,7 @@ def _outputs_by_batch(
 def _to_host(outputs: list) -> list:
     """The per-batch outputs as numpy arrays, brought over in one device-to-host copy (padded to the widest batch
     along the position axis, then cut back to each batch's own width)."""
+    # deferred: torch (~1-2 s), only when a model runs; the module imports without it
     import torch
 
     if not outputs:

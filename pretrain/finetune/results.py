@@ -218,6 +218,7 @@ def compare_runs(
     run_dirs: Sequence[str | os.PathLike], out_dir: str | os.PathLike | None = None, *, reference: str | None = None
 ) -> list[ResultsTable]:
     """Read finished runs, build the tables and (when ``out_dir`` is given) write them."""
+    # deferred: fine-tuning's module (numpy, the analysis package), only to read runs
     from pretrain.finetune.run import load_run
 
     runs = [load_run(d) for d in run_dirs]

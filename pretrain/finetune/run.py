@@ -41,7 +41,9 @@ from pretrain.finetune.evaluation import (
     write_split_piece_predictions,
     write_split_predictions,
 )
+from pretrain.finetune.features import sentence_inputs, special_ids, token_windows, word_pieces
 from pretrain.finetune.modeling import FINETUNE_META, load_for_task, max_positions
+from pretrain.finetune.trainer import resolve_device, seed_everything, train
 from tokstudy.analysis.model_errors.piece_predictions import piece_predictions_path
 from tokstudy.analysis.stats.welch import Summary, summarize
 from tokstudy.fileio import atomic_write_text, replace_folder, staging_folder
@@ -159,8 +161,6 @@ class SeedRecord:
 
 def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: Path) -> dict:
     """Train and evaluate one seed; writes ``seed_dir`` atomically and returns its metrics."""
-    from pretrain.finetune.trainer import seed_everything
-
     meter = CostMeter()  # wall time, kWh, CO2e of this seed (training + evaluation)
     seed_everything(seed)  # the classifier head is initialised from this seed
     setup = _setup_seed(config, data)
@@ -170,9 +170,6 @@ def finetune_seed(config: FinetuneConfig, data: TaskData, seed: int, seed_dir: P
 
 def _setup_seed(config: FinetuneConfig, data: TaskData) -> SeedSetup:
     """Load the model for the task, on its device, and cut the training split into items."""
-    from pretrain.finetune.features import sentence_inputs, special_ids, token_windows, word_pieces
-    from pretrain.finetune.trainer import resolve_device
-
     model, tok = load_for_task(config.model, config.task, data.labels, dropout=config.dropout)
     device = resolve_device(config.device)
     model.to(device)
@@ -211,9 +208,6 @@ def _setup_seed(config: FinetuneConfig, data: TaskData) -> SeedSetup:
 
 def _train_seed(setup: SeedSetup, config: FinetuneConfig, data: TaskData, seed: int):
     """Train ``setup.model`` in place, keeping the best dev epoch; returns the trainer's result."""
-    from pretrain.finetune.features import word_pieces
-    from pretrain.finetune.trainer import train
-
     cls_id, sep_id, pad_id, unk_id = setup.special_ids
     common, primary = setup.scoring(config), PRIMARY[config.task]
     dev_pieces = word_pieces(setup.tokenizer, [list(s.words) for s in data.dev])  # once, not at every evaluation
@@ -240,6 +234,7 @@ def _write_seed(
 ) -> dict:
     """Score dev and test, write predictions, the model (``save_models``) and ``metrics.json`` into a temporary
     folder renamed to ``seed_dir`` when complete; returns the record."""
+    # deferred: torch (~1-2 s), only when a model runs; the module imports without it
     import torch
 
     tmp = staging_folder(seed_dir)

@@ -50,6 +50,7 @@ class TrainResult:
 
 def resolve_device(name: str):
     """``auto`` -> CUDA when available, else CPU."""
+    # deferred: torch (~1-2 s), only when a model runs; the module imports without it
     import torch
 
     if name == "auto":
@@ -77,6 +78,7 @@ def batch_order(
 def collate(items: Sequence, pad_id: int, device, *, token_labels: bool):
     """Pad a list of :class:`Window` / :class:`Encoded` to tensors on ``device`` (on CUDA: copied from pinned memory
     without blocking the host)."""
+    # deferred: torch (~1-2 s), only when a model runs; the module imports without it
     import torch
 
     width = max(len(it) for it in items)
@@ -111,6 +113,7 @@ def drop_tokens(batch: dict, rate: float, unk_id: int, keep_ids: Sequence[int], 
     the ``keep_ids`` (``[CLS]``, ``[SEP]``) are never replaced. Labels are unchanged: the model must still label
     the word, from its context. ``keep_ids`` may be a tensor on the batch's device (the training loop builds it
     once); the draw comes from ``generator``, on the generator's device."""
+    # deferred: torch (~1-2 s), only when a model runs; the module imports without it
     import torch
 
     ids = batch["input_ids"]
@@ -141,6 +144,7 @@ def train(
     ``unk_id`` (:func:`drop_tokens`), drawn from a generator seeded by ``seed``. The loss is read on the host only
     at those evaluations (see the module docstring).
     """
+    # deferred: torch (~1-2 s), only when a model runs; the module imports without it
     import torch
     from tqdm.auto import tqdm
 
@@ -213,6 +217,7 @@ class _WordDropout:
 
     @classmethod
     def build(cls, rate: float, unk_id: int | None, keep_ids: Sequence[int], seed: int, device) -> _WordDropout | None:
+        # deferred: torch (~1-2 s), only when a model runs; the module imports without it
         import torch
 
         if not rate:
@@ -230,6 +235,7 @@ class _LossSum:
     """The training loss summed on the device since the last read; :meth:`read` is the one host read."""
 
     def __init__(self, device):
+        # deferred: torch (~1-2 s), only when a model runs; the module imports without it
         import torch
 
         self.total = torch.zeros((), device=device)
@@ -243,6 +249,7 @@ class _LossSum:
 
     def read(self) -> tuple[float, float]:
         """``(last step's loss, mean since the last read)``; waits for the device once."""
+        # deferred: torch (~1-2 s), only when a model runs; the module imports without it
         import torch
 
         last, total = torch.stack([self.last.float(), self.total]).tolist()
@@ -255,6 +262,7 @@ def _optimizer_and_schedule(model, config, total_steps: int, device=None):
     """AdamW over the pre-trainer's weight-decay groups (biases and LayerNorm weights exempt; on CUDA the fused
     kernel), and its learning-rate curve: linear warm-up over ``config.warmup_ratio`` of the steps, then linear
     decay."""
+    # deferred: pretrain.optim imports torch; this module imports without it
     import torch
 
     from pretrain.optim import param_groups
@@ -271,6 +279,7 @@ def _optimizer_and_schedule(model, config, total_steps: int, device=None):
 def _step(model, batch: dict, optimizer, scheduler, max_grad_norm: float, *, bf16: bool = False):
     """One optimiser step on ``batch`` (forward under bf16 autocast when ``bf16``; gradients clipped to
     ``max_grad_norm`` when > 0, without a host read); returns the loss, on the device."""
+    # deferred: torch (~1-2 s), only when a model runs; the module imports without it
     import torch
 
     with torch.autocast("cuda", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
