@@ -103,7 +103,7 @@ def main() -> None:
     args = ap.parse_args()
     print(f"# {runinfo.describe(torch=True)}", flush=True)
     data = os.environ.get("TOKSTUDY_DATA")
-    print(f"# tokstudy study {args.config}, engines: {', '.join(ENGINES)}; TOKSTUDY_DATA={data}")
+    print(f"# tokstudy study {args.config}, engines: {', '.join(args.engines)}; TOKSTUDY_DATA={data}")
     with tempfile.TemporaryDirectory() as tmp:
         prepared = Path(args.tokenizers_from or Path(tmp) / "prepared")
         if args.tokenizers_from:
