@@ -42,6 +42,14 @@ ODDS_FIGURE = "figures/odds_ratios.png"
 #: the figure of the languages section
 LANGUAGES_FIGURE = "figures/languages.png"
 ATTRIBUTION_TITLE = "Does segmentation predict errors beyond frequency, entity status and length?"
+SHREDDED_TITLE = "Shredded frequent words"
+MORPH_TITLE = "Morpheme boundaries"
+PIECES_TITLE = "Pieces that disagree, and how words get their label"
+#: the shredded-words section of a study analysed before it existed (its tables hold no ``shredded`` table)
+SHREDDED_ABSENT = (
+    "Not in this study's tables: they were written before the study computed shredded words. Run the study "
+    "again (its analysis stage) to add them, or `tokstudy stats --shredded` on its datasets and tokenizers."
+)
 
 
 @dataclass(frozen=True)
@@ -116,6 +124,33 @@ def error_sections(errors: ErrorResult, *, figure: str | None) -> list[Section]:
     return [Section("Segmentation vs model errors", body), attribution_section(errors, figure=figure)]
 
 
+def table_section(title: str, table: Table | None) -> Section | None:
+    """A section showing ``table``'s Markdown and a link to each of its files (None without the table): the
+    shredded words, the morpheme boundaries and the pieces, in both reports."""
+    if table is None or table.markdown is None:
+        return None
+    return Section(title, table.markdown + "\n\n" + table.links())
+
+
+def shredded_section(table: Table | None, *, absent: str | None = None) -> Section | None:
+    """The shredded frequent words (:mod:`tokstudy.report.shredded`); without the table, ``absent`` as its body
+    (the study's note for a folder analysed before the section existed), or None."""
+    if table is None and absent is not None:
+        return Section(SHREDDED_TITLE, absent)
+    return table_section(SHREDDED_TITLE, table)
+
+
+def morph_section(table: Table | None) -> Section | None:
+    """MorphScore and boundary P/R/F1 (:mod:`tokstudy.report.morph`), None without gold segmentations."""
+    return table_section(MORPH_TITLE, table)
+
+
+def pieces_section(table: Table | None) -> Section | None:
+    """Pieces that disagree and each aggregation (:mod:`tokstudy.report.pieces`), None without per-piece
+    predictions."""
+    return table_section(PIECES_TITLE, table)
+
+
 def _languages_section(table: Table, figures: Sequence[str]) -> Section:
     md = table.markdown + ("\n\n![Gap per language](figures/languages.png)" if LANGUAGES_FIGURE in figures else "")
     return Section("Table 4 per language", md + "\n\n" + table.links())
@@ -129,21 +164,22 @@ def _figures_section(figures: Sequence[str]) -> Section:
 
 def report_sections(result: ReportResult) -> list[Section]:
     """The sections of ``tokstudy report``, in reading order: the repairs first (every figure is computed on the
-    repaired tags), segmentation, shredded words, morpheme boundaries, languages, Table 3, errors, parity, figures.
+    repaired tags), segmentation, shredded words, morpheme boundaries, languages, Table 3, errors, pieces, parity,
+    figures.
     """
     out = []
     if result.repairs is not None:
         out.append(Section("Tags repaired by lenient reading", result.repairs.markdown + _first_link(result.repairs)))
     out += segmentation_sections(result.segmentation)
-    for title, table in (("Shredded frequent words", result.shredded), ("Morpheme boundaries", result.morph)):
-        if table is not None:
-            out.append(Section(title, table.markdown + "\n\n" + table.links()))
+    out += [s for s in (shredded_section(result.shredded), morph_section(result.morph)) if s is not None]
     if result.languages is not None:
         out.append(_languages_section(result.languages, result.figures))
     if result.examples is not None:
         out.append(Section("Table 3: examples", result.examples.markdown + _first_link(result.examples)))
     if result.errors is not None:
         out += error_sections(result.errors, figure=ODDS_FIGURE if ODDS_FIGURE in result.figures else None)
+    if (pieces := pieces_section(result.pieces)) is not None:
+        out.append(pieces)
     if result.parity is not None:
         out.append(Section("Parity on parallel text", result.parity.markdown))
     if result.figures:

@@ -146,7 +146,6 @@ class StudyTables:
         task_data: what the study read of each task's splits (JSON).
         task_text: the tasks' training text added to the corpora (JSON).
         languages, cross_language, vocabulary_gain: the languages part (``analysis.per_language``).
-        pieces: pieces that disagree and each aggregation's scores (``finetune.compare_labelling``).
     """
 
     scores: Table | None = None
@@ -157,7 +156,6 @@ class StudyTables:
     languages: Table | None = None
     cross_language: Table | None = None
     vocabulary_gain: Table | None = None
-    pieces: Table | None = None
 
     def value(self, name: str, default=None):
         """The ``data`` of the table ``name``, or ``default`` when it is absent."""
@@ -175,7 +173,13 @@ class ReportResult:
         examples: Table 3, the chosen sentences segmented by every tokenizer (Markdown, CSV and JSON in
             ``tokstudy report``; Markdown per task in a study).
         parity: fertility and parity on parallel text (when given).
-        repairs, shredded, morph, languages: the other sections of ``tokstudy report`` (when they apply).
+        shredded: the frequent words each tokenizer shreds (both reports; absent from a study analysed before
+            issue 36).
+        morph: MorphScore and boundary P/R/F1 on gold segmentations (when given: ``tokstudy report --gold``, the
+            study's ``analysis.gold_segmentations``).
+        pieces: pieces that disagree and each aggregation's scores (``tokstudy report --piece-predictions``, the
+            study's ``finetune.compare_labelling``).
+        repairs, languages: the other sections of ``tokstudy report`` (when they apply).
         study: what only a study produces (None for ``tokstudy report``).
         figures: every figure written (PNG and SVG), relative to the report's folder.
     """
@@ -187,6 +191,7 @@ class ReportResult:
     repairs: Table | None = None
     shredded: Table | None = None
     morph: Table | None = None
+    pieces: Table | None = None
     languages: Table | None = None
     study: StudyTables | None = None
     figures: tuple[str, ...] = ()
@@ -277,7 +282,7 @@ def read_result(folder: str | os.PathLike, *, study: bool = False) -> ReportResu
         else None
     )
     examples = read_table(folder, "table3" if study else "examples")
-    parts = {name: read_table(folder, name) for name in ("parity", "repairs", "shredded", "morph")}
+    parts = {name: read_table(folder, name) for name in ("parity", "repairs", "shredded", "morph", "pieces")}
     if study:  # a study's languages table is its own (per task, against F1): StudyTables.languages
         parts["study"] = StudyTables(**{f.name: read_table(folder, f.name) for f in fields(StudyTables)})
     else:

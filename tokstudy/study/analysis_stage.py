@@ -10,6 +10,12 @@ passes, whatever the number of datasets and tokenizers:
 2. additional segmentation of NE and non-NE words by entity type, language and dataset, over
    every dataset (:func:`~tokstudy.analysis.stats.breakdowns.breakdowns`).
 
+From the same table, without resampling: the shredded frequent words of every tokenizer, per language when the
+table has several (:func:`~tokstudy.analysis.stats.shredded.shredded_table`, ``tables/shredded.*``) and, when
+``analysis.gold_segmentations`` names files, MorphScore and boundary P/R/F1 of every tokenizer on each, by
+frequency band of the words in the analysis datasets (:func:`~tokstudy.analysis.morph.morph_table`,
+``tables/morph.*``).
+
 Every table is made by :mod:`tokstudy.report.build` (one schema per table, as ``tokstudy report`` makes
 them: ``docs/analysis.md``) and written under ``<root>/tables`` by :mod:`tokstudy.report.result`, figures
 by :mod:`tokstudy.report.figures` under ``<root>/figures``; the report
@@ -23,17 +29,22 @@ import warnings
 from collections import defaultdict
 from pathlib import Path
 
+from tokstudy.analysis.morph import morph_table
 from tokstudy.analysis.stats import table_statistics
 from tokstudy.analysis.stats.breakdowns import breakdowns
 from tokstudy.analysis.stats.parity import parity, read_parallel_text
+from tokstudy.analysis.stats.shredded import shredded_table, type_frequencies
 from tokstudy.analysis.stats.welch import summarize, welch_p
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.data.hub import parse_hf_spec
 from tokstudy.data.names import expand_dataset_name
 from tokstudy.data.names import parse_dataset_name as parse_registry_spec
+from tokstudy.data.segmentations import read_segmentations, split_language
 from tokstudy.report import build
 from tokstudy.report.figures import plot_additional_segmentation, plot_errors, plot_parity, plot_score_vs_energy
+from tokstudy.report.morph import morph_report
 from tokstudy.report.result import STUDY_TABLES, Table, write_table
+from tokstudy.report.shredded import shredded_report
 from tokstudy.study.config import StudyConfig
 from tokstudy.study.control_and_cost import control_comparison, cost_table, energy_points
 from tokstudy.study.error_analysis import errors_and_examples
@@ -109,6 +120,7 @@ def analyse(
     scores = _scores(pretrained)
     parity_table, drawn = _parity(figures, segmenters, config, sources, boot)
     made = [seg.table4, seg.summary, *seg.by.values(), parity_table, _scores_table(scores)]
+    made += [shredded_report(shredded_table(table)), morph_tables(table, segmenters, sec.gold_segmentations)]
     errors, languages = _errors_and_languages(
         root, table, segmenters, pretrained, scores, config, sources, boot, dropped
     )
@@ -156,6 +168,16 @@ def _errors_and_languages(
     order = [s.name for s in sorted(segmenters, key=lambda s: int(s.vocab_size))]
     correlation = errors.result.correlation.data
     return errors, language_tables(scored, order, scores, correlation, errors.result.attribution_rows, boot)
+
+
+def morph_tables(table, segmenters, gold_segmentations) -> Table | None:
+    """MorphScore and boundary P/R/F1 of every tokenizer on each gold file (``FILE[@LANG]``), by frequency band of
+    the words in ``table`` (every analysis dataset); None without gold files."""
+    if not gold_segmentations:
+        return None
+    golds = [read_segmentations(path, language=lang) for path, lang in map(split_language, gold_segmentations)]
+    counts = dict(zip(table.types, type_frequencies(table).tolist()))
+    return morph_report(morph_table(golds, segmenters, corpus_counts=counts))
 
 
 def _data_records(runs: list[dict], task_text: list[dict], config: StudyConfig) -> list[Table]:

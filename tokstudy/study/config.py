@@ -20,12 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from tokstudy.configfile import build_config, read_config
+from tokstudy.data.segmentations import split_language
 from tokstudy.errors import DataFormatError
 from tokstudy.study.executors import ClusterAddress, DaskCluster
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 #: Model presets the study ships beside the pre-trainer's (``pretrain.model: small`` -> ``models/small.yaml``).
 MODEL_DIR = CONFIG_DIR / "models"
+#: the suffixes of the gold segmentation files a study reads (before an optional ``.gz``): ``.csv`` is MorphScore's
+#: format, the others SIGMORPHON 2022's, as :func:`tokstudy.data.segmentations.read_segmentations` reads them
+GOLD_SUFFIXES = (".csv", ".tsv", ".txt")
 
 
 @dataclass(frozen=True)
@@ -261,6 +265,23 @@ class AnalysisSection:
     additional segmentation of its test words (NE words, all words) next to its F1; their rank correlation across
     languages with a bootstrap CI over languages; the word-level correlation and attribution per language; the
     languages whose F1 gains most from the smallest vocabulary to the largest."""
+    gold_segmentations: tuple[str, ...] = ()
+    """Gold morpheme segmentations, ``FILE`` or ``FILE@LANG`` as ``tokstudy report --gold`` takes them: a ``.csv``
+    is MorphScore's format, a ``.tsv`` or ``.txt`` SIGMORPHON 2022's (``.gz`` allowed). Adds the "Morpheme
+    boundaries" section: MorphScore and boundary precision / recall / F1 of every tokenizer on every file, by
+    frequency band of the words in the analysis datasets. Paths are relative to where the study runs; empty (the
+    default): no section, and the analysis stage's key is as before."""
+
+    def __post_init__(self) -> None:
+        for spec in self.gold_segmentations:
+            path = Path(split_language(spec)[0])
+            if not path.name.lower().removesuffix(".gz").endswith(GOLD_SUFFIXES):
+                raise ValueError(
+                    f"analysis.gold_segmentations: {spec!r}: expected a MorphScore .csv or a SIGMORPHON 2022 .tsv "
+                    "(or .txt, each optionally .gz), optionally followed by @LANG"
+                )
+            if not path.is_file():
+                raise ValueError(f"analysis.gold_segmentations: {spec!r}: no file {path}")
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import dataclasses
 from tokstudy.study.config import FinetuneSection, TaskSpec
 
 #: settings of the tokenizers, pretrain and analysis sections added later, at their default
-SECTION_ADDED_AT_DEFAULT = {"add_task_text": False, "per_language": False}
+SECTION_ADDED_AT_DEFAULT = {"add_task_text": False, "per_language": False, "gold_segmentations": ()}
 #: fine-tuning settings added later, at their default
 FINETUNE_ADDED_AT_DEFAULT = {
     "dropout": None,

@@ -6,8 +6,8 @@ tokenizer, the first seed's per-piece predictions (written beside its word predi
 
 Two calls: the analysis stage writes the table (:func:`pieces_table`, then
 :func:`~tokstudy.report.result.write_table` into ``tables/``), the report reads it back
-(:func:`~tokstudy.report.result.read_table`) and shows it (:func:`pieces_section`), so a re-rendered report
-states exactly what the table holds.
+(:func:`~tokstudy.report.result.read_table`) and shows it (:func:`~tokstudy.report.assemble.pieces_section`, as
+``tokstudy report --piece-predictions`` does), so a re-rendered report states exactly what the table holds.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from pathlib import Path
 
 from tokstudy.analysis.model_errors.piece_agreement import piece_agreement
 from tokstudy.analysis.model_errors.piece_predictions import piece_predictions_path, read_piece_predictions
-from tokstudy.report.assemble import Section
+from tokstudy.report.assemble import PIECES_TITLE, pieces_section
 from tokstudy.report.pieces import pieces_report
 from tokstudy.report.result import Table
 
-TITLE = "Pieces that disagree, and how words get their label"
+TITLE = PIECES_TITLE
 #: the table's stem under ``tables/``
 STEM = "pieces"
 
@@ -48,8 +48,4 @@ def pieces_table(root: Path, runs: list[dict], *, n_resamples: int = 1000, seed:
     return pieces_report(results) if results else None
 
 
-def pieces_section(table: Table | None) -> Section | None:
-    """The report's section for the table (None without one)."""
-    if table is None or table.markdown is None:
-        return None
-    return Section(TITLE, table.markdown + "\n\n" + table.links())
+__all__ = ["STEM", "TITLE", "pieces_section", "pieces_table"]

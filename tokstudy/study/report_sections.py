@@ -18,14 +18,21 @@ import json
 from pathlib import Path
 
 from tokstudy.datalocation import data_root, shown_path
-from tokstudy.report.assemble import Section, attribution_section, write_document
+from tokstudy.report.assemble import (
+    SHREDDED_ABSENT,
+    Section,
+    attribution_section,
+    morph_section,
+    pieces_section,
+    shredded_section,
+    write_document,
+)
 from tokstudy.report.numbers import format_p
 from tokstudy.report.result import ReportResult, StudyTables, read_study_result, study_path
 from tokstudy.study.config import FinetuneSection, StudyConfig, load_study_config
 from tokstudy.study.control_and_cost import tables_1_2_markdown
 from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, by_vocab
 from tokstudy.study.language_sections import cuts_section, language_findings, languages_section, training_text_section
-from tokstudy.study.pieces_section import pieces_section
 from tokstudy.study.sources import Sources
 
 #: Version of the report's wording and verdict rules: part of the report stage's key, so a finished study
@@ -33,7 +40,8 @@ from tokstudy.study.sources import Sources
 #: with their counts, no absolute path. 3 = what a lenient reading skipped, and the languages sections.
 #: 5 = attribution cases decided by every test the section shows; "no (opposite direction)" (issue 33).
 #: 6 = made from the tables read back as one typed result (issue 35): no stray blank line before the parity figure.
-REPORT_VERSION = 6
+#: 7 = the shredded words and, with ``analysis.gold_segmentations``, the morpheme boundaries (issue 36).
+REPORT_VERSION = 7
 
 SMOKE_TEST_NOTE = (
     "This configuration checks that every stage of the study runs, end to end, in minutes. Its models are "
@@ -118,8 +126,15 @@ def study_sections(result: ReportResult, analysis: dict, config: StudyConfig, so
         sections.append(Section("Which protocol gives the paper's r = 0.44?", errors.protocols.markdown))
     if attribution:
         sections.append(attribution_section(errors, figure="figures/odds_ratios.png"))
-    if (pieces := pieces_section(study.pieces)) is not None:
-        sections.append(pieces)
+    sections += [
+        s
+        for s in (
+            shredded_section(result.shredded, absent=SHREDDED_ABSENT),
+            morph_section(result.morph),
+            pieces_section(result.pieces),
+        )
+        if s is not None
+    ]
     if languages:
         link = study_path(study.vocabulary_gain, "csv")
         sections.append(languages_section(languages, cross, gains, order, gain_csv=link))
