@@ -61,3 +61,25 @@ def test_default_k_is_3_and_bad_k_is_refused(files, capsys):
         main(args + ["--shredded", "1"])
     assert exc.value.code == 2
     assert "a shredded word has 2 pieces or more" in capsys.readouterr().err
+
+
+def test_json_holds_the_ranking_only_with_shredded(files, tmp_path, capsys):
+    import json
+
+    import sentencepiece as spm
+
+    model, conll = files
+    args = ["stats", "-d", str(conll), "-t", f"sp={model}", "--resamples", "0", "--no-progress"]
+    plain, with_words = tmp_path / "plain.json", tmp_path / "shredded.json"
+    assert main(args + ["--json", str(plain)]) == 0
+    assert "shredded" not in json.loads(plain.read_text(encoding="utf-8"))
+    assert main(args + ["--shredded", "--json", str(with_words)]) == 0
+    data = json.loads(with_words.read_text(encoding="utf-8"))["shredded"]
+    sp = spm.SentencePieceProcessor(model_file=str(model))
+    freq = Counter(w for s in SENTENCES for w in s.split())
+    pieces = {w: sp.encode(w, out_type=str) for w in freq}
+    expected = sorted((w for w in freq if len(pieces[w]) >= 3), key=lambda w: (-freq[w], -len(pieces[w]), w))
+    assert data["min_pieces"] == 3 and [r["word"] for r in data["rankings"]] == expected  # every word, not the first
+    assert [(r["frequency"], r["n_pieces"]) for r in data["rankings"]] == [(freq[w], len(pieces[w])) for w in expected]
+    [summary] = data["summary"]
+    assert summary["words"] == sum(freq.values()) and summary["distinct shredded words"] == len(expected)

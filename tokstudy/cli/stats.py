@@ -107,6 +107,7 @@ def run(args) -> int:
         print(rt.grouped_markdown(grouped))
     print("\nIntrinsic metrics (compression, unigram entropy of the pieces, vocabulary use)\n")
     print(rt.intrinsic_markdown(res.intrinsic))
+    shredded = None
     if args.shredded or args.shredded_csv:
         from tokstudy.report.shredded import shredded_markdown, write_shredded_csv  # deferred: the report package
 
@@ -115,7 +116,7 @@ def run(args) -> int:
         print(shredded_markdown(shredded))
         if args.shredded_csv:
             print(f"wrote {write_shredded_csv(shredded, args.shredded_csv)}")
-    write_outputs(args, table, res, per_language, repairs)
+    write_outputs(args, table, res, per_language, repairs, shredded)
     return 0
 
 
@@ -150,11 +151,14 @@ def table_with_language_warnings(args):
     return table, repairs
 
 
-def write_outputs(args, table, res, per_language, repairs: list[dict]) -> None:
-    """``--json``, ``--csv``, ``--languages-csv``, ``--languages-figure``: each written where asked, and said so."""
+def write_outputs(args, table, res, per_language, repairs: list[dict], shredded=None) -> None:
+    """``--json``, ``--csv``, ``--languages-csv``, ``--languages-figure``: each written where asked, and said so.
+    With ``--shredded`` (``shredded``: the rankings), the JSON holds them under ``"shredded"`` as the report's
+    ``shredded.json`` does (:func:`~tokstudy.report.shredded.shredded_json`: every word ranked)."""
     # deferred: the report package (~10-70 ms measured; matplotlib once a figure is drawn), not for --help
     from tokstudy.report import tables as rt
     from tokstudy.report.per_language import language_rows, plot_languages
+    from tokstudy.report.shredded import shredded_json
 
     if args.json:
         rt.write_json(
@@ -166,6 +170,7 @@ def write_outputs(args, table, res, per_language, repairs: list[dict]) -> None:
                 "intrinsic": res.intrinsic,
                 "languages": language_rows(per_language) if per_language is not None else [],
                 "repairs": repairs,
+                **({"shredded": shredded_json(shredded)} if shredded is not None else {}),
             },
             args.json,
         )
