@@ -3,10 +3,7 @@ costs (entity F1, word errors, the word-level r)."""
 
 from __future__ import annotations
 
-import dataclasses
-from pathlib import Path
-
-from tokstudy.cli.arguments import add_output_arguments, check_outputs
+from tokstudy.cli.arguments import add_output_arguments, check_outputs, piece_agreements
 from tokstudy.errors import UsageError
 
 
@@ -42,27 +39,13 @@ def register(sub) -> None:
 
 def run(args) -> int:
     # deferred: the analysis and report packages (numpy), not for --help
-    from tokstudy.analysis.model_errors.piece_agreement import piece_agreement
-    from tokstudy.analysis.model_errors.piece_predictions import read_piece_predictions
     from tokstudy.report.pieces import pieces_markdown, pieces_rows
     from tokstudy.report.tables import write_csv, write_json
 
     if args.bootstrap < 0:
         raise UsageError(f"--bootstrap {args.bootstrap}: expected a number of resamples >= 0")
     check_outputs(args, files=("csv", "json"))
-    results = []
-    for spec in args.piece_predictions:
-        path, _, name = spec.partition("=")
-        preds = read_piece_predictions(path)
-        res = piece_agreement(preds, n_resamples=args.bootstrap, seed=args.seed)
-        results.append(dataclasses.replace(res, model=name) if name else res)
-        print(f"{path}: {preds.n_words} words, {len(preds.sentences)} sentences, labels {' '.join(preds.labels)}")
-    names = [r.model for r in results]
-    if len(set(names)) < len(names):
-        results = [
-            dataclasses.replace(r, model=f"{r.model} ({Path(s.partition('=')[0]).name})")
-            for r, s in zip(results, args.piece_predictions)
-        ]
+    results = piece_agreements(args.piece_predictions, n_resamples=args.bootstrap, seed=args.seed)
     print("\n" + pieces_markdown(results))
     if args.csv:
         print(f"\nwrote {write_csv(pieces_rows(results), args.csv)}")

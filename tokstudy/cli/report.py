@@ -12,6 +12,7 @@ from tokstudy.cli.arguments import (
     check_outputs,
     check_sentence_specs,
     parity_from_args,
+    piece_agreements,
     resolve_sentences,
     table_from_args,
     tokenizers_from_args,
@@ -61,6 +62,14 @@ def register(sub) -> None:
         help="gold morpheme segmentations (SIGMORPHON 2022 .tsv or MorphScore .csv; repeat): adds MorphScore and "
         "boundary precision / recall / F1 (see `tokstudy morph`)",
     )
+    p.add_argument(
+        "--piece-predictions",
+        action="append",
+        default=[],
+        metavar="FILE[=NAME]",
+        help="per-piece predictions of a model (repeat; see `tokstudy pieces`): adds pieces that disagree and each "
+        "aggregation's entity F1 and word-level r; =NAME names the model",
+    )
     p.add_argument("--no-figures", action="store_true", help="skip the PNG/SVG figures")
     add_bootstrap_arguments(p)
     p.set_defaults(func=run)
@@ -75,6 +84,7 @@ def run(args) -> int:
     check_sentence_specs(args.sentence)
     check_outputs(args, files=(), folders=("out",))
     check_files(args.predictions, "--predictions")
+    check_files([s.partition("=")[0] for s in args.piece_predictions], "--piece-predictions")
     table, repairs = table_from_args(args)
     preds = [align_predictions(table, read_predictions(p), dataset=args.predictions_dataset) for p in args.predictions]
     par = None
@@ -99,12 +109,15 @@ def run(args) -> int:
 
         golds = [read_segmentations(path, language=lang) for path, lang in map(split_language, args.gold)]
         morph = morph_table(golds, tokenizers_from_args(args))
+    kw = bootstrap_kwargs(args)
+    pieces = piece_agreements(args.piece_predictions, n_resamples=kw["n_resamples"], seed=kw["seed"])
     files = write_report(
         table,
         args.out,
         predictions=preds,
         parity_results=par,
         morph_results=morph,
+        piece_results=pieces,
         train=train,
         # reports are shared: a file is named relative to the data location or here, never absolutely
         train_label=", ".join(shown_spec(s, args.data_dir) for s in args.train_dataset) or None,
@@ -112,7 +125,7 @@ def run(args) -> int:
         n_examples=args.examples,
         figures=not args.no_figures,
         repairs=repairs,
-        **bootstrap_kwargs(args),
+        **kw,
     )
     print(f"wrote {len(files.files)} files; start with {files.index}")
     return 0

@@ -14,6 +14,7 @@ Layout of ``out_dir``::
     attribution.{md,csv,json}     odds ratio of an error per extra piece, adjusted (only with predictions)
     shredded.{md,csv,json}        the frequent words each tokenizer splits into 3+ pieces (tokstudy.report.shredded)
     morph.{md,csv,json}           MorphScore, boundary P/R/F1 on gold segmentations (only when given)
+    pieces.{md,csv,json}          pieces that disagree, each aggregation's F1 and r (only with per-piece predictions)
     parity.{md,csv,json}          parity on parallel text (only when given)
     repairs.{md,csv,json}         tags lenient reading repaired, with their places (only when it repaired some)
     figures/*.png, figures/*.svg
@@ -44,6 +45,7 @@ from tokstudy.report import figures as fg
 from tokstudy.report.assemble import report_sections, write_document
 from tokstudy.report.morph import morph_report
 from tokstudy.report.per_language import languages_report, plot_languages
+from tokstudy.report.pieces import pieces_report
 from tokstudy.report.result import ReportResult, write_result
 from tokstudy.report.shredded import shredded_report
 from tokstudy.report.table3 import examples, select_sentences
@@ -66,6 +68,7 @@ def write_report(
     train_label: str | None = None,
     parity_results: Sequence | None = None,
     morph_results: Sequence | None = None,
+    piece_results: Sequence | None = None,
     sentences: Sequence[int] | None = None,
     n_examples: int = 3,
     groupings: Sequence[str] | None = None,
@@ -89,6 +92,9 @@ def write_report(
             ``train_label`` names it.
         parity_results: results of :func:`~tokstudy.analysis.stats.parity.parity`, if any.
         morph_results: results of :func:`~tokstudy.analysis.morph.morph_table` (gold morpheme segmentations), if any.
+        piece_results: piece agreement of models' per-piece predictions
+            (:func:`~tokstudy.analysis.model_errors.piece_agreement.piece_agreement`, one per model), if any: the
+            section the study shows with ``finetune.compare_labelling``.
         sentences: global sentence indices for Table 3; default: chosen automatically.
         n_examples: how many sentences to choose automatically.
         groupings: breakdowns to write; default entity type and position, plus
@@ -116,6 +122,7 @@ def write_report(
         repairs=build.repairs(repairs) if repairs else None,
         shredded=shredded_report(shredded_table(table)),
         morph=morph_report(morph_results) if morph_results else None,
+        pieces=pieces_report(piece_results) if piece_results else None,
         languages=languages_report(languages) if languages is not None else None,
     )
     files = write_result(result, out)

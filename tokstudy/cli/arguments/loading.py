@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 from tokstudy.cli.arguments.options import bootstrap_kwargs
 from tokstudy.data.formats import FileOptions
@@ -140,3 +141,25 @@ def shredded_from_args(table, args):
     from tokstudy.analysis.stats.shredded import DEFAULT_MIN_PIECES, shredded_table
 
     return shredded_table(table, min_pieces=args.shredded or DEFAULT_MIN_PIECES, limit=None)
+
+
+def piece_agreements(specs, *, n_resamples: int, seed: int) -> list:
+    """Piece agreement (:func:`~tokstudy.analysis.model_errors.piece_agreement.piece_agreement`) of each per-piece
+    predictions file ``FILE[=NAME]`` (``tokstudy pieces``, ``tokstudy report --piece-predictions``): ``NAME``
+    names the model (default: the file's ``model_name``); models of the same name get their file's name beside
+    it. What each file holds is printed, one line each."""
+    # deferred: the analysis package (numpy), not for --help
+    from tokstudy.analysis.model_errors.piece_agreement import piece_agreement
+    from tokstudy.analysis.model_errors.piece_predictions import read_piece_predictions
+
+    results = []
+    for spec in specs:
+        path, _, name = spec.partition("=")
+        preds = read_piece_predictions(path)
+        res = piece_agreement(preds, n_resamples=n_resamples, seed=seed)
+        results.append(replace(res, model=name) if name else res)
+        print(f"{path}: {preds.n_words} words, {len(preds.sentences)} sentences, labels {' '.join(preds.labels)}")
+    names = [r.model for r in results]
+    if len(set(names)) < len(names):
+        results = [replace(r, model=f"{r.model} ({Path(s.partition('=')[0]).name})") for r, s in zip(results, specs)]
+    return results
