@@ -131,3 +131,40 @@ def test_a_yaml_names_its_gold_files(tmp_path):
     path = tmp_path / "study.yaml"
     path.write_text(f"name: g\nanalysis:\n  gold_segmentations: ['{csv}@en']\n", encoding="utf-8")
     assert load_study_config(path).analysis.gold_segmentations == (f"{csv}@en",)
+
+
+def test_a_multilingual_study_ranks_per_language(tmp_path):
+    """The toy multilingual study: one ranking per (language, tokenizer), each a plain recount of that language's
+    words of the analysis datasets, and one side-by-side table per language."""
+    from tests.study.fake_backend import FakeBackend
+    from tests.study.toy_multilingual import toy_multilingual_config, write_toy_data
+    from tokstudy.study.analysis_stage import _load_analysis_datasets
+    from tokstudy.study.pipeline import run_study
+    from tokstudy.study.sources import resolve_sources
+
+    config = toy_multilingual_config(write_toy_data(tmp_path / "data"), tmp_path / "out")
+    ft = dataclasses.replace(config.finetune, tasks=config.finetune.tasks[:1])
+    result = run_study(
+        dataclasses.replace(config, finetune=ft), backend=FakeBackend(), log=lambda m: None, progress=False
+    )
+    data = json.loads((result.root / "tables" / "shredded.json").read_text(encoding="utf-8"))
+    sources = resolve_sources(
+        {spec.split(":")[0] for spec in config.analysis.datasets},
+        result.root,
+        data_dir=config.data_dir,
+        allow_sample=False,
+    )
+    words: dict[str, Counter] = {}
+    for ds in _load_analysis_datasets(config, sources)[0]:
+        words.setdefault(ds.language, Counter()).update(w for s in ds.sentences for w in s.words)
+    tokenizers = sorted({r["tokenizer"] for r in data["summary"]})
+    assert len(tokenizers) == 3 and len(words) > 1
+    assert {(r["language"], r["tokenizer"]) for r in data["summary"]} == {(l, t) for l in words for t in tokenizers}
+    assert sorted(c["language"] for c in data["comparisons"]) == sorted(words)
+    name = tokenizers[0]
+    segmenter = load_tokenizer(result.root / "tokenizers" / name)
+    for row in (r for r in data["summary"] if r["tokenizer"] == name):
+        counts = words[row["language"]]
+        shredded = [w for w in counts if len(segmenter.segment([w]).pieces_of(0)) >= 3]
+        assert (row["words"], row["distinct shredded words"]) == (sum(counts.values()), len(shredded)), row
+    assert "## Shredded frequent words" in result.report_markdown.read_text(encoding="utf-8")
