@@ -56,7 +56,7 @@ refuse_streamlit_defaults(sys.argv[0])
 def _pages_cache():
     """The pages' cached calls, imported by the preparation's thread, as the first page does: after
     Streamlit's runtime has started, and not holding up the server's start."""
-    from analysis_app.components import cache
+    from analysis_app.components import cache  # deferred: the pages' modules, after Streamlit's runtime started
 
     return cache
 

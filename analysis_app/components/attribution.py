@@ -20,6 +20,7 @@ import streamlit as st
 from analysis_app.components import cache, downloads, pending
 from analysis_app.services.background import work
 from tokstudy.errors import TokstudyError
+from tokstudy.report.attribution import finding_markdown
 
 COLUMNS = {
     "model": "model",
@@ -39,7 +40,6 @@ def render(sel) -> None:
     """The finding and the odds ratios for the selected dataset, tokenizers and models."""
     if sel.dataset is None or not sel.tokenizers or not sel.predictions:
         return
-    from tokstudy.report.attribution import finding_markdown
 
     st.subheader("Does segmentation predict errors beyond frequency, entity status and length?")
     args = (sel.dataset, tuple(sel.tokenizers), tuple(sel.predictions))

@@ -23,8 +23,13 @@ from analysis_app.services import loading, mislabels, sentences, statistics
 from analysis_app.services import morph as morph_svc
 from analysis_app.services import shredded as shredded_svc
 from analysis_app.services.background import THREAD
+from analysis_app.services.explorer import is_byte_level
 from analysis_app.services.sources import DatasetSource, PredictionSource, TokenizerSource, train_source
+from tokstudy.analysis.model_errors import attribution as attribution_api  # module: tests can replace its functions
+from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
+from tokstudy.analysis.stats.per_language import language_coverage
 from tokstudy.errors import TokstudyError
+from tokstudy.report.attribution import attribution_rows
 
 
 class _NotOurThread(logging.Filter):
@@ -61,8 +66,6 @@ def segmenter_at(path: str):
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def _byte_level(path: str, name: str, mtime: float) -> bool:
-    from analysis_app.services.explorer import is_byte_level
-
     return is_byte_level(_segmenter(path, name, mtime))
 
 
@@ -181,18 +184,15 @@ def mislabelled(
 def attribution(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_srcs: tuple) -> tuple[list[dict], str | None]:
     """Attribution rows (``tokstudy.report.attribution.attribution_rows``) for every (model, tokenizer) and
     the training split whose word frequencies they control for (``None``: frequency not controlled)."""
-    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
-    from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
-    from tokstudy.report.attribution import attribution_rows
-
     t = table_for((dataset_src,), tokenizer_srcs)
     train, label, counts = train_source(dataset_src), None, None
     if train is not None:
         try:
-            counts, label = word_counts(dataset(train)), train.key
+            counts, label = attribution_api.word_counts(dataset(train)), train.key
         except (TokstudyError, OSError):  # no training split at the data location: frequency is not controlled
             counts = None
     res = []
+    attribute_errors = attribution_api.attribute_errors
     for p in pred_srcs:
         aligned_p = dataclasses.replace(align_predictions(t, predictions(p), dataset=t.datasets[0]), model=p.key)
         res += [attribute_errors(t, aligned_p, s.name, train=counts, train_label=label) for s in tokenizer_srcs]
@@ -203,8 +203,6 @@ def attribution(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_srcs: tu
 def language_table(dataset_srcs: tuple, tokenizer_srcs: tuple, n_resamples: int, seed: int):
     """Table 4 per (dataset, language) and tokenizer (``languages.language_frame``), and the message of every
     tokenizer's unknown-piece warning, naming its languages (``tokstudy.analysis.stats.per_language``)."""
-    from tokstudy.analysis.stats.per_language import language_coverage
-
     t = table_for(dataset_srcs, tokenizer_srcs)
     frame = languages_svc.language_frame(t, [s.name for s in tokenizer_srcs], n_resamples=n_resamples, seed=seed)
     return frame, [c.message() for c in language_coverage(t)]

@@ -6,6 +6,9 @@ message; paths are confined to the directories the app was started with.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import streamlit as st
 
 from analysis_app.components import cache, workspace
@@ -14,6 +17,7 @@ from analysis_app.services.paths import PathNotAllowedError, confine_path
 from analysis_app.services.sources import DatasetSource, PredictionSource
 from analysis_app.services.uploads import accept_text_upload, accept_tokenizer_upload
 from tokstudy.inputs import dataset_file_key
+from tokstudy.tokenization.sentencepiece_ import default_name
 
 TOK_PATH, TOK_UP, DS_PATH, DS_UP, DS_LANG, PRED_PATH, PRED_UP = (
     "ts_in_tok_path",
@@ -42,8 +46,6 @@ def render(where) -> None:
 
 def _as_users_file(message: str, stored, filename: str) -> str:
     """An upload's error names the user's file, not the app's stored copy of it."""
-    from pathlib import Path
-
     for form in {str(stored), str(Path(stored).resolve())}:
         message = message.replace(form, filename)
     return message
@@ -84,10 +86,6 @@ def _tokenizer_inputs() -> None:
 
 
 def _add_tokenizer(path: str, name: str | None, origin: str) -> tuple[bool, str]:
-    from pathlib import Path
-
-    from tokstudy.tokenization.sentencepiece_ import default_name
-
     srcs = workspace.sources()
     try:
         seg = cache.segmenter_at(path)
@@ -220,8 +218,6 @@ def sized_name(base: str, vocab_size: int) -> str:
     >>> sized_name("spiece", 8000), sized_name("unigram-8k", 8000), sized_name("spm-600", 600)
     ('spiece-8k', 'unigram-8k', 'spm-600')
     """
-    import re
-
     size = f"{vocab_size // 1000}k" if vocab_size % 1000 == 0 else str(vocab_size)  # the study's spelling
     if re.search(rf"(?<![0-9]){re.escape(size)}(?![0-9])", base) or re.search(
         rf"(?<![0-9]){vocab_size}(?![0-9])", base

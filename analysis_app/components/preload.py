@@ -11,6 +11,7 @@ stays loaded). Owns :data:`KEYS`.
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 #: set once the hidden elements were sent to this session; also the hidden container's key.
@@ -24,7 +25,6 @@ def render() -> None:
     if st.session_state.get(DONE):
         return
     st.session_state[DONE] = True
-    import pandas as pd
 
     with st.container(key=CONTAINER):
         st.html(f"<style>.st-key-{CONTAINER} {{display: none !important}}</style>")

@@ -223,6 +223,7 @@ class BackgroundWork:
         run has ended (``wait_for_first_page``), the queue of :func:`plan`, the page last asked for
         first (:meth:`run_queue`).
         """
+        # deferred: the sources' modules, in the preparation thread, not at the server's start
         from analysis_app.services.sources import initial_sources, predictions_for
 
         t_start = time.perf_counter()
@@ -286,6 +287,7 @@ def work() -> BackgroundWork:
 
 def _language_default(srcs, ds) -> tuple:
     """The datasets of the Languages page's Table 4 per language at start (:func:`defaults.language_sets`)."""
+    # deferred: numpy, pandas and the analysis package, in the preparation thread, not at the server's start
     from analysis_app.services.languages import expand_sets, language_sets
 
     sets = language_sets(srcs)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
+from tokstudy.datalocation import data_root
+
 #: bootstrap resamples and seed of the intervals (the "Confidence intervals" expander's start values).
 RESAMPLES = 200
 SEED = 0
@@ -63,6 +65,4 @@ def parallel_dir() -> str:
     """The parallel-text folder at start: ``xquad_parallel`` at the data location, absolute (a relative
     data location, ``TOKSTUDY_DATA=../shared/data``, is relative to the working directory, never to
     one of the allowed directories ``confine_path`` would try)."""
-    from tokstudy.datalocation import data_root
-
     return os.path.abspath(data_root() / "xquad_parallel")

@@ -25,13 +25,14 @@ exactly what the page runs.
 from __future__ import annotations
 
 import html
+import json
 import re
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 #: the visible separator between pieces in text exports: the report's own (Table 3).
-from tokstudy.report.table3 import SEPARATOR
+from tokstudy.report.table3 import SEPARATOR, ExampleSentence, ExampleWord, example_rows
 
 __all__ = ["SEPARATOR", "ExplorerView", "WordRow", "build_view", "piece_colour", "readable_piece", "render_html"]
 
@@ -93,8 +94,6 @@ class ExplorerView:
 
     def to_examples(self, *, dataset: str = "typed text", sent_id: int = 0):
         """The view as a :class:`tokstudy.report.table3.ExampleSentence` (what the report's Table 3 holds)."""
-        from tokstudy.report.table3 import ExampleSentence, ExampleWord
-
         words = tuple(
             ExampleWord(
                 r.word,
@@ -108,8 +107,6 @@ class ExplorerView:
 
     def to_records(self, *, dataset: str = "typed text", sent_id: int = 0) -> list[dict]:
         """Table-3 records, exactly as the report writes them (:func:`tokstudy.report.table3.example_rows`)."""
-        from tokstudy.report.table3 import example_rows
-
         return example_rows([self.to_examples(dataset=dataset, sent_id=sent_id)])
 
 
@@ -209,7 +206,6 @@ def is_byte_level(segmenter) -> bool:
     tok = getattr(segmenter, "tokenizer", None)
     if tok is None or not hasattr(tok, "to_str"):
         return False
-    import json
 
     spec = json.loads(tok.to_str())
     return any("ByteLevel" in json.dumps(spec.get(k)) for k in ("pre_tokenizer", "decoder"))

@@ -33,6 +33,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from tokstudy.analysis.stats import segmentation_summary
+from tokstudy.analysis.stats.parity import parity, read_parallel_text
+from tokstudy.analysis.stats.per_language import language_labels, language_table
+from tokstudy.analysis.table import build_word_columns, tokenizer_columns
+from tokstudy.data.registry import dataset_info, list_datasets
+from tokstudy.data.scripts import language_script
+from tokstudy.data.types import Dataset, Sentence
+from tokstudy.report.per_language import language_rows
 from tokstudy.tokenization.base import Segmentation, Segmenter
 
 
@@ -96,8 +104,6 @@ def presegment(
 
 
 def read_parallel(directory: str, languages: Sequence[str] | None = None) -> dict[str, list[str]]:
-    from tokstudy.analysis.stats.parity import read_parallel_text
-
     return read_parallel_text(directory, languages)
 
 
@@ -110,8 +116,6 @@ def parity_frame(
     seed: int = 0,
 ) -> pd.DataFrame:
     """One row per tokenizer x language: parity and fertility with CIs."""
-    from tokstudy.analysis.stats.parity import parity
-
     rows = []
     for res in parity(paragraphs, list(segmenters), reference=reference, n_resamples=n_resamples, seed=seed):
         for lang, lp in res.languages.items():
@@ -137,10 +141,6 @@ def continued_frame(
     paragraphs: Mapping[str, Sequence[str]], segmenters: Sequence, *, n_resamples: int = 1000, seed: int = 0
 ) -> pd.DataFrame:
     """One row per tokenizer x language: % of whitespace words split into >= 2 pieces, with CI."""
-    from tokstudy.analysis.stats import segmentation_summary
-    from tokstudy.analysis.table import build_word_columns, tokenizer_columns
-    from tokstudy.data.types import Dataset, Sentence
-
     rows = []
     for lang, paras in paragraphs.items():
         sents = tuple(Sentence(tuple(p.split()), None, sent_id=i) for i, p in enumerate(paras) if p.split())
@@ -175,8 +175,6 @@ def source_language(src) -> str:
     if src.language:
         return src.language
     if src.kind == "registry":
-        from tokstudy.data.registry import dataset_info
-
         return dataset_info(src.name).languages[0]
     return "und"
 
@@ -185,8 +183,6 @@ def dataset_languages(sources) -> pd.DataFrame:
     """One row per loaded dataset: ``dataset`` (its key), ``corpus``, ``language``, ``script`` (from its language
     code; ``–`` where the code names none, e.g. a file of language ``und``: the table below reads it from the text),
     ``split``, ``origin`` (registry or file)."""
-    from tokstudy.data.scripts import language_script
-
     rows = []
     for d in sources.datasets:
         lang = source_language(d)
@@ -233,9 +229,6 @@ def language_frame(table, tokenizers: Sequence[str], *, n_resamples: int = 1000,
     ``tokstudy stats --languages-csv``, the figures named ``ne``, ``non_ne``, ``gap`` (percentage points),
     ``fertility``, ``unknown`` (%) beside their ``*_low`` / ``*_high`` intervals, and ``label``: the language as
     a reader names it (with its dataset where two datasets share it)."""
-    from tokstudy.analysis.stats.per_language import language_labels, language_table
-    from tokstudy.report.per_language import language_rows
-
     res = language_table(table, list(tokenizers), n_resamples=n_resamples, seed=seed)
     frame = pd.DataFrame(language_rows(res)).rename(columns=_FIELDS)
     return frame.assign(label=frame["dataset"].map(language_labels(table)))
@@ -247,8 +240,6 @@ def task_dataset(label: str) -> tuple[str, str | None] | None:
     >>> task_dataset("masakhaner2-yor-ner"), task_dataset("conll2003-ner"), task_dataset("snips-classification")
     (('masakhaner2', 'yor'), ('conll2003', None), None)
     """
-    from tokstudy.data.registry import list_datasets
-
     if not label.endswith(_NER):
         return None
     stem = label[: -len(_NER)]
@@ -261,8 +252,6 @@ def task_dataset(label: str) -> tuple[str, str | None] | None:
 def study_f1(results: str | Path | None) -> dict[tuple[str, str, str], float]:
     """``(registry dataset, language, tokenizer) -> F1`` (mean over seeds) of every NER task of the study whose
     results folder is ``results`` (its ``tables/scores.json``); empty without one."""
-    from tokstudy.data.registry import dataset_info
-
     path = Path(results) / "tables" / "scores.json" if results else None
     if path is None or not path.is_file():
         return {}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tokstudy.analysis.model_errors.predictions import read_predictions
 from tokstudy.data.formats import FileOptions
 from tokstudy.data.readers import read_dataset_file
 from tokstudy.data.registry import load_dataset
@@ -77,8 +78,6 @@ def load_named_dataset(name: str, split: str, *, language: str | None = None):
 
 def load_predictions(path: str | os.PathLike):
     """A predictions file (tokstudy or conlleval format), read by :func:`read_predictions` below."""
-    from tokstudy.analysis.model_errors.predictions import read_predictions
-
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such predictions file")

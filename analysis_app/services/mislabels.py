@@ -10,12 +10,16 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from statistics import NormalDist  # not scipy.stats: a second and more to import on a first visit
 
 import numpy as np
 import pandas as pd
 
 from analysis_app.services.columns import interval_text
+from tokstudy.analysis.model_errors import correlation as correlation_api  # module: tests can replace its functions
+from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.report.numbers import format_p  # one rule for p-values: the reports'
+from tokstudy.report.table3 import SEPARATOR
 
 
 def correlate(table, aligned, tokenizers: Sequence[str], *, n_resamples: int = 1000, seed: int = 0) -> list:
@@ -24,16 +28,13 @@ def correlate(table, aligned, tokenizers: Sequence[str], *, n_resamples: int = 1
     The gold entities and whether the model found each (``entity_spans``, a loop over every sentence)
     are the same for every tokenizer: found once.
     """
-    from tokstudy.analysis.model_errors.correlation import correlate_errors, entity_spans
-
-    spans = entity_spans(table, aligned)
+    spans = correlation_api.entity_spans(table, aligned)
+    correlate_errors = correlation_api.correlate_errors
     return [correlate_errors(table, aligned, t, n_resamples=n_resamples, seed=seed, spans=spans) for t in tokenizers]
 
 
 def align(table, predictions, dataset: str):
     """The library's strict alignment (check_gold stays on: switching it off could hide errors)."""
-    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
-
     return align_predictions(table, predictions, dataset=dataset)
 
 
@@ -43,8 +44,6 @@ def wilson_interval(errors: int, n: int, confidence: float = 0.95) -> tuple[floa
     >>> [round(v, 4) for v in wilson_interval(5, 10)]
     [0.2366, 0.7634]
     """
-    from statistics import NormalDist  # not scipy.stats: a second and more to import on a first visit
-
     if n <= 0:
         return float("nan"), float("nan")
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
@@ -131,8 +130,6 @@ def mislabelled_words(table, aligned, tokenizer: str, *, limit: int | None = 50)
 
     All of them with ``limit=None``.
     """
-    from tokstudy.report.table3 import SEPARATOR
-
     wrong = np.flatnonzero(aligned.error)
     if not len(wrong):
         return pd.DataFrame(columns=["word", "pieces", "n_pieces", "gold", "predicted", "sent_id", "word_index"])

@@ -23,6 +23,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
+from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
+from tokstudy.analysis.table import segmentation_table
+
 
 def find_sentence(ds, sent_id: int) -> int:
     """Position in ``ds`` of the sentence whose ``sent_id`` is ``sent_id`` (``IndexError`` if none)."""
@@ -56,11 +61,6 @@ class SentencePredictions:
 
 def sentence_predictions(ds, predictions) -> SentencePredictions:
     """Align ``predictions`` to ``ds`` (raises ``AlignmentError`` on any mismatch) and index them by sentence."""
-    import numpy as np
-
-    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
-    from tokstudy.analysis.table import segmentation_table
-
     table = segmentation_table([ds], [], progress=False)  # words only: alignment needs no pieces
     aligned = align_predictions(table, predictions, dataset=table.datasets[0])
     sent = table.sentence[aligned.rows]

@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tokstudy.datalocation import data_root
 
 ENV_RESULTS = "TOKSTUDY_APP_RESULTS"
 ENV_ALLOW = "TOKSTUDY_APP_ALLOW_DIRS"
@@ -58,8 +61,6 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
 
     Unknown arguments are ignored: under ``pytest`` or ``streamlit`` ``sys.argv`` holds theirs.
     """
-    import sys
-
     argv = list(sys.argv[1:] if argv is None else argv)
     environ = os.environ if environ is None else environ
     parser = argparse.ArgumentParser(prog="analysis_app", add_help=False)
@@ -72,7 +73,6 @@ def parse_settings(argv: Sequence[str] | None = None, environ: Mapping[str, str]
     allow = list(args.allow_dir) + [p for p in environ.get(ENV_ALLOW, "").split(os.pathsep) if p]
     if results:
         allow.append(results)
-    from tokstudy.datalocation import data_root
 
     root = data_root()
     if root.is_dir():

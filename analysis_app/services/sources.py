@@ -10,10 +10,12 @@ results directory and the tokstudy data location.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from analysis_app.services.results import discover
+from tokstudy.data.registry import available_datasets, dataset_info
 from tokstudy.inputs import dataset_file_key
 
 
@@ -141,10 +143,6 @@ def registry_datasets() -> list[DatasetSource]:
     """Labelled registry datasets (NER and slot filling) whose files are present at the data location, split by
     split (test, dev, train), each language of a corpus of several: a MultiCoNER language without a train file
     offers no train split (:func:`tokstudy.data.registry.available_datasets`)."""
-    try:
-        from tokstudy.data.registry import available_datasets, dataset_info
-    except ImportError:  # pragma: no cover
-        return []
     present = available_datasets()
     out = []
     for name in dict.fromkeys(n for n, _, _ in present):
@@ -192,8 +190,6 @@ def guess_language(path) -> str:
     >>> guess_language("results/data/conll2002_es/esp.testb.conll"), guess_language("data/x.conll")
     ('es', 'und')
     """
-    import re
-
     for part in reversed(Path(path).parts):
         for token in re.split(r"[^A-Za-z]+", part.lower()):
             if token in _LANGS:

@@ -15,14 +15,14 @@ from collections.abc import Sequence
 import pandas as pd
 
 from analysis_app.services.columns import readable
+from tokstudy.analysis.stats import additional_segmentation, additional_segmentation_by, segmentation_summary
+from tokstudy.analysis.table import segmentation_table
 
 SUBSET_LABELS = {"ne": "NE words", "non_ne": "non-NE words", "all": "all words"}
 
 
 def build_table(datasets: Sequence, segmenters: Sequence):
     """``tokstudy.analysis.table.segmentation_table`` without a progress bar."""
-    from tokstudy.analysis.table import segmentation_table
-
     return segmentation_table(list(datasets), list(segmenters), progress=False)
 
 
@@ -41,8 +41,6 @@ def _row(tokenizer: str, group: str, est, **extra) -> dict:
 
 def table4(table, tokenizers: Sequence[str], *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Table 4 (additional segmentation % of NE / non-NE / all words, with CIs), long form."""
-    from tokstudy.analysis.stats import additional_segmentation
-
     rows = []
     for name in tokenizers:
         res = additional_segmentation(table, name, n_resamples=n_resamples, seed=seed)
@@ -63,8 +61,6 @@ def grouped(
     table, tokenizers: Sequence[str], by: str, subset: str, *, n_resamples: int = 1000, seed: int = 0
 ) -> pd.DataFrame:
     """Additional segmentation % per entity type / position / language / dataset, long form."""
-    from tokstudy.analysis.stats import additional_segmentation_by
-
     rows = []
     for name in tokenizers:
         res = additional_segmentation_by(table, name, by, subset=subset, n_resamples=n_resamples, seed=seed)
@@ -89,8 +85,6 @@ SUMMARY_MEASURES = (
 
 def summary(table, tokenizers: Sequence[str], *, n_resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Fertility, continued words, unknown and byte-fallback pieces ... per tokenizer and subset, long form."""
-    from tokstudy.analysis.stats import segmentation_summary
-
     rows = []
     for name in tokenizers:
         res = segmentation_summary(table, name, n_resamples=n_resamples, seed=seed)

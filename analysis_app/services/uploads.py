@@ -73,7 +73,7 @@ def sniff_tokenizer(data: bytes, filename: str) -> str:
 
 
 def _check_sentencepiece(data: bytes, filename: str) -> None:
-    import sentencepiece as spm
+    import sentencepiece as spm  # deferred: the C++ extension, only to check an uploaded model
 
     proc = spm.SentencePieceProcessor()
     try:
@@ -98,7 +98,7 @@ def _check_tokenizer_json(data: bytes, filename: str) -> None:
             "(expected an object with a 'model' entry that has a 'type')"
         )
     try:
-        from tokenizers import Tokenizer
+        from tokenizers import Tokenizer  # deferred: the Rust extension, only to check an uploaded tokenizer.json
 
         Tokenizer.from_str(data.decode("utf-8"))
     except Exception as exc:  # the Rust parser's error, as text
