@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 import numpy as np
+from tqdm import tqdm
 
 from pretrain.data.config import PrepareConfig
 from pretrain.data.documents import (
@@ -186,8 +187,6 @@ def _write_examples(
 
 def _progress_bar(plans: list[LanguagePlan], progress: bool):
     """Bytes of text read, of those the plans expect."""
-    from tqdm import tqdm
-
     return tqdm(
         total=int(sum(p.expected_bytes for p in plans)),
         unit="B",
