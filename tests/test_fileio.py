@@ -151,7 +151,7 @@ def test_folders_are_replaced_in_one_place():
         "pretrain/export.py": "atomic_folder(",
         "pretrain/data/store.py": "replace_folder(",
         "pretrain/checkpoint.py": "replace_folder(",
-        "tokstudy/study/pipeline.py": "replace_folder(",
+        "tokstudy/study/stage_bodies.py": "replace_folder(",
     }
     for rel, call in callers.items():
         text = (PROJECT_ROOT / rel).read_text(encoding="utf-8")
