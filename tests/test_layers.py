@@ -196,73 +196,8 @@ def _runtime_imports(path: Path, modules: set[str]) -> set[str]:
     return out - {None}
 
 
-def _import_graph(folders: tuple[str, ...]) -> dict[str, set[str]]:
-    """Module -> the modules of ``folders`` it imports (see :func:`_runtime_imports`)."""
-    paths = {_module_name(p): p for folder in folders for p in _modules(folder)}
-    return {name: _runtime_imports(path, set(paths)) - {name} for name, path in paths.items()}
-
-
-def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan), each sorted."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def connect(v: str) -> None:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-        for w in sorted(graph.get(v, ())):
-            if w not in index:
-                connect(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 10 * len(graph) + 100))
-    try:
-        for v in sorted(graph):
-            if v not in index:
-                connect(v)
-    finally:
-        sys.setrecursionlimit(limit)
-    return found
-
-
-def test_the_circle_check_sees_lazy_imports_and_skips_type_only_ones(tmp_path, monkeypatch):
-    pkg = tmp_path / "tokstudy" / "x"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text("from tokstudy.x.a import A\n")
-    (pkg / "a.py").write_text("A = 1\ndef f():\n    from tokstudy.x import b\n")
-    (pkg / "b.py").write_text("from tokstudy.x.a import A\n")
-    (pkg / "c.py").write_text(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tokstudy.x.d import D\nC = 1\n"
-    )
-    (pkg / "d.py").write_text("from tokstudy.x.c import C\nD = 1\n")
-    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
-    graph = _import_graph(("tokstudy",))
-    assert graph["tokstudy.x"] == {"tokstudy.x.a"} and graph["tokstudy.x.a"] == {"tokstudy.x.b"}
-    assert _circles(graph) == [["tokstudy.x.a", "tokstudy.x.b"]]  # c -> d is type-only: no circle
-
-
-def test_no_import_circle_anywhere():
-    circles = _circles(_import_graph(("tokstudy", "pretrain", "analysis_app")))
-    assert not circles, "modules that import each other (directly or round a loop):\n" + "\n".join(
-        " <-> ".join(c) for c in circles
-    )
+# Import circles are checked in tests/test_import_graph.py, on the static graph (imports inside functions and
+# type-only ones included), which holds every circle of the run-time graph and more.
 
 
 #: the report layer: the typed result, its files and the assembler, between the analysis and the study
