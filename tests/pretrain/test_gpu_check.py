@@ -8,14 +8,12 @@ directly.
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.pretrain.gpu_dry_run import make_gpu_check_dry_run
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -62,23 +60,8 @@ def test_the_carried_folder_check_names_what_is_missing_doubled_or_too_big(tmp_p
 @pytest.mark.slow
 def test_make_gpu_check_dry_run_passes(tmp_path, shared_data):
     """`make gpu-check DRY_RUN=1` as a user types it: every step ok, on CPU, at toy sizes."""
-    if shutil.which("make") is None:
-        pytest.skip("make is not installed")
     out = tmp_path / "out"
-    # As a user's shell has it: no OUT, and none of the launcher variables an engine built in this test
-    # process set (the check drops those itself too).
-    env = {k: v for k, v in os.environ.items() if k != "OUT" and k not in gpu_runner.LAUNCHER_VARIABLES}
-    proc = subprocess.run(
-        ["make", "gpu-check", "DRY_RUN=1", f"OUT={out}", f"DATA={shared_data}"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
-    summary = json.loads((out / "summary.json").read_text())
+    summary = make_gpu_check_dry_run(out, shared_data)
     steps = {s["name"]: s for s in summary["steps"]}
     assert list(steps) == ["install", "attention", "bench-512", "pytest-gpu", "bench-128", "data", "train", "export"]
     assert all(s["status"] == "ok" for s in steps.values()) and summary["ok"]

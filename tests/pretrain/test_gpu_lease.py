@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import shutil
-import subprocess
 import sys
 import tarfile
 from pathlib import Path
@@ -20,11 +17,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.pretrain.gpu_dry_run import make_gpu_check_dry_run
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import gpu_lease  # noqa: E402
-import gpu_runner  # noqa: E402 (script modules of benchmarks/)
 import study_f1_minutes  # noqa: E402
 
 from tokstudy.configfile import build_config  # noqa: E402
@@ -165,21 +163,8 @@ def test_the_doctests_run():
 def test_make_gpu_check_dry_run_of_the_lease_study_passes(tmp_path, shared_data):
     """`make gpu-check DRY_RUN=1 STUDY=lease` as a user types it: the study, the curve, lease.md and the packed
     report, on CPU at toy sizes."""
-    if shutil.which("make") is None:
-        pytest.skip("make is not installed")
     out = tmp_path / "out"
-    env = {k: v for k, v in os.environ.items() if k != "OUT" and k not in gpu_runner.LAUNCHER_VARIABLES}
-    proc = subprocess.run(
-        ["make", "gpu-check", "DRY_RUN=1", "STUDY=lease", f"OUT={out}", f"DATA={shared_data}"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
-    summary = json.loads((out / "summary.json").read_text())
+    summary = make_gpu_check_dry_run(out, shared_data, "STUDY=lease", timeout=1200)
     assert [s["name"] for s in summary["steps"]] == ["install", "study", "curve"]
     assert summary["ok"] and "lease study" in summary["mode"]
     lease = (out / "lease.md").read_text()
