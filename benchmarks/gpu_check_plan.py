@@ -57,23 +57,11 @@ GPU = Sizes(
     batch=128,
     bench_variants=["--gpu", "--vocab", "32000", "--batch", "128", "--steps", "10", "--warmup", "3", *VARIANTS],
 )
+#: the toy pre-training benchmark of the dry run: the tiny model, 2 timed steps
+TOY_BENCH = ["--model", "tiny", "--vocab", "3000", "--seq", "64", "--batch", "8", "--steps", "2", "--warmup", "1"]
 DRY = Sizes(
     attention=["--batch", "4", "--seq", "64", "--heads", "2", "--head-dim", "16", "--iters", "2", "--warmup", "1"],
-    bench_512=[
-        "--model",
-        "tiny",
-        "--vocab",
-        "3000",
-        "--seq",
-        "64",
-        "--batch",
-        "8",
-        "--steps",
-        "2",
-        "--warmup",
-        "1",
-        "--window-check",
-    ],
+    bench_512=[*TOY_BENCH, "--window-check"],
     bench_128=[
         "--model",
         "tiny",
@@ -97,21 +85,7 @@ DRY = Sizes(
     model="tiny",
     train_steps=6,
     batch=8,
-    bench_variants=[
-        "--model",
-        "tiny",
-        "--vocab",
-        "3000",
-        "--seq",
-        "64",
-        "--batch",
-        "8",
-        "--steps",
-        "2",
-        "--warmup",
-        "1",
-        *VARIANTS,
-    ],  # fmt: skip
+    bench_variants=[*TOY_BENCH, *VARIANTS],
 )
 #: Each step's time limit in seconds on one H100/H200 (the whole command: at most 8 minutes, install included).
 #: Sized on the H100 of 2026-11-27 (cold compiles of ALBERT-base: about 60 s a graph) with the H200's runs of
