@@ -41,7 +41,7 @@ _API = {
     "read_char_span_json": "tokstudy.data.jsonl",
     "read_raw_text": "tokstudy.data.rawtext",
     "read_tsv": "tokstudy.data.tsv",
-    "read_parallel": "tokstudy.data.parallel",
+    "read_parallel": "tokstudy.data.rawtext",
     "to_iob2": "tokstudy.data.schemes",
     "detect_scheme": "tokstudy.data.schemes",
     "load_dataset": "tokstudy.data.registry",

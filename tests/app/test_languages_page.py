@@ -24,7 +24,7 @@ def data_location(request, monkeypatch):
 
 
 def test_parity_and_fertility_match_a_recount(app_env, data_location):
-    from tokstudy.data.parallel import read_parallel
+    from tokstudy.data.rawtext import read_parallel
     from tokstudy.tokenization.loading import load_tokenizer
 
     xquad = corpus_path("xquad_parallel")

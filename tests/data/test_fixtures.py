@@ -5,7 +5,7 @@ from __future__ import annotations
 from tests.conftest import PROJECT_ROOT
 from tokstudy.data.conll import read_conll
 from tokstudy.data.jsonl import JA_TYPES_EN, read_char_span_json, read_jsonl
-from tokstudy.data.parallel import read_parallel
+from tokstudy.data.rawtext import read_parallel
 from tokstudy.data.slu import read_slu
 from tokstudy.data.tsv import read_tsv
 

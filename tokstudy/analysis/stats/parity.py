@@ -33,7 +33,7 @@ import numpy as np
 from tokstudy.analysis.stats.bootstrap import bootstrap_ratios, bootstrap_totals, percentile_interval
 from tokstudy.analysis.stats.estimates import BootstrapSettings, Estimate
 from tokstudy.analysis.table.factorize import factorize
-from tokstudy.data.parallel import read_parallel
+from tokstudy.data.rawtext import read_parallel
 from tokstudy.errors import AlignmentError
 from tokstudy.tokenization.base import Segmenter
 
@@ -84,7 +84,7 @@ def gini_coefficient(values, axis: int = -1):
 
 
 def read_parallel_text(directory: str | os.PathLike, languages: Iterable[str] | None = None) -> dict[str, list[str]]:
-    """``{lang: paragraphs}`` from a parallel-text folder (uses ``tokstudy.data.parallel``)."""
+    """``{lang: paragraphs}`` from a parallel-text folder (uses ``tokstudy.data.rawtext``)."""
     return read_parallel(directory, languages)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import corpus_path
-from tokstudy.data.parallel import read_parallel, read_parallel_articles
+from tokstudy.data.rawtext import read_parallel, read_parallel_articles
 from tokstudy.errors import AlignmentError, DataNotFoundError
 
 XQUAD_LANGS = ["ar", "de", "el", "en", "es", "hi", "ro", "ru", "th", "tr", "vi", "zh"]
