@@ -15,14 +15,13 @@ MODULES = [
     "tsv",
     "jsonl",
     "pretokenize",
-    "parallel",
+    "rawtext",
     "registry",
     "corpora",
     "names",
     "massive",
     "repairs",
     "textio",
-    "problems",
 ]
 
 

@@ -37,10 +37,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tokstudy.data.problems import Problems
 from tokstudy.data.repairs import RAGGED, SKIPPED, Repair, RepairLog
 from tokstudy.data.schemes import detect_scheme, normalize_scheme, to_iob2
-from tokstudy.data.textio import iter_lines
+from tokstudy.data.textio import Problems, iter_lines
 from tokstudy.data.types import Dataset, Sentence
 from tokstudy.errors import DataFormatError, TagSchemeError
 

@@ -29,10 +29,9 @@ from pathlib import Path
 from typing import Callable, Collection, Mapping
 
 from tokstudy.data.pretokenize import pretokenize
-from tokstudy.data.problems import Problems
 from tokstudy.data.repairs import RepairLog
 from tokstudy.data.schemes import detect_scheme, normalize_scheme, to_iob2
-from tokstudy.data.textio import iter_lines, open_binary
+from tokstudy.data.textio import Problems, iter_lines, open_binary
 from tokstudy.data.types import Dataset, Sentence
 from tokstudy.errors import DataFormatError, TagSchemeError
 

@@ -22,8 +22,7 @@ import json
 import os
 from pathlib import Path
 
-from tokstudy.data.problems import Problems
-from tokstudy.data.textio import iter_lines, open_binary
+from tokstudy.data.textio import Problems, iter_lines, open_binary
 from tokstudy.data.types import Dataset, Sentence
 from tokstudy.errors import DataFormatError
 

@@ -16,8 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tokstudy.data.problems import Problems
-from tokstudy.data.textio import iter_lines
+from tokstudy.data.textio import Problems, iter_lines
 from tokstudy.data.types import Dataset, Sentence
 from tokstudy.errors import DataFormatError
 

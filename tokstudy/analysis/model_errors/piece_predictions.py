@@ -34,8 +34,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from tokstudy.analysis.model_errors.predictions import escape_word, is_iob2_tag, unescape_word
-from tokstudy.data.problems import Problems
-from tokstudy.data.textio import iter_lines
+from tokstudy.data.textio import Problems, iter_lines
 from tokstudy.errors import DataFormatError
 from tokstudy.fileio import atomic_file
 

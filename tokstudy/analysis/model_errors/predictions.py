@@ -36,8 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from tokstudy.data.problems import Problems
-from tokstudy.data.textio import iter_lines
+from tokstudy.data.textio import Problems, iter_lines
 from tokstudy.errors import DataFormatError
 from tokstudy.fileio import atomic_file
 
