@@ -138,7 +138,7 @@ def bench_statistics(repeat: int, resamples: int) -> list[str]:
         segmentation_summary,
         table_statistics,
     )
-    from tokstudy.analysis.stats.breakdowns import breakdowns
+    from tokstudy.analysis.stats.segmentation import breakdowns
     from tokstudy.analysis.table import segmentation_table
     from tokstudy.analysis.table.coverage import UnknownPiecesWarning
     from tokstudy.data.registry import load_dataset

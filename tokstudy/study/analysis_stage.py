@@ -8,7 +8,7 @@ passes, whatever the number of datasets and tokenizers:
    :func:`~tokstudy.analysis.stats.table_statistics` on ``table.select(dataset=primary)``,
    exactly what ``tokstudy stats`` prints for that dataset and tokenizers;
 2. additional segmentation of NE and non-NE words by entity type, language and dataset, over
-   every dataset (:func:`~tokstudy.analysis.stats.breakdowns.breakdowns`).
+   every dataset (:func:`~tokstudy.analysis.stats.segmentation.breakdowns`).
 
 From the same table, without resampling: the shredded frequent words of every tokenizer, per language when the
 table has several (:func:`~tokstudy.analysis.stats.shredded.shredded_table`, ``tables/shredded.*``) and, when
@@ -31,8 +31,8 @@ from pathlib import Path
 
 from tokstudy.analysis.morph import morph_table
 from tokstudy.analysis.stats import table_statistics
-from tokstudy.analysis.stats.breakdowns import breakdowns
 from tokstudy.analysis.stats.parity import parity, read_parallel_text
+from tokstudy.analysis.stats.segmentation import breakdowns
 from tokstudy.analysis.stats.shredded import shredded_table, type_frequencies
 from tokstudy.analysis.stats.welch import summarize, welch_p
 from tokstudy.analysis.table import segmentation_table

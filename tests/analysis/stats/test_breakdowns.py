@@ -6,7 +6,7 @@ import pytest
 
 from tests.analysis.conftest import ChunkSegmenter, random_dataset
 from tokstudy.analysis.stats import additional_segmentation_by
-from tokstudy.analysis.stats.breakdowns import breakdowns
+from tokstudy.analysis.stats.segmentation import breakdowns
 from tokstudy.analysis.table import segmentation_table
 
 pytestmark = pytest.mark.filterwarnings("ignore::tokstudy.analysis.table.coverage.UnknownPiecesWarning")

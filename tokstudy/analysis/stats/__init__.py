@@ -8,8 +8,9 @@ Where each part lives (each imports only the ones above it)::
     ratio_batch.py      RatioBatch: many ratio figures, each named by a FigureKey, one bootstrap pass
     intrinsic.py        entropy, Rényi efficiency, vocabulary use of a piece-count vector
     intrinsic_table.py  the intrinsic metrics over the table, per tokenizer and group
-    segmentation.py     Table 4, the summaries, the breakdowns: table_statistics and its parts
-    breakdowns.py       a breakdown per group *and* subset, one bootstrap pass
+    segmentation.py     Table 4, the summaries, the breakdowns (per group and subset): table_statistics and its parts
+    per_language.py     Table 4 per dataset and language, the script of each
+    shredded.py         the words a tokenizer shreds most, against a second one
     parity.py           tokenizer parity on parallel text
     welch.py            scores over seeds: mean ± std, Welch's t-test
 

@@ -33,6 +33,7 @@ puts every plan of every tokenizer into one batch, so one set of resamples serve
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
@@ -98,7 +99,7 @@ class _Table4Plan:
 class GroupedPlan:
     """One tokenizer's additional segmentation per group of ``by`` over the words of ``subset``, as figures planned
     into a :class:`~tokstudy.analysis.stats.ratio_batch.RatioBatch` (shared by :func:`table_statistics` and
-    :func:`tokstudy.analysis.stats.breakdowns.breakdowns`, so every grouped figure has one implementation).
+    :func:`tokstudy.analysis.stats.segmentation.breakdowns`, so every grouped figure has one implementation).
 
     ``groupings`` must hold ``(by, subset)``."""
 
@@ -273,3 +274,36 @@ def table_statistics(
         by={g: [p.result(est, settings) for p in plans] for g, plans in by.items()},
         intrinsic=intrinsic_plan.result(est, settings) if intrinsic_plan else [],
     )
+
+
+def breakdowns(
+    table: SegmentationTable,
+    tokenizers: Sequence[str] | None = None,
+    *,
+    groupings: Sequence[str],
+    subsets: Sequence[str] = SUBSETS,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> dict[str, list[GroupedEstimates]]:
+    """Additional segmentation per group *and* subset of words: ``{grouping: [GroupedEstimates per tokenizer,
+    then per subset]}``, every figure in one bootstrap pass.
+
+    :func:`table_statistics` breaks every word down by entity type, language, dataset, ...; a study also wants
+    the breakdown of NE and non-NE words apart (Table 4 per language). This plans all of them into one
+    :class:`~tokstudy.analysis.stats.ratio_batch.RatioBatch` with :class:`GroupedPlan` (one implementation of
+    a grouped figure), so one set of resamples serves every (grouping, subset, tokenizer); each result equals
+    :func:`additional_segmentation_by` with the same arguments.
+
+    ``groupings`` are names of :data:`~tokstudy.analysis.stats.groupings.GROUPINGS`; ``subsets`` of
+    :data:`~tokstudy.analysis.stats.groupings.SUBSETS` (``"ne"``, ``"non_ne"``, ``"all"``).
+    """
+    names = list(tokenizers or table.tokenizer_names)
+    settings = BootstrapSettings(n_resamples, confidence, seed)
+    batch = RatioBatch(table, settings)
+    groups = Groupings.of(table, [(g, s) for g in groupings for s in subsets])
+    plans = {
+        g: [GroupedPlan.register(batch, groups, table, t, g, s) for t in names for s in subsets] for g in groupings
+    }
+    est = batch.run()
+    return {g: [p.result(est, settings) for p in ps] for g, ps in plans.items()}
