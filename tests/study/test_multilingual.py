@@ -18,8 +18,7 @@ from tests.study.toy_multilingual import MASAKHANER, MULTICONER_TRAIN, toy_multi
 from tokstudy.errors import DataFormatError
 from tokstudy.study.across_languages import _row_spearman, cross_language_correlations, spearman_across
 from tokstudy.study.config import TaskSpec, TokenizerSection, load_study_config
-from tokstudy.study.keys import section_key, task_key
-from tokstudy.study.pipeline import run_study
+from tokstudy.study.pipeline import run_study, section_key, task_key
 from tokstudy.study.sources import Sources
 from tokstudy.study.tasks import expand_tasks, task_splits
 
@@ -243,7 +242,7 @@ def test_spearman_across_languages_equals_scipy_with_its_bootstrap_interval():
     "module",
     [
         "tokstudy.study.tasks",
-        "tokstudy.study.keys",
+        "tokstudy.study.pipeline",
         "tokstudy.study.across_languages",
         "tokstudy.study.language_sections",
     ],

@@ -15,7 +15,7 @@ from tokstudy.analysis.morph import morph_table
 from tokstudy.data.segmentations import read_segmentations
 from tokstudy.report.assemble import MORPH_TITLE, SHREDDED_ABSENT, SHREDDED_TITLE
 from tokstudy.study.config import AnalysisSection, StudyConfig, load_study_config
-from tokstudy.study.keys import section_key
+from tokstudy.study.pipeline import section_key
 from tokstudy.tokenization.loading import load_tokenizer
 
 TINY = Path(__file__).with_name("tiny_study.yaml")

@@ -16,9 +16,16 @@ Reads as the study does::
 
 A task written with a language wildcard (``masakhaner2:*``) is one task per language present
 (:func:`~tokstudy.study.tasks.expand_tasks`) before any stage is planned. Every stage is keyed on its own settings
-and its inputs' keys (:mod:`tokstudy.study.stages`, :mod:`tokstudy.study.keys`):
-a second run reuses everything, a changed fine-tuning setting reruns fine-tuning and
-analysis only, and a run killed during pre-training resumes from its last checkpoint.
+and its inputs' keys (:mod:`tokstudy.study.stages`): a second run reuses everything, a changed fine-tuning
+setting reruns fine-tuning and analysis only, and a run killed during pre-training resumes from its last
+checkpoint.
+
+A stage is keyed on the settings of its section (:func:`section_key`, :func:`task_key`, :func:`finetune_key`),
+less those added after results were first written and left at their default. A setting added to a section
+changes that section's ``dataclasses.asdict``, and so the key of every stage keyed on it: a results folder of
+an earlier version would be trained again for a setting it never used. Each setting added later is therefore
+left out of the key while it has its default (the earlier behaviour) and enters the key as soon as it is set,
+which reruns exactly the stages it changes.
 
 The study never imports the pre-trainer (nor torch): the pre-training, control and fine-tuning
 stages ask a :class:`~tokstudy.study.backends.TrainerBackend` passed in by the caller
@@ -38,8 +45,7 @@ from typing import Callable
 
 from tokstudy.study import stage_bodies
 from tokstudy.study.backends import TrainerBackend
-from tokstudy.study.config import StudyConfig, TaskSpec
-from tokstudy.study.keys import finetune_key, section_key, task_key
+from tokstudy.study.config import FinetuneSection, StudyConfig, TaskSpec
 from tokstudy.study.report_sections import REPORT_VERSION
 from tokstudy.study.sources import Sources, resolve_sources
 from tokstudy.study.stages import Stage, StageRunner
@@ -292,3 +298,47 @@ def _finetune_stage(run: StudyRun, r: FinetuneRun) -> Stage:
         ),
         deps=(r.model_stage,),
     )
+
+
+#: settings of the tokenizers, pretrain and analysis sections added later, at their default
+SECTION_ADDED_AT_DEFAULT = {"add_task_text": False, "per_language": False, "gold_segmentations": ()}
+#: fine-tuning settings added later, at their default
+FINETUNE_ADDED_AT_DEFAULT = {
+    "dropout": None,
+    "token_dropout": 0.0,
+    "decode": "argmax",
+    "decode_prior_scale": 0.0,
+    "label_all_pieces": False,
+    "compare_labelling": False,
+}
+#: task settings added later (None: the task takes the section's value, or the corpus default)
+TASK_ADDED_AT_DEFAULT = ("dropout", "token_dropout", "label_all_pieces", "lenient", "variant")
+_MISSING = object()
+
+
+def _without(values: dict, defaults: dict) -> dict:
+    return {k: v for k, v in values.items() if defaults.get(k, _MISSING) != v}
+
+
+def section_key(section) -> dict:
+    """A tokenizers, pretrain or analysis section's part of its stage keys.
+
+    >>> from tokstudy.study.config import TokenizerSection
+    >>> "add_task_text" in section_key(TokenizerSection())
+    False
+    >>> section_key(TokenizerSection(add_task_text=True))["add_task_text"]
+    True
+    """
+    return _without(dataclasses.asdict(section), SECTION_ADDED_AT_DEFAULT)
+
+
+def task_key(task: TaskSpec) -> dict:
+    """A task's part of its stage keys: its fields, less those added later and left unset."""
+    return _without(dataclasses.asdict(task), dict.fromkeys(TASK_ADDED_AT_DEFAULT))
+
+
+def finetune_key(ft: FinetuneSection) -> dict:
+    """The fine-tuning section's part of every fine-tuning stage key: its settings, less the run plan (tasks,
+    seeds, control) and those added later and left at their default."""
+    plan = ("tasks", "seeds", "no_pretraining_control")
+    return _without({k: v for k, v in dataclasses.asdict(ft).items() if k not in plan}, FINETUNE_ADDED_AT_DEFAULT)
