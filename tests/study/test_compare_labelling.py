@@ -17,11 +17,11 @@ from tokstudy.analysis.model_errors.piece_predictions import (
     read_piece_predictions,
     write_piece_predictions,
 )
+from tokstudy.report.assemble import PIECES_TITLE, pieces_section
 from tokstudy.report.result import read_table, write_table
 from tokstudy.study.config import FinetuneSection, StudyConfig, TaskSpec, load_study_config
-from tokstudy.study.keys import finetune_key, task_key
-from tokstudy.study.pieces_section import TITLE, pieces_section, pieces_table
-from tokstudy.study.pipeline import finetune_runs
+from tokstudy.study.error_analysis import pieces_table
+from tokstudy.study.pipeline import finetune_key, finetune_runs, task_key
 from tokstudy.study.tasks import with_labelling_twins
 
 TASKS = (TaskSpec("conll2003"), TaskSpec("snips", "classification"), TaskSpec("wikiann:*", label_all_pieces=True))
@@ -104,7 +104,7 @@ def test_the_table_reads_each_models_first_seed_and_the_section_reads_it_back(tm
     write_table(table, tmp_path / "tables")
     back = read_table(tmp_path / "tables", "pieces")
     section = pieces_section(back)
-    assert section.title == TITLE and "| sp8k conll2003-ner-allpieces | first |" in section.body
+    assert section.title == PIECES_TITLE and "| sp8k conll2003-ner-allpieces | first |" in section.body
     assert "[pieces.md](pieces.md)" in section.body
     assert pieces_table(tmp_path, runs[-1:]) is None and pieces_section(None) is None
 
@@ -143,7 +143,7 @@ def test_a_study_with_the_switch_reports_the_section_and_rerenders_it(tmp_path):
     tasks = [c[3] for c in backend.calls if c[0] == "finetune"]
     assert tasks == ["conll2003-ner", "conll2003-ner-allpieces"]
     report = result.report_markdown.read_text(encoding="utf-8")
-    assert f"## {TITLE}" in report and "conll2003-ner-allpieces | majority |" in report
+    assert f"## {PIECES_TITLE}" in report and "conll2003-ner-allpieces | majority |" in report
     table = read_table(result.root / "tables", "pieces")
     assert [row["model"] for row in table.data] == [
         "sp-unigram-500 conll2003-ner",

@@ -47,9 +47,8 @@ from tokstudy.report.result import STUDY_TABLES, Table, write_table
 from tokstudy.report.shredded import shredded_report
 from tokstudy.study.config import StudyConfig
 from tokstudy.study.control_and_cost import control_comparison, cost_table, energy_points
-from tokstudy.study.error_analysis import errors_and_examples
+from tokstudy.study.error_analysis import errors_and_examples, pieces_table
 from tokstudy.study.language_analysis import language_tables, scored_table
-from tokstudy.study.pieces_section import pieces_table
 from tokstudy.study.sources import Sources
 from tokstudy.tokenization.loading import load_tokenizer
 

@@ -8,6 +8,15 @@ seed's predictions are aligned to it, published where the app looks for them
 (``predictions/<model>/<dataset>[_<language>]_<split>.tsv``) and scored. The tables are made by
 :func:`tokstudy.report.build.errors` (``correlation``, ``error_by_pieces``, ``attribution``, ``r_protocols``)
 and Table 3 as ``table3`` (Markdown, one part per task); the analysis stage writes them.
+
+With ``finetune.compare_labelling``, the "Pieces that disagree" table (:func:`pieces_table`): for every NER task
+and tokenizer, the first seed's per-piece predictions (written beside its word predictions,
+:func:`~tokstudy.analysis.model_errors.piece_predictions.piece_predictions_path`) read by
+:func:`~tokstudy.analysis.model_errors.piece_agreement.piece_agreement`; first-piece and all-pieces models
+(the task and its ``-allpieces`` / ``-firstpiece`` twin) side by side. The analysis stage writes the table into
+``tables/`` (:func:`~tokstudy.report.result.write_table`), the report reads it back
+(:func:`~tokstudy.report.result.read_table`) and shows it (:func:`~tokstudy.report.assemble.pieces_section`, as
+``tokstudy report --piece-predictions`` does), so a re-rendered report states exactly what the table holds.
 """
 
 from __future__ import annotations
@@ -21,11 +30,13 @@ from pathlib import Path
 from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
 from tokstudy.analysis.model_errors.correlation import correlate_errors
-from tokstudy.analysis.model_errors.piece_predictions import piece_predictions_path
+from tokstudy.analysis.model_errors.piece_agreement import piece_agreement
+from tokstudy.analysis.model_errors.piece_predictions import piece_predictions_path, read_piece_predictions
 from tokstudy.analysis.model_errors.predictions import read_predictions
 from tokstudy.analysis.model_errors.protocols import correlation_protocols
 from tokstudy.analysis.table import segmentation_table, tokenizer_columns
 from tokstudy.report import build
+from tokstudy.report.pieces import pieces_report
 from tokstudy.report.result import ErrorResult, Table
 from tokstudy.report.table3 import examples, examples_markdown, select_sentences
 from tokstudy.study.config import StudyConfig
@@ -134,3 +145,25 @@ def _protocols(task_table, aligned, tok: str, dropped_segmenter, boot: dict):
     """r of one model's errors under every protocol, the lone boundary piece counted and dropped."""
     dropped = tokenizer_columns(task_table, dropped_segmenter)
     return correlation_protocols(task_table, aligned, tok, dropped=dropped, **boot)
+
+
+def pieces_table(root: Path, runs: list[dict], *, n_resamples: int = 1000, seed: int = 0) -> Table | None:
+    """The section's table from the runs (rows of the analysis' ``runs``: ``task``, ``tokenizer``, ``seed``,
+    ``predictions`` relative to ``root``): one model per (task, tokenizer), its first seed, named
+    ``<tokenizer> <task>``; None when no run wrote per-piece predictions."""
+    first: dict[tuple[str, str], dict] = {}
+    for run in runs:
+        key = (run["task"], run["tokenizer"])
+        if (
+            run.get("predictions")
+            and run.get("pretrained", True)
+            and (key not in first or run["seed"] < first[key]["seed"])
+        ):
+            first[key] = run
+    results = []
+    for (task, tok), run in first.items():
+        path = piece_predictions_path(root / run["predictions"])
+        if path.is_file():
+            res = piece_agreement(read_piece_predictions(path), n_resamples=n_resamples, seed=seed)
+            results.append(dataclasses.replace(res, model=f"{tok} {task}"))
+    return pieces_report(results) if results else None
