@@ -5,7 +5,7 @@ for a heavy or optional package (matplotlib, scipy.stats, statsmodels, dask, tor
 the C++/Rust tokenizer extensions) or a module that pulls one in where ``tokstudy --help`` would pay for
 it. The reason sits on the import's line or on a comment line just above the run of imports it covers.
 
-Enforced for the library, the pre-trainer and the app (:data:`CLEANED`), less the files in :data:`NOT_YET`;
+Enforced for the library, the pre-trainer and the app (:data:`CLEANED`), every file;
 ``python tests/test_deferred_imports.py`` prints the function-level imports still without a reason per folder.
 """
 
@@ -19,9 +19,6 @@ ROOT = Path(__file__).resolve().parents[1]
 MARK = "# deferred:"
 #: files and folders whose function-level imports must carry a reason
 CLEANED = ("tokstudy", "pretrain", "analysis_app")
-#: not cleaned yet: the study's stage runner and executors are being moved onto Dask (issue 35), and the
-#: ``study`` command imports from them; their imports are cleaned with that work
-NOT_YET = ("tokstudy/study/stages.py", "tokstudy/study/executors.py", "tokstudy/cli/study.py")
 
 
 def unexplained_imports(source: str) -> list[int]:
@@ -79,15 +76,9 @@ def test_cleaned_folders_give_each_deferred_import_a_reason():
     for entry in CLEANED:
         for path in _files(entry):
             rel = path.relative_to(ROOT).as_posix()
-            if rel in NOT_YET:
-                continue
             source = path.read_text(encoding="utf-8")
             offenders += [f"{rel}:{n}: {source.splitlines()[n - 1].strip()}" for n in unexplained_imports(source)]
     assert not offenders, f"imports inside functions without a '{MARK} <reason>' comment:\n" + "\n".join(offenders)
-
-
-def test_the_files_left_to_clean_exist():
-    assert [entry for entry in NOT_YET if not (ROOT / entry).is_file()] == []
 
 
 def test_the_check_sees_nested_and_branch_imports():

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.util
+
+from tokstudy.errors import MissingDependencyError, UsageError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -62,13 +65,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.report_only:
+        # deferred: the study's modules take ~370 ms to import, which every other command would pay
         from tokstudy.study.report_sections import rerender_study_report
 
         paths = rerender_study_report(args.report_only, data_dir=args.data_dir)
         print(f"report: {paths['markdown']}\n        {paths['html']}")
         return 0
-    from tokstudy.errors import UsageError
-    from tokstudy.study.config import load_study_config
+    from tokstudy.study.config import load_study_config  # deferred: as above, the study's modules
     from tokstudy.study.pipeline import run_study
 
     overrides = {"output_dir": args.output, "data_dir": args.data_dir, "jobs": args.jobs}
@@ -81,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise UsageError(f"--cluster: {exc}") from None
     if config.cluster.address:  # an address that does not answer: one line now, not after the tokenizers
-        from tokstudy.study.executors import probe
+        from tokstudy.study.executors import probe  # deferred: as above, the study's modules
 
         probe(config.cluster.address, config.cluster.connect_timeout)
     result = run_study(config, backend=_pretrain_backend(), progress=not args.quiet)
@@ -92,10 +95,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _pretrain_backend():
     """The pre-trainer as the study's trainer, or an error naming the install when torch and co. are missing."""
-    from tokstudy.errors import MissingDependencyError
-
     try:
-        from pretrain.study_backend import PretrainBackend
+        from pretrain.study_backend import PretrainBackend  # deferred: torch, only when the study trains
     except ModuleNotFoundError as exc:
         raise MissingDependencyError(
             f"the study pre-trains and fine-tunes models, which needs the pre-trainer's dependencies "
@@ -110,8 +111,6 @@ def _pretrain_backend():
 
 
 def _installed(name: str) -> bool:
-    import importlib.util
-
     try:
         return importlib.util.find_spec(name) is not None
     except ImportError:

@@ -195,7 +195,7 @@ LOCAL_CLUSTER_CONFIG = {
 
 def worker_address() -> str:
     """Where a stage runs on Dask: the worker's address and its machine (called on the worker)."""
-    from distributed import get_worker  # the worker process has imported distributed already
+    from distributed import get_worker  # deferred: optional (tokstudy[dask]); a worker has imported it already
 
     return f"Dask worker {get_worker().address} ({socket.gethostname()})"
 
@@ -244,7 +244,7 @@ class DaskCluster:
         self._executor = self._client.get_executor(resources={GPU: 1}, retries=self.retries, pure=False)
 
     def _start_local(self, workers: int):
-        import dask  # heavy and optional: only when the study runs on a local Dask cluster
+        import dask  # deferred: heavy and optional (tokstudy[dask]), only for a local Dask cluster
         from distributed import Client, Nanny, Scheduler, SpecCluster
 
         devices = local_devices() if self.devices is None else list(self.devices)
@@ -285,7 +285,7 @@ class DaskCluster:
 
 def connect(address: str, timeout: float):
     """A client of the scheduler at ``address``, or one line saying that none answered within ``timeout`` s."""
-    from distributed import Client  # heavy and optional: only when the study runs on a Dask cluster
+    from distributed import Client  # deferred: heavy and optional (tokstudy[dask]), only on a Dask cluster
 
     probe(address, timeout)  # a closed port fails here, before Dask's client retries in the background
     try:

@@ -277,6 +277,6 @@ def _names(pending: list[tuple[Stage, str]]) -> set[str]:
 
 
 def _progress_bar(total: int, enabled: bool):
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # deferred: ~50 ms (asyncio), only when a bar is shown
 
     return tqdm(total=total, desc="training runs", unit="run", disable=not enabled or total < 2, leave=False)
