@@ -45,6 +45,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def stop_group(proc: subprocess.Popen, timeout: float) -> None:
+    """Stop a process started with ``start_new_session=True`` and everything it started: SIGTERM to its group,
+    SIGKILL after ``timeout`` seconds."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
 def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -97,13 +109,7 @@ def running_app(results: Path | str, log_dir: Path, *, env: dict | None = None):
             wait_healthy(url, proc)
             yield url
         finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
+            stop_group(proc, timeout=10)
 
 
 @contextlib.contextmanager

@@ -12,8 +12,6 @@ import contextlib
 import ipaddress
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +20,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
+from tests.app.browser import free_port, stop_group
 from tests.conftest import PROJECT_ROOT
 
 APP_DIR = PROJECT_ROOT / "analysis_app"
@@ -36,12 +35,6 @@ def test_the_app_config_binds_to_localhost_and_sends_no_statistics():
     assert config["server"]["address"] == "127.0.0.1"
     assert config["browser"]["gatherUsageStats"] is False
     assert not (PROJECT_ROOT / ".streamlit" / "config.toml").exists()  # one copy: beside the scripts
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _address(hex_address: str) -> str:
@@ -85,7 +78,7 @@ def _env(home: Path) -> dict:
 @contextlib.contextmanager
 def started(script: Path, cwd: Path, *flags: str):
     """``streamlit run SCRIPT FLAGS`` from ``cwd``; yields ``(process, port, output file)``, always stops it."""
-    port = _free_port()
+    port = free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless", "true"]
     cmd += ["--server.port", str(port), "--server.fileWatcherType", "none", *flags]
     out = cwd / f"streamlit-{port}.log"
@@ -96,13 +89,7 @@ def started(script: Path, cwd: Path, *flags: str):
     try:
         yield proc, port, out
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        stop_group(proc, timeout=20)
 
 
 def _wait_listening(proc: subprocess.Popen, port: int, out: Path) -> set[tuple[str, int]]:
