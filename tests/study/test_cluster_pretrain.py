@@ -2,12 +2,16 @@
 the study still writes the scores of an uninterrupted ``--jobs 1`` run (real data; skipped without it).
 
 Both runs are separate ``tokstudy study`` processes with the same compute threads (the cluster's workers get
-cores / 2, and so does the ``--jobs 1`` run here), so that their scores can be compared exactly.
+cores / 2, and so does the ``--jobs 1`` run here), so that their scores can be compared exactly. The cluster run
+starts from the ``--jobs 1`` run's tokenizers (the same configuration: it reuses them), and both learn them from a
+small sample (:func:`tests.study.conftest.tiny_config`): the test's time goes to the training runs, where the
+kill happens.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,18 +22,18 @@ import pytest
 import yaml
 
 from tests.conftest import corpus_path
+from tests.study.conftest import tiny_config
 
 pytest.importorskip("distributed")
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-TINY = Path(__file__).with_name("tiny_study.yaml")
 DIST_VARS = {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"}
 
 
 def _config(tmp_path: Path) -> Path:
     """The tiny study with a pre-training long enough to be killed after a checkpoint and the least fine-tuning."""
-    config = yaml.safe_load(TINY.read_text())
+    config = tiny_config()
     config["name"] = "cluster-killed"
     config["pretrain"]["steps"] = 40
     config["finetune"].update(no_pretraining_control=False, seeds=1)
@@ -53,6 +57,15 @@ def _workers(pid: int) -> list[int]:
     return [c for c in children if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
 
 
+def _copy_tokenizers(done: Path, out: Path) -> None:
+    """The finished run's tokenizers and their stage record, so that the cluster run spends its time on the
+    training runs, where the kill happens (the same configuration: it reuses them)."""
+    out.mkdir()
+    shutil.copytree(done / "tokenizers", out / "tokenizers")
+    (out / ".stages").mkdir()
+    shutil.copy2(done / ".stages" / "tokenizers.json", out / ".stages" / "tokenizers.json")
+
+
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds the workers through /proc (Linux)")
 def test_a_worker_killed_during_pretraining_changes_no_score(tmp_path):
     for name in ("raw_text", "raw_text_large", "conll2003", "snips"):
@@ -62,6 +75,7 @@ def test_a_worker_killed_during_pretraining_changes_no_score(tmp_path):
     serial = subprocess.run([*study, str(tmp_path / "one"), "--jobs", "1"], cwd=ROOT, env=_env(), capture_output=True)
     assert serial.returncode == 0, serial.stderr[-3000:]
     out = tmp_path / "dask"
+    _copy_tokenizers(tmp_path / "one", out)
     proc = subprocess.Popen(
         [*study, str(out), "--cluster", "local:2"],
         cwd=ROOT,
@@ -86,6 +100,7 @@ def test_a_worker_killed_during_pretraining_changes_no_score(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 0, stderr[-3000:]
     assert stdout.count("dask dashboard:") == 1
+    assert "[cached] tokenizers" in stdout
     # the killed run resumed from its checkpoint: no checkpoint written before the kill was written again (a run
     # started over would replace it, checkpoints being written to a temporary folder and renamed)
     assert before and {p: p.stat().st_ino for p in before} == before

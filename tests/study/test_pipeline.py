@@ -1,30 +1,27 @@
 """The study end to end on real data (the tiny configuration of the same code path as `make demo`).
 
 One run is shared by the tests: the report must contain every table and figure; a second run must
-reuse every stage; changing one fine-tuning setting must rerun fine-tuning and what follows only;
-and a run killed with SIGKILL during pre-training must complete when re-run.
+reuse every stage; changing one fine-tuning setting must rerun fine-tuning and what follows only. A run killed
+with SIGKILL during pre-training must complete when re-run: test_pipeline_killed.py (its own file, so that the two
+pytest workers can take it and this file's shared run side by side).
+
+The tokenizers learn from a small sample (:func:`tests.study.conftest.tiny_config`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
-import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 import yaml
 
 from pretrain.study_backend import PretrainBackend
 from tests.conftest import corpus_path
+from tests.study.conftest import tiny_config
 from tokstudy.study.config import load_study_config
 from tokstudy.study.pipeline import run_study
 
-TINY = Path(__file__).with_name("tiny_study.yaml")
 pytestmark = pytest.mark.slow
 
 
@@ -32,8 +29,9 @@ pytestmark = pytest.mark.slow
 def first_run(tmp_path_factory):
     for name in ("raw_text", "raw_text_large", "conll2003", "snips", "wikiann", "xquad_parallel"):
         corpus_path(name)
-    out = tmp_path_factory.mktemp("study") / "tiny"
-    config = load_study_config(TINY, output_dir=str(out))
+    base = tmp_path_factory.mktemp("study")
+    (base / "tiny.yaml").write_text(yaml.safe_dump(tiny_config()))
+    config = load_study_config(base / "tiny.yaml", output_dir=str(base / "tiny"))
     return config, run_study(config, backend=PretrainBackend(), log=lambda m: None, progress=False)
 
 
@@ -114,60 +112,3 @@ def test_changing_a_finetuning_setting_reruns_only_finetuning_and_analysis(first
     kinds = {s.split("/")[0] for s in res.executed}
     assert kinds == {"finetune", "finetune-control", "analysis", "report"}
     assert all(s.startswith(("tokenizers", "pretrain", "control/")) for s in res.skipped)
-
-
-def _killed_config() -> dict:
-    """The tiny study with longer pre-training (a checkpoint to kill after) and the least fine-tuning that
-    still makes a report (what follows pre-training is tested by the shared run above). It reads the same
-    datasets, so that the tokenizers copied from the shared run are reused."""
-    config = yaml.safe_load(TINY.read_text())
-    config["name"] = "killed"
-    config["pretrain"]["steps"] = 40
-    config["finetune"].update(no_pretraining_control=False, seeds=1)
-    for task in config["finetune"]["tasks"]:
-        task.update(max_train=50, max_eval=30)
-    return config
-
-
-def test_killed_during_pretraining_completes_when_rerun(first_run, tmp_path):
-    config, first = first_run
-    out = tmp_path / "killed"
-    # reuse the finished tokenizers so the test spends its time where the kill happens
-    out.mkdir()
-    shutil.copytree(first.root / "tokenizers", out / "tokenizers")
-    shutil.copytree(
-        first.root / ".stages", out / ".stages", ignore=lambda d, names: [n for n in names if n != "tokenizers.json"]
-    )
-    longer = ["--output", str(out), "-q"]
-    # the in-process first run set DeepSpeed's single-process rendezvous variables, and its process group
-    # still holds that port: a fresh process must pick its own
-    dist_vars = {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"}
-    env = {k: v for k, v in os.environ.items() if k not in dist_vars} | {"OMP_NUM_THREADS": "1"}
-    cfg_file = tmp_path / "longer.yaml"
-    cfg_file.write_text(yaml.safe_dump(_killed_config()))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tokstudy", "study", str(cfg_file), *longer],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.time() + 300
-        while time.time() < deadline and not list(out.glob("pretrain/*/run/checkpoints/step_*")):
-            if proc.poll() is not None:
-                break
-            time.sleep(0.5)
-        assert proc.poll() is None, f"the run ended (rc {proc.returncode}) before a pre-training checkpoint appeared"
-        os.killpg(proc.pid, signal.SIGKILL)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    res = subprocess.run(
-        [sys.executable, "-m", "tokstudy", "study", str(cfg_file), *longer], env=env, capture_output=True, text=True
-    )
-    assert res.returncode == 0, res.stderr[-3000:]
-    assert (out / "report.md").is_file()
-    assert "[resume] pretrain/" in res.stdout
-    assert "[cached] tokenizers" in res.stdout

@@ -1,0 +1,71 @@
+"""A study killed with SIGKILL during pre-training completes when re-run (real data; the tiny configuration).
+
+Apart from test_pipeline.py's shared run, so that the two pytest workers can take both files side by side.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+from tests.conftest import corpus_path
+from tests.study.conftest import tiny_config
+
+pytestmark = pytest.mark.slow
+# an in-process study run earlier in this pytest process set DeepSpeed's single-process rendezvous variables, and
+# its process group still holds that port: a fresh process must pick its own
+DIST_VARS = {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"}
+
+
+def _killed_config() -> dict:
+    """The tiny study with longer pre-training (a checkpoint to kill after) and the least fine-tuning that still
+    makes a report (what follows pre-training is tested by test_pipeline.py's run)."""
+    config = tiny_config()
+    config["name"] = "killed"
+    config["pretrain"]["steps"] = 40
+    config["finetune"].update(no_pretraining_control=False, seeds=1)
+    for task in config["finetune"]["tasks"]:
+        task.update(max_train=50, max_eval=30)
+    return config
+
+
+def test_killed_during_pretraining_completes_when_rerun(tmp_path):
+    for name in ("raw_text", "raw_text_large", "conll2003", "snips", "wikiann", "xquad_parallel"):
+        corpus_path(name)
+    out = tmp_path / "killed"
+    longer = ["--output", str(out), "-q"]
+    env = {k: v for k, v in os.environ.items() if k not in DIST_VARS} | {"OMP_NUM_THREADS": "1"}
+    cfg_file = tmp_path / "longer.yaml"
+    cfg_file.write_text(yaml.safe_dump(_killed_config()))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tokstudy", "study", str(cfg_file), *longer],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.time() + 300
+        while time.time() < deadline and not list(out.glob("pretrain/*/run/checkpoints/step_*")):
+            if proc.poll() is not None:
+                break
+            time.sleep(0.5)
+        assert proc.poll() is None, f"the run ended (rc {proc.returncode}) before a pre-training checkpoint appeared"
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    res = subprocess.run(
+        [sys.executable, "-m", "tokstudy", "study", str(cfg_file), *longer], env=env, capture_output=True, text=True
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert (out / "report.md").is_file()
+    assert "[resume] pretrain/" in res.stdout
+    assert "[cached] tokenizers" in res.stdout
