@@ -33,22 +33,6 @@ def shared_data() -> Path:
 
 
 def pytest_collection_modifyitems(config, items):
-    _slow_files_first(items)
-    _skip_gpu_tests_without_cuda(items)
-
-
-def _slow_files_first(items) -> None:
-    """The files holding a ``slow`` test first, each file's tests in their order.
-
-    ``make test`` hands whole files to two workers in this order (``--dist loadfile --no-loadscope-reorder``;
-    xdist's own order puts the files with most tests first, which left the one-test files of a minute or more,
-    the study's and the GPU check's, to the end, where one worker ran them while the other waited).
-    """
-    slow = {it.path for it in items if it.get_closest_marker("slow") is not None}
-    items.sort(key=lambda it: it.path not in slow)  # stable: every file keeps its order
-
-
-def _skip_gpu_tests_without_cuda(items) -> None:
     """Skip GPU tests without CUDA (checked lazily, never importing torch when not needed)."""
     gpu_items = [it for it in items if it.get_closest_marker("gpu") is not None]
     if not gpu_items:
