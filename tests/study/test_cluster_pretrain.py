@@ -3,9 +3,8 @@ the study still writes the scores of an uninterrupted ``--jobs 1`` run (real dat
 
 Both runs are separate ``tokstudy study`` processes with the same compute threads (the cluster's workers get
 cores / 2, and so does the ``--jobs 1`` run here), so that their scores can be compared exactly. The cluster run
-starts from the ``--jobs 1`` run's tokenizers (the same configuration: it reuses them), and both learn them from a
-small sample (:func:`tests.study.conftest.tiny_config`): the test's time goes to the training runs, where the
-kill happens.
+starts from the ``--jobs 1`` run's tokenizers (the same configuration: it reuses them), so that the test's time
+goes to the training runs, where the kill happens.
 """
 
 from __future__ import annotations

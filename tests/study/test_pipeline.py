@@ -4,8 +4,6 @@ One run is shared by the tests: the report must contain every table and figure; 
 reuse every stage; changing one fine-tuning setting must rerun fine-tuning and what follows only. A run killed
 with SIGKILL during pre-training must complete when re-run: test_pipeline_killed.py (its own file, so that the two
 pytest workers can take it and this file's shared run side by side).
-
-The tokenizers learn from a small sample (:func:`tests.study.conftest.tiny_config`).
 """
 
 from __future__ import annotations
@@ -14,11 +12,10 @@ import dataclasses
 import shutil
 
 import pytest
-import yaml
 
 from pretrain.study_backend import PretrainBackend
 from tests.conftest import corpus_path
-from tests.study.conftest import tiny_config
+from tests.study.conftest import TINY
 from tokstudy.study.config import load_study_config
 from tokstudy.study.pipeline import run_study
 
@@ -29,9 +26,7 @@ pytestmark = pytest.mark.slow
 def first_run(tmp_path_factory):
     for name in ("raw_text", "raw_text_large", "conll2003", "snips", "wikiann", "xquad_parallel"):
         corpus_path(name)
-    base = tmp_path_factory.mktemp("study")
-    (base / "tiny.yaml").write_text(yaml.safe_dump(tiny_config()))
-    config = load_study_config(base / "tiny.yaml", output_dir=str(base / "tiny"))
+    config = load_study_config(TINY, output_dir=str(tmp_path_factory.mktemp("study") / "tiny"))
     return config, run_study(config, backend=PretrainBackend(), log=lambda m: None, progress=False)
 
 
@@ -102,12 +97,13 @@ def test_second_run_reuses_every_stage(first_run):
 
 
 def test_changing_a_finetuning_setting_reruns_only_finetuning_and_analysis(first_run, tmp_path):
+    """On a smaller plan (one seed), so that half the runs train again: a stage's key leaves the plan out, so each
+    run the smaller plan keeps is the first run's, with the changed setting."""
     config, first = first_run
     copy = tmp_path / "copy"
     shutil.copytree(first.root, copy)
-    changed = dataclasses.replace(
-        config, output_dir=str(copy), finetune=dataclasses.replace(config.finetune, learning_rate=0.003)
-    )
+    finetune = dataclasses.replace(config.finetune, seeds=1, learning_rate=0.003)
+    changed = dataclasses.replace(config, output_dir=str(copy), finetune=finetune)
     res = run_study(changed, backend=PretrainBackend(), log=lambda m: None, progress=False)
     kinds = {s.split("/")[0] for s in res.executed}
     assert kinds == {"finetune", "finetune-control", "analysis", "report"}
