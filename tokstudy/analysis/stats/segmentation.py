@@ -99,7 +99,7 @@ class _Table4Plan:
 class GroupedPlan:
     """One tokenizer's additional segmentation per group of ``by`` over the words of ``subset``, as figures planned
     into a :class:`~tokstudy.analysis.stats.ratio_batch.RatioBatch` (shared by :func:`table_statistics` and
-    :func:`tokstudy.analysis.stats.segmentation.breakdowns`, so every grouped figure has one implementation).
+    :func:`breakdowns`, so every grouped figure has one implementation).
 
     ``groupings`` must hold ``(by, subset)``."""
 
