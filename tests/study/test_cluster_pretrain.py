@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from tests.conftest import corpus_path
-from tests.study.conftest import tiny_config
+from tests.study.conftest import killable_config
 
 pytest.importorskip("distributed")
 pytestmark = pytest.mark.slow
@@ -31,16 +31,8 @@ DIST_VARS = {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK", "
 
 
 def _config(tmp_path: Path) -> Path:
-    """The tiny study with a pre-training long enough to be killed after a checkpoint and the least fine-tuning."""
-    config = tiny_config()
-    config["name"] = "cluster-killed"
-    config["pretrain"]["steps"] = 40
-    config["finetune"].update(no_pretraining_control=False, seeds=1)
-    for task in config["finetune"]["tasks"]:
-        task.update(max_train=60, max_eval=40)
-    config["analysis"]["datasets"] = ["conll2003:test"]
     path = tmp_path / "cluster-killed.yaml"
-    path.write_text(yaml.safe_dump(config))
+    path.write_text(yaml.safe_dump(killable_config("cluster-killed")))
     return path
 
 
@@ -67,7 +59,7 @@ def _copy_tokenizers(done: Path, out: Path) -> None:
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds the workers through /proc (Linux)")
 def test_a_worker_killed_during_pretraining_changes_no_score(tmp_path):
-    for name in ("raw_text", "raw_text_large", "conll2003", "snips"):
+    for name in ("raw_text", "raw_text_large", "conll2003", "xquad_parallel"):
         corpus_path(name)
     config = _config(tmp_path)
     study = [sys.executable, "-m", "tokstudy", "study", str(config), "-q", "--output"]
@@ -90,7 +82,7 @@ def test_a_worker_killed_during_pretraining_changes_no_score(tmp_path):
             assert proc.poll() is None and time.time() < deadline, "no pre-training checkpoint appeared"
             time.sleep(0.2)
         workers = _workers(proc.pid)
-        assert len(workers) == 2, workers  # both are pre-training: 3 vocabularies, 2 workers
+        assert len(workers) == 2, workers  # both are pre-training: 2 vocabularies, 2 workers
         os.kill(workers[0], signal.SIGKILL)
         before = {p: p.stat().st_ino for p in out.glob("pretrain/*/run/checkpoints/step_*")}
         stdout, stderr = proc.communicate(timeout=900)
@@ -103,6 +95,6 @@ def test_a_worker_killed_during_pretraining_changes_no_score(tmp_path):
     # the killed run resumed from its checkpoint: no checkpoint written before the kill was written again (a run
     # started over would replace it, checkpoints being written to a temporary folder and renamed)
     assert before and {p: p.stat().st_ino for p in before} == before
-    assert len(list(out.glob("pretrain/*/run/final_model/config.json"))) == 3
+    assert len(list(out.glob("pretrain/*/run/final_model/config.json"))) == 2
     for table in ("scores.json", "table4.json"):
         assert (out / "tables" / table).read_text() == (tmp_path / "one" / "tables" / table).read_text(), table
