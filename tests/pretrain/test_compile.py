@@ -5,7 +5,8 @@ float32 reordering (inductor fuses and reorders reductions): rtol 1e-4 on every 
 rtol 1e-3 / atol 1e-5 on every weight after the run (measured differences are far smaller; Adam's
 g / sqrt(v) amplifies rounding in near-zero gradients, hence the margin). Resume, export and the
 2-process run stay exact with compile on. Compiling on 2 busy CPU cores is slow, so the runs are short
-and share one cache of compiled code.
+and share one cache of compiled code: every run takes micro-batches of 8 (one process accumulates two a step),
+so that the two-process run, whose processes take 8 each, finds every graph already compiled.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from pretrain.logging_ import read_metrics
 from pretrain.train import train
 from tests.pretrain.helpers import assert_same_weights, final_weights
 
-CFG = TrainConfig(batch_size=16, lr=1e-3, warmup_steps=2, total_steps=8, checkpoint_every=4, log_every=1)
+CFG = TrainConfig(
+    batch_size=16, micro_batch_size=8, lr=1e-3, warmup_steps=2, total_steps=8, checkpoint_every=4, log_every=1
+)
 
 
 #: graphs dynamo compiled during the compiled run of the fixture below
@@ -104,9 +107,7 @@ def test_compiled_resume_equals_uninterrupted(eager_and_compiled, tmp_path, stor
 def test_compiled_two_processes_match_one(eager_and_compiled, tmp_path, store_dir, tokenizer_dir):
     from tests.pretrain.test_distributed import _torchrun
 
-    proc = _torchrun(
-        2, CFG.replace(compile="on", micro_batch_size=8), tmp_path, store_dir, tokenizer_dir, tmp_path / "two"
-    )
+    proc = _torchrun(2, CFG.replace(compile="on"), tmp_path, store_dir, tokenizer_dir, tmp_path / "two")
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert "TrainConfig.compile" not in proc.stderr, proc.stderr[-2000:]
     assert_same_weights(
@@ -124,10 +125,9 @@ def test_unpadded_batches_compile_a_bounded_number_of_graphs(eager_and_compiled,
 
     order = GlobalBatchOrder(len(store), CFG.batch_size, CFG.seed)
     masks = [
-        store.get_batch(order.micro_batches(i, rank=0, world_size=1, micro_batch_size=CFG.batch_size)[0])[
-            "attention_mask"
-        ]
+        store.get_batch(micro)["attention_mask"]
         for i in range(CFG.total_steps)
+        for micro in order.micro_batches(i, rank=0, world_size=1, micro_batch_size=CFG.micro_batch_size)
     ]
     row_counts = {int(np.sum(m)) for m in masks if has_padding(m)}
     assert len(row_counts) >= 4, "the run needs batches with different numbers of real tokens"
