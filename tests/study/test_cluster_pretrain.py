@@ -59,7 +59,7 @@ def _copy_tokenizers(done: Path, out: Path) -> None:
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds the workers through /proc (Linux)")
 def test_a_worker_killed_during_pretraining_changes_no_score(tmp_path):
-    for name in ("raw_text", "raw_text_large", "conll2003", "xquad_parallel"):
+    for name in ("raw_text", "raw_text_large", "conll2003"):
         corpus_path(name)
     config = _config(tmp_path)
     study = [sys.executable, "-m", "tokstudy", "study", str(config), "-q", "--output"]

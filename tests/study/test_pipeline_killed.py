@@ -24,7 +24,7 @@ DIST_VARS = {"MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK", "
 
 
 def test_killed_during_pretraining_completes_when_rerun(tmp_path):
-    for name in ("raw_text", "raw_text_large", "conll2003", "xquad_parallel"):
+    for name in ("raw_text", "raw_text_large", "conll2003"):
         corpus_path(name)
     out = tmp_path / "killed"
     longer = ["--output", str(out), "-q"]
