@@ -42,6 +42,16 @@ class Sources:
     sample_dir: Path | None = None
     notes: list[str] = field(default_factory=list)
     _real: set[str] = field(default_factory=set)
+    _read: dict[tuple, Dataset] = field(default_factory=dict, repr=False, compare=False)
+    """The splits :meth:`dataset` has read, whole, by what names them: every fine-tuning run of a study reads its
+    task's splits, and reading CoNLL-2003's training split again for each was a quarter of a small study's time.
+    Kept in the process that read them (not pickled to the process pool's workers)."""
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_read"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _read={})
 
     @property
     def used_sample(self) -> bool:
@@ -95,7 +105,18 @@ class Sources:
 
         ``lenient`` is the registry's (:func:`tokstudy.data.registry.load_dataset`): None reads the corpus as
         its default says, True also skips malformed lines (counted in ``Dataset.repair_log``). A ``hf:`` name is
-        read as every front end reads one (:func:`tokstudy.inputs.load_dataset_spec`)."""
+        read as every front end reads one (:func:`tokstudy.inputs.load_dataset_spec`). A split is read once per
+        process (:attr:`_read`)."""
+        key = (name, split, language, lenient)
+        if key not in self._read:
+            self._read[key] = self._load(name, split, language=language, lenient=lenient)
+        ds = self._read[key]
+        if limit is not None and len(ds) > limit:
+            ds = ds.with_meta(sentences=ds.sentences[:limit])
+        return ds
+
+    def _load(self, name: str, split: str, *, language: str | None, lenient: bool | None) -> Dataset:
+        """The whole split, real or from the sample."""
         if name.startswith("hf:"):
             hf_split = {"dev": "validation"}.get(SPLIT_ALIASES.get(split, split), split)
             ds = load_dataset_spec(f"{name}:{hf_split}", language=language)
@@ -115,8 +136,6 @@ class Sources:
             ds = read_slu(self.sample_dir / "intent" / split, name=f"{name}-sample", language="en", split=split)
         else:
             raise DataNotFoundError(f"dataset {name!r} is not at {self.data_dir} and the sample has no stand-in")
-        if limit is not None and len(ds) > limit:
-            ds = ds.with_meta(sentences=ds.sentences[:limit])
         return ds
 
 
