@@ -10,8 +10,9 @@ STAMP  := $(VENV)/.installed
 DATA   ?= $(if $(TOKSTUDY_DATA),$(TOKSTUDY_DATA),$(wildcard ../shared/data))
 PYTEST_ARGS ?=
 # Two pytest workers (pytest-xdist), a test file per worker: 8 min 5 s instead of 12 min 20 s on 2 cores
-# (measured 2026-11-26, BENCHMARKS.md); PYTEST_WORKERS=0 runs in one process. --durations=30 prints the
-# 30 slowest tests, so CI's log says where the suite's time goes.
+# (measured 2026-11-26, BENCHMARKS.md); PYTEST_WORKERS=0 runs in one process. The files with a slow test are
+# handed out first (tests/conftest.py orders them; --no-loadscope-reorder keeps that order), so that the short
+# files even out the end. --durations=30 prints the 30 slowest tests, so CI's log says where the suite's time goes.
 PYTEST_WORKERS ?= 2
 
 .PHONY: setup demo test lint app bench clean gpu-wheels gpu-check
@@ -32,7 +33,7 @@ demo: setup
 	TOKSTUDY_DATA=$(DATA) $(VENV)/bin/tokstudy study demo
 
 test: setup
-	TOKSTUDY_DATA=$(DATA) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=30 $(PYTEST_ARGS)
+	TOKSTUDY_DATA=$(DATA) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=30 $(PYTEST_ARGS)
 
 # ruff: lint (pycodestyle, pyflakes, import order) and the formatter's check; config in pyproject.toml.
 lint: setup
