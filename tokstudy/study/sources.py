@@ -105,8 +105,8 @@ class Sources:
 
         ``lenient`` is the registry's (:func:`tokstudy.data.registry.load_dataset`): None reads the corpus as
         its default says, True also skips malformed lines (counted in ``Dataset.repair_log``). A ``hf:`` name is
-        read as every front end reads one (:func:`tokstudy.inputs.load_dataset_spec`). A split is read once per
-        process (:attr:`_read`)."""
+        read as every front end reads one (:func:`tokstudy.inputs.load_dataset_spec`). Each split is read once by
+        this object (:attr:`_read`); a copy pickled to a pool worker starts empty."""
         key = (name, split, language, lenient)
         if key not in self._read:
             self._read[key] = self._load(name, split, language=language, lenient=lenient)
