@@ -38,7 +38,7 @@ def pytest_collection_modifyitems(config, items):
 
     The Makefile's two workers take whole files in this order (``--dist loadfile --no-loadscope-reorder``): the
     long files start first and the many short ones even out the end. xdist's own order (most tests first) left
-    the one-test studies that kill a run to the last minute, one worker idle beside them."""
+    the one-test studies that kill a run to the end of the suite (benchmarks/results/tests.md)."""
     slow_files = {item.path for item in items if item.get_closest_marker("slow") is not None}
     items.sort(key=lambda item: item.path not in slow_files)  # stable: collection order within each group
     gpu_items = [it for it in items if it.get_closest_marker("gpu") is not None]

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
 
 from pretrain.study_backend import PretrainBackend
-from tests.study.conftest import tiny_config
+from tests.study.conftest import TINY, tiny_config
 from tests.study.fake_backend import FakeBackend
 from tokstudy.errors import DataNotFoundError
 from tokstudy.study.config import load_study_config
 from tokstudy.study.pipeline import run_study
-
-TINY = Path(__file__).with_name("tiny_study.yaml")
 
 
 @pytest.mark.slow
