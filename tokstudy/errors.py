@@ -102,3 +102,12 @@ class MissingDependencyError(TokstudyError, ImportError):
 
     The CLI reports it in one line (exit status 1), not as an internal error.
     """
+
+
+class PretrainedNotFoundError(TokenizerLoadError, FileNotFoundError):
+    """A model directory or Hugging Face hub name names nothing that can be read here.
+
+    The path does not exist, and as a hub name the model is not in the Hugging Face cache while offline, or
+    could not be downloaded; the one-line message names the model and the command that fetches it. A
+    :class:`TokenizerLoadError` too, since ``-t`` takes a model as its tokenizer.
+    """
