@@ -3,25 +3,35 @@
 Two formats, one record per word (:class:`GoldWord`): the word, its gold morpheme boundaries as
 character offsets inside it, and (MorphScore only) the one boundary of interest.
 
-* **SIGMORPHON 2022** (``word<TAB>morph @@morph ...<TAB>category``, the category optional): the morphs
-  are separated by spaces, ``@@`` marks where a morph attaches (``in@@ accurate @@cy @@s``); a
-  boundary falls between consecutive morphs. https://github.com/sigmorphon/2022SegmentationST
+* **SIGMORPHON 2022** (``word<TAB>morph @@morph ...<TAB>category``, the category optional): every morph
+  after the first starts with the two-character marker ``@@`` after a space, so the morphs are what lies
+  between the separators ``" @@"`` (the official evaluator's reading; spaces that end the column are dropped
+  where the word ends in none); a boundary falls between consecutive morphs. Any other ``@`` or space is text:
+  ``Latin@s`` is ``Latin@ @@s``, ``@ing`` is ``@ @@ing``, the multi-word ``mouth harpist`` is
+  ``mouth harp @@ist``. https://github.com/sigmorphon/2022SegmentationST
 * **MorphScore** (Arnett & Bergen, https://github.com/catherinearnett/morphscore): a CSV with the
   columns ``full_word,pt1,rest`` (its files also have an unnamed index column first); the boundary of
   interest is where ``pt1`` ends. A CSV with the columns ``word,boundary`` (the boundary's character
   offset) is read the same way.
 
 The morphs must spell the word: a surface segmentation is what a tokenizer's pieces can be compared
-with. A line whose morphs do not (SIGMORPHON's English data is partly *canonical*: ``inaccuracies``
-is ``in @@accurate @@cy @@s``), whose boundary is not strictly inside the word, or a file without
-words is one :class:`~tokstudy.errors.DataFormatError` naming the file and line;
-``skip_unspelled=True`` skips the lines whose morphs do not spell the word and keeps their places.
+with. That also settles a ``" @@"`` that could be text: of the readings that take each separator as a
+boundary or as text, the one that spells the word is used (when every separator is a boundary and that
+spells the word, no other reading can). An empty morph (``pheno @@ @@etic``, SIGMORPHON's canonical
+zero morphs) adds no boundary.
+
+Three kinds of line are refused with one :class:`~tokstudy.errors.DataFormatError` naming the file and line
+unless ``skip_unspelled=True`` skips and counts them (:class:`SkippedLine`, by kind in :data:`SKIP_KINDS`):
+morphs that do not spell the word (SIGMORPHON's English data is partly *canonical*: ``inaccuracies`` is
+``in @@accurate @@cy @@s``), morphs that spell it in more than one way, and a MorphScore row whose ``pt1``
+or ``rest`` is empty (no boundary inside the word: MorphScore's Turkish and Zulu files have such rows). A
+boundary beyond the word, a malformed line or a file without words is refused whatever the option.
 
 >>> from pathlib import Path; p = Path("/tmp/_seg_demo.tsv")
->>> _ = p.write_text("played\\tplay @@ed\\t100\\nhotpot\\thot @@pot\\t001\\n", encoding="utf-8")
+>>> _ = p.write_text("played\\tplay @@ed\\t100\\nLatin@s\\tLatin@ @@s\\t100\\n", encoding="utf-8")
 >>> g = read_segmentations(p)
 >>> g.format, g.language, [(w.word, w.boundaries) for w in g.words]
-('sigmorphon', 'und', [('played', (4,)), ('hotpot', (3,))])
+('sigmorphon', 'und', [('played', (4,)), ('Latin@s', (6,))])
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ from __future__ import annotations
 import csv
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +50,16 @@ FORMATS = ("auto", "sigmorphon", "morphscore")
 #: how a file's language is read from its name when none is given: MorphScore's
 #: ``english_morph_data.csv`` -> ``english``, SIGMORPHON's ``eng.word.dev.tsv`` -> ``eng``
 _LANGUAGE_IN_NAME = re.compile(r"^(?P<lang>[^._]+)(?:_morph_data|\.word)")
+#: what starts every SIGMORPHON morph after the first: a space, then the marker ``@@``
+SEPARATOR = " @@"
+#: kinds of line ``skip_unspelled`` skips, with what each means
+UNSPELLED, AMBIGUOUS, NO_BOUNDARY = "unspelled", "ambiguous", "no-boundary"
+SKIP_KINDS = {
+    UNSPELLED: "the morphs do not spell the word",
+    AMBIGUOUS: "the morphs spell the word in more than one way",
+    NO_BOUNDARY: "pt1 or rest is empty: no boundary inside the word",
+}
+_HINT = "; --skip-unspelled (skip_unspelled=True) skips and counts such lines"
 
 
 @dataclass(frozen=True)
@@ -61,6 +82,24 @@ class GoldWord:
 
 
 @dataclass(frozen=True)
+class SkippedLine:
+    """A line ``skip_unspelled`` skipped; prints as ``line N: reason``.
+
+    Attributes:
+        line: 1-based line of the file.
+        kind: one of :data:`SKIP_KINDS`.
+        reason: what is wrong with it.
+    """
+
+    line: int
+    kind: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.reason}"
+
+
+@dataclass(frozen=True)
 class GoldSegmentations:
     """A file of gold segmentations.
 
@@ -69,17 +108,30 @@ class GoldSegmentations:
         source: the file.
         format: ``"sigmorphon"`` or ``"morphscore"``.
         language: the language code, given or read from the file's name (``und`` otherwise).
-        skipped: ``"line N: reason"`` of each line skipped with ``skip_unspelled``.
+        skipped: each line skipped with ``skip_unspelled``, in file order.
     """
 
     words: tuple[GoldWord, ...]
     source: str
     format: str
     language: str
-    skipped: tuple[str, ...] = ()
+    skipped: tuple[SkippedLine, ...] = ()
 
     def __len__(self) -> int:
         return len(self.words)
+
+    def skipped_note(self) -> str:
+        """How many lines were skipped, of which kind, and the first (empty when none was).
+
+        >>> skipped = (SkippedLine(2, NO_BOUNDARY, "rest is empty"),)
+        >>> GoldSegmentations((), "t.csv", "morphscore", "tur", skipped).skipped_note()
+        '1 lines skipped (1 x pt1 or rest is empty: no boundary inside the word); first: line 2: rest is empty'
+        """
+        if not self.skipped:
+            return ""
+        counts = Counter(s.kind for s in self.skipped)
+        kinds = ", ".join(f"{counts[k]} x {what}" for k, what in SKIP_KINDS.items() if counts[k])
+        return f"{len(self.skipped)} lines skipped ({kinds}); first: {self.skipped[0]}"
 
 
 def language_from_name(path: str | os.PathLike) -> str:
@@ -118,31 +170,68 @@ def read_segmentations(
     if format == "auto":
         format = "morphscore" if str(path).lower().endswith((".csv", ".csv.gz")) else "sigmorphon"
     read = _read_morphscore if format == "morphscore" else _read_sigmorphon
-    words, skipped = read(path, skip_unspelled, encoding)
+    words, skipped = [], []
+    for n, got in read(path, encoding):
+        if isinstance(got, GoldWord):
+            words.append(got)
+        elif skip_unspelled:
+            skipped.append(SkippedLine(n, got.kind, got.reason))
+        else:
+            raise DataFormatError(got.reason + _HINT, path=path, line=n)
+    gold = GoldSegmentations(tuple(words), str(path), format, language or language_from_name(path), tuple(skipped))
     if not words:
-        what = "no words" + (f" ({len(skipped)} lines skipped: their morphs do not spell the word)" if skipped else "")
+        what = "no words" + (f" ({gold.skipped_note()})" if skipped else "")
         expected = "word,pt1,rest rows" if format == "morphscore" else "word<TAB>morph @@morph ...<TAB>category lines"
         raise DataFormatError(f"{what}; expected {format} {expected}", path=path, line=1 if not skipped else None)
-    return GoldSegmentations(tuple(words), str(path), format, language or language_from_name(path), tuple(skipped))
+    return gold
 
 
-def _spelled(word: str, morphs: list[str], path, line: int) -> tuple[int, ...]:
-    """The boundaries between ``morphs``, which must spell ``word``."""
-    if "".join(morphs) != word:
-        raise _Unspelled(f"the morphs {' + '.join(morphs)!r} do not spell the word {word!r}", path=path, line=line)
-    offsets, at = [], 0
-    for m in morphs[:-1]:
-        at += len(m)
-        offsets.append(at)
-    return tuple(offsets)
+@dataclass(frozen=True)
+class _Skippable:
+    """Why a line cannot give a word, when ``skip_unspelled`` may skip it."""
+
+    kind: str
+    reason: str
 
 
-class _Unspelled(DataFormatError):
-    """A line whose morphs do not spell its word (skippable with ``skip_unspelled``)."""
+def sigmorphon_morphs(segmentation: str, word: str) -> tuple[tuple[str, ...], int]:
+    """The morphs of a SIGMORPHON segmentation that spell ``word``, and in how many ways it does (capped at 2).
+
+    Each separator ``" @@"`` is read as a boundary or, where the word has it, as text; ``((), 0)`` when no
+    reading spells the word. Readings are followed position by position in the word (the position tells how
+    many separators were text so far), so a line with many separators costs no more than its length squared.
+
+    >>> sigmorphon_morphs("@ @@ing", "@ing"), sigmorphon_morphs("a @@b", "a @@b")
+    ((('@', 'ing'), 1), (('a @@b',), 1))
+    >>> sigmorphon_morphs("x @@ @@y", "x @@y")[1], sigmorphon_morphs("pheno @@ @@etic @@ist", "pheneticist")
+    (2, ((), 0))
+    """
+    parts = segmentation.split(SEPARATOR)
+    # position in the word -> (the morphs of the first reading to get there, the last one still open; readings)
+    states: dict[int, tuple[tuple[str, ...], int]] = {0: (("",), 1)}
+    for i, part in enumerate(parts):
+        grown: dict[int, tuple[tuple[str, ...], int]] = {}
+        for at, (morphs, ways) in states.items():
+            if word.startswith(part, at):
+                _reach(grown, at + len(part), (*morphs[:-1], morphs[-1] + part), ways)
+        if i == len(parts) - 1:
+            states = grown
+            break
+        states = {}
+        for at, (morphs, ways) in grown.items():
+            _reach(states, at, (*morphs, ""), ways)  # the separator is a boundary
+            if word.startswith(SEPARATOR, at):  # or text of the word
+                _reach(states, at + len(SEPARATOR), (*morphs[:-1], morphs[-1] + SEPARATOR), ways)
+    return states.get(len(word), ((), 0))
 
 
-def _read_sigmorphon(path, skip_unspelled: bool, encoding: str) -> tuple[list[GoldWord], list[str]]:
-    words, skipped = [], []
+def _reach(states: dict, at: int, morphs: tuple[str, ...], ways: int) -> None:
+    old = states.get(at)
+    states[at] = (morphs, min(2, ways)) if old is None else (old[0], min(2, old[1] + ways))
+
+
+def _read_sigmorphon(path, encoding: str):
+    """``(line, GoldWord or _Skippable)`` per word line."""
     for n, text in iter_lines(path, encoding=encoding):
         if not text.strip():
             continue
@@ -153,23 +242,35 @@ def _read_sigmorphon(path, skip_unspelled: bool, encoding: str) -> tuple[list[Go
                 path=path,
                 line=n,
             )
-        morphs = [m.strip("@") for m in cols[1].split()]
-        if any(not m for m in morphs):
-            raise DataFormatError(f"an empty morph in {cols[1]!r}", path=path, line=n)
-        try:
-            bounds = _spelled(cols[0], morphs, path, n)
-        except _Unspelled as exc:
-            if not skip_unspelled:
-                raise
-            skipped.append(f"line {n}: {exc.reason}")
+        word, segmentation = cols[0], cols[1]
+        if word == word.rstrip():  # spaces that end the column are not text of a word that has none at its end
+            segmentation = segmentation.rstrip()
+        morphs, ways = sigmorphon_morphs(segmentation, word)
+        if ways != 1:
+            yield n, _ambiguity(word, segmentation, ways)
             continue
+        offsets, at = set(), 0
+        for m in morphs:  # an empty morph adds no boundary; the word's ends are none
+            at += len(m)
+            offsets.add(at)
         category = cols[2].strip() if len(cols) == 3 and cols[2].strip() else None
-        words.append(GoldWord(cols[0], bounds, None, category, n))
-    return words, skipped
+        yield n, GoldWord(word, tuple(sorted(offsets - {0, len(word)})), None, category, n)
 
 
-def _read_morphscore(path, skip_unspelled: bool, encoding: str) -> tuple[list[GoldWord], list[str]]:
-    words, skipped, header = [], [], None
+def _ambiguity(word: str, segmentation: str, ways: int) -> _Skippable:
+    if ways == 0:
+        morphs = " + ".join(segmentation.split(SEPARATOR))
+        return _Skippable(UNSPELLED, f"the morphs {morphs!r} do not spell the word {word!r}")
+    return _Skippable(
+        AMBIGUOUS,
+        f"the morphs {segmentation!r} spell the word {word!r} in more than one way (a ' @@' in the word can be "
+        "text or a boundary); expected one",
+    )
+
+
+def _read_morphscore(path, encoding: str):
+    """``(line, GoldWord or _Skippable)`` per row."""
+    header = None
     for n, text in iter_lines(path, encoding=encoding):
         if not text.strip():
             continue
@@ -179,14 +280,7 @@ def _read_morphscore(path, skip_unspelled: bool, encoding: str) -> tuple[list[Go
             continue
         if len(cells) != len(header):
             raise DataFormatError(f"{len(cells)} columns, the header has {len(header)}", path=path, line=n)
-        row = dict(zip(header, cells))
-        try:
-            words.append(_morphscore_word(row, path, n))
-        except _Unspelled as exc:
-            if not skip_unspelled:
-                raise
-            skipped.append(f"line {n}: {exc.reason}")
-    return words, skipped
+        yield n, _morphscore_word(dict(zip(header, cells)), path, n)
 
 
 def _header(cells: list[str], path, line: int) -> list[str]:
@@ -200,23 +294,24 @@ def _header(cells: list[str], path, line: int) -> list[str]:
     )
 
 
-def _morphscore_word(row: dict, path, line: int) -> GoldWord:
+def _morphscore_word(row: dict, path, line: int) -> GoldWord | _Skippable:
     if "full_word" in row:
         word, first, rest = row["full_word"], row["pt1"], row["rest"]
         boundary = len(first)
         if first + rest != word:
-            raise _Unspelled(
-                f"pt1 + rest ({first!r} + {rest!r}) does not spell full_word {word!r}", path=path, line=line
-            )
+            return _Skippable(UNSPELLED, f"pt1 + rest ({first!r} + {rest!r}) does not spell full_word {word!r}")
+        empty = "pt1" if not first else "rest"
     else:
         word, text = row["word"], row["boundary"].strip()
         if not text.lstrip("-").isdigit():
             raise DataFormatError(f"boundary {text!r} is not a character offset (an integer)", path=path, line=line)
         boundary = int(text)
+        empty = "the part before it" if boundary == 0 else "the part after it"
+    if not word:
+        raise DataFormatError("the word is empty; expected a word and its boundary", path=path, line=line)
+    where = f"the boundary of {word!r} is at character {boundary}, outside the word"
+    if boundary in (0, len(word)):  # MorphScore's Turkish and Zulu files have such rows (yendirt,yendirt,)
+        return _Skippable(NO_BOUNDARY, f"{where} ({empty} is empty: no boundary inside it)")
     if not 0 < boundary < len(word):
-        raise DataFormatError(
-            f"the boundary of {word!r} is at character {boundary}, outside the word; expected 1 to {len(word) - 1}",
-            path=path,
-            line=line,
-        )
+        raise DataFormatError(f"{where}; expected 1 to {len(word) - 1}", path=path, line=line)
     return GoldWord(word, (boundary,), boundary, None, line)
