@@ -16,10 +16,11 @@ and line: a line whose column count differs from the rest of the file's (the cou
 word lines have is the expected one, so a ragged first line is the one blamed), more
 than ``max_columns`` columns, a tag outside the scheme, a forbidden ``I-`` tag (strict
 mode), text not valid in ``encoding``, an empty or missing file, or a file with no word
-lines. The first 20 bad lines are listed, with the total. ``skip_malformed`` (on with ``lenient``) skips
-every line whose field count differs from the file's instead (a single field, or CoNLL-2002 Dutch's 112 lines in
-``ned.testb`` whose word and part of speech are fused, ``ItaliEN B-LOC`` among ``word POS TAG`` lines), and
-lists them in ``Dataset.repair_log``. Lines may end in LF, CRLF or a lone CR; a gzip file is read whatever its
+lines. The first 20 bad lines are listed, with the total. ``skip_malformed`` (on with ``lenient``) reads the
+lines whose field count differs from the file's instead: a word fused with its next column is split off where that
+is clear (CoNLL-2002 Dutch's 112 lines in ``ned.testb`` whose word and part of speech are fused,
+``Itali\x81EN B-LOC`` among ``word POS TAG`` lines, keep their word and tag), every other such line is skipped;
+each is listed in ``Dataset.repair_log``. Lines may end in LF, CRLF or a lone CR; a gzip file is read whatever its
 name.
 
 >>> from pathlib import Path; p = Path("/tmp/_conll_demo.txt")
@@ -37,7 +38,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tokstudy.data.repairs import RAGGED, SKIPPED, Repair, RepairLog
+from tokstudy.data.repairs import FUSED, RAGGED, SKIPPED, Repair, RepairLog
 from tokstudy.data.schemes import detect_scheme, normalize_scheme, to_iob2
 from tokstudy.data.textio import Problems, iter_lines
 from tokstudy.data.types import Dataset, Sentence
@@ -73,11 +74,14 @@ def read_conll(
         language, split: recorded in the dataset.
         lenient: repair forbidden transitions (an ``I-X`` that cannot continue an
             entity starts one) and count them in ``Dataset.repaired`` instead of raising.
-        skip_malformed: skip every line whose field count differs from the file's (the count most word lines
-            have) instead of refusing the file: a single field (a word without its tag, or a tag without its
-            word), or a word fused with its next column. Such a line is skipped, never repaired: which field
-            is the word cannot be told. Each is listed in ``Dataset.repair_log`` with its line
-            (``repair_log.skipped`` counts them). ``None``: as ``lenient``.
+        skip_malformed: read the lines whose field count differs from the file's (the count most word lines
+            have) instead of refusing the file. A line with one field fewer, at least two, is a word fused with
+            its next column (the tag is still the line's last field): it is split where exactly one value that
+            column has on the file's full lines ends the first field, leaving a word (``Itali\x81EN B-LOC`` ->
+            ``Itali\x81E N B-LOC``), and kept. Every other such line is skipped: a single field (a word without
+            its tag, or a tag without its word), a word holding a space, a fused field that no value or more than
+            one value ends. Each is listed in ``Dataset.repair_log`` with its line (``repair_log.split`` and
+            ``repair_log.skipped`` count them). ``None``: as ``lenient``.
         docstart: treat ``-DOCSTART-`` lines as document boundaries (else as words).
         encoding: text encoding of the file (``"latin-1"`` for many CoNLL-2002 copies).
         max_columns: the most columns a line may have (more is refused, not ignored).
@@ -109,10 +113,7 @@ def read_conll(
         except TagSchemeError as exc:
             raise TagSchemeError(exc.reason, path=path) from None
     spath = str(path)
-    repairs = [
-        Repair(SKIPPED if len(text.split()) == 1 else RAGGED, spath, line, text.strip(), "")
-        for line, text in raw.skipped
-    ]
+    repairs = raw.line_repairs(spath)
     sentences, repaired = _sentences(raw, used, lenient, spath, repairs)
     meta = {"scheme": used, "columns": raw.n_columns, "label_column": label_column, "lenient": lenient}
     return Dataset(
@@ -122,7 +123,7 @@ def read_conll(
         split=split,
         source=spath,
         repaired=repaired,
-        metadata=meta | ({"skipped_lines": len(raw.skipped)} if raw.skipped else {}),
+        metadata=meta | raw.line_counts(),
         repair_log=RepairLog.of(repairs, source=spath),
     )
 
@@ -170,6 +171,8 @@ class _Columns:
     docs: list[int] = field(default_factory=list)
     #: ``(line, text)`` of the lines skipped (``skip_malformed``): a single field, or another count than the file's
     skipped: list[tuple[int, str]] = field(default_factory=list)
+    #: ``(line, text, fields as read)`` of the lines read with their fused first field split (``skip_malformed``)
+    fused: list[tuple[int, str, list[str]]] = field(default_factory=list)
     #: sentence index -> the skipped lines inside it (after its first word)
     holes: dict[int, list[int]] = field(default_factory=dict)
     n_columns: int = 0
@@ -181,6 +184,19 @@ class _Columns:
         if holes:
             self.holes[len(self.words)] = holes
         self.words.append(words), self.tags.append(tags), self.firsts.append(first), self.docs.append(doc)
+
+    def line_repairs(self, spath: str) -> list[Repair]:
+        """A :class:`Repair` per line skipped (a single field, or another count) or read with its word split."""
+        repairs = [
+            Repair(SKIPPED if len(text.split()) == 1 else RAGGED, spath, line, text.strip(), "")
+            for line, text in self.skipped
+        ]
+        return repairs + [Repair(FUSED, spath, line, text.strip(), " ".join(cols)) for line, text, cols in self.fused]
+
+    def line_counts(self) -> dict[str, int]:
+        """``skipped_lines`` and ``fused_lines`` for the dataset's metadata, those that are not 0."""
+        counts = {"skipped_lines": len(self.skipped), "fused_lines": len(self.fused)}
+        return {k: n for k, n in counts.items() if n}
 
     def lines(self, k: int) -> range | list[int]:
         """The line of each word of sentence ``k``: consecutive from its first, but for skipped lines."""
@@ -205,27 +221,37 @@ def _read_file(path: Path, label_column: int, docstart: bool, encoding: str, max
     """The file's :class:`_Columns`, its column count checked (raises listing the ragged lines).
 
     With ``skip``, the first pass skips single-field lines; when it finds lines of another count than the
-    file's (known only once the whole file is read), a second pass skips those too, provided most word lines
-    have the file's count (a file without one is refused as in strict reading). A file with no ragged line
-    (the common case) is read once.
+    file's (known only once the whole file is read), a second pass reads those too (a fused word split, the others
+    skipped), provided most word lines have the file's count (a file without one is refused as in strict reading).
+    Lines one field short (fused) take one more pass first, for the values the fused column has on full lines. A
+    file with no ragged line (the common case) is read once.
     """
     raw = _read_columns(path, label_column, docstart, encoding, skip)
     if skip and len(raw.tally) > 1:
         keep = _expected_columns(raw, max_columns)
         if 2 * raw.tally[keep] > sum(raw.tally.values()):  # else no count is the file's: refused below
-            raw = _read_columns(path, label_column, docstart, encoding, skip, keep=keep)
+            values = _second_column(path, keep, docstart, encoding) if raw.tally.get(keep - 1) and keep > 2 else None
+            raw = _read_columns(path, label_column, docstart, encoding, skip, keep=keep, values=values)
     raw.n_columns = _check_columns(path, raw, label_column, max_columns, skip)
     return raw
 
 
-def _read_columns(path: Path, label_column: int, docstart: bool, encoding: str, skip: bool, keep: int = 0):
+def _read_columns(
+    path: Path,
+    label_column: int,
+    docstart: bool,
+    encoding: str,
+    skip: bool,
+    keep: int = 0,
+    values: frozenset[str] | None = None,
+):
     """One pass over the file: a :class:`_Columns` with its column counts tallied.
 
     A tight loop (one ``str.split`` per line, no regex): WikiANN's 1.3M words read in seconds.
     Column counts are tallied as they come (with the first lines of each count), and the
     most common count decides which lines are ragged once the whole file is read. With ``skip``, a line
     with a single field is skipped, and with ``keep`` (the file's count, from a first pass) every line of
-    another count.
+    another count, but for a fused line that ``values`` (the second column's, :func:`unfuse`) splits.
     """
     out = _Columns()
     words: list[str] = []
@@ -248,10 +274,14 @@ def _read_columns(path: Path, label_column: int, docstart: bool, encoding: str, 
                 doc, doc_used = doc + 1, False
             continue
         if skip and (len(cols) == 1 or (keep and len(cols) != keep)):
-            out.skipped.append((number, text))
-            if words:
-                holes.append(number)
-            continue
+            split = unfuse(cols, keep, values) if values else None
+            if split is None:
+                out.skipped.append((number, text))
+                if words:
+                    holes.append(number)
+                continue
+            out.fused.append((number, text, split))
+            cols = split
         if len(cols) != n_columns:
             n_columns = len(cols)
             lines = seen.setdefault(n_columns, [])
@@ -265,6 +295,39 @@ def _read_columns(path: Path, label_column: int, docstart: bool, encoding: str, 
     if words:
         out.add(words, tags, first, doc, holes)
     return out
+
+
+def _second_column(path: Path, keep: int, docstart: bool, encoding: str) -> frozenset[str]:
+    """The values the second column has on the word lines with ``keep`` fields (a part of speech, mostly)."""
+    values = set()
+    for _, text in iter_lines(path, encoding=encoding):
+        cols = text.split()
+        if len(cols) == keep and not (docstart and cols[0] == DOCSTART) and not is_comment(cols):
+            values.add(cols[1])
+    return frozenset(values)
+
+
+def unfuse(cols: list[str], keep: int, values: frozenset[str]) -> list[str] | None:
+    """A line one field short of ``keep`` read as a word fused with its second column: its first field split
+    where exactly one of ``values`` (that column's values on the file's full lines) ends it, leaving a word;
+    ``None`` when no value or several values do, or the line is not one field short.
+
+    CoNLL-2002 Dutch lost the space after a word's accented last letter (letter and space became ``\x81E``),
+    so word and part of speech are one field; the other lines' parts of speech tell where the word ends. The
+    word keeps the file's ``\x81E``, as its other words with that letter do.
+
+    >>> unfuse(["Itali\x81EN", "B-LOC"], 3, frozenset({"N", "Adj", "Prep"}))
+    ['Itali\x81E', 'N', 'B-LOC']
+    >>> unfuse(["xAN", "O"], 3, frozenset({"N", "AN"})) is None  # 'xA' + 'N' or 'x' + 'AN'
+    True
+    """
+    if len(cols) != keep - 1 or len(cols) < 2:
+        return None
+    head = cols[0]
+    ends = [k for k in range(1, len(head)) if head[k:] in values]
+    if len(ends) != 1:
+        return None
+    return [head[: ends[0]], head[ends[0] :], *cols[1:]]
 
 
 def _expected_columns(raw: _Columns, max_columns: int) -> int:
@@ -291,7 +354,10 @@ def _check_columns(path: Path, raw: _Columns, label_column: int, max_columns: in
     if 2 * tally[expected] <= sum(tally.values()):
         hint = "; lenient reading skips such lines only where most word lines have one count" if skip else ""
     elif not skip:
-        hint = "; lenient=True (--lenient) skips the lines whose column count differs from the file's"
+        hint = (
+            "; lenient=True (--lenient) skips the lines whose column count differs from the file's (but splits a "
+            "word fused with its next column where that is clear)"
+        )
     for line, n in bad[:20]:
         problems.add(
             line,

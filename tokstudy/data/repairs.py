@@ -5,10 +5,12 @@ tags, so it must say which: a wrong ``--scheme`` can rewrite hundreds of tags. :
 appends one :class:`Repair` per repaired tag to the list it is given; a reader turns the list into a
 :class:`RepairLog` (counts by kind, the first few places) kept on the dataset
 (:attr:`~tokstudy.data.types.Dataset.repair_log`), which the commands print and write to ``--json``.
-A line a lenient CoNLL reader skipped is one record: :data:`SKIPPED` for a single field (a word without its tag,
-or a tag without its word), :data:`RAGGED` for any other field count than the file's (CoNLL-2002 Dutch's
-``ItaliEN B-LOC``, a word fused with its part of speech among three-field lines). It drops a word, so it is said
-beside the repaired tags, never silently.
+A line a lenient CoNLL reader read another way than as written is one record too: :data:`FUSED` for a word
+fused with its next column that it split (CoNLL-2002 Dutch's ``Itali\x81EN B-LOC`` among ``word POS TAG`` lines,
+read as ``Itali\x81E N B-LOC``: the line keeps its word and its tag); a line it skipped is :data:`SKIPPED` for a
+single field (a word without its tag, or a tag without its word), :data:`RAGGED` for any other field count than
+the file's that it could not read (a word holding a space, a fused word whose split is not clear). A skipped line
+drops a word, a split one changes it, so both are said beside the repaired tags, never silently.
 
 >>> log = RepairLog.of([Repair(START, "a.conll", 3, "I-LOC", "B-LOC", "'O'")])
 >>> print(log.describe())
@@ -24,17 +26,21 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 #: kinds of repair, with what each means
-START, IOB1_B, UNCLOSED, SKIPPED, RAGGED = "start", "iob1-b", "unclosed", "skipped", "ragged"
+START, IOB1_B, UNCLOSED, FUSED, SKIPPED, RAGGED = "start", "iob1-b", "unclosed", "fused", "skipped", "ragged"
 KINDS = {
     START: "a continuing tag with no entity to continue, read as the start of one",
     IOB1_B: "an IOB1 B- tag that does not separate two entities of its type, read as the start of one",
     UNCLOSED: "an entity left open (IOBES/BILOU), closed at its last word",
+    FUSED: "a word fused with its next column (one field fewer than the file's lines), split where a value that "
+    "column has on the file's other lines ends it, the line's tag kept",
     SKIPPED: "a line with a single field (a word without its tag, or a tag without its word), skipped",
-    RAGGED: "a line with more or fewer fields than the file's lines have (a word fused with the next column, or "
-    "a word holding a space), skipped",
+    RAGGED: "a line with more or fewer fields than the file's lines have (a word holding a space, or a word fused "
+    "with the next column where no single split is clear), skipped",
 }
 #: the kinds that drop a line (and its word) rather than change a tag
 DROPPED = (SKIPPED, RAGGED)
+#: the kinds that keep a line but read its fields otherwise than as written
+SPLIT = (FUSED,)
 #: how many repairs a log keeps with their place
 FIRST = 10
 
@@ -50,9 +56,9 @@ class Repair:
     line: int | None
     """1-based line of the tag (of the sentence, for one-sentence-a-line formats), if known."""
     tag: str
-    """The tag as written (for a skipped line, :data:`DROPPED`, the line's text)."""
+    """The tag as written (for a line skipped or split, :data:`DROPPED` and :data:`SPLIT`, the line's text)."""
     became: str
-    """The IOB2 tag it was read as (empty for a skipped line)."""
+    """The IOB2 tag it was read as (for a split line, its fields as read; empty for a skipped line)."""
     after: str = ""
     """What came before it (``'O'``, ``the sentence start``), for the message."""
 
@@ -67,6 +73,8 @@ class Repair:
         if self.kind == RAGGED:
             n = len(self.tag.split())
             return f"{self.where(show)}: line {self.tag!r} skipped ({n} field{'' if n == 1 else 's'})"
+        if self.kind in SPLIT:
+            return f"{self.where(show)}: line {self.tag!r} read as {self.became!r}"
         after = f" after {self.after}" if self.after else ""
         return f"{self.where(show)}: {self.tag!r}{after} read as {self.became!r}"
 
@@ -92,14 +100,23 @@ class RepairLog:
 
     @property
     def total(self) -> int:
-        """Repaired tags and skipped lines together."""
+        """Repaired tags, split lines and skipped lines together."""
         return sum(self.counts.values())
 
     @property
     def skipped(self) -> int:
-        """Lines skipped (:data:`DROPPED`: a single field, or another field count); ``total - skipped`` tags were
-        repaired."""
+        """Lines skipped (:data:`DROPPED`: a single field, or another field count)."""
         return sum(self.counts.get(k, 0) for k in DROPPED)
+
+    @property
+    def split(self) -> int:
+        """Lines kept with their fields read otherwise than as written (:data:`SPLIT`: a fused word split)."""
+        return sum(self.counts.get(k, 0) for k in SPLIT)
+
+    @property
+    def tags(self) -> int:
+        """Tags repaired: ``total`` less the lines skipped or split."""
+        return self.total - self.skipped - self.split
 
     def __bool__(self) -> bool:
         return self.total > 0
@@ -115,15 +132,16 @@ class RepairLog:
         return "\n".join(lines)
 
     def headline(self) -> str:
-        """``3 tags repaired``, ``2 lines skipped`` or both, joined by ``and``.
+        """``3 tags repaired``, ``112 fused lines split``, ``2 lines skipped``, those there are, listed.
 
-        >>> RepairLog({START: 3, SKIPPED: 1}).headline()
-        '3 tags repaired and 1 line skipped'
+        >>> RepairLog({START: 3, SKIPPED: 1}).headline(), RepairLog({START: 2, FUSED: 5, RAGGED: 1}).headline()
+        ('3 tags repaired and 1 line skipped', '2 tags repaired, 5 fused lines split and 1 line skipped')
         """
-        tags, lines = self.total - self.skipped, self.skipped
-        parts = [f"{tags} tag{'' if tags == 1 else 's'} repaired"] if tags or not lines else []
+        tags, split, lines = self.tags, self.split, self.skipped
+        parts = [f"{tags} tag{'' if tags == 1 else 's'} repaired"] if tags or not (lines or split) else []
+        parts += [f"{split} fused line{'' if split == 1 else 's'} split"] if split else []
         parts += [f"{lines} line{'' if lines == 1 else 's'} skipped"] if lines else []
-        return " and ".join(parts)
+        return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
 
     def to_dict(self, show: Callable[[str], str] = str) -> dict:
         """``{"source", "total", "by_kind", "first": [{"where", "tag", "became", "kind"}]}`` for ``--json``."""
