@@ -11,7 +11,7 @@ the process (or a page of the app) changes directory: it is taken from the curre
 directory, or, where nothing is there but the checkout has it, from the checkout root
 (the Makefile's ``../shared/data`` is written relative to the checkout). Symlinks in it are kept, not
 resolved (``..`` is folded by name, as the shell's ``cd`` does): a report names the location as the user
-gave it (``../shared/data``), not the folder a link points to (issue 33 item 7).
+gave it (``../shared/data``), not the folder a link points to.
 
 Each corpus is a sub-directory named as in :data:`CORPORA`. Nothing here reads the
 data; readers take explicit paths, and :func:`corpus_dir` turns a corpus name into one.
@@ -92,7 +92,8 @@ def has_corpus(name: str, root: str | os.PathLike | None = None) -> bool:
 
 
 def shown_path(path: str | os.PathLike, data_dir: str | os.PathLike | None = None) -> str:
-    """``path`` as a report may name it: never absolute, since reports are shared beyond this machine.
+    """``path`` as a report may name it: never absolute, since reports are shared beyond this machine (a message
+    on the terminal names it as typed: :func:`said_path`).
 
     Relative to the data location when it lies there (``conll2003_en/eng.testb``), else to the
     current directory (which may climb, ``../shared/data``). A relative ``path`` is kept as given.
@@ -105,14 +106,41 @@ def shown_path(path: str | os.PathLike, data_dir: str | os.PathLike | None = Non
     p = Path(path).expanduser()
     if not p.is_absolute():
         return p.as_posix()
-    root = data_root(data_dir)
-    for base in (root, root.resolve()):
-        if p.is_relative_to(base) and p != base:
-            return p.relative_to(base).as_posix()
+    inside = _inside(p, data_root(data_dir))
+    if inside is not None:
+        return inside
     try:
         return Path(os.path.relpath(p, Path.cwd())).as_posix()
     except ValueError:  # another drive (Windows): the name is all that can be shown without the machine's layout
         return p.name
+
+
+def said_path(path: str | os.PathLike, data_dir: str | os.PathLike | None = None) -> str:
+    """``path`` as a message on the terminal names it: as the user typed it, absolute or relative.
+
+    A file the data location holds is named relative to it (``conll2002_es/esp.testb``): the user named it by a
+    registry name, so no path of theirs is there to repeat. Reports and files written, which travel, use
+    :func:`shown_path` instead, which never names an absolute path.
+
+    >>> said_path("/tmp/mine/f.conll", "/data/corpora"), said_path("my/file.conll", "/data/corpora")
+    ('/tmp/mine/f.conll', 'my/file.conll')
+    >>> said_path("/data/corpora/conll2003_en/eng.testb", "/data/corpora")
+    'conll2003_en/eng.testb'
+    """
+    p = Path(path)
+    if p.is_absolute():
+        inside = _inside(p, data_root(data_dir))
+        if inside is not None:
+            return inside
+    return str(path)
+
+
+def _inside(p: Path, root: Path) -> str | None:
+    """``p`` relative to the data location ``root`` (its link's path or its target) when it lies there."""
+    for base in (root, root.resolve()):
+        if p.is_relative_to(base) and p != base:
+            return p.relative_to(base).as_posix()
+    return None
 
 
 def shown_spec(spec: str, data_dir: str | os.PathLike | None = None) -> str:

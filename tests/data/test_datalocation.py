@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -108,3 +109,44 @@ def test_a_symlinked_data_location_is_named_as_given_not_as_its_target(tmp_path,
     # the link's target, given as such, is still shown relative to the data location
     target = (tmp_path / "elsewhere" / "shared" / "data" / "conll2003_en" / "eng.testb").resolve()
     assert datalocation.shown_path(target) == "conll2003_en/eng.testb"
+
+
+def _lenient_note(spec: str, data_dir=None):
+    from tokstudy.data.formats import FileOptions
+    from tokstudy.inputs import DatasetRequest, load_inputs
+
+    request = DatasetRequest([spec], data_dir=data_dir, options=FileOptions(scheme="IOB2", lenient=True))
+    (report,) = load_inputs(datasets=request).repairs
+    return report
+
+
+def test_a_note_names_a_file_as_the_user_typed_it(tmp_path, monkeypatch):
+    """A file given by an absolute path outside the working directory is named by that path on the terminal (not
+    climbed to from here, ``../../tmp/...``); what goes into files that travel still names no absolute path."""
+    path = tmp_path / "mine" / "f.conll"
+    path.parent.mkdir()
+    path.write_text("Paris I-LOC\nis O\n", encoding="utf-8")
+    monkeypatch.chdir(PROJECT_ROOT)
+    monkeypatch.delenv("TOKSTUDY_DATA", raising=False)
+    report = _lenient_note(str(path))
+    assert report.text.startswith(f"1 tag repaired in {path} (lenient reading):")
+    assert f"  {path}:1: 'I-LOC' after the sentence start read as 'B-LOC'" in report.text
+    assert "../" not in report.text
+    relative = os.path.relpath(path, PROJECT_ROOT)
+    assert report.record["source"] == relative and report.record["first"][0]["where"] == f"{relative}:1"
+    # typed relative to the working directory: named so, in both
+    monkeypatch.chdir(tmp_path)
+    report = _lenient_note("mine/f.conll")
+    assert report.text.startswith("1 tag repaired in mine/f.conll (lenient reading):")
+    assert report.record["source"] == "mine/f.conll"
+
+
+def test_said_path_is_as_typed_but_inside_the_data_location(tmp_path, monkeypatch):
+    root = tmp_path / "corpora"
+    (root / "conll2003_en").mkdir(parents=True)
+    monkeypatch.setenv("TOKSTUDY_DATA", str(root))
+    monkeypatch.chdir(PROJECT_ROOT)
+    assert datalocation.said_path(root / "conll2003_en" / "eng.testb") == "conll2003_en/eng.testb"
+    assert datalocation.said_path(tmp_path / "other" / "f.conll") == str(tmp_path / "other" / "f.conll")
+    assert datalocation.said_path("../x/f.conll") == "../x/f.conll"
+    assert datalocation.shown_path(tmp_path / "other" / "f.conll") == os.path.relpath(tmp_path / "other" / "f.conll")

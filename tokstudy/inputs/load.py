@@ -13,7 +13,7 @@ import os
 from typing import Sequence
 
 from tokstudy.data.types import Dataset
-from tokstudy.datalocation import data_root, shown_path
+from tokstudy.datalocation import data_root, said_path, shown_path
 from tokstudy.inputs.datasets import read_datasets
 from tokstudy.inputs.request import DatasetRequest, Inputs, RepairReport, TokenizerRequest
 from tokstudy.inputs.tokenizers import load_tokenizers
@@ -38,13 +38,18 @@ def load_inputs(*, datasets: DatasetRequest | None = None, tokenizers: Tokenizer
 
 
 def repair_reports(datasets: Sequence[Dataset], data_dir: str | os.PathLike | None = None) -> list[RepairReport]:
-    """What lenient reading repaired in each dataset; files named relative to the data location or here."""
+    """What lenient reading repaired in each dataset: the text for the terminal names a file as the user typed it
+    (:func:`~tokstudy.datalocation.said_path`), the record, which goes into files that travel, never by an absolute
+    path (:func:`~tokstudy.datalocation.shown_path`); a file the data location holds is named relative to it."""
 
-    def show(path: str) -> str:
+    def said(path: str) -> str:
+        return said_path(path, data_dir)
+
+    def shown(path: str) -> str:
         return shown_path(path, data_dir)
 
     return [
-        RepairReport(ds.name, ds.repair_log.describe(show), {"dataset": ds.name, **ds.repair_log.to_dict(show)})
+        RepairReport(ds.name, ds.repair_log.describe(said), {"dataset": ds.name, **ds.repair_log.to_dict(shown)})
         for ds in datasets
         if ds.repair_log
     ]
