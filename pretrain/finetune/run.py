@@ -76,7 +76,7 @@ def _dump(obj) -> str:
 def _declared_subset(config: FinetuneConfig, ds) -> str | None:
     """``first:N`` when evaluation was cut to the split's first ``N`` sentences (``max_eval_sentences``),
     so that readers of the predictions file know it covers part of the split (see
-    :func:`tokstudy.analysis.model_errors.aligned_predictions.declared_subset`); ``None`` (no metadata
+    :func:`tokstudy.analysis.model_errors.predictions_metadata.declared_subset`); ``None`` (no metadata
     line) otherwise."""
     n = config.max_eval_sentences
     return f"first:{n}" if n is not None and len(ds) >= n else None

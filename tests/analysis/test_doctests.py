@@ -42,6 +42,7 @@ MODULES = [
     "tokstudy.report.morph",
     "tokstudy.analysis.model_errors.piece_predictions",
     "tokstudy.analysis.model_errors.piece_agreement",
+    "tokstudy.analysis.model_errors.predictions_metadata",
     "tokstudy.report.pieces",
 ]
 

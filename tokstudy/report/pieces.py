@@ -3,7 +3,9 @@
 
 Two tables: how often a multi-piece word's pieces disagree (by number of pieces, NE / non-NE) with the error
 rates of words whose pieces agree and disagree, then each aggregation's entity F1, word errors and word-level r.
-A report adds it as one table: :func:`pieces_report` (``pieces.{md,csv,json}``).
+A report adds it as one table: :func:`pieces_report` (``pieces.{md,csv,json}``). Files checked against a dataset
+(:attr:`~tokstudy.analysis.model_errors.piece_agreement.PieceAgreement.dataset`) are named with it, in a
+``dataset`` column and a sentence that says which part of it each covers.
 
 >>> from tokstudy.analysis.model_errors.piece_agreement import piece_agreement
 >>> from tokstudy.analysis.model_errors.piece_predictions import PiecePredictions, PieceSentence, PredictedWord
@@ -28,6 +30,26 @@ def _share(n: int, of: int) -> float | None:
     return json_number(n / of, 4) if of else None
 
 
+def _named(r: PieceAgreement, results: Sequence[PieceAgreement]) -> dict:
+    """A row's first columns: the model, and the dataset its file was checked against where any file was."""
+    return {"model": r.model} | ({"dataset": r.dataset} if any(x.dataset for x in results) else {})
+
+
+def _coverage(results: Sequence[PieceAgreement]) -> str:
+    """The sentence naming the datasets the files were checked against and the part of each they cover."""
+    checked = [r for r in results if r.dataset]
+    if not checked:
+        return ""
+    names = ", ".join(dict.fromkeys(r.dataset for r in checked))
+    parts = [f"Each per-piece file was checked against {names}, every sentence, word and gold tag."]
+    parts += [
+        f"{r.model} covers the {r.subset} of {r.dataset}: its figures are over those sentences only."
+        for r in checked
+        if r.subset
+    ]
+    return " ".join(parts)
+
+
 def disagreement_rows(results: Sequence[PieceAgreement]) -> list[dict]:
     """One row per model and group of words (all, NE, non-NE): how many multi-piece words, the share whose pieces
     disagree overall and by number of pieces; on the ``all`` row, the error rates of words whose pieces agree
@@ -37,7 +59,7 @@ def disagreement_rows(results: Sequence[PieceAgreement]) -> list[dict]:
         groups = (("all", r.by_pieces), ("NE", r.by_pieces_ne), ("non-NE", r.by_pieces_other))
         for group, bins in groups:
             multi, disagree = sum(b.n_words for b in bins), sum(b.n_disagree for b in bins)
-            row = {"model": r.model, "words": group, "multi-piece": multi, "disagree": disagree}
+            row = _named(r, results) | {"words": group, "multi-piece": multi, "disagree": disagree}
             row |= {"share": _share(disagree, multi)} | {
                 f"{b.pieces} pieces": _share(b.n_disagree, b.n_words) for b in bins
             }
@@ -57,8 +79,8 @@ def aggregation_rows(results: Sequence[PieceAgreement]) -> list[dict]:
     for r in results:
         for a in r.aggregations:
             rows.append(
-                {
-                    "model": r.model,
+                _named(r, results)
+                | {
                     "aggregation": a.method,
                     "precision": json_number(a.entities.precision, 4),
                     "recall": json_number(a.entities.recall, 4),
@@ -81,12 +103,15 @@ def pieces_rows(results: Sequence[PieceAgreement]) -> list[dict]:
 
 
 def pieces_markdown(results: Sequence[PieceAgreement]) -> str:
-    """The section: disagreement, then the aggregations, then the conventions."""
+    """The section: the datasets the files were checked against (when they were), disagreement, then the
+    aggregations, then the conventions."""
     if not results:
         return "(no per-piece predictions)"
     shown = lambda rows: [{k: ("–" if v is None else v) for k, v in row.items()} for row in rows]  # noqa: E731
+    coverage = _coverage(results)
     return "\n\n".join(
-        [
+        ([coverage] if coverage else [])
+        + [
             "**Pieces that disagree.** Share of multi-piece words whose predicted pieces carry more than one label "
             "(the full tag: B-PER and I-PER differ), overall and by number of pieces, over all words, gold NE words "
             "and the others; the error rate (word label != gold) of words whose pieces agree (every aggregation "

@@ -9,9 +9,10 @@ import pytest
 
 from tests.analysis.conftest import ChunkSegmenter, random_dataset
 from tests.analysis.model_errors.test_correlation import fake_predictions
-from tokstudy.analysis.model_errors.aligned_predictions import align_predictions, declared_subset
+from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.analysis.model_errors.correlation import correlate_errors
 from tokstudy.analysis.model_errors.predictions import read_predictions, write_predictions
+from tokstudy.analysis.model_errors.predictions_metadata import declared_subset
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.errors import AlignmentError
 
@@ -81,3 +82,16 @@ def test_undeclared_or_wrong_subsets_are_refused(split, tmp_path):
         with pytest.raises(AlignmentError, match="is not understood"):
             declared_subset(_write(tmp_path, sents[:N_EVAL], bad))
     assert np.all(align_predictions(table, _write(tmp_path, sents, None)).rows == np.arange(len(table)))
+
+
+def test_a_refusal_names_the_file_what_it_says_and_the_dataset(split, tmp_path):
+    ds, sents = split
+    table = segmentation_table([ds], [ChunkSegmenter(3)], progress=False)
+    path = tmp_path / "other.tsv"
+    meta = {"model": "m", "dataset": "other", "split": "dev", "language": "xx"}
+    other = read_predictions(write_predictions(path, sents[:N_EVAL], metadata=meta))
+    with pytest.raises(AlignmentError) as info:
+        align_predictions(table, other)
+    message = str(info.value)
+    assert message.startswith(f"{path} (it says dataset=other split=dev language=xx): {N_EVAL} predicted sentences")
+    assert f"dataset 'rand:test' has {N_SPLIT}" in message and "\n" not in message

@@ -6,7 +6,8 @@ and each predicted sentence must have exactly the dataset's words (and gold tags
 unless ``check_gold=False``). A file may instead cover a *declared subset* of the split:
 the metadata line ``# subset=first:N`` (what the fine-tuner writes when it evaluates
 only the first ``N`` sentences, the study's ``max_eval``) makes the first ``N``
-sentences of the split the ones that must all be predicted; the result says so in
+sentences of the split the ones that must all be predicted (the check per-piece files get as well:
+:func:`~tokstudy.analysis.model_errors.predictions_metadata.covered_part`); the result says so in
 :attr:`AlignedPredictions.subset`, and everything computed from it covers only them. Any difference raises
 :class:`~tokstudy.errors.AlignmentError` naming the sentence, the word position
 and both words, so a shifted or truncated file can never produce a number.
@@ -24,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from tokstudy.analysis.model_errors.predictions import Predictions
+from tokstudy.analysis.model_errors.predictions_metadata import covered_part
 from tokstudy.analysis.table import SegmentationTable
 from tokstudy.errors import AlignmentError
 
@@ -78,29 +80,6 @@ def choose_dataset(table: SegmentationTable, predictions: Predictions, dataset: 
     )
 
 
-#: the metadata key declaring that a file covers part of its split.
-SUBSET_KEY = "subset"
-
-
-def declared_subset(predictions: Predictions) -> int | None:
-    """``N`` of a ``subset=first:N`` declaration, ``None`` without one; any other value is refused.
-
-    >>> from tokstudy.analysis.model_errors.predictions import Predictions
-    >>> declared_subset(Predictions((), {"subset": "first:1000"}))
-    1000
-    """
-    value = predictions.metadata.get(SUBSET_KEY)
-    if value is None:
-        return None
-    kind, _, n = str(value).partition(":")
-    if kind.strip() != "first" or not n.strip().isdigit() or int(n) < 1:
-        raise AlignmentError(
-            f"{predictions.source or 'predictions'}: metadata {SUBSET_KEY}={value!r} is not understood; "
-            "the only declared subset is 'first:N' (the split's first N sentences, N >= 1)"
-        )
-    return int(n)
-
-
 def align_predictions(
     table: SegmentationTable,
     predictions: Predictions,
@@ -120,27 +99,9 @@ def align_predictions(
     src = predictions.source or "predictions"
     sents = np.flatnonzero(table.sentence_dataset == d)
     starts = table.sentence_offsets[sents]
-    first = declared_subset(predictions)
-    n_split = len(sents)
-    subset = ""
-    if first is not None and first < n_split:
-        if len(predictions.sentences) > first:
-            raise AlignmentError(
-                f"{src}: declares {SUBSET_KEY}=first:{first} but holds {len(predictions.sentences)} sentences"
-            )
-        sents, starts = sents[:first], starts[:first]
-        subset = f"first {first} of {n_split} sentences"
+    part = covered_part(predictions, len(predictions.sentences), dataset=label, n_split=len(sents))
+    sents, starts = sents[: part.n_sentences], starts[: part.n_sentences]
     by_id = {int(table.sent_id[s]): i for i, s in enumerate(starts.tolist())}
-    if len(predictions.sentences) != len(sents):
-        what = (
-            f"the first {len(sents)} sentences of dataset {label!r}, as declared"
-            if subset
-            else (f"dataset {label!r} has {len(sents)} (non-empty) sentences")
-        )
-        raise AlignmentError(
-            f"{src}: {len(predictions.sentences)} predicted sentences but {what}; predictions must cover the "
-            f"whole split, or declare the part they cover with a '# {SUBSET_KEY}=first:N' metadata line"
-        )
     order = np.empty(len(sents), dtype=np.int64)
     seen = np.zeros(len(sents), dtype=bool)
     for k, ps in enumerate(predictions.sentences):
@@ -165,7 +126,7 @@ def align_predictions(
     rows_arr = np.concatenate(rows) if rows else np.zeros(0, np.int64)
     error = np.fromiter((p != g for p, g in zip(pred, gold)), dtype=bool, count=len(gold))
     model = predictions.metadata.get("model") or (Path(predictions.source).stem if predictions.source else "model")
-    return AlignedPredictions(label, rows_arr, gold, pred, error, model, subset)
+    return AlignedPredictions(label, rows_arr, gold, pred, error, model, part.subset)
 
 
 def _check_sentence(table: SegmentationTable, g: int, ps, where: str, *, check_gold: bool, unseen: frozenset) -> None:

@@ -39,9 +39,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.analysis.model_errors.correlation import Correlation, correlation, error_rate
 from tokstudy.analysis.model_errors.piece_predictions import PiecePredictions, PredictedWord
 from tokstudy.analysis.stats import BootstrapSettings
+from tokstudy.analysis.table import SegmentationTable
 from tokstudy.data.types import iob2_spans
 
 AGGREGATIONS = ("first", "average", "max", "majority")
@@ -151,6 +153,10 @@ class PieceAgreement:
     aggregations: tuple[AggregationScore, ...]
     n_truncated: int
     """Words with fewer predicted pieces than pieces (cut by a model window)."""
+    dataset: str = ""
+    """The dataset the file was checked against, as the table names it (``conll2003:test``); ``""``: not checked."""
+    subset: str = ""
+    """What part of that dataset the file covers (``"first 600 of 3453 sentences"``); ``""``: all of it."""
 
     @property
     def share_disagree(self) -> float:
@@ -180,9 +186,22 @@ def _bins(n_pieces: np.ndarray, disagree: np.ndarray) -> tuple[DisagreementBin, 
 
 
 def piece_agreement(
-    predictions: PiecePredictions, *, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
+    predictions: PiecePredictions,
+    *,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    table: SegmentationTable | None = None,
+    dataset: str | None = None,
 ) -> PieceAgreement:
-    """Disagreement, agree/disagree error rates and every aggregation's scores (module docstring)."""
+    """Disagreement, agree/disagree error rates and every aggregation's scores (module docstring).
+
+    With ``table``, the file is first checked against the table's dataset it is for (``dataset``, else the
+    table's only one or the one its metadata names) as a per-word predictions file is
+    (:func:`~tokstudy.analysis.model_errors.aligned_predictions.align_predictions`): every sentence of the split,
+    or of the part its ``subset=first:N`` declares, with the dataset's words and gold tags; the result names that
+    dataset and part."""
+    on = None if table is None else align_predictions(table, predictions.word_predictions(), dataset=dataset)
     settings = BootstrapSettings(n_resamples, confidence, seed)
     words = [w for s in predictions.sentences for w in s.words]
     gold = [[w.gold for w in s.words] for s in predictions.sentences]
@@ -219,4 +238,6 @@ def piece_agreement(
         n_agree_errors=agree_errors,
         aggregations=tuple(scores),
         n_truncated=int((n_pred < n_pieces).sum()),
+        dataset=on.dataset if on else "",
+        subset=on.subset if on else "",
     )

@@ -33,7 +33,14 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from tokstudy.analysis.model_errors.predictions import escape_word, is_iob2_tag, unescape_word
+from tokstudy.analysis.model_errors.predictions import (
+    PredictedSentence,
+    Predictions,
+    escape_word,
+    is_iob2_tag,
+    unescape_word,
+)
+from tokstudy.analysis.model_errors.predictions_metadata import check_declared_count
 from tokstudy.data.textio import Problems, iter_lines
 from tokstudy.errors import DataFormatError
 from tokstudy.fileio import atomic_file
@@ -120,6 +127,22 @@ class PiecePredictions:
     def n_words(self) -> int:
         return sum(len(s.words) for s in self.sentences)
 
+    def word_predictions(self) -> Predictions:
+        """The file's words as per-word predictions, each labelled by its first piece, with the file's metadata
+        and source: what :func:`~tokstudy.analysis.model_errors.aligned_predictions.align_predictions` checks
+        against a dataset, sentence by sentence and word by word, as it checks a per-word file."""
+        sentences = tuple(
+            PredictedSentence(
+                tuple(w.word for w in s.words),
+                tuple(w.gold for w in s.words),
+                tuple(self.labels[w.best[0]] for w in s.words),
+                s.sent_id,
+                s.line,
+            )
+            for s in self.sentences
+        )
+        return Predictions(sentences, dict(self.metadata), self.source)
+
 
 def write_piece_predictions(
     path: str | os.PathLike,
@@ -154,8 +177,12 @@ def write_piece_predictions(
 
 
 def read_piece_predictions(path: str | os.PathLike) -> PiecePredictions:
-    """Read a per-piece predictions file; a malformed line is a
-    :class:`~tokstudy.errors.DataFormatError` naming the file and line (up to 20 listed)."""
+    """Read a per-piece predictions file.
+
+    A malformed line is a :class:`~tokstudy.errors.DataFormatError` naming the file and line, one per bad line (a
+    word's later pieces do not repeat it; up to 20 listed). Every piece of a word repeats the word, its gold tag
+    and its ``n_pieces``. A file that declares ``subset=first:N`` but holds more than ``N`` sentences is refused
+    (:func:`~tokstudy.analysis.model_errors.predictions_metadata.check_declared_count`)."""
     reader = _Reader(path)
     for lineno, text in iter_lines(path):
         reader.line(lineno, text)
@@ -166,26 +193,60 @@ def read_piece_predictions(path: str | os.PathLike) -> PiecePredictions:
     reader.problems.raise_if_any()
     if not sentences:
         raise DataFormatError(f"no piece lines found; expected lines of {' '.join(COLUMNS)}", path=path)
-    return PiecePredictions(reader.labels, sentences, reader.metadata, str(path))
+    predictions = PiecePredictions(reader.labels, sentences, reader.metadata, str(path))
+    check_declared_count(predictions, len(sentences))
+    return predictions
+
+
+@dataclass
+class _WordLines:
+    """The pieces of one word read so far, and what each later piece line must repeat of its first one."""
+
+    line: int
+    word: str
+    gold: str
+    n_pieces: int
+    pieces: list[str] = field(default_factory=list)
+    probs: list[np.ndarray] = field(default_factory=list)
+    best: list[int] = field(default_factory=list)
+
+    def mismatch(self, word: str, gold: str, n_pieces: int, piece_index: int) -> str | None:
+        """What is wrong with a piece line of this word (``None``: nothing)."""
+        for what, got, want in (
+            ("word", word, self.word),
+            ("gold", gold, self.gold),
+            ("n_pieces", n_pieces, self.n_pieces),
+        ):
+            if got != want:
+                return f"{what} {got!r}, but the word's first piece (line {self.line}) has {want!r}"
+        if not 0 <= piece_index < n_pieces:
+            return f"piece_index {piece_index} with n_pieces {n_pieces}; expected 0 <= piece_index < n_pieces"
+        if piece_index != len(self.pieces):
+            return f"piece {piece_index} where piece {len(self.pieces)} comes next (each piece once, in order)"
+        return None
 
 
 class _Reader:
     """The state of :func:`read_piece_predictions`: the header, and the piece lines grouped by sentence and word."""
 
     def __init__(self, path) -> None:
+        self.path = path
         self.problems = Problems(path)
         self.labels: tuple[str, ...] | None = None
         self.metadata: dict[str, str] = {}
         self._header = False
-        # (sent_id, word_index) -> [line, word, gold, n_pieces, pieces, probs, best]
-        self._words: dict[tuple[int, int], list] = {}
+        self._words: dict[tuple[int, int], _WordLines] = {}
         self._sentence_line: dict[int, int] = {}
+        # words (their sent_id and word_index as written) with a bad line: its report stands for their later pieces
         self._broken: set[tuple[str, ...]] = set()
 
     def line(self, lineno: int, text: str) -> None:
         if lineno == 1:
             if text != FORMAT_LINE:
-                self.problems.add(lineno, f"expected {FORMAT_LINE!r} (a tokstudy per-piece predictions file)")
+                # another kind of file: each of its later lines would only repeat this
+                raise DataFormatError(
+                    f"expected {FORMAT_LINE!r} (a tokstudy per-piece predictions file)", path=self.path, line=1
+                )
             return
         if not self._header:
             self._head_line(lineno, text)
@@ -201,54 +262,62 @@ class _Reader:
                 self.labels = tuple(value.split())
             else:
                 self.metadata[key] = value
-        elif text.split("\t") == list(COLUMNS):
-            self._header = True
-        else:
+            return
+        if text.split("\t") != list(COLUMNS):
             self.problems.add(lineno, f"expected the header line {' '.join(COLUMNS)!r}, found {text[:60]!r}")
+            self._broken.add(tuple(text.split("\t")[:2]))  # were it a piece line, its word is reported
+        # a damaged header ends the header all the same: the lines after it are read as piece lines
+        self._header = True
 
     def _piece_line(self, lineno: int, text: str) -> None:
         fields = text.split("\t")
+        key = tuple(fields[:2])
+        if key in self._broken:
+            return
+        problem = self._add_piece(lineno, fields)
+        if problem is not None:
+            self.problems.add(lineno, problem)
+            self._broken.add(key)
+
+    def _add_piece(self, lineno: int, fields: list[str]) -> str | None:
+        """Add the piece of one line to its word; what is wrong with the line instead, if anything."""
         if len(fields) != len(COLUMNS):
-            self.problems.add(lineno, f"expected {len(COLUMNS)} tab-separated columns, found {len(fields)}")
-            self._broken.add(tuple(fields[:2]))  # its word's later pieces are not reported again
-            return
-        if tuple(fields[:2]) in self._broken:
-            return
+            return f"expected {len(COLUMNS)} tab-separated columns, found {len(fields)}"
         sid, wi, word, gold, n, pi, piece, label, _prob, probs = fields
         try:
             sid_, wi_, n_, pi_ = int(sid), int(wi), int(n), int(pi)
             row = np.array([float(p) for p in probs.split()], dtype=np.float64)
             word, piece = unescape_word(word), unescape_word(piece)
         except ValueError as exc:
-            self.problems.add(lineno, f"not a piece line: {exc}")
-            self._broken.add(tuple(fields[:2]))
-            return
+            return f"not a piece line: {exc}"
         labels = self.labels or ()
         if len(row) != len(labels) or label not in labels or not is_iob2_tag(gold):
-            self.problems.add(
-                lineno,
+            return (
                 f"expected {len(labels)} probabilities and a label among {list(labels)[:8]}, a gold IOB2 tag; "
-                f"found {len(row)} probabilities, label {label!r}, gold {gold!r}",
+                f"found {len(row)} probabilities, label {label!r}, gold {gold!r}"
             )
-            return
         if abs(row.sum() - 1.0) > SUM_TOLERANCE or (row < 0).any():
-            self.problems.add(lineno, f"probabilities sum to {row.sum():.6f}, expected 1")
-            return
-        entry = self._words.setdefault((sid_, wi_), [lineno, word, gold, n_, [], [], []])
-        if pi_ != len(entry[4]) or entry[1] != word or n_ < 1 or pi_ >= n_:
-            self.problems.add(lineno, f"sentence {sid_}, word {wi_}: piece {pi_} out of order or inconsistent")
-            return
-        entry[4].append(piece)
-        entry[5].append(row)
-        entry[6].append(labels.index(label))
+            return f"probabilities sum to {row.sum():.6f}; expected probabilities >= 0 that sum to 1"
+        entry = self._words.setdefault((sid_, wi_), _WordLines(lineno, word, gold, n_))
+        problem = entry.mismatch(word, gold, n_, pi_)
+        if problem is not None:
+            return f"sentence {sid_}, word {wi_}: {problem}"
+        entry.pieces.append(piece)
+        entry.probs.append(row)
+        entry.best.append(labels.index(label))
         self._sentence_line.setdefault(sid_, lineno)
+        return None
 
     def finish(self) -> tuple[PieceSentence, ...]:
         by_sentence: dict[int, list[PredictedWord]] = {}
-        for (sid, wi), (lineno, word, gold, n, pieces, probs, best) in self._words.items():
+        gaps: set[int] = set()  # sentences with a word missing: their later words would only repeat it
+        for (sid, wi), w in self._words.items():
             words = by_sentence.setdefault(sid, [])
-            if wi != len(words):
-                self.problems.add(lineno, f"sentence {sid}: word {wi} follows word {len(words) - 1}")
+            if sid in gaps:
                 continue
-            words.append(PredictedWord(word, gold, n, tuple(pieces), np.stack(probs), tuple(best)))
+            if wi != len(words):
+                self.problems.add(w.line, f"sentence {sid}: word {wi} follows word {len(words) - 1}")
+                gaps.add(sid)
+                continue
+            words.append(PredictedWord(w.word, w.gold, w.n_pieces, tuple(w.pieces), np.stack(w.probs), tuple(w.best)))
         return tuple(PieceSentence(sid, tuple(ws), self._sentence_line[sid]) for sid, ws in by_sentence.items())

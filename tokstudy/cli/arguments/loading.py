@@ -143,11 +143,12 @@ def shredded_from_args(table, args):
     return shredded_table(table, min_pieces=args.shredded or DEFAULT_MIN_PIECES, limit=None)
 
 
-def piece_agreements(specs, *, n_resamples: int, seed: int) -> list:
+def piece_agreements(specs, *, n_resamples: int, seed: int, table=None, dataset: str | None = None) -> list:
     """Piece agreement (:func:`~tokstudy.analysis.model_errors.piece_agreement.piece_agreement`) of each per-piece
     predictions file ``FILE[=NAME]`` (``tokstudy pieces``, ``tokstudy report --piece-predictions``): ``NAME``
     names the model (default: the file's ``model_name``); models of the same name get their file's name beside
-    it. What each file holds is printed, one line each."""
+    it; with ``table``, each file is checked against its dataset (``dataset``, as ``--predictions-dataset``
+    names it) first. What each file holds is printed, one line each."""
     # deferred: the analysis package (numpy), not for --help
     from tokstudy.analysis.model_errors.piece_agreement import piece_agreement
     from tokstudy.analysis.model_errors.piece_predictions import read_piece_predictions
@@ -156,7 +157,7 @@ def piece_agreements(specs, *, n_resamples: int, seed: int) -> list:
     for spec in specs:
         path, _, name = spec.partition("=")
         preds = read_piece_predictions(path)
-        res = piece_agreement(preds, n_resamples=n_resamples, seed=seed)
+        res = piece_agreement(preds, n_resamples=n_resamples, seed=seed, table=table, dataset=dataset)
         results.append(replace(res, model=name) if name else res)
         print(f"{path}: {preds.n_words} words, {len(preds.sentences)} sentences, labels {' '.join(preds.labels)}")
     names = [r.model for r in results]
