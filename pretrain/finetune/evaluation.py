@@ -62,22 +62,7 @@ def score_split(
             bigrams=bigrams,
             bf16=bf16,
         )
-        gold = [list(s.tags) for s in ds]
-        default, strict = entity_scores(gold, pred), entity_scores(gold, pred, mode="strict")
-        metrics = {
-            "f1": default.f1,
-            "precision": default.precision,
-            "recall": default.recall,
-            "f1_strict": strict.f1,
-            "precision_strict": strict.precision,
-            "recall_strict": strict.recall,
-            "token_accuracy": token_accuracy(gold, pred),
-            "n_gold_entities": default.n_gold,
-            "n_pred_entities": default.n_pred,
-            "per_type": {t: vars(v) for t, v in default.per_type.items()},
-            "per_type_strict": {t: vars(v) for t, v in strict.per_type.items()},
-            "n_windowed_sentences": sum(1 for p in pieces if sum(map(len, p)) > max_length - 2),
-        }
+        metrics = token_metrics([list(s.tags) for s in ds], pred, pieces, max_length=max_length)
     else:
         pred = predict_labels(
             model, tokenizer, words, id2label, max_length=max_length, batch_size=batch_size, pieces=pieces, bf16=bf16
@@ -88,6 +73,26 @@ def score_split(
         }
     metrics.update({"n_sentences": len(ds), "n_words": ds.n_words})
     return metrics, pred
+
+
+def token_metrics(gold: list, pred: list, pieces: list, *, max_length: int) -> dict:
+    """Entity scores (seqeval default and strict IOB2), per type, word accuracy, and how many sentences were
+    longer than one window of ``max_length`` (``pieces``: the split's :func:`word_pieces`)."""
+    default, strict = entity_scores(gold, pred), entity_scores(gold, pred, mode="strict")
+    return {
+        "f1": default.f1,
+        "precision": default.precision,
+        "recall": default.recall,
+        "f1_strict": strict.f1,
+        "precision_strict": strict.precision,
+        "recall_strict": strict.recall,
+        "token_accuracy": token_accuracy(gold, pred),
+        "n_gold_entities": default.n_gold,
+        "n_pred_entities": default.n_pred,
+        "per_type": {t: vars(v) for t, v in default.per_type.items()},
+        "per_type_strict": {t: vars(v) for t, v in strict.per_type.items()},
+        "n_windowed_sentences": sum(1 for p in pieces if sum(map(len, p)) > max_length - 2),
+    }
 
 
 def write_split_predictions(path: str | os.PathLike, ds: Dataset, pred: list, *, task: str, metadata: dict) -> Path:
@@ -120,14 +125,22 @@ def piece_sentences(
     probs = predict_piece_probs(
         model, tokenizer, words, max_length=max_length, stride=stride, batch_size=batch_size, pieces=pieces, bf16=bf16
     )
+    return build_piece_sentences(tokenizer, ds, pieces, probs)
+
+
+def build_piece_sentences(tokenizer, ds: Dataset, pieces: list, probs, best=None) -> list[PieceSentence]:
+    """The :class:`PieceSentence` of every sentence of ``ds`` from its words' ``pieces`` (:func:`word_pieces`)
+    and predicted ``probs`` (``[predicted pieces, labels]`` per word); ``best``: each piece's best label id
+    per word, when it is not the argmax of ``probs``."""
+    best = best if best is not None else [[None] * len(s) for s in probs]
     out = []
-    for s, sent_pieces, sent_probs in zip(ds, pieces, probs):
+    for s, sent_pieces, sent_probs, sent_best in zip(ds, pieces, probs, best):
         out.append(
             PieceSentence(
                 s.sent_id,
                 tuple(
-                    PredictedWord(w, t, len(ids), tuple(tokenizer.convert_ids_to_tokens(ids[: len(p)])), p)
-                    for w, t, ids, p in zip(s.words, s.tags, sent_pieces, sent_probs)
+                    PredictedWord(w, t, len(ids), tuple(tokenizer.convert_ids_to_tokens(ids[: len(p)])), p, b)
+                    for w, t, ids, p, b in zip(s.words, s.tags, sent_pieces, sent_probs, sent_best)
                 ),
             )
         )

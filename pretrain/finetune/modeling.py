@@ -43,13 +43,14 @@ def check_model_dir(path: str | os.PathLike) -> Path:
     return path
 
 
-def load_tokenizer(path: str | os.PathLike):
-    """``AutoTokenizer.from_pretrained(path)``, requiring a fast tokenizer with the special tokens fine-tuning needs."""
+def load_tokenizer(path: str | os.PathLike, **options):
+    """``AutoTokenizer.from_pretrained(path, **options)``, requiring a fast tokenizer with the special tokens
+    fine-tuning needs."""
     # deferred: transformers (~1-2 s), only when a model or tokenizer is loaded
     from transformers import AutoTokenizer
 
     try:
-        tok = AutoTokenizer.from_pretrained(str(path))
+        tok = AutoTokenizer.from_pretrained(str(path), **options)
     except Exception as exc:  # transformers raises many types here; name the place
         raise TokenizerLoadError(f"{path}: could not load a tokenizer: {exc}") from exc
     if not getattr(tok, "is_fast", False):

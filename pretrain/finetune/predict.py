@@ -31,14 +31,22 @@ def _batches(items: Sequence, batch_size: int):
 
 
 def _outputs_by_batch(
-    model, items: Sequence, pad_id: int, batch_size: int, *, token_labels: bool, log_probs: bool, bf16: bool = True
+    model,
+    items: Sequence,
+    pad_id: int,
+    batch_size: int,
+    *,
+    token_labels: bool,
+    log_probs: bool,
+    bf16: bool = True,
+    progress: bool = False,
 ):
     """``(indices, outputs)`` per batch of ``items``, computed in inference mode on the model's device: the best
     class per position (token tasks) or per sequence, or with ``log_probs`` the log-softmax per position.
 
     Every batch is queued on the device first and the outputs come back to the host in one copy at the end, so
     the host never waits for the device between batches. On CUDA the forward passes run under bf16 autocast
-    (``bf16``); the log-softmax is taken in float32."""
+    (``bf16``); the log-softmax is taken in float32. ``progress``: a bar on stderr, one step per batch."""
     # deferred: torch (~1-2 s), only when a model runs; the module imports without it
     import torch
 
@@ -46,7 +54,7 @@ def _outputs_by_batch(
     autocast = device.type == "cuda" and bf16
     model.eval()
     batches, outputs = list(_batches(items, batch_size)), []
-    for idx in batches:
+    for idx in _progress(batches, progress):
         with torch.inference_mode():  # entered per batch: the caller's code between batches runs outside it
             batch = collate([items[i] for i in idx], pad_id, device, token_labels=token_labels)
             batch.pop("labels")
@@ -55,6 +63,16 @@ def _outputs_by_batch(
             outputs.append(torch.log_softmax(logits.float(), dim=-1) if log_probs else logits.argmax(-1))
     for idx, out in zip(batches, _to_host(outputs)):
         yield idx, out if log_probs else out.tolist()
+
+
+def _progress(batches: list, enabled: bool):
+    """``batches``, counted by a bar on stderr when ``enabled`` (the windows predicted, batch by batch)."""
+    if not enabled:
+        return batches
+    # deferred: tqdm.auto (~50 ms, asyncio), only when a bar is shown
+    from tqdm.auto import tqdm
+
+    return tqdm(batches, desc="predict", unit="batch", dynamic_ncols=True)
 
 
 def _to_host(outputs: list) -> list:
@@ -121,16 +139,20 @@ def predict_piece_probs(
     batch_size: int = 64,
     pieces: list | None = None,
     bf16: bool = True,
+    progress: bool = False,
 ) -> list[list[np.ndarray]]:
     """Every piece's softmax over the labels: ``out[s][w]`` is ``[predicted pieces, labels]`` for word ``w`` of
     sentence ``s``, read from the one window that owns the word (the same window, and the same first piece, as
     :func:`predict_tags`). A word longer than a window keeps the pieces that fit, so it may have fewer rows than
-    pieces; every word has at least one. Probabilities are float64, from the float32 log-softmax."""
+    pieces; every word has at least one. Probabilities are float64, from the float32 log-softmax. ``progress``:
+    a bar on stderr."""
     cls_id, sep_id, pad_id, _ = special_ids(tokenizer)
     pieces = pieces if pieces is not None else word_pieces(tokenizer, sentences)
     windows = token_windows(pieces, None, cls_id=cls_id, sep_id=sep_id, max_length=max_length, stride=stride)
     out: list[list] = [[None] * len(s) for s in sentences]
-    batches = _outputs_by_batch(model, windows, pad_id, batch_size, token_labels=True, log_probs=True, bf16=bf16)
+    batches = _outputs_by_batch(
+        model, windows, pad_id, batch_size, token_labels=True, log_probs=True, bf16=bf16, progress=progress
+    )
     for idx, scores in batches:
         for row, i in enumerate(idx):
             w = windows[i]

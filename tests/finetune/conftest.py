@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures_hf_models import hf_token_models  # noqa: F401  (models fine-tuned elsewhere, one per family)
 from tokstudy.datalocation import data_root
 
 TINY = dict(
