@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from seqeval.metrics import f1_score
 
+from tests.conftest import corpus_path
+from tests.fixtures_predictions import rule_predictions
 from tokstudy.analysis.model_errors.piece_predictions import PieceSentence, PredictedWord, write_piece_predictions
 from tokstudy.cli import main
 
@@ -42,6 +44,32 @@ EXPECTED = {
     "max": [["B-PER", "I-PER"], ["O", "O"], ["O"]],
     "majority": [["B-PER", "O"], ["O", "B-LOC"], ["O"]],  # Antwerpen: one piece each, the first piece wins
 }
+
+
+def write_rule_pieces(path, corpus, n_sentences: int | None = None, metadata: dict | None = None):
+    """The per-piece file of a model that makes :func:`rule_predictions`' mistakes on ``corpus`` (its first
+    ``n_sentences``): a word of ``n`` characters has ``1 + n // 5`` pieces, each giving the rule's tag 0.8."""
+    out, ids = rule_predictions(corpus)
+    labels = tuple(sorted({t for _, gold, pred in out for t in (*gold, *pred)}))
+    sentences = []
+    for (words, gold, pred), sid in list(zip(out, ids))[:n_sentences]:
+        predicted = []
+        for w, g, p in zip(words, gold, pred):
+            row = np.full(len(labels), 0.2 / (len(labels) - 1))
+            row[labels.index(p)] = 0.8
+            n = 1 + len(w) // 5
+            predicted.append(PredictedWord(w, g, n, tuple(f"{w}{j}" for j in range(n)), np.tile(row, (n, 1))))
+        sentences.append(PieceSentence(sid, tuple(predicted)))
+    return write_piece_predictions(path, labels, sentences, metadata={"model_name": "rule", **(metadata or {})})
+
+
+@pytest.fixture(scope="module")
+def conll03():
+    """CoNLL-2003 test, read from the shared data (skips when absent)."""
+    from tokstudy.data.registry import load_dataset
+
+    corpus_path("conll2003")
+    return load_dataset("conll2003", "test")
 
 
 @pytest.fixture
@@ -120,3 +148,36 @@ def test_files_are_written_when_the_reader_leaves_first(pieces_file, tmp_path):
     assert proc.wait(timeout=300) == 0, err
     assert "Traceback" not in err
     assert len(list(csv.DictReader(out.open(encoding="utf-8")))) == len(EXPECTED)
+
+
+def test_with_a_dataset_each_file_is_checked_against_it_and_named(conll03, tmp_path, capsys):
+    corpus_path("conll2002_es")
+    meta = {"dataset": "conll2003", "split": "test", "language": "en"}
+    path = write_rule_pieces(tmp_path / "c03.pieces.tsv", conll03, metadata=meta)
+    out = tmp_path / "p.csv"
+    assert main(["pieces", str(path), "-d", "conll2003:test", "--bootstrap", "0", "--csv", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "checked against conll2003:test" in printed and "| rule | conll2003:test | all |" in printed
+    assert {r["dataset"] for r in csv.DictReader(out.open(encoding="utf-8"))} == {"conll2003:test"}
+    # the same file for the Spanish CoNLL-2002 test split: one line naming the file, what it says and the split
+    bad_out = tmp_path / "es.csv"
+    assert main(["pieces", str(path), "-d", "conll2002_es:test", "--csv", str(bad_out)]) == 1
+    err = capsys.readouterr().err.strip()
+    # the lines before it are reading notes: the Spanish test split has a tag that lenient reading repairs
+    [err] = [line for line in err.splitlines() if "error" in line]
+    assert err.startswith("tokstudy pieces: error: ") and "Traceback" not in err
+    said = f"{path} (it says dataset=conll2003 split=test language=en)"
+    assert said in err and "dataset 'conll2002_es:test' has 1517" in err
+    assert not bad_out.exists()
+
+
+def test_with_a_dataset_a_file_short_of_its_declared_subset_is_refused(conll03, tmp_path, capsys):
+    meta = {"dataset": "conll2003", "split": "test", "subset": "first:600"}
+    path = write_rule_pieces(tmp_path / "short.pieces.tsv", conll03, 300, metadata=meta)
+    assert main(["pieces", str(path), "--bootstrap", "0"]) == 0  # alone, the split might be that short
+    capsys.readouterr()
+    assert main(["pieces", str(path), "-d", "conll2003:test", "--bootstrap", "0"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "subset=first:600" in err and "300 predicted sentences but the first 600 sentences" in err
+    assert "'conll2003:test'" in err

@@ -3,8 +3,9 @@ costs (entity F1, word errors, the word-level r)."""
 
 from __future__ import annotations
 
-from tokstudy.cli.arguments import add_output_arguments, check_outputs, piece_agreements
+from tokstudy.cli.arguments import add_output_arguments, check_outputs, load_requested, piece_agreements
 from tokstudy.errors import UsageError
+from tokstudy.inputs.request import DatasetRequest
 
 
 def register(sub) -> None:
@@ -20,7 +21,9 @@ def register(sub) -> None:
             "label (first piece, average of probabilities, max probability, majority vote, a tie going to the "
             "label that comes first in the word): entity precision / recall / F1 (seqeval's default mode), word "
             "errors and Pearson r of a word's pieces with its error. The pieces are the model's own, from the "
-            "file. Example: tokstudy pieces runs/c03/seed-1/predictions.test.pieces.tsv --csv pieces.csv"
+            "file. With --dataset, each file is first checked against the split it is for, as `tokstudy "
+            "correlate` checks word predictions, and the figures name it. "
+            "Example: tokstudy pieces runs/c03/seed-1/predictions.test.pieces.tsv -d conll2003:test --csv pieces.csv"
         ),
     )
     p.add_argument(
@@ -33,6 +36,19 @@ def register(sub) -> None:
         "--bootstrap", type=int, default=1000, metavar="N", help="sentence resamples for r's CI (default 1000)"
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    p.add_argument(
+        "--dataset",
+        "-d",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="the split the files are for (repeat for several; a file's dataset= and split= metadata pick its "
+        "own): NAME:SPLIT or NAME:LANGUAGE:SPLIT from the registry (conll2003:test), or a file path; each file "
+        "must hold every sentence of it (or the first N its subset=first:N declares) with its words and gold tags",
+    )
+    p.add_argument(
+        "--data-dir", default=None, help="folder holding the corpora (default: $TOKSTUDY_DATA, else data/corpora)"
+    )
     add_output_arguments(p, csv="also write every figure as CSV", json="also write every result as JSON")
     p.set_defaults(func=run)
 
@@ -45,10 +61,21 @@ def run(args) -> int:
     if args.bootstrap < 0:
         raise UsageError(f"--bootstrap {args.bootstrap}: expected a number of resamples >= 0")
     check_outputs(args, files=("csv", "json"))
-    results = piece_agreements(args.piece_predictions, n_resamples=args.bootstrap, seed=args.seed)
+    table = _dataset_table(args) if args.dataset else None
+    results = piece_agreements(args.piece_predictions, n_resamples=args.bootstrap, seed=args.seed, table=table)
     print("\n" + pieces_markdown(results))
     if args.csv:
         print(f"\nwrote {write_csv(pieces_rows(results), args.csv)}")
     if args.json:
         print(f"wrote {write_json(list(results), args.json)}")
     return 0
+
+
+def _dataset_table(args):
+    """The ``--dataset`` splits as a table of their words, tags and sentence ids (no tokenizer: the pieces are the
+    files' own), for the files to be checked against."""
+    # deferred: the table package (~50 ms measured), not for --help
+    from tokstudy.analysis.table import segmentation_table
+
+    datasets = load_requested(datasets=DatasetRequest(args.dataset, data_dir=args.data_dir)).datasets
+    return segmentation_table(datasets, [], progress=False)

@@ -68,7 +68,8 @@ def register(sub) -> None:
         default=[],
         metavar="FILE[=NAME]",
         help="per-piece predictions of a model (repeat; see `tokstudy pieces`): adds pieces that disagree and each "
-        "aggregation's entity F1 and word-level r; =NAME names the model",
+        "aggregation's entity F1 and word-level r, each file checked against its dataset as --predictions files "
+        "are; =NAME names the model",
     )
     p.add_argument("--no-figures", action="store_true", help="skip the PNG/SVG figures")
     add_bootstrap_arguments(p)
@@ -110,7 +111,13 @@ def run(args) -> int:
         golds = [read_segmentations(path, language=lang) for path, lang in map(split_language, args.gold)]
         morph = morph_table(golds, tokenizers_from_args(args))
     kw = bootstrap_kwargs(args)
-    pieces = piece_agreements(args.piece_predictions, n_resamples=kw["n_resamples"], seed=kw["seed"])
+    pieces = piece_agreements(
+        args.piece_predictions,
+        n_resamples=kw["n_resamples"],
+        seed=kw["seed"],
+        table=table,
+        dataset=args.predictions_dataset,
+    )
     files = write_report(
         table,
         args.out,
