@@ -1,4 +1,5 @@
-"""The docstring examples of the in-context definition, the coverage warning and the unknown marks run."""
+"""The docstring examples of the in-context definition, the coverage warning, the unknown marks and the model
+directory settings run."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ MODULES = [
     "tokstudy.report.table3",
     "tokstudy.tokenization.tekken",
     "tokstudy.tokenization.tiktoken_",
+    "tokstudy.tokenization.model_directory",
 ]
 
 

@@ -24,12 +24,22 @@ directory with ``tekken.json``             that Tekken file (Mistral)
 directory with one ``*.model``,            that file; several are refused, named
 ``*.model.v*`` or ``*.tiktoken`` file      (which one is meant cannot be guessed)
 directory with ``vocab.txt``               WordPiece (BERT style)
-anything else that looks like a hub name   ``tokenizers.Tokenizer.from_pretrained``
+model directory (``config.json`` beside    the model's own tokenizer, as it segments
+the tokenizer files: ``save_pretrained``)  words for the model (below)
 =========================================  ==========================================
 
 A directory with both ``tokenizer.json`` and ``spiece.model`` (what
 :func:`~tokstudy.tokenization.training.train_tokenizers` writes) loads the SentencePiece
 model: it is the reference the HF file was converted from, and both give the same pieces.
+
+A model directory loads what ``AutoTokenizer.from_pretrained(dir)`` reads: ``tokenizer.json``
+first (an ALBERT model's ``spiece.model`` lacks the lowercasing its tokenizer applies), else
+``vocab.txt``, else its SentencePiece model; the settings its tokenizer class takes from
+``tokenizer_config.json`` are put back in (:mod:`.model_directory`), and each word is segmented
+as ``tokenizer(words, is_split_into_words=True)`` hands it to the model. A Hugging Face hub name
+(``owner/name``) is resolved to such a directory in the hub cache one layer up, by
+:func:`tokstudy.inputs.load_tokenizer_path` (:mod:`tokstudy.inputs.hub_models`), which the
+command line's ``-t`` calls.
 
 >>> sp = load_tokenizer("runs/tok/sp-unigram-32000")        # doctest: +SKIP
 >>> sp.name, sp.kind
@@ -45,13 +55,15 @@ from pathlib import Path
 
 from tokstudy.errors import TokenizerLoadError
 from tokstudy.tokenization.base import Segmenter
-from tokstudy.tokenization.hf import HFTokenizerSegmenter, wordpiece_tokenizer
+from tokstudy.tokenization.hf import HFTokenizerSegmenter, tokenizer_from_json, wordpiece_tokenizer
+from tokstudy.tokenization.model_directory import apply_settings, is_model_directory, model_word_context, read_settings
 from tokstudy.tokenization.sentencepiece_ import SentencePieceSegmenter, default_name
 from tokstudy.tokenization.tekken import TekkenSegmenter, is_tekken
 from tokstudy.tokenization.tiktoken_ import TiktokenSegmenter
 
 _SPM_NAMES = ("spiece.model", "sentencepiece.bpe.model", "tokenizer.model")
-_HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.\-]*(/[\w.\-]+)?$")
+#: what may be meant as a hub name (``owner/name[@revision]``), to say where those are loaded
+_HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+(@[\w.\-/]+)?$")
 
 
 def load_tokenizer(
@@ -65,7 +77,8 @@ def load_tokenizer(
     """Load a tokenizer as a :class:`Segmenter`.
 
     Args:
-        path_or_name: a file, a directory, or a Hugging Face hub name (online only).
+        path_or_name: a file, a directory (a model directory included), or ``tiktoken:<encoding>``; a Hugging
+            Face hub name is resolved to its directory by :func:`tokstudy.inputs.load_tokenizer_path`.
         name: display name; defaults to the directory or file name.
         count_lone_boundary: whether a lone ``"▁"`` piece counts (see ``base``).
         lowercase: WordPiece ``vocab.txt`` only; ``None`` guesses from the vocabulary.
@@ -84,22 +97,25 @@ def load_tokenizer(
     path = Path(path_or_name).expanduser()
     if path.is_file():
         return _load_file(path, name, lowercase, tiktoken_pattern, common)
+    if path.is_dir() and is_model_directory(path):
+        return _load_model_directory(path, name or default_name(path), common)
     if path.is_dir():
         found = _tokenizer_in_directory(path)
         return _load_file(found, name or default_name(path), lowercase, tiktoken_pattern, common)
-    if (
-        _HUB_NAME.match(text)
-        and not text.startswith((".", "/", "~"))
-        and Path(text).suffix not in {".model", ".json", ".txt", ".tiktoken"}
-    ):
-        return _load_hub(text, name or text.replace("/", "--"), common)
+    if _HUB_NAME.match(text) and not text.startswith((".", "/", "~")):
+        raise TokenizerLoadError(
+            f"{path}: no such file or directory; a Hugging Face hub name is loaded from the hub cache by "
+            f"tokstudy.inputs.load_tokenizer_path({text!r}), as -t does (expected {ACCEPTED})"
+        )
     raise TokenizerLoadError(f"{path}: no such file or directory (expected {ACCEPTED})")
 
 
 #: what a tokenizer argument may be, for messages and help texts
 ACCEPTED = (
     "a SentencePiece model (.model, whatever its suffix), a tokenizer.json, a Tekken tekken.json, a vocab.txt, "
-    "a .tiktoken file, a directory holding one of them, a Hugging Face hub name or tiktoken:<encoding>"
+    "a .tiktoken file, a directory holding one of them, a model directory (config.json beside the tokenizer "
+    "files: the model's own tokenizer), a Hugging Face hub name owner/name[@revision] (read from the hub cache, "
+    "downloaded when online) or tiktoken:<encoding>"
 )
 
 
@@ -237,24 +253,33 @@ def _read_json(path: Path, tried: str):
         ) from exc
 
 
-def _load_hub(repo: str, name: str, common: dict) -> Segmenter:  # pragma: no cover - needs the network
-    """A hub name: ``tokenizer.json`` if the repo has one, else its SentencePiece model."""
-    try:
-        from tokenizers import Tokenizer  # deferred: a Rust extension (~13 ms), only for a hub name
+def _load_model_directory(path: Path, name: str, common: dict) -> Segmenter:
+    """A model directory's tokenizer, segmenting each word as the model read it (see the module docstring).
 
-        return HFTokenizerSegmenter(Tokenizer.from_pretrained(repo), name=name, source=repo, **common)
-    except Exception as first:
-        try:
-            from huggingface_hub import hf_hub_download  # deferred: optional, and only for a hub name
-
-            for spm_name in _SPM_NAMES:
-                try:
-                    return SentencePieceSegmenter(hf_hub_download(repo, spm_name), name=name, **common)
-                except Exception:
-                    continue
-        except ImportError:
-            pass
-        raise TokenizerLoadError(
-            f"{repo}: not a local path, and loading it as a Hugging Face hub name failed ({first}); "
-            f"expected a .model, tokenizer.json, vocab.txt or a directory holding one"
-        ) from first
+    Raises:
+        TokenizerLoadError: the directory holds no tokenizer, or only a SentencePiece model its tokenizer
+            class changes the text for (ALBERT lowercases and strips accents) with no ``tokenizer.json`` to
+            say how.
+    """
+    settings = read_settings(path)
+    if (path / "tokenizer.json").is_file():
+        source = path / "tokenizer.json"
+        data = _read_json(source, "read as the model's Hugging Face tokenizer.json")
+    elif (path / "vocab.txt").is_file() and settings.family in (None, "wordpiece"):
+        source = path / "vocab.txt"
+        lowercase = settings.lowercase if settings.family else None  # no class: guessed from the vocabulary
+        data = json.loads(wordpiece_tokenizer(source, lowercase=lowercase).to_str())
+    else:
+        found = _tokenizer_in_directory(path)
+        if settings.family == "albert" and (settings.lowercase or not settings.keeps_accents):
+            raise TokenizerLoadError(
+                f"{path}: the model's AlbertTokenizer lowercases and strips accents before {found.name}, and the "
+                f'directory holds no tokenizer.json saying how; write one with: python -c "from transformers '
+                f"import AutoTokenizer as A; A.from_pretrained('{path}').save_pretrained('{path}')\""
+            )
+        return _load_file(found, name, None, None, common)
+    data = apply_settings(data, settings)
+    tok = tokenizer_from_json(data, source)
+    kind = "wordpiece" if type(tok.model).__name__ == "WordPiece" else "hf-tokenizers"
+    context = model_word_context(tok, data)
+    return HFTokenizerSegmenter(tok, name=name, kind=kind, source=str(source), context=context, **common)
