@@ -17,7 +17,7 @@ COMMAND_MODULES = ("prepare", "train", "export", "finetune", "evaluate", "compar
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = dispatch.ArgumentParser(
         prog="pretrain",
         description="Pre-train compact ALBERT models with DeepSpeed, export them to Hugging Face format, "
         "and fine-tune them for NER/slot filling and sentence classification.",

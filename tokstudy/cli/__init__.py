@@ -36,7 +36,7 @@ COMMAND_MODULES = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = dispatch.ArgumentParser(
         prog="tokstudy",
         description=(
             "Study how subword tokenization splits words, inside and outside named entities, "
