@@ -128,8 +128,10 @@ def test_system_exit_from_a_command_becomes_a_message(capsys, monkeypatch):
 def test_an_unwritable_output_is_a_message_naming_it(tmp_path, capsys, vocab):
     blocker = tmp_path / "a-file"
     blocker.write_text("", encoding="utf-8")
-    code, _, err = stats(capsys, vocab, "-d", FIXTURES / "conll_iob1.txt", "--json", blocker / "stats.json")
-    assert code == 1 and f"error: {blocker}: " in err
+    with pytest.raises(SystemExit) as exit_:
+        stats(capsys, vocab, "-d", FIXTURES / "conll_iob1.txt", "--json", blocker / "stats.json")
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and f"error: argument --json: cannot write {blocker / 'stats.json'}: {blocker} " in err
 
 
 def test_console_script_prints_no_traceback_for_a_bad_spec():

@@ -1,6 +1,6 @@
 """Issue 33 item 1: the files a command was asked for are written even when the reader of its output
 leaves early (``tokstudy stats ... --json out.json | head -3``), and an output that cannot be written is
-one line and exit status 1 (as the write itself would give), before any work.
+an argument error (exit status 2, the message on the first line), before any work.
 
 Every command runs as a real process whose standard output is a pipe. The reader closes the pipe
 before the command prints anything (``PYTHONUNBUFFERED=1``: each print reaches the pipe at once, so the
@@ -246,27 +246,31 @@ def test_output_under_a_file_is_one_line_before_any_work(name, tmp_path, capsys)
     blocker.write_text("a file where a folder is expected\n")
     before, option, file_name = UNWRITABLE[name]
     target = blocker / "sub" / file_name
-    code = main([name.strip(), *before, option, str(target)])
+    with pytest.raises(SystemExit) as exit_:
+        main([name.strip(), *before, option, str(target)])
     err = capsys.readouterr().err
-    assert code == 1, err  # as the write itself would fail, only sooner
-    assert err.strip() == (
-        f"tokstudy {name.strip()}: error: {blocker}: is a file, not a folder, so {option} {target} cannot be written"
-    )
+    assert exit_.value.code == 2, err  # an argument the command cannot use, refused as it is parsed
+    first = err.splitlines()[0]  # argparse names an option with its short spelling too: --out/-o
+    assert first.startswith(f"tokstudy {name.strip()}: error: argument {option}"), first
+    assert first.endswith(f": cannot write {target}: {blocker} is a file, not a folder"), first
     assert not (blocker.parent / "sub").exists()
 
 
 def test_output_that_is_a_folder_is_refused(tmp_path, capsys):
     from tokstudy.cli import main
 
-    code = main(["stats", "-d", "no/such.conll", "-t", "no-tok", "--csv", str(tmp_path)])
-    assert code == 1
-    assert capsys.readouterr().err.strip() == f"tokstudy stats: error: {tmp_path}: is a folder: --csv needs a file name"
+    with pytest.raises(SystemExit) as exit_:
+        main(["stats", "-d", "no/such.conll", "-t", "no-tok", "--csv", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"tokstudy stats: error: argument --csv: {tmp_path} is a folder; expected a file name"
+    )
     (tmp_path / "report").write_text("")
-    code = main(["report", "-d", "no/such.conll", "-t", "no-tok", "--out", str(tmp_path / "report")])
-    assert code == 1
-    assert (
-        capsys.readouterr().err.strip()
-        == f"tokstudy report: error: {tmp_path / 'report'}: is a file: --out needs a folder"
+    with pytest.raises(SystemExit) as exit_:
+        main(["report", "-d", "no/such.conll", "-t", "no-tok", "--out", str(tmp_path / "report")])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"tokstudy report: error: argument --out/-o: {tmp_path / 'report'} is a file; expected a folder"
     )
 
 
@@ -276,9 +280,10 @@ def test_output_in_a_read_only_folder_is_refused(tmp_path, capsys):
 
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o555)
-    code = main(["stats", "-d", "no/such.conll", "-t", "no-tok", "--json", str(locked / "s.json")])
-    assert code == 1
-    assert f"{locked}: not writable (permission denied)" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["stats", "-d", "no/such.conll", "-t", "no-tok", "--json", str(locked / "s.json")])
+    assert exit_.value.code == 2
+    assert f"{locked} is not writable (permission denied)" in capsys.readouterr().err
 
 
 def test_a_write_that_fails_late_is_an_error_not_a_success(inputs, tmp_path, capsys, monkeypatch):

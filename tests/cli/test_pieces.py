@@ -131,9 +131,11 @@ def test_an_unwritable_output_is_one_line_before_any_work(pieces_file, tmp_path,
     blocker = tmp_path / "results"
     blocker.write_text("a file where a folder is expected\n")
     target = blocker / "sub" / "p.csv"
-    assert main(["pieces", str(tmp_path / "not-read.tsv"), "--csv", str(target)]) == 1
-    err = capsys.readouterr().err.strip()
-    assert err == f"tokstudy pieces: error: {blocker}: is a file, not a folder, so --csv {target} cannot be written"
+    with pytest.raises(SystemExit) as exit_:
+        main(["pieces", str(tmp_path / "not-read.tsv"), "--csv", str(target)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.splitlines()[0]
+    assert err == f"tokstudy pieces: error: argument --csv: cannot write {target}: {blocker} is a file, not a folder"
 
 
 def test_files_are_written_when_the_reader_leaves_first(pieces_file, tmp_path):

@@ -98,9 +98,14 @@ def test_output_pointing_at_a_file_is_a_clean_error(tmp_path, capsys):
     src = corpus_path("raw_text") / "en.txt.gz"
     target = tmp_path / "taken"
     target.write_text("keep me")
-    rc = main(["train-tokenizer", "--input", str(src), "--vocab-size", "100", "--output", str(target), "-q"])
+    with pytest.raises(SystemExit) as exit_:
+        main(["train-tokenizer", "--input", str(src), "--vocab-size", "100", "--output", str(target), "-q"])
     err = capsys.readouterr().err
-    assert rc == 1 and "taken" in err and "is a file: --output needs a folder" in err and "Traceback" not in err
+    assert exit_.value.code == 2 and "Traceback" not in err
+    assert (
+        err.splitlines()[0]
+        == f"tokstudy train-tokenizer: error: argument --output/-o: {target} is a file; expected a folder"
+    )
     assert target.read_text() == "keep me"
 
 

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from tokstudy.cli.arguments import add_input_arguments, check_outputs, load_requested, table_from_args, train_request
+from tokstudy.cli.arguments import (
+    add_input_arguments,
+    add_output_arguments,
+    load_requested,
+    output_stem,
+    print_written,
+    staged_outputs,
+    table_from_args,
+    train_request,
+)
 
 
 def register(sub) -> None:
@@ -58,9 +67,14 @@ def register(sub) -> None:
         help="use the file's gold tags even where they differ from the dataset's",
     )
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default 0.95)")
-    p.add_argument("--json", default=None, metavar="FILE", help="also write every figure as JSON")
-    p.add_argument("--csv", default=None, metavar="FILE", help="also write the odds ratios as CSV")
-    p.add_argument("--figure", default=None, metavar="STEM", help="also draw the odds ratios to STEM.png and STEM.svg")
+    add_output_arguments(p, json="also write every figure as JSON", csv="also write the odds ratios as CSV")
+    p.add_argument(
+        "--figure",
+        default=None,
+        type=output_stem,
+        metavar="STEM",
+        help="also draw the odds ratios to STEM.png and STEM.svg",
+    )
     p.add_argument(
         "--no-fit-process",
         action="store_true",
@@ -100,7 +114,6 @@ def compute(table, args, fitter=None) -> list:
 def run(args) -> int:
     from tokstudy.analysis.model_errors.fit_worker import FitWorker  # deferred: the analysis package, not for --help
 
-    check_outputs(args)
     # first: the child imports statsmodels on the other core while this process reads
     with FitWorker(start=not args.no_fit_process) as worker:
         table, repairs = table_from_args(args)
@@ -111,15 +124,14 @@ def run(args) -> int:
 
     rows, cells = ra.attribution_rows(res), ra.frequency_rows(res)
     print(ra.attribution_section(rows, cells))
-    if args.json:
-        rt.write_json({"attribution": rows, "by_frequency": cells, "repairs": repairs}, args.json)
-        print(f"\nwrote {args.json}")
-    if args.csv:
-        rt.write_csv(rows, args.csv)
-        print(f"wrote {args.csv}")
-    if args.figure:
-        from tokstudy.report.figures import plot_odds_ratios  # deferred: only when a figure is asked for
+    with staged_outputs() as out:
+        if args.json:
+            rt.write_json({"attribution": rows, "by_frequency": cells, "repairs": repairs}, out.file(args.json))
+        if args.csv:
+            rt.write_csv(rows, out.file(args.csv))
+        if args.figure:
+            from tokstudy.report.figures import plot_odds_ratios  # deferred: only when a figure is asked for
 
-        for path in plot_odds_ratios(rows, args.figure):
-            print(f"wrote {path}")
+            plot_odds_ratios(rows, out.stem(args.figure))
+    print_written(out, first="\n")
     return 0

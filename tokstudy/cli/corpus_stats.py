@@ -6,9 +6,11 @@ from __future__ import annotations
 from tokstudy.cli.arguments import (
     TOKENIZER_HELP,
     add_deprecated_alias,
+    add_output_arguments,
     add_tiktoken_pattern_argument,
-    check_outputs,
     non_negative_int,
+    print_written,
+    staged_outputs,
 )
 
 
@@ -31,8 +33,9 @@ def register(sub) -> None:
     _add_input_arguments(p)
     _add_engine_arguments(p)
     _add_figure_arguments(p)
-    p.add_argument("--json", default=None, metavar="FILE", help="also write every figure as JSON")
-    p.add_argument("--csv", default=None, metavar="FILE", help="also write one row per tokenizer, language and figure")
+    add_output_arguments(
+        p, json="also write every figure as JSON", csv="also write one row per tokenizer, language and figure"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -124,7 +127,6 @@ def run(args) -> int:
     from tokstudy.analysis.corpus.engines import EngineSettings, corpus_stats
     from tokstudy.report import tables as rt
 
-    check_outputs(args)
     settings = CorpusStatsSettings(
         n_resamples=args.n_resamples,
         confidence=args.confidence,
@@ -155,20 +157,13 @@ def run(args) -> int:
         f"over {settings.n_buckets} line buckets (seed {settings.seed})\n"
     )
     print(rt.markdown_table(_table_rows(res)))
-    if args.json:
-        rt.write_json(
-            {
-                "corpus": str(args.corpus),
-                "settings": res.settings,
-                "partitions": res.aggregate.partitions,
-                "figures": res.figures,
-            },
-            args.json,
-        )
-        print(f"\nwrote {args.json}")
-    if args.csv:
-        rt.write_csv(res.rows(), args.csv)
-        print(f"wrote {args.csv}")
+    with staged_outputs() as out:
+        if args.json:
+            figures = {"partitions": res.aggregate.partitions, "figures": res.figures}
+            rt.write_json({"corpus": str(args.corpus), "settings": res.settings, **figures}, out.file(args.json))
+        if args.csv:
+            rt.write_csv(res.rows(), out.file(args.csv))
+    print_written(out, first="\n")
     return 0
 
 

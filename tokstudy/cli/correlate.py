@@ -8,7 +8,8 @@ from tokstudy.cli.arguments import (
     add_output_arguments,
     add_predictions_arguments,
     bootstrap_kwargs,
-    check_outputs,
+    print_written,
+    staged_outputs,
     table_from_args,
     write_repairs_beside,
 )
@@ -81,7 +82,6 @@ def compute(table, args) -> tuple[list, list[str]]:
 def run(args) -> int:
     from tokstudy.report import tables as rt  # deferred: the report package (~10-180 ms measured), not for --help
 
-    check_outputs(args)
     table, repairs = table_from_args(args)
     res, notes = compute(table, args)
     for note in notes:
@@ -90,13 +90,11 @@ def run(args) -> int:
     print("\nError rate by number of pieces\n")
     print(rt.pieces_markdown(res))
     print("\n" + rt.policy_note(res))
-    if args.json:
-        rt.write_json(res, args.json)
-        print(f"\nwrote {args.json}")
-        repaired = write_repairs_beside(args.json, repairs)
-        if repaired:
-            print(f"wrote {repaired} (the tags lenient reading repaired)")
-    if args.csv:
-        rt.write_csv(rt.correlation_rows(res), args.csv)
-        print(f"wrote {args.csv}")
+    with staged_outputs() as out:
+        if args.json:
+            rt.write_json(res, out.file(args.json))
+            write_repairs_beside(out, args.json, repairs)
+        if args.csv:
+            rt.write_csv(rt.correlation_rows(res), out.file(args.csv))
+    print_written(out, first="\n")
     return 0

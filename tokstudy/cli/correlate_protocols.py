@@ -8,7 +8,8 @@ from tokstudy.cli.arguments import (
     add_output_arguments,
     add_predictions_arguments,
     bootstrap_kwargs,
-    check_outputs,
+    print_written,
+    staged_outputs,
     table_from_args,
     tokenizers_from_args,
 )
@@ -86,18 +87,15 @@ def run(args) -> int:
     from tokstudy.report.protocols import protocol_rows, protocols_markdown
 
     paired = pairs(args)
-    check_outputs(args)
     table, _ = table_from_args(args)
     results = compute(table, args, paired)
     text = protocols_markdown(results)
     print(text)
-    if args.markdown:
-        from tokstudy.fileio import atomic_write_text  # deferred: ~6 ms (tempfile, secrets), only for --markdown
-
-        atomic_write_text(args.markdown, text + "\n")  # its folder created, as --json's and --csv's are
-        print(f"\nwrote {args.markdown}")
-    for path, write in ((args.json, rt.write_json), (args.csv, rt.write_csv)):
-        if path:
-            write(protocol_rows(results), path)
-            print(f"wrote {path}")
+    with staged_outputs() as out:
+        if args.markdown:
+            out.file(args.markdown).write_text(text + "\n", encoding="utf-8", newline="\n")
+        for path, write in ((args.json, rt.write_json), (args.csv, rt.write_csv)):
+            if path:
+                write(protocol_rows(results), out.file(path))
+    print_written(out, first="\n")
     return 0

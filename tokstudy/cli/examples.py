@@ -7,9 +7,10 @@ from tokstudy.cli.arguments import (
     add_output_arguments,
     add_predictions_arguments,
     add_sentence_argument,
-    check_outputs,
     check_sentence_specs,
+    print_written,
     resolve_sentences,
+    staged_outputs,
     table_from_args,
     write_repairs_beside,
 )
@@ -54,18 +55,17 @@ def run(args) -> int:
     from tokstudy.report.table3 import example_rows, examples, examples_markdown, select_sentences
 
     check_sentence_specs(args.sentence)
-    check_outputs(args)
     check_files(args.predictions, "--predictions")
     table, repairs = table_from_args(args)
     sents = resolve_sentences(table, args.sentence) if args.sentence else select_sentences(table, args.auto)
     preds = [align_predictions(table, read_predictions(p), dataset=args.predictions_dataset) for p in args.predictions]
     exs = examples(table, sents, preds)
     print(examples_markdown(exs))
-    if args.csv:
-        rt.write_csv(example_rows(exs), args.csv)
-    if args.json:
-        rt.write_json(exs, args.json)
-        repaired = write_repairs_beside(args.json, repairs)
-        if repaired:
-            print(f"wrote {repaired} (the tags lenient reading repaired)")
+    with staged_outputs() as out:
+        if args.csv:
+            rt.write_csv(example_rows(exs), out.file(args.csv))
+        if args.json:
+            rt.write_json(exs, out.file(args.json))
+            write_repairs_beside(out, args.json, repairs)
+    print_written(out, first="\n")
     return 0

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tokstudy.cli.arguments import add_input_arguments, add_output_arguments, inputs_from_args, tokenizers_from_args
+from tokstudy.cli.arguments import (
+    add_input_arguments,
+    add_output_arguments,
+    inputs_from_args,
+    print_written,
+    staged_outputs,
+    tokenizers_from_args,
+)
 from tokstudy.errors import UsageError
 
 
@@ -76,10 +83,12 @@ def run(args) -> int:
         if g.skipped:
             print(f"  {len(g.skipped)} lines skipped, their morphs do not spell the word; first: {g.skipped[0]}")
     print("\n" + morph_markdown(results))
-    if args.csv:
-        print(f"\nwrote {write_csv(morph_rows(results), args.csv)}")
-    if args.json:
-        print(f"wrote {write_json(list(results), args.json)}")
+    with staged_outputs() as out:
+        if args.csv:
+            write_csv(morph_rows(results), out.file(args.csv))
+        if args.json:
+            write_json(list(results), out.file(args.json))
+    print_written(out, first="\n")
     return 0
 
 

@@ -7,8 +7,9 @@ from tokstudy.cli.arguments import (
     add_input_arguments,
     add_output_arguments,
     add_parallel_text_arguments,
-    check_outputs,
     parity_from_args,
+    print_written,
+    staged_outputs,
 )
 
 
@@ -34,11 +35,12 @@ def register(sub) -> None:
 def run(args) -> int:
     from tokstudy.report import tables as rt  # deferred: the report package (~10-180 ms measured), not for --help
 
-    check_outputs(args)
     res = parity_from_args(args)
     print(rt.parity_markdown(res))
-    if args.json:
-        rt.write_json(res, args.json)
-    if args.csv:
-        rt.write_csv(rt.parity_rows(res), args.csv)
+    with staged_outputs() as out:
+        if args.json:
+            rt.write_json(res, out.file(args.json))
+        if args.csv:
+            rt.write_csv(rt.parity_rows(res), out.file(args.csv))
+    print_written(out, first="\n")
     return 0

@@ -3,7 +3,13 @@ costs (entity F1, word errors, the word-level r)."""
 
 from __future__ import annotations
 
-from tokstudy.cli.arguments import add_output_arguments, check_outputs, load_requested, piece_agreements
+from tokstudy.cli.arguments import (
+    add_output_arguments,
+    load_requested,
+    piece_agreements,
+    print_written,
+    staged_outputs,
+)
 from tokstudy.errors import UsageError
 from tokstudy.inputs.request import DatasetRequest
 
@@ -60,14 +66,15 @@ def run(args) -> int:
 
     if args.bootstrap < 0:
         raise UsageError(f"--bootstrap {args.bootstrap}: expected a number of resamples >= 0")
-    check_outputs(args, files=("csv", "json"))
     table = _dataset_table(args) if args.dataset else None
     results = piece_agreements(args.piece_predictions, n_resamples=args.bootstrap, seed=args.seed, table=table)
     print("\n" + pieces_markdown(results))
-    if args.csv:
-        print(f"\nwrote {write_csv(pieces_rows(results), args.csv)}")
-    if args.json:
-        print(f"wrote {write_json(list(results), args.json)}")
+    with staged_outputs() as out:
+        if args.csv:
+            write_csv(pieces_rows(results), out.file(args.csv))
+        if args.json:
+            write_json(list(results), out.file(args.json))
+    print_written(out, first="\n")
     return 0
 
 

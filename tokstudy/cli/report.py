@@ -9,11 +9,12 @@ from tokstudy.cli.arguments import (
     add_predictions_arguments,
     add_sentence_argument,
     bootstrap_kwargs,
-    check_outputs,
     check_sentence_specs,
+    output_folder,
     parity_from_args,
     piece_agreements,
     resolve_sentences,
+    staged_outputs,
     table_from_args,
     tokenizers_from_args,
 )
@@ -33,7 +34,14 @@ def register(sub) -> None:
         ),
     )
     add_input_arguments(p)
-    p.add_argument("--out", "-o", required=True, metavar="DIR", help="output folder (created)")
+    p.add_argument(
+        "--out",
+        "-o",
+        required=True,
+        type=output_folder,
+        metavar="DIR",
+        help="output folder (made if absent; its files are put in place once all are written, none if it fails)",
+    )
     add_predictions_arguments(
         p, help="predictions file of a model (repeat): adds correlations, the error figure, predicted labels"
     )
@@ -83,7 +91,6 @@ def run(args) -> int:
     from tokstudy.report.writer import write_report
 
     check_sentence_specs(args.sentence)
-    check_outputs(args, files=(), folders=("out",))
     check_files(args.predictions, "--predictions")
     check_files([s.partition("=")[0] for s in args.piece_predictions], "--piece-predictions")
     table, repairs = table_from_args(args)
@@ -118,21 +125,22 @@ def run(args) -> int:
         table=table,
         dataset=args.predictions_dataset,
     )
-    files = write_report(
-        table,
-        args.out,
-        predictions=preds,
-        parity_results=par,
-        morph_results=morph,
-        piece_results=pieces,
-        train=train,
-        # reports are shared: a file is named relative to the data location or here, never absolutely
-        train_label=", ".join(shown_spec(s, args.data_dir) for s in args.train_dataset) or None,
-        sentences=resolve_sentences(table, args.sentence) if args.sentence else None,
-        n_examples=args.examples,
-        figures=not args.no_figures,
-        repairs=repairs,
-        **kw,
-    )
-    print(f"wrote {len(files.files)} files; start with {files.index}")
+    with staged_outputs() as out:  # a failure while writing leaves the folder as it was
+        files = write_report(
+            table,
+            out.folder(args.out),
+            predictions=preds,
+            parity_results=par,
+            morph_results=morph,
+            piece_results=pieces,
+            train=train,
+            # reports are shared: a file is named relative to the data location or here, never absolutely
+            train_label=", ".join(shown_spec(s, args.data_dir) for s in args.train_dataset) or None,
+            sentences=resolve_sentences(table, args.sentence) if args.sentence else None,
+            n_examples=args.examples,
+            figures=not args.no_figures,
+            repairs=repairs,
+            **kw,
+        )
+    print(f"wrote {len(out.written)} files; start with {out.final(files.index)}")
     return 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tokstudy.cli.arguments import add_input_arguments, check_outputs, table_from_args
+from tokstudy.cli.arguments import add_input_arguments, output_file, staged_outputs, table_from_args
 from tokstudy.errors import UsageError
 
 
@@ -18,7 +18,14 @@ def register(sub) -> None:
         ),
     )
     add_input_arguments(p)
-    p.add_argument("--out", "-o", required=True, help="output file: .parquet, or .csv (pieces joined by spaces)")
+    p.add_argument(
+        "--out",
+        "-o",
+        required=True,
+        type=output_file,
+        metavar="FILE",
+        help="output file: .parquet, or .csv (pieces joined by spaces)",
+    )
     p.set_defaults(func=run)
 
 
@@ -26,11 +33,8 @@ def run(args) -> int:
     out = str(args.out)
     if not out.endswith((".parquet", ".csv")):  # checked before the (long) segmentation
         raise UsageError(f"--out must end in .parquet or .csv, got {out!r}")
-    check_outputs(args, files=("out",))
     table, _ = table_from_args(args)
-    if out.endswith(".parquet"):
-        table.to_parquet(out)
-    else:
-        table.to_csv(out)
+    with staged_outputs() as staged:
+        (table.to_parquet if out.endswith(".parquet") else table.to_csv)(staged.file(out))
     print(f"wrote {len(table)} words x {len(table.tokenizers)} tokenizer(s) to {out}")
     return 0

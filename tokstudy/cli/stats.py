@@ -9,8 +9,11 @@ from tokstudy.cli.arguments import (
     add_input_arguments,
     add_shredded_arguments,
     bootstrap_kwargs,
-    check_outputs,
+    output_file,
+    output_stem,
+    print_written,
     shredded_from_args,
+    staged_outputs,
     table_from_args,
 )
 
@@ -55,17 +58,19 @@ def register(sub) -> None:
         metavar="ALPHA",
         help="order of the Rényi entropy behind renyi_efficiency (default 2.5, as Zouhar et al. 2023)",
     )
-    p.add_argument("--json", default=None, metavar="FILE", help="also write every figure as JSON")
-    p.add_argument("--csv", default=None, metavar="FILE", help="also write Table 4 as CSV")
+    p.add_argument("--json", default=None, type=output_file, metavar="FILE", help="also write every figure as JSON")
+    p.add_argument("--csv", default=None, type=output_file, metavar="FILE", help="also write Table 4 as CSV")
     p.add_argument(
         "--languages-csv",
         default=None,
+        type=output_file,
         metavar="FILE",
         help="with several datasets: also write Table 4 per language (one row per tokenizer and dataset) as CSV",
     )
     p.add_argument(
         "--languages-figure",
         default=None,
+        type=output_stem,
         metavar="STEM",
         help="with several datasets: also draw each language's NE − non-NE gap, sorted, coloured by script, "
         "as STEM.png and STEM.svg",
@@ -87,7 +92,6 @@ def compute(table, args):
 def run(args) -> int:
     from tokstudy.report import tables as rt  # deferred: the report package (~10-180 ms measured), not for --help
 
-    check_outputs(args)
     table, repairs = table_with_language_warnings(args)
     res = compute(table, args)
     per_language = languages(table, args) if len(table.datasets) > 1 else None
@@ -109,14 +113,14 @@ def run(args) -> int:
     print(rt.intrinsic_markdown(res.intrinsic))
     shredded = None
     if args.shredded or args.shredded_csv:
-        from tokstudy.report.shredded import shredded_markdown, write_shredded_csv  # deferred: the report package
+        from tokstudy.report.shredded import shredded_markdown  # deferred: the report package
 
         shredded = shredded_from_args(table, args)
         print(f"\nShredded words ({shredded.min_pieces} pieces or more), most frequent first\n")
         print(shredded_markdown(shredded))
-        if args.shredded_csv:
-            print(f"wrote {write_shredded_csv(shredded, args.shredded_csv)}")
-    write_outputs(args, table, res, per_language, repairs, shredded)
+    with staged_outputs() as out:
+        write_outputs(args, out, table, res, per_language, repairs, shredded)
+    print_written(out, first="\n")
     return 0
 
 
@@ -151,14 +155,15 @@ def table_with_language_warnings(args):
     return table, repairs
 
 
-def write_outputs(args, table, res, per_language, repairs: list[dict], shredded=None) -> None:
-    """``--json``, ``--csv``, ``--languages-csv``, ``--languages-figure``: each written where asked, and said so.
-    With ``--shredded`` (``shredded``: the rankings), the JSON holds them under ``"shredded"`` as the report's
-    ``shredded.json`` does (:func:`~tokstudy.report.shredded.shredded_json`: every word ranked)."""
+def write_outputs(args, out, table, res, per_language, repairs: list[dict], shredded=None) -> None:
+    """``--json``, ``--csv``, ``--shredded-csv``, ``--languages-csv``, ``--languages-figure``, each staged in
+    ``out`` (:func:`~tokstudy.cli.arguments.staged_outputs`). With ``--shredded`` (``shredded``: the rankings),
+    the JSON holds them under ``"shredded"`` as the report's ``shredded.json`` does
+    (:func:`~tokstudy.report.shredded.shredded_json`: every word ranked)."""
     # deferred: the report package (~10-70 ms measured; matplotlib once a figure is drawn), not for --help
     from tokstudy.report import tables as rt
     from tokstudy.report.per_language import language_rows, plot_languages
-    from tokstudy.report.shredded import shredded_json
+    from tokstudy.report.shredded import shredded_json, write_shredded_csv
 
     if args.json:
         rt.write_json(
@@ -172,19 +177,17 @@ def write_outputs(args, table, res, per_language, repairs: list[dict], shredded=
                 "repairs": repairs,
                 **({"shredded": shredded_json(shredded)} if shredded is not None else {}),
             },
-            args.json,
+            out.file(args.json),
         )
-        print(f"\nwrote {args.json}")
     if args.csv:
-        rt.write_csv(rt.table4_rows(res.table4), args.csv)
-        print(f"wrote {args.csv}")
+        rt.write_csv(rt.table4_rows(res.table4), out.file(args.csv))
+    if args.shredded_csv:
+        write_shredded_csv(shredded, out.file(args.shredded_csv))
     wanted = [o for o in ("languages_csv", "languages_figure") if getattr(args, o)]
     if wanted and per_language is None:
         print(f"no per-language table ({', '.join('--' + o.replace('_', '-') for o in wanted)}): one dataset only")
         return
     if args.languages_csv:
-        rt.write_csv(language_rows(per_language), args.languages_csv)
-        print(f"wrote {args.languages_csv}")
+        rt.write_csv(language_rows(per_language), out.file(args.languages_csv))
     if args.languages_figure:
-        paths = plot_languages(per_language, args.languages_figure)
-        print("wrote " + ", ".join(str(p) for p in paths))
+        plot_languages(per_language, out.stem(args.languages_figure))

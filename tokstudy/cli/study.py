@@ -12,6 +12,7 @@ import argparse
 import dataclasses
 import importlib.util
 
+from tokstudy.cli.arguments import output_folder
 from tokstudy.errors import MissingDependencyError, UsageError
 
 
@@ -33,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="demo",
         help="a shipped configuration (demo, cpu, gpu) or a YAML file (default: demo)",
     )
-    p.add_argument("--output", "-o", help="results directory (default: results/<config name>)")
+    p.add_argument("--output", "-o", type=output_folder, help="results directory (default: results/<config name>)")
     p.add_argument("--data-dir", help="folder holding the corpora (default: $TOKSTUDY_DATA, then data/corpora)")
     p.add_argument(
         "--no-sample",
@@ -56,6 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     p.add_argument(
         "--report-only",
+        type=output_folder,
         metavar="FOLDER",
         help="write the report of a finished study folder again from its tables and config.json (the report "
         "stage only: no training, no torch), e.g. after the report's wording changed",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tokstudy.cli.arguments import check_outputs
+from tokstudy.cli.arguments import output_folder
 from tokstudy.datalocation import corpus_dir
 from tokstudy.errors import DataNotFoundError, UsageError
 
@@ -72,6 +72,7 @@ def _add_data_arguments(p) -> None:
         "--output",
         "-o",
         required=True,
+        type=output_folder,
         metavar="DIR",
         help="folder that receives one sub-folder per tokenizer (created if absent; nothing is written "
         "unless every vocabulary size succeeds)",
@@ -143,7 +144,6 @@ def run(args) -> int:
     # deferred: the trainers' module (~25 ms measured), not for --help
     from tokstudy.tokenization.training import TokenizerTrainingConfig, train_tokenizers
 
-    check_outputs(args, files=(), folders=("output",))
     try:
         config = TokenizerTrainingConfig(
             inputs=tuple(resolve_inputs(args.input, args.data_dir)),

@@ -3,8 +3,8 @@
 * :mod:`~tokstudy.cli.arguments.options`: the shared options, declared once and checked as they are parsed;
 * :mod:`~tokstudy.cli.arguments.loading`: the options turned into :mod:`tokstudy.inputs` requests, loaded, and
   what loading has to tell printed;
-* :mod:`~tokstudy.cli.arguments.outputs`: the files a command writes, refused before any work when they could
-  not be written.
+* :mod:`~tokstudy.cli.arguments.outputs`: the files a command writes, refused as they are parsed when they
+  could not be written, and written together (none left when the command fails).
 
 Command modules import these names from here; they never import one another.
 """
@@ -45,11 +45,21 @@ from tokstudy.cli.arguments.options import (
     non_negative_int,
     scheme_arg,
 )
-from tokstudy.cli.arguments.outputs import OUTPUT_FILES, check_outputs, check_writable, write_repairs_beside
+from tokstudy.cli.arguments.outputs import (
+    OutputKind,
+    OutputType,
+    output_file,
+    output_folder,
+    output_stem,
+    print_written,
+    staged_outputs,
+    write_repairs_beside,
+)
 
 __all__ = [
     "FILE_OPTION_NAMES",
-    "OUTPUT_FILES",
+    "OutputKind",
+    "OutputType",
     "TOKENIZER_HELP",
     "DeprecatedAlias",
     "add_bootstrap_arguments",
@@ -62,9 +72,7 @@ __all__ = [
     "add_shredded_arguments",
     "add_tiktoken_pattern_argument",
     "bootstrap_kwargs",
-    "check_outputs",
     "check_sentence_specs",
-    "check_writable",
     "confidence_arg",
     "dataset_request",
     "encoding_arg",
@@ -73,12 +81,17 @@ __all__ = [
     "load_requested",
     "min_pieces_arg",
     "non_negative_int",
+    "output_file",
+    "output_folder",
+    "output_stem",
     "parity_from_args",
     "piece_agreements",
     "print_input_notes",
+    "print_written",
     "resolve_sentences",
     "scheme_arg",
     "shredded_from_args",
+    "staged_outputs",
     "table_from_args",
     "tokenizer_request",
     "tokenizers_from_args",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tokstudy.cli.arguments.outputs import output_file
 from tokstudy.data.formats import FORMATS
 from tokstudy.data.schemes import normalize_scheme
 from tokstudy.data.textio import check_encoding
@@ -148,7 +149,8 @@ def add_sentence_argument(parser: argparse.ArgumentParser, *, help: str) -> None
 
 
 def add_output_arguments(parser: argparse.ArgumentParser, **helps: str) -> None:
-    """An optional output file per keyword, in the order given: ``json="..."`` adds ``--json FILE`` with that help.
+    """An optional output file per keyword, in the order given: ``json="..."`` adds ``--json FILE`` with that help
+    (checked as it is parsed: :data:`~tokstudy.cli.arguments.outputs.output_file`).
 
     >>> p = argparse.ArgumentParser()
     >>> add_output_arguments(p, csv="rows as CSV", json="all as JSON")
@@ -156,7 +158,7 @@ def add_output_arguments(parser: argparse.ArgumentParser, **helps: str) -> None:
     Namespace(csv=None, json='a.json')
     """
     for name, text in helps.items():
-        parser.add_argument(f"--{name}", default=None, metavar="FILE", help=text)
+        parser.add_argument(f"--{name}", default=None, type=output_file, metavar="FILE", help=text)
 
 
 def add_parallel_text_arguments(parser: argparse.ArgumentParser, *, languages: bool = True, help: str = "") -> None:
@@ -185,6 +187,7 @@ def add_shredded_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--shredded-csv",
         default=None,
+        type=output_file,
         metavar="FILE",
         help="write every shredded word ranked (one row per language, tokenizer and word) as CSV; implies --shredded",
     )

@@ -1,69 +1,150 @@
-"""The files a command writes: refused before any work when they could not be written, and what lenient reading
-repaired written beside a ``--json`` list."""
+"""The files a command writes: each output option checked as it is parsed (before any work), and every
+output written through one :class:`~tokstudy.fileio.FileGroup`, so that a command that fails leaves none.
+
+An output option is declared with its kind as its argparse ``type`` (:data:`output_file`,
+:data:`output_stem`, :data:`output_folder`): a path the command could not write (a folder where a file is
+expected, a file standing where a folder must be made, a folder that is not writable) is an argument error,
+exit status 2, whose first line names the option and the path. Missing folders are no error: they are made.
+
+>>> p = argparse.ArgumentParser(prog="tokstudy x", exit_on_error=False)
+>>> _ = p.add_argument("--json", type=output_file)
+>>> import tempfile; d = tempfile.mkdtemp()
+>>> p.parse_args(["--json", d + "/new/a.json"]).json == d + "/new/a.json"
+True
+>>> p.parse_args(["--json", d])  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+argparse.ArgumentError: argument --json: ... is a folder; expected a file name
+"""
 
 from __future__ import annotations
 
-import errno
+import argparse
+import enum
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
-#: the options whose value is a file the command writes (a figure's stem: STEM.png and STEM.svg beside it)
-OUTPUT_FILES = ("json", "csv", "languages_csv", "markdown", "figure", "languages_figure")
+
+class OutputKind(enum.Enum):
+    """What an output option names."""
+
+    #: one file
+    FILE = "file"
+    #: a figure's stem: STEM.png and STEM.svg are written
+    STEM = "stem"
+    #: a folder the command fills (made if absent)
+    FOLDER = "folder"
 
 
-def check_outputs(args, *, files: tuple[str, ...] = OUTPUT_FILES, folders: tuple[str, ...] = ()) -> None:
-    """Refuse, before any work, an output file or folder the command could not write: a folder that
-    cannot be created (a file stands in its way) or written to, a file name that is a folder.
+#: the files a figure's stem stands for
+STEM_SUFFIXES = (".png", ".svg")
 
-    ``files`` and ``folders`` are ``args`` attributes (``--json`` is ``json``); those not set are skipped.
-    The refusal is the ``OSError`` the write would raise (exit status 1, one line naming the place first),
-    only sooner; a write that fails later all the same (a full disk) is reported the same way.
 
-    >>> import tempfile, types; d = tempfile.mkdtemp()
-    >>> check_outputs(types.SimpleNamespace(json=d, csv=None))  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    IsADirectoryError: [Errno 21] is a folder: --json needs a file name: '...'
+@dataclass(frozen=True)
+class OutputType:
+    """argparse ``type`` of an output option: the path as given, once :func:`output_problem` finds nothing."""
+
+    kind: OutputKind
+
+    def __call__(self, text: str) -> str:
+        problem = output_problem(Path(text).expanduser(), self.kind)
+        if problem:
+            raise argparse.ArgumentTypeError(problem)
+        return text
+
+
+output_file = OutputType(OutputKind.FILE)
+output_stem = OutputType(OutputKind.STEM)
+output_folder = OutputType(OutputKind.FOLDER)
+
+
+def output_problem(path: Path, kind: OutputKind) -> str | None:
+    """Why the command could not write ``path`` as a ``kind`` output, or None.
+
+    A file is written under a temporary name beside it and then renamed (:mod:`tokstudy.fileio`), so its
+    folder must be writable; a folder's files are staged inside it, so the folder itself must be.
+
+    >>> output_problem(Path("/"), OutputKind.FILE)
+    '/ is a folder; expected a file name'
+    >>> import tempfile; d = Path(tempfile.mkdtemp()); _ = (d / "notes.txt").write_text("")
+    >>> output_problem(d / "notes.txt" / "fig", OutputKind.STEM).replace(str(d), "D")
+    'cannot write D/notes.txt/fig: D/notes.txt is a file, not a folder'
     """
-    for dests, folder in ((files, False), (folders, True)):
-        for dest in dests:
-            value = getattr(args, dest, None)
-            if value:
-                check_writable(Path(value).expanduser(), f"--{dest.replace('_', '-')}", folder=folder)
-
-
-def check_writable(path: Path, option: str, *, folder: bool = False) -> None:
-    """Raise the ``OSError`` that writing the file (or, with ``folder``, the folder) ``path`` would meet."""
+    if kind is OutputKind.STEM:
+        figures = [path.with_name(path.name + suffix) for suffix in STEM_SUFFIXES]
+        taken = [_existing_problem(f, folder=False) for f in figures if f.exists() or f.is_symlink()]
+        return next(filter(None, taken), None) or _folder_problem(path)
+    folder = kind is OutputKind.FOLDER
     if path.exists():
-        if path.is_dir() and not folder:
-            raise IsADirectoryError(errno.EISDIR, f"is a folder: {option} needs a file name", str(path))
-        if folder and not path.is_dir():
-            raise NotADirectoryError(errno.ENOTDIR, f"is a file: {option} needs a folder", str(path))
-        if not os.access(path, os.W_OK | (os.X_OK if folder else 0)):
-            raise PermissionError(errno.EACCES, f"not writable, so {option} cannot be written", str(path))
-        return
+        problem = _existing_problem(path, folder=folder)
+        if problem or folder:
+            return problem
+    return _folder_problem(path)
+
+
+def _existing_problem(path: Path, *, folder: bool) -> str | None:
+    """Why the existing ``path`` cannot be written as a file (or, with ``folder``, filled as a folder)."""
+    if path.is_dir() and not folder:
+        return f"{path} is a folder; expected a file name"
+    if folder and not path.is_dir():
+        return f"{path} is a file; expected a folder"
+    if not os.access(path, os.W_OK | (os.X_OK if folder else 0)):
+        return f"cannot write {path}: not writable (permission denied)"
+    return None
+
+
+def _folder_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be made in its folder: the nearest one that exists (the writers make the rest)."""
     ancestor = path.parent
     while not ancestor.exists() and ancestor != ancestor.parent:
         ancestor = ancestor.parent
     if not ancestor.is_dir():
-        raise NotADirectoryError(
-            errno.ENOTDIR, f"is a file, not a folder, so {option} {path} cannot be written", str(ancestor)
-        )
+        return f"cannot write {path}: {ancestor} is a file, not a folder"
     if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise PermissionError(
-            errno.EACCES, f"not writable (permission denied), so {option} {path} cannot be written", str(ancestor)
-        )
+        return f"cannot write {path}: {ancestor} is not writable (permission denied)"
+    return None
 
 
-def write_repairs_beside(json_path, repairs: list[dict]):
+def staged_outputs():
+    """The :func:`~tokstudy.fileio.file_group` every command writes its outputs through: nothing is in place
+    until every output is written, and a failure leaves none (nor a partial one).
+
+    >>> import tempfile; d = Path(tempfile.mkdtemp())
+    >>> with staged_outputs() as out:
+    ...     _ = out.file(d / "a.csv").write_text("a")
+    >>> print_written(out)  # doctest: +ELLIPSIS
+    wrote .../a.csv
+    """
+    from tokstudy.fileio import file_group  # deferred: tempfile and secrets (~6 ms), only when a command writes
+
+    return file_group()
+
+
+def print_written(group, *, first: str = "") -> None:
+    """One ``wrote PATH`` line per output of ``group`` once in place (a figure's files on one line);
+    ``first`` goes before the first line (``"\\n"``: a blank line after a table)."""
+    for paths in group.placed.values():
+        print(first + "wrote " + ", ".join(str(p) for p in paths))
+        first = ""
+
+
+def repairs_path(json_path: str | os.PathLike) -> Path:
     """Where a command's ``--json`` is a list (``correlate``, ``examples``), what lenient reading repaired is
     written beside it as ``<name>.repairs.json`` (``out.json`` -> ``out.repairs.json``): the list that
-    ``stats --json`` holds under ``"repairs"``. The list keeps its shape for the scripts that read it, and
-    the file is written only when a tag was repaired. Returns its path, or None."""
-    from tokstudy.report.tables import write_json  # deferred: the report package, only when a file is written
+    ``stats --json`` holds under ``"repairs"``. The list keeps its shape for the scripts that read it.
 
-    if not repairs:
-        return None
+    >>> str(repairs_path("runs/out.json"))
+    'runs/out.repairs.json'
+    """
     path = Path(json_path)
     stem = path.name[: -len(path.suffix)] if path.suffix else path.name
-    return write_json(repairs, path.with_name(f"{stem}.repairs.json"))
+    return path.with_name(f"{stem}.repairs.json")
+
+
+def write_repairs_beside(group, json_path, repairs: list[dict]) -> None:
+    """Stage the repairs of a ``--json`` list (:func:`repairs_path`) in ``group``, only when a tag was repaired."""
+    from tokstudy.report.tables import write_json  # deferred: the report package, only when a file is written
+
+    if repairs:
+        write_json(repairs, group.file(repairs_path(json_path)))
