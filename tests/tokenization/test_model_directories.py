@@ -1,12 +1,14 @@
 """A model directory given as a tokenizer segments each word exactly as the model saw it.
 
-The reference is the model's own fast tokenizer, ``AutoTokenizer.from_pretrained(dir)``, encoding real
-CoNLL-2003 sentences as a token-classification model reads them (``tokenizer(words, is_split_into_words=True)``),
-each piece given to its word by ``word_ids()``. tokstudy's pieces for each distinct word (one ``segment`` call,
-the table's fast path) must equal them, word for word, for every family: BERT/WordPiece, RoBERTa/byte-level BPE
-(saved without ``add_prefix_space``, as roberta-base is, and with it), ALBERT/SentencePiece, XLM-R/SentencePiece;
-and for the directories older tools wrote (``spiece.model`` or ``vocab.txt`` beside the settings, no
-``tokenizer.json``, or a ``tokenizer_config.json`` that overrides what ``tokenizer.json`` holds).
+The reference is the model's own fast tokenizer, ``AutoTokenizer.from_pretrained(dir)``, as token classification
+loads it (with ``add_prefix_space`` where the tokenizer has the option and saved it off, as ``pretrain evaluate``
+and Hugging Face's ``run_ner`` do), encoding real CoNLL-2003 sentences as a token-classification model reads them
+(``tokenizer(words, is_split_into_words=True)``), each piece given to its word by ``word_ids()``. tokstudy's
+pieces for each distinct word (one ``segment`` call, the table's fast path) must equal them, word for word, for
+every family: BERT/WordPiece, RoBERTa/byte-level BPE (saved without ``add_prefix_space``, as roberta-base is,
+and with it), ALBERT/SentencePiece, XLM-R/SentencePiece; and for the directories older tools wrote
+(``spiece.model`` or ``vocab.txt`` beside the settings, no ``tokenizer.json``, or a ``tokenizer_config.json``
+that overrides what ``tokenizer.json`` holds).
 """
 
 from __future__ import annotations
@@ -47,10 +49,18 @@ def models(tmp_path_factory):
     return {family: build_token_model(family, root / family).path for family in ("bert", "roberta", "albert")}
 
 
-def model_word_pieces(directory, sents):
-    """Per sentence, per word: the pieces the model's fast tokenizer gives it through ``word_ids()``."""
+def fast_tokenizer(directory):
+    """The model's fast tokenizer as token classification loads it: ``add_prefix_space`` on where it has the
+    option and saved it off (RoBERTa's), so that a pre-split word is read as after a space."""
     fast = transformers.AutoTokenizer.from_pretrained(str(directory))
+    if getattr(fast, "add_prefix_space", None) is False:
+        fast = transformers.AutoTokenizer.from_pretrained(str(directory), add_prefix_space=True)
     assert fast.is_fast and len(fast) > 500  # a real vocabulary, not the class's five special tokens
+    return fast
+
+
+def model_word_pieces(fast, sents):
+    """Per sentence, per word: the pieces the model's fast tokenizer gives it through ``word_ids()``."""
     out = []
     for words in sents:
         enc = fast(words, is_split_into_words=True, add_special_tokens=False)
@@ -68,9 +78,10 @@ def tokstudy_word_pieces(segmenter, sents):
     return [[of[w] for w in s] for s in sents]
 
 
-def assert_same_pieces(directory, sents):
+def assert_same_pieces(directory, sents, fast=None):
     seg = load_tokenizer(directory)
-    got, want = tokstudy_word_pieces(seg, sents), model_word_pieces(directory, sents)
+    got = tokstudy_word_pieces(seg, sents)
+    want = model_word_pieces(fast if fast is not None else fast_tokenizer(directory), sents)
     bad = [(w, g, m) for s, gs, ms in zip(sents, got, want) for w, g, m in zip(s, gs, ms) if g != m]
     assert not bad, f"{directory.name}: {len(bad)} words differ from the model's pieces, first: {bad[:3]}"
     return seg
@@ -84,6 +95,7 @@ def _save_model_dir(tokenizer, directory, model_type):
 
 
 def _edit_config(directory, **settings):
+    """Set (or, given ``None``, remove) settings of a directory's ``tokenizer_config.json``."""
     path = directory / "tokenizer_config.json"
     config = {k: v for k, v in json.loads(path.read_text()).items() if k not in settings}
     config.update({k: v for k, v in settings.items() if v is not None})
@@ -96,16 +108,19 @@ def test_a_model_directory_segments_words_as_the_model_saw_them(models, sentence
     assert seg.name == family  # a directory is named after itself
 
 
-def test_roberta_saved_without_prefix_space_reads_words_bare(models, sentences):
-    """roberta-base's tokenizer, given pre-split words, reads each one without a space before it: no ``Ġ``."""
-    seg = load_tokenizer(models["roberta"])
-    pieces = tokstudy_word_pieces(seg, sentences[:50])
-    assert not any(p.startswith("Ġ") for s in pieces for w in s for p in w)
+def test_the_tokenizer_pretrain_evaluate_encodes_with_gives_the_same_pieces(models, sentences):
+    """The predictions ``tokstudy correlate`` reads come from ``pretrain evaluate``: its tokenizer is the reference."""
+    token_classifier = pytest.importorskip("pretrain.finetune.token_classifier")
+    for family, directory in models.items():
+        fast = token_classifier.load_token_classifier(directory, device="cpu").tokenizer
+        assert_same_pieces(directory, sentences[:300], fast=fast)
 
 
-def test_roberta_saved_with_prefix_space_reads_each_word_after_a_space(models, sentences, tmp_path):
-    copy = shutil.copytree(models["roberta"], tmp_path / "roberta-prefix")
-    _edit_config(copy, add_prefix_space=True)
+@pytest.mark.parametrize("saved", [False, True, None], ids=["off", "on", "unsaved"])
+def test_roberta_words_are_read_after_a_space_however_add_prefix_space_was_saved(models, sentences, tmp_path, saved):
+    """roberta-base saves ``add_prefix_space`` off; token classification turns it on: every word starts with ``Ġ``."""
+    copy = shutil.copytree(models["roberta"], tmp_path / "roberta")
+    _edit_config(copy, add_prefix_space=saved)
     seg = assert_same_pieces(copy, sentences)
     pieces = tokstudy_word_pieces(seg, sentences[:50])
     assert all(w[0].startswith("Ġ") for s in pieces for w in s)
@@ -121,6 +136,8 @@ def test_xlm_roberta_directory(lines, sentences, tmp_path):
     directory = _save_model_dir(fast, tmp_path / "xlm-r-ner", "xlm-roberta")
     assert_same_pieces(directory, sentences)
     shutil.copy(model, directory / "sentencepiece.bpe.model")  # as the hub ships it, beside tokenizer.json
+    assert_same_pieces(directory, sentences)
+    _edit_config(directory, add_prefix_space=False)  # saved off, read on by token classification
     assert_same_pieces(directory, sentences)
 
 

@@ -1,9 +1,15 @@
-"""Tokenizer specs -> tokenizers: ``[NAME=]PATH`` or ``tiktoken:ENCODING``, with distinct names.
+"""Tokenizer specs -> tokenizers: ``[NAME=]PATH``, ``[NAME=]owner/name[@revision]`` or ``tiktoken:ENCODING``,
+with distinct names.
 
-A spec is a path (``runs/tok/sp-32000``, ``spm.model``, ``tokenizer.json``), optionally named:
-``sp32k=runs/tok/sp-32000``. Unnamed, a directory is named after itself and a file after its own name
-(:func:`~tokstudy.tokenization.sentencepiece_.default_name`); two files of one name
+A spec is a path (``runs/tok/sp-32000``, ``spm.model``, ``tokenizer.json``, a model directory written by
+``save_pretrained``), optionally named: ``sp32k=runs/tok/sp-32000``. Unnamed, a directory is named after itself
+and a file after its own name (:func:`~tokstudy.tokenization.sentencepiece_.default_name`); two files of one name
 (``a/tokenizer.json``, ``b/tokenizer.json``) are told apart by their folders (``a/tokenizer``, ``b/tokenizer``).
+
+A spec that is no local path but a Hugging Face hub name (``FacebookAI/xlm-roberta-base``) is the model's own
+tokenizer, read from its folder in the hub cache (:func:`~tokstudy.inputs.hub_models.resolve_pretrained`) as
+any model directory; unnamed, it is named after the model (``xlm-roberta-base``, ``name@v2`` for a pinned
+revision), and two models of one name from two owners by their owners (``FacebookAI/xlm-roberta-base``).
 
 >>> parse_tokenizer_spec("sp32k=runs/tok/sp-32000")
 ('sp32k', 'runs/tok/sp-32000')
@@ -18,6 +24,7 @@ from pathlib import Path
 from typing import Sequence
 
 from tokstudy.errors import TokenizerLoadError
+from tokstudy.inputs.hub_models import parse_hub_name, resolve_pretrained
 from tokstudy.tokenization.base import Segmenter
 from tokstudy.tokenization.loading import ACCEPTED, load_tokenizer
 
@@ -39,9 +46,13 @@ def load_tokenizer_path(
     count_lone_boundary: bool = True,
     tiktoken_pattern: str | None = None,
 ) -> Segmenter:
-    """One tokenizer: a path that must exist (a file or a folder holding one), or ``tiktoken:ENCODING``."""
+    """One tokenizer: a path that must exist (a file, a folder holding one, a model directory), a Hugging Face
+    hub name (the model's folder in the hub cache, see the module docstring), or ``tiktoken:ENCODING``."""
     path = str(path)
-    if not path.startswith(TIKTOKEN_PREFIX) and not Path(path).expanduser().exists():
+    hub = None if Path(path).expanduser().exists() else parse_hub_name(path)
+    if hub is not None:
+        path, name = resolve_pretrained(path), name or hub.display
+    elif not path.startswith(TIKTOKEN_PREFIX) and not Path(path).expanduser().exists():
         raise TokenizerLoadError(f"{path}: tokenizer not found (expected {ACCEPTED})")
     return load_tokenizer(path, name=name, count_lone_boundary=count_lone_boundary, tiktoken_pattern=tiktoken_pattern)
 
@@ -65,7 +76,9 @@ def load_tokenizers(
             )
         )
         if name is None and not path.startswith(TIKTOKEN_PREFIX):
-            unnamed[i] = Path(path).expanduser()
+            hub = None if Path(path).expanduser().exists() else parse_hub_name(path)
+            # a hub model is told apart from another of its name by its owner, as a file by its folder
+            unnamed[i] = Path(hub.repo_id) if hub is not None else Path(path).expanduser()
     _names_by_folder(out, unnamed)
     names = [s.name for s in out]
     if len(set(names)) != len(names):

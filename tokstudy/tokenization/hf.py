@@ -34,7 +34,7 @@ import numpy as np
 
 from tokstudy.errors import AlignmentError, TokenizerLoadError
 from tokstudy.tokenization.base import Segmentation, Segmenter
-from tokstudy.tokenization.context import WordContext, hf_word_context
+from tokstudy.tokenization.context import hf_word_context
 from tokstudy.tokenization.sentencepiece_ import ids_to_segmentation
 
 #: words per pre-split sequence handed to ``encode_batch``.
@@ -52,9 +52,6 @@ class HFTokenizerSegmenter(Segmenter):
         kind: ``"hf-tokenizers"`` or ``"wordpiece"``.
         count_lone_boundary: count a lone boundary piece (``"▁"``, byte-level ``"Ġ"``).
         source: where it was loaded from (for messages).
-        context: how a word is handed over; ``None`` reads it from the tokenizer (:func:`.hf_word_context`).
-            A model directory's tokenizer hands each word over as the model read it
-            (:func:`~tokstudy.tokenization.model_directory.model_word_context`).
     """
 
     def __init__(
@@ -65,7 +62,6 @@ class HFTokenizerSegmenter(Segmenter):
         kind: str = "hf-tokenizers",
         count_lone_boundary: bool = True,
         source: str | None = None,
-        context: WordContext | None = None,
     ):
         self.tokenizer = tokenizer
         self.name = name
@@ -79,7 +75,7 @@ class HFTokenizerSegmenter(Segmenter):
             table[i] = piece
         self._id_to_piece = table
         self.unk_id = _unk_id(tokenizer, vocab)
-        self.context = context if context is not None else hf_word_context(tokenizer)
+        self.context = hf_word_context(tokenizer)
         marker = self.context.marker if self.context.marker_starts_word else None
         self.boundary_id = vocab.get(marker, -1) if marker else -1
         self._id_is_byte = _byte_fallback_ids(tokenizer, table)

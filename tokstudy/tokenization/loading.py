@@ -35,11 +35,11 @@ model: it is the reference the HF file was converted from, and both give the sam
 A model directory loads what ``AutoTokenizer.from_pretrained(dir)`` reads: ``tokenizer.json``
 first (an ALBERT model's ``spiece.model`` lacks the lowercasing its tokenizer applies), else
 ``vocab.txt``, else its SentencePiece model; the settings its tokenizer class takes from
-``tokenizer_config.json`` are put back in (:mod:`.model_directory`), and each word is segmented
-as ``tokenizer(words, is_split_into_words=True)`` hands it to the model. A Hugging Face hub name
-(``owner/name``) is resolved to such a directory in the hub cache one layer up, by
-:func:`tokstudy.inputs.load_tokenizer_path` (:mod:`tokstudy.inputs.hub_models`), which the
-command line's ``-t`` calls.
+``tokenizer_config.json`` are put back in (:mod:`.model_directory`), so each word is segmented
+as ``tokenizer(words, is_split_into_words=True)`` hands it to a token-classification model.
+A Hugging Face hub name (``owner/name``) is resolved to such a directory in the hub cache one
+layer up, by :func:`tokstudy.inputs.load_tokenizer_path` (:mod:`tokstudy.inputs.hub_models`),
+which the command line's ``-t`` calls.
 
 >>> sp = load_tokenizer("runs/tok/sp-unigram-32000")        # doctest: +SKIP
 >>> sp.name, sp.kind
@@ -56,7 +56,7 @@ from pathlib import Path
 from tokstudy.errors import TokenizerLoadError
 from tokstudy.tokenization.base import Segmenter
 from tokstudy.tokenization.hf import HFTokenizerSegmenter, tokenizer_from_json, wordpiece_tokenizer
-from tokstudy.tokenization.model_directory import apply_settings, is_model_directory, model_word_context, read_settings
+from tokstudy.tokenization.model_directory import apply_settings, is_model_directory, read_settings
 from tokstudy.tokenization.sentencepiece_ import SentencePieceSegmenter, default_name
 from tokstudy.tokenization.tekken import TekkenSegmenter, is_tekken
 from tokstudy.tokenization.tiktoken_ import TiktokenSegmenter
@@ -281,5 +281,4 @@ def _load_model_directory(path: Path, name: str, common: dict) -> Segmenter:
     data = apply_settings(data, settings)
     tok = tokenizer_from_json(data, source)
     kind = "wordpiece" if type(tok.model).__name__ == "WordPiece" else "hf-tokenizers"
-    context = model_word_context(tok, data)
-    return HFTokenizerSegmenter(tok, name=name, kind=kind, source=str(source), context=context, **common)
+    return HFTokenizerSegmenter(tok, name=name, kind=kind, source=str(source), **common)

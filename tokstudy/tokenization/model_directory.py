@@ -14,13 +14,16 @@ family (tokenizer classes)         settings (default when not saved)     what th
 WordPiece (BERT, DistilBERT)       ``do_lower_case`` (true),             the ``BertNormalizer``: a cased
                                    ``strip_accents``,                    vocabulary read by a lowercasing
                                    ``tokenize_chinese_chars`` (true)     class sees lowercase words
-byte-level BPE (RoBERTa, GPT-2,    ``add_prefix_space`` (false)          true: each word is read after a space
-DeBERTa)                                                                 (``ĠJapan``); false: each word is
-                                                                         read bare (``J · apan``), no ``Ġ``
-SentencePiece (ALBERT, XLM-R,      ``add_prefix_space`` (true);          the ``▁`` before each word; ALBERT's
-CamemBERT)                         ALBERT: ``do_lower_case`` (true),     lowercasing and accent stripping
-                                   ``keep_accents`` (false)
+ALBERT (SentencePiece)             ``do_lower_case`` (true),             lowercasing and accent stripping
+                                   ``keep_accents`` (false)              before the pieces
 =================================  ====================================  ======================================
+
+``add_prefix_space`` is read as on, whatever was saved: token classification loads byte-level BPE (RoBERTa,
+GPT-2, DeBERTa) and SentencePiece (ALBERT, XLM-R, CamemBERT) tokenizers with it, so that each pre-split word is
+read as after a space (``ĠParis``, ``▁Paris``), as in running text. ``pretrain evaluate`` does
+(:mod:`pretrain.finetune.token_classifier`), as Hugging Face's ``run_ner`` does for RoBERTa, and the
+in-context definition (:mod:`.context`) is the same; roberta-base saves it off, and read bare each word would
+start as if it opened the text (``Paris``).
 
 Any other tokenizer class (``PreTrainedTokenizerFast``, what ``tokstudy train-tokenizer`` writes) reads
 ``tokenizer.json`` as it is, and so does tokstudy.
@@ -34,11 +37,10 @@ Any other tokenizer class (``PreTrainedTokenizerFast``, what ``tokstudy train-to
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from tokstudy.errors import TokenizerLoadError
-from tokstudy.tokenization.context import WordContext, hf_word_context
 
 #: tokenizer class (``Fast`` dropped) -> the family whose settings it applies
 _CLASSES = {
@@ -73,19 +75,14 @@ def is_model_directory(path: Path) -> bool:
 class ModelTokenizerSettings:
     """What a model directory says about how its tokenizer segments words.
 
-    >>> ModelTokenizerSettings("byte-level", {}).add_prefix_space
-    False
+    >>> ModelTokenizerSettings("wordpiece", {}).lowercase      # BERT's class lowercases unless told not to
+    True
     """
 
     #: ``"wordpiece"``, ``"byte-level"``, ``"albert"``, ``"metaspace"``, or ``None`` (``tokenizer.json`` as it is)
     family: str | None
     #: ``tokenizer_config.json`` as saved (``{}`` when absent)
     saved: dict
-
-    @property
-    def add_prefix_space(self) -> bool:
-        """Whether each word is read after a space (byte-level: false by default; SentencePiece: true)."""
-        return bool(self.saved.get("add_prefix_space", self.family != "byte-level"))
 
     @property
     def lowercase(self) -> bool:
@@ -126,7 +123,7 @@ def _read_object(path: Path) -> dict:
 def apply_settings(tokenizer_json: dict, settings: ModelTokenizerSettings) -> dict:
     """``tokenizer.json``'s content with the normaliser and pre-tokenizer the model's tokenizer class builds.
 
-    >>> s = ModelTokenizerSettings("byte-level", {"add_prefix_space": True})
+    >>> s = ModelTokenizerSettings("byte-level", {"add_prefix_space": False})    # saved off, read on
     >>> apply_settings({"pre_tokenizer": None}, s)["pre_tokenizer"]["add_prefix_space"]
     True
     """
@@ -144,17 +141,16 @@ def apply_settings(tokenizer_json: dict, settings: ModelTokenizerSettings) -> di
     elif settings.family == "byte-level":
         out["pre_tokenizer"] = {
             "type": "ByteLevel",
-            "add_prefix_space": settings.add_prefix_space,
+            "add_prefix_space": True,
             "trim_offsets": True,
             "use_regex": True,
         }
     elif settings.family in ("albert", "metaspace"):
-        scheme = "always" if settings.add_prefix_space else "never"
         out["pre_tokenizer"] = {
             "type": "Sequence",
             "pretokenizers": [
                 {"type": "WhitespaceSplit"},
-                {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": scheme, "split": True},
+                {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
             ],
         }
         if settings.family == "albert":
@@ -182,27 +178,3 @@ def _flatten(normalizer: dict | None) -> list[dict]:
     if normalizer.get("type") == "Sequence":
         return [n for inner in normalizer.get("normalizers", []) for n in _flatten(inner)]
     return [normalizer]
-
-
-def model_word_context(tokenizer, tokenizer_json: dict) -> WordContext:
-    """How the model's tokenizer reads one word of pre-split input: as ``is_split_into_words`` hands it over, bare.
-
-    A byte-level pre-tokenizer that adds a prefix space gives the bare word the ``Ġ`` a space before it would,
-    so its context (``" " + word``, the same pieces) is kept, with the description that says why. Every other
-    tokenizer reads the word bare: a byte-level one without the prefix space gives no ``Ġ`` at all, as the
-    model saw it.
-    """
-    context = hf_word_context(tokenizer)
-    pre = _flatten_pre_tokenizers(tokenizer_json.get("pre_tokenizer"))
-    adds_space = any(p.get("type") == "ByteLevel" and p.get("add_prefix_space") for p in pre)
-    if context.family == "byte-level" and adds_space:
-        return context
-    return replace(context, prefix="")
-
-
-def _flatten_pre_tokenizers(pre: dict | None) -> list[dict]:
-    if not pre:
-        return []
-    if pre.get("type") == "Sequence":
-        return [p for inner in pre.get("pretokenizers", []) for p in _flatten_pre_tokenizers(inner)]
-    return [pre]
