@@ -24,6 +24,7 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,9 +158,23 @@ def build_token_model(
     torch.manual_seed(seed)
     model = auto.from_config(_config(family, len(tok), labels))
     directory.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(directory)
+    with _no_progress_bars():  # what a test reads on stderr is the command's, not the fixture's
+        model.save_pretrained(directory)
     tok.save_pretrained(directory)
     return HFModel(family, directory, labels)
+
+
+@contextmanager
+def _no_progress_bars():
+    from transformers.utils import logging as hf_logging
+
+    shown = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if shown:
+            hf_logging.enable_progress_bar()
 
 
 @pytest.fixture(scope="session")
