@@ -97,3 +97,13 @@ def test_the_command_line_takes_a_hub_name(cache, model_dir, tmp_path, capsys):
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert "acme/absent" in err and "`hf download acme/absent`" in err
     assert not out.exists()  # no partial output
+
+
+def test_help_and_messages_name_model_directories_and_hub_names(capsys):
+    from tokstudy.tokenization.loading import ACCEPTED
+
+    assert "model directory" in ACCEPTED and "hub name" in ACCEPTED
+    with pytest.raises(SystemExit):
+        main(["stats", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "model directory" in help_text and "hub name" in help_text

@@ -21,7 +21,9 @@ TOKENIZER_HELP = (
     "tokenizer to study (repeat for several): a SentencePiece model (.model, or any name: it is recognised by "
     "content), a tokenizer.json, a Mistral tekken.json, a vocab.txt, a .tiktoken file (see --tiktoken-pattern), "
     "tiktoken:ENCODING (e.g. tiktoken:cl100k_base; downloaded once, then read from tiktoken's cache, "
-    "$TIKTOKEN_CACHE_DIR), or a directory holding one; NAME= sets its display name"
+    "$TIKTOKEN_CACHE_DIR), a directory holding one, a model directory (save_pretrained: config.json beside the "
+    "tokenizer files) or a Hugging Face hub name owner/name[@revision] (read from the hub cache): the model's own "
+    "tokenizer, segmenting words as the model reads them; NAME= sets its display name"
 )
 
 
