@@ -144,3 +144,30 @@ def test_report_gold_adds_the_morpheme_section(model, tmp_path, capsys):
     rows = list(csv.DictReader(open(out / "morph.csv", encoding="utf-8")))
     assert [(r["language"], r["tokenizer"], r["words"]) for r in rows] == [("en", "sp", "5")]
     assert "wrote" in capsys.readouterr().out
+
+
+def test_morphscore_rows_with_an_empty_part_are_skipped_counted_and_said(model, tmp_path, capsys):
+    """MorphScore's Turkish and Zulu files have rows whose pt1 or rest is empty (no boundary inside the word)."""
+    path = tmp_path / "zulu_morph_data.csv"
+    rows = [f"{i},{w},{''.join(m[:-1])},{m[-1]}" for i, (w, m) in enumerate(MORPHS.items())]
+    path.write_text(",full_word,pt1,rest\n0,umntwana,umntwana,\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    assert main(["morph", "-t", f"sp={model}", "--gold", str(path), "--skip-unspelled"]) == 0
+    printed = capsys.readouterr().out
+    assert f"{path}: 5 words (morphscore, language zulu)" in printed
+    assert "  1 lines skipped (1 x pt1 or rest is empty: no boundary inside the word); first: line 2: " in printed
+    assert main(["morph", "-t", f"sp={model}", "--gold", str(path)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert f"{path}:2: the boundary of 'umntwana' is at character 8, outside the word (rest is empty" in err
+    assert err.endswith("--skip-unspelled (skip_unspelled=True) skips and counts such lines")
+
+
+def test_sigmorphon_words_with_their_own_at_sign_are_read(model, tmp_path, capsys):
+    """Lines of the shared task's English test gold: '@' that is text, and an empty morph in a canonical line."""
+    gold = _sigmorphon(tmp_path / "eng.word.test.gold.tsv")
+    published = "@ing\t@ @@ing\t100\nFilipin@\tFilipin@\t000\npheneticist\tpheno @@ @@etic @@ist\t010\n"
+    gold.write_text(gold.read_text(encoding="utf-8") + published, encoding="utf-8")
+    assert main(["morph", "-t", f"sp={model}", "--gold", str(gold), "--skip-unspelled"]) == 0
+    printed = capsys.readouterr().out
+    assert "7 words (sigmorphon, language eng)" in printed
+    assert "1 lines skipped (1 x the morphs do not spell the word); first: line 8: " in printed

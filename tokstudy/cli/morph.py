@@ -49,8 +49,9 @@ def register(sub) -> None:
     p.add_argument(
         "--skip-unspelled",
         action="store_true",
-        help="skip (and count) the lines whose morphs do not spell the word (canonical segmentations such as "
-        "SIGMORPHON's English 'in @@accurate @@cy @@s'), instead of refusing the file",
+        help="skip (and count, by kind) the lines whose morphs do not spell the word (canonical segmentations such "
+        "as SIGMORPHON's English 'in @@accurate @@cy @@s') or spell it in several ways, and MorphScore rows whose "
+        "pt1 or rest is empty (no boundary inside the word), instead of refusing the file",
     )
     p.add_argument(
         "--bands",
@@ -81,7 +82,7 @@ def run(args) -> int:
     for g in golds:
         print(f"{g.source}: {len(g)} words ({g.format}, language {g.language})")
         if g.skipped:
-            print(f"  {len(g.skipped)} lines skipped, their morphs do not spell the word; first: {g.skipped[0]}")
+            print(f"  {g.skipped_note()}")
     print("\n" + morph_markdown(results))
     with staged_outputs() as out:
         if args.csv:
