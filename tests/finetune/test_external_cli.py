@@ -12,6 +12,7 @@ import pytest
 from pretrain.cli import main as pretrain_main
 from tests.conftest import corpus_path
 from tests.fixtures_hf_models import build_token_model
+from tests.inputs.hub_cache import offline_cache, put_in_cache
 from tokstudy.analysis.model_errors.predictions import read_predictions
 from tokstudy.cli import main as tokstudy_main
 
@@ -71,9 +72,9 @@ def test_evaluate_then_correlate_and_pieces(hf_token_models, conll_files, tmp_pa
 def test_viterbi_reads_the_training_tags(hf_token_models, conll_files, tmp_path, capsys):
     model, dataset = hf_token_models["albert"], conll_files / "test.conll"
     rc, out = _evaluate(model.path, dataset, tmp_path, "--viterbi", str(conll_files / "train.conll"))
-    assert rc == 0, capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert rc == 0, captured.err
     assert read_predictions(out).metadata["decode"] == "viterbi"
-    capsys.readouterr()
     rc, out = _evaluate(model.path, dataset, tmp_path / "again", "--viterbi")
     _refused(capsys, rc, out, "--viterbi", "TRAIN_FILE")
 
@@ -108,11 +109,16 @@ def _tokenizer(path):
     return AutoTokenizer.from_pretrained(str(path))
 
 
-def test_hub_name_offline_not_cached(conll_files, tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+def test_hub_names_come_from_the_cache_offline(hf_token_models, conll_files, tmp_path, monkeypatch, capsys):
+    cache = offline_cache(tmp_path, monkeypatch)  # HF_HUB_OFFLINE=1, and no socket may connect
+    put_in_cache(cache, "someone/bert-ner", hf_token_models["bert"].path)
+    rc, out = _evaluate("someone/bert-ner", conll_files / "test.conll", tmp_path)
+    captured = capsys.readouterr()
+    assert rc == 0, captured.err
+    meta = read_predictions(out).metadata
+    assert meta["model"] == "someone/bert-ner" and meta["model_name"] == "bert-ner"
     start = time.monotonic()
-    rc, out = _evaluate("nobody-here/bert-ner-absent", conll_files / "test.conll", tmp_path)
+    rc, out = _evaluate("nobody-here/bert-ner-absent", conll_files / "test.conll", tmp_path / "absent")
     assert time.monotonic() - start < 10
     _refused(capsys, rc, out, "nobody-here/bert-ner-absent", "download nobody-here/bert-ner-absent")
 
