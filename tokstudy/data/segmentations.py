@@ -59,7 +59,6 @@ SKIP_KINDS = {
     AMBIGUOUS: "the morphs spell the word in more than one way",
     NO_BOUNDARY: "pt1 or rest is empty: no boundary inside the word",
 }
-_HINT = "; --skip-unspelled (skip_unspelled=True) skips and counts such lines"
 
 
 @dataclass(frozen=True)
@@ -177,7 +176,7 @@ def read_segmentations(
         elif skip_unspelled:
             skipped.append(SkippedLine(n, got.kind, got.reason))
         else:
-            raise DataFormatError(got.reason + _HINT, path=path, line=n)
+            raise DataFormatError(got.reason, path=path, line=n)
     gold = GoldSegmentations(tuple(words), str(path), format, language or language_from_name(path), tuple(skipped))
     if not words:
         what = "no words" + (f" ({gold.skipped_note()})" if skipped else "")
