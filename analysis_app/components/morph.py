@@ -28,7 +28,7 @@ def render(sel) -> None:
     gold = _gold_file()
     c1, c2, c3 = st.columns(3)
     language = c1.text_input("Language (default: from the file name)", key=LANGUAGE, max_chars=16)
-    skip = c2.checkbox("Skip lines whose morphs do not spell the word", key=SKIP)
+    skip = c2.checkbox("Skip lines that cannot be read as a segmentation of their word", key=SKIP)
     bands = c3.checkbox(
         "Frequency bands in the sidebar's dataset", key=BANDS, disabled=sel.dataset is None, value=False
     )
@@ -72,7 +72,7 @@ def _gold_file() -> tuple[str, str] | None:
 
 def _results(frame, read, shown_as: str) -> None:
     st.subheader("MorphScore and boundary precision / recall / F1")
-    skipped = f"; {len(read.skipped)} lines skipped (their morphs do not spell the word)" if read.skipped else ""
+    skipped = f"; {read.skipped_note()}" if read.skipped else ""
     st.caption(
         f"{shown_as}: {len(read)} words ({read.format}, language {read.language}){skipped}. MorphScore: the share "
         "of words whose boundary of interest is a piece boundary, words left whole excluded (counted); – for "

@@ -91,6 +91,11 @@ def with_note(ds: Dataset) -> Dataset:
             f"{ds.repaired} I- tag(s) that continue no entity in the original data (after O or another type) were "
             "read as B- (lenient mode); pass lenient=False to get an error at the place instead"
         )
+    if ds.repair_log.split:
+        notes.append(
+            f"{ds.repair_log.split} line(s) whose word was fused with the next column were split and kept with their "
+            "tag (lenient=True); their places are in repair_log"
+        )
     for kind, what in (("skipped", "with a single field"), ("ragged", "with another field count than the file's")):
         if ds.repair_log.counts.get(kind):
             notes.append(

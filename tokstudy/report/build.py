@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from tokstudy.data.repairs import KINDS
+from tokstudy.data.repairs import KINDS, RepairLog
 from tokstudy.report import attribution as ra
 from tokstudy.report import tables as rt
 from tokstudy.report.protocols import protocol_rows, protocols_markdown
@@ -102,9 +102,9 @@ def repairs(logs: Sequence[dict]) -> Table:
     ``"repairs"``); the CSV has one row per place kept (the first :data:`~tokstudy.data.repairs.FIRST`)."""
     parts, rows = [], []
     for r in logs:
-        s = "" if r["total"] == 1 else "s"
         source = f" in `{r['source']}`" if r["source"] else ""
-        parts.append(f"**{r['dataset']}**: {r['total']} tag{s} repaired{source} (lenient reading).")
+        headline = RepairLog(r["by_kind"]).headline()  # tags repaired, fused lines split, lines skipped
+        parts.append(f"**{r['dataset']}**: {headline}{source} (lenient reading).")
         parts.append("\n".join(f"- {n} x {KINDS[k]}" for k, n in r["by_kind"].items()))
         places = [{"dataset": r["dataset"], **p} for p in r["first"]]
         rows += places
