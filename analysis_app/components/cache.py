@@ -19,7 +19,7 @@ import os
 import streamlit as st
 
 from analysis_app.services import languages as languages_svc
-from analysis_app.services import loading, mislabels, sentences, statistics
+from analysis_app.services import loading, mislabels, pairing, sentences, statistics
 from analysis_app.services import morph as morph_svc
 from analysis_app.services import shredded as shredded_svc
 from analysis_app.services.background import THREAD
@@ -170,6 +170,60 @@ def correlation(
     t = table_for((dataset_src,), tokenizer_srcs)
     a = aligned(dataset_src, tokenizer_srcs, pred_src)
     return mislabels.correlate(t, a, [s.name for s in tokenizer_srcs], n_resamples=n_resamples, seed=seed)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _pairings(pred_srcs: tuple, tokenizer_srcs: tuple, mtimes: tuple) -> dict:
+    out = {}
+    for p in pred_srcs:
+        try:
+            metadata = predictions(p).metadata
+        except loading.InputError as exc:  # the page reports the file itself where it reads it
+            out[p.key] = pairing.Pairing(p.model, None, f"its predictions file cannot be read ({exc})")
+            continue
+        out[p.key] = pairing.pair(p, metadata, tokenizer_srcs)
+    return out
+
+
+def pairings(pred_srcs: tuple, tokenizer_srcs: tuple) -> dict:
+    """Each predictions file's :class:`~analysis_app.services.pairing.Pairing` (by key) among the loaded
+    ``tokenizer_srcs``: the tokenizer its model was trained with, or why that is unknown."""
+    mtimes = tuple(_mtime(p.path) for p in pred_srcs) + tuple(_mtime(t.path) for t in tokenizer_srcs)
+    return _pairings(tuple(pred_srcs), tuple(tokenizer_srcs), mtimes)
+
+
+@st.cache_data(max_entries=32, show_spinner="Correlating each model's errors with its own tokenizer ...")
+def paired_correlation(
+    dataset_src: DatasetSource,
+    tokenizer_srcs: tuple,
+    pred_src: PredictionSource,
+    own: TokenizerSource,
+    n_resamples: int,
+    seed: int,
+):
+    """``correlate_errors`` of one model under ``own``, the tokenizer it was trained with: on the selection's
+    table when ``own`` is selected (no second segmentation), else on a table of ``own`` alone."""
+    toks = tokenizer_srcs if own in tokenizer_srcs else (own,)
+    t = table_for((dataset_src,), toks)
+    a = aligned(dataset_src, toks, pred_src)
+    return mislabels.correlate(t, a, [own.name], n_resamples=n_resamples, seed=seed)[0]
+
+
+def paired(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_srcs: tuple, loaded: tuple, n_resamples, seed):
+    """Every model of ``pred_srcs`` with its pairing among the ``loaded`` tokenizers and, where that is known,
+    its :func:`paired_correlation`, or the ``InputError`` / ``TokstudyError`` that stopped it (else ``None``)."""
+    by_name = {t.name: t for t in loaded}
+    found = pairings(pred_srcs, loaded)
+    out = []
+    for p in pred_srcs:
+        pair_, result = found[p.key], None
+        if pair_.known:
+            try:
+                result = paired_correlation(dataset_src, tokenizer_srcs, p, by_name[pair_.tokenizer], n_resamples, seed)
+            except (loading.InputError, TokstudyError) as exc:
+                result = exc
+        out.append((p, pair_, result))
+    return out
 
 
 @st.cache_data(max_entries=32, show_spinner=False)

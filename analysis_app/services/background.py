@@ -245,7 +245,10 @@ class BackgroundWork:
             self.first_page.wait(FIRST_PAGE_WAIT)
             self.timings["waiting for the first page"] = time.perf_counter() - t0
         by_language = _language_default(srcs, ds)
-        self.run_queue(plan(settings, toks, ds, preds, cache, submit=self.submit, by_language=by_language))
+        steps = plan(
+            settings, toks, ds, preds, cache, submit=self.submit, by_language=by_language, loaded=srcs.tokenizers
+        )
+        self.run_queue(steps)
         # one line in the terminal `make app` runs in (and what the benchmark waits for)
         print(f"tokstudy: every page's default view computed ({time.perf_counter() - t_start:.1f} s)", flush=True)
         return self.timings
@@ -295,11 +298,20 @@ def _language_default(srcs, ds) -> tuple:
 
 
 def plan(
-    settings: AppSettings, toks: tuple, ds, preds: tuple, cache: ModuleType, *, submit, by_language: tuple = ()
+    settings: AppSettings,
+    toks: tuple,
+    ds,
+    preds: tuple,
+    cache: ModuleType,
+    *,
+    submit,
+    by_language: tuple = (),
+    loaded: tuple = (),
 ) -> list[Step]:
     """The steps of every page's default view beyond the start page, in page order, as calls of ``cache``
     (the odds ratios through ``submit``, as the Errors page computes them); ``by_language``: the datasets of
-    the Languages page's Table 4 per language."""
+    the Languages page's Table 4 per language; ``loaded``: every loaded tokenizer (a model's own tokenizer
+    is looked for among them; default ``toks``)."""
     n, seed = defaults.RESAMPLES, defaults.SEED
     steps: list[Step] = [("", f"import {m}", importlib.import_module, (m,)) for m in MODULES]
     if ds is not None and toks:
@@ -321,12 +333,25 @@ def plan(
             ("errors", "import scipy.special", importlib.import_module, ("scipy.special",)),
             ("errors", "table", cache.table_for, ((ds,), toks)),
             ("errors", "aligned", cache.aligned, (ds, toks, p)),
+            ("errors", "paired", cache.paired, (ds, toks, preds, loaded or toks, n, seed)),
             ("errors", "correlation", cache.correlation, (ds, toks, p, n, seed)),
-            ("errors", "mislabelled", cache.mislabelled, (ds, toks, p, toks[0].name, defaults.MISLABELLED_SHOWN)),
-            ("errors", "mislabelled (all)", cache.mislabelled, (ds, toks, p, toks[0].name, None)),
+            (
+                "errors",
+                "mislabelled",
+                _mislabelled,
+                (cache, ds, toks, preds, loaded or toks, defaults.MISLABELLED_SHOWN),
+            ),
+            ("errors", "mislabelled (all)", _mislabelled, (cache, ds, toks, preds, loaded or toks, None)),
             ("errors", "attribution", lambda *a: submit(cache.attribution, *a).result(), (ds, toks, preds)),
         ]
     return steps
+
+
+def _mislabelled(cache: ModuleType, ds, toks: tuple, preds: tuple, loaded: tuple, limit: int | None):
+    """The first model's mislabelled words as the Errors page shows them at start: under its own tokenizer
+    where it is selected (its pairing, found as the page finds it), else the first selected."""
+    own = cache.pairings(preds, loaded)[preds[0].key].tokenizer
+    return cache.mislabelled(ds, toks, preds[0], defaults.pieces_under([t.name for t in toks], own), limit)
 
 
 def _languages(settings: AppSettings, toks: tuple, n: int, seed: int, cache: ModuleType) -> list[Step]:

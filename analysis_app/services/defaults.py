@@ -51,6 +51,16 @@ def tokenizer_names(names: Sequence[str]) -> list[str]:
     return list(names[:N_TOKENIZERS])
 
 
+def pieces_under(names: Sequence[str], own: str | None) -> str:
+    """The Errors page's tokenizer for a model's mislabelled words at start: the one the model was trained with
+    (``own``) where it is selected, else the first selected.
+
+    >>> pieces_under(["spm-600", "spm-1200"], "spm-1200"), pieces_under(["spm-600"], None)
+    ('spm-1200', 'spm-600')
+    """
+    return own if own in names else names[0]
+
+
 def default_languages(available: Sequence[str]) -> list[str]:
     """The languages compared at start: those of :data:`LANGUAGES` in the folder, else its first four."""
     return [lang for lang in LANGUAGES if lang in available] or sorted(available)[:4]

@@ -116,13 +116,52 @@ def correlation_display(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def undefined_notes(frame: pd.DataFrame) -> list[str]:
-    """One sentence per row of :func:`correlation_rows` whose r is undefined, saying why."""
+def undefined_notes(frame: pd.DataFrame, *, of_models: bool = False) -> list[str]:
+    """One sentence per row of :func:`correlation_rows` whose r is undefined, saying why (``of_models``: rows
+    of :func:`paired_rows`, named by their model)."""
     return [
-        f"r is undefined for {row.tokenizer} ({row.words}): {row.undefined}."
+        (
+            f"r is undefined for {row.model} with its own tokenizer {row.tokenizer}"
+            if of_models
+            else f"r is undefined for {row.tokenizer}"
+        )
+        + f" ({row.words}): {row.undefined}."
         for row in frame.itertuples()
         if row.undefined
     ]
+
+
+def paired_rows(pairs: Sequence[tuple[str, object]]) -> pd.DataFrame:
+    """The paired view: one row per model and word set, r of the model's errors under the tokenizer it was
+    trained with; ``pairs`` holds (model, its ``correlate_errors`` result under that tokenizer). The columns of
+    :func:`correlation_rows`."""
+    frames = [correlation_rows([res]).assign(model=model, error_rate=res.error_rate) for model, res in pairs]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def paired_display(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`paired_rows` for reading (:func:`correlation_display`): the model and the share of words it
+    mislabels first, then its own tokenizer."""
+    out = correlation_display(frame).rename(columns={"tokenizer": "own tokenizer"})
+    out.insert(0, "model", frame["model"].to_numpy())
+    out.insert(1, "error rate", frame["error_rate"].to_numpy())
+    return out
+
+
+def pairing_marks(tokenizers: Sequence[str], own: str | None) -> list[str]:
+    """What each tokenizer is to a model trained with ``own``: ``paired`` (its own), ``crossed`` (another), or
+    ``pairing unknown`` where ``own`` is ``None``.
+
+    >>> pairing_marks(["a", "b"], "b"), pairing_marks(["a"], None)
+    (['crossed', 'paired'], ['pairing unknown'])
+    """
+    return ["pairing unknown" if own is None else "paired" if t == own else "crossed" for t in tokenizers]
+
+
+def crossed_display(frame: pd.DataFrame, own: str | None) -> pd.DataFrame:
+    """:func:`correlation_display` of one model's errors under each tokenizer, every row marked by
+    :func:`pairing_marks` (column ``pairing``)."""
+    return correlation_display(frame).assign(pairing=pairing_marks(frame["tokenizer"], own))
 
 
 def mislabelled_words(table, aligned, tokenizer: str, *, limit: int | None = 50) -> pd.DataFrame:

@@ -1,4 +1,5 @@
-"""Errors: error rate by number of pieces, the correlation with its CI, and the worst-split mislabelled words."""
+"""Errors: each model's correlation with its own tokenizer (one model's errors under the others on demand), error
+rate by number of pieces, and the worst-split mislabelled words."""
 
 import streamlit as st
 

@@ -55,6 +55,30 @@ def results_dir(tmp_path_factory, conll_dir, conll_test) -> Path:
 
 
 @pytest.fixture(scope="session")
+def paired_results(tmp_path_factory, results_dir, conll_test) -> Path:
+    """``results/`` laid out as the study writes it: the three tokenizers, one model per tokenizer whose
+    folder carries a copy of its vocabulary (``pretrain/<tok>/run/final_model/``, as the exporter copies
+    it), and each model's predictions on CoNLL-2003 test (``predictions/<tok>/``, header ``model=`` that
+    folder) with errors made more likely on the words its own tokenizer splits into many pieces."""
+    import shutil
+
+    from tests.app.synthetic import write_synthetic_predictions
+    from tokstudy.tokenization.sentencepiece_ import SentencePieceSegmenter
+
+    root = tmp_path_factory.mktemp("study") / "results"
+    shutil.copytree(results_dir / "tokenizers", root / "tokenizers")
+    for v in VOCAB_SIZES:
+        name = f"spm-{v}"
+        model_dir = root / "pretrain" / name / "run" / "final_model"
+        model_dir.mkdir(parents=True)
+        shutil.copy2(root / "tokenizers" / name / "spiece.model", model_dir / "spiece.model")
+        (model_dir / "config.json").write_text("{}")
+        segmenter = SentencePieceSegmenter(root / "tokenizers" / name / "spiece.model")
+        write_synthetic_predictions(root, name, conll_test, segmenter, seed=v, model_path=str(model_dir))
+    return root
+
+
+@pytest.fixture(scope="session")
 def demo_results(tmp_path_factory) -> Path:
     """A results folder written by the study's own pipeline on a config of the demo's shape
     (``tests/app/demo_study.yaml``: two tokenizers, a fine-tuned model evaluated on a ``max_eval``

@@ -12,8 +12,12 @@ import random
 from pathlib import Path
 
 
-def write_synthetic_predictions(root: Path, model: str, dataset, segmenter, *, seed: int = 0) -> Path:
-    """Write ``root/predictions/<model>/<name>_<split>.tsv`` for every sentence of ``dataset``; its path."""
+def write_synthetic_predictions(
+    root: Path, model: str, dataset, segmenter, *, seed: int = 0, model_path: str | None = None
+) -> Path:
+    """Write ``root/predictions/<model>/<name>_<split>.tsv`` for every sentence of ``dataset``; its path.
+    Its header's ``model`` line is ``model_path`` when given (the folder of the model, as the fine-tuner
+    writes it), else ``model``."""
     from tokstudy.analysis.model_errors.predictions import write_predictions
 
     rng = random.Random(seed)
@@ -29,7 +33,7 @@ def write_synthetic_predictions(root: Path, model: str, dataset, segmenter, *, s
     write_predictions(
         path,
         out,
-        metadata={"model": model, "dataset": dataset.name, "split": dataset.split},
+        metadata={"model": model_path or model, "dataset": dataset.name, "split": dataset.split},
         sent_ids=[s.sent_id for s in dataset],
     )
     return path

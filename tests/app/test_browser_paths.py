@@ -109,6 +109,9 @@ def test_demo_results_every_page_opens(page, demo_app, demo_results):
     assert page.locator('[data-testid="stVegaLiteChart"]').count() >= 1
     assert page.get_by_test_id("stAppDeployButton").count() == 0
     # a CSV is written when its button is clicked (components/downloads.py): one row per tokenizer and word set
+    # (the crossed view's, folded until opened)
+    page.get_by_test_id("stMain").get_by_test_id("stExpander").filter(has_text="Crossed:").locator("summary").click()
+    wait_idle(page)
     button = page.get_by_test_id("stDownloadButton").filter(has_text="Download correlations (CSV)")
     with page.expect_download() as download:
         button.locator("button").click()

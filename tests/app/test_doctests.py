@@ -14,6 +14,7 @@ MODULES = [
     "analysis_app.services.defaults",
     "analysis_app.services.languages",
     "analysis_app.services.mislabels",
+    "analysis_app.services.pairing",
     "analysis_app.services.statistics",
     "analysis_app.services.paths",
     "analysis_app.services.settings",
