@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 TINY = Path(__file__).with_name("tiny_study.yaml")
@@ -28,3 +30,27 @@ def killable_config(name: str) -> dict:
     config["finetune"]["tasks"] = [{"dataset": "conll2003", "task": "ner", "max_train": 60, "max_eval": 40}]
     config["analysis"].update(datasets=["conll2003:test"], parity_corpus=None)
     return config
+
+
+def assert_retried_cost(out: Path, *, killed_at: float) -> str:
+    """The one pre-training of the study in ``out`` whose attempt was killed at ``killed_at`` (``time.time()``):
+    its cost in ``tables/cost.json`` counts two attempts, the pre-trainer's own record of the one that finished
+    plus the killed one's time as its last record gives it (within the record's interval, and a second's slack for
+    a loaded machine); the report says so. Returns the tokenizer's name."""
+    from tokstudy.study.attempts import AttemptEnd, interval
+    from tokstudy.study.stages import StageRunner
+
+    costs = json.loads((out / "tables" / "cost.json").read_text())["pretrain"]
+    retried = [name for name, cost in costs.items() if "attempts" in cost]
+    assert len(retried) == 1, costs
+    name = retried[0]
+    cost = costs[name]
+    lost, finished = StageRunner(out, log=lambda m: None).attempts(f"pretrain/{name}")
+    assert (lost.end, finished.end) == (AttemptEnd.LOST, AttemptEnd.RETURNED)
+    ran = killed_at - lost.started
+    assert 0 < ran - interval(ran) - 1.0 <= lost.seconds <= ran
+    trainer = json.loads((out / "pretrain" / name / "run" / "cost.json").read_text())["total"]
+    assert cost["attempts"] == 2 and cost["lost_seconds"] == lost.seconds
+    assert cost["wall_seconds"] == pytest.approx(trainer["wall_seconds"] + lost.seconds)
+    assert "(2 attempts)" in (out / "report.md").read_text()
+    return name

@@ -20,6 +20,7 @@ pytest.importorskip("distributed")
 from distributed import LocalCluster  # noqa: E402
 
 from tokstudy.errors import UsageError  # noqa: E402
+from tokstudy.study.attempts import AttemptEnd  # noqa: E402
 from tokstudy.study.executors import ClusterError, DaskCluster, local_devices, local_worker_envs  # noqa: E402
 from tokstudy.study.stages import Stage, StageError, StageRunner  # noqa: E402
 
@@ -41,11 +42,11 @@ def _where() -> dict:
 
 def _pretrain(work, inputs, *, tag, steps, pause):
     """A 'pre-training' that checkpoints each step (atomically) and resumes from its last checkpoint; every
-    attempt appends ``pid first-step`` to ``attempts``, so that a test can kill it and see it resume."""
+    attempt appends ``pid first-step start-time`` to ``attempts``, so that a test can kill it and see it resume."""
     checkpoint = work / "checkpoint"
     step = int(checkpoint.read_text()) if checkpoint.is_file() else 0
     with open(work / "attempts", "a") as log:
-        log.write(f"{os.getpid()} {step}\n")
+        log.write(f"{os.getpid()} {step} {time.time()}\n")
     while step < steps:
         time.sleep(pause)
         step += 1
@@ -110,14 +111,15 @@ def test_local_cluster_gives_the_outputs_of_one_job_one_device_per_worker(tmp_pa
     assert again.executed == []
 
 
-def _kill_when(work, step: int, deadline: float) -> int:
-    """SIGKILL the process that runs the 'pre-training' in ``work`` once it has checkpointed ``step``."""
+def _kill_when(work, step: int, deadline: float) -> tuple[int, float]:
+    """SIGKILL the process that runs the 'pre-training' in ``work`` once it has checkpointed ``step``; its pid and
+    when it was killed."""
     while time.time() < deadline:
         checkpoint = work / "checkpoint"
         if checkpoint.is_file() and int(checkpoint.read_text() or 0) >= step:
             pid = int((work / "attempts").read_text().split()[0])
             os.kill(pid, signal.SIGKILL)
-            return pid
+            return pid, time.time()
         time.sleep(0.05)
     raise AssertionError(f"no checkpoint {step} in {work}")
 
@@ -125,16 +127,24 @@ def _kill_when(work, step: int, deadline: float) -> int:
 def test_a_worker_killed_mid_pretraining_costs_nothing_but_time(tmp_path):
     stages = partial(_stages, steps=12, pause=0.25)
     reference = _results(_pipeline(tmp_path / "one").run_many(stages(), jobs=1))
-    killed: list[int] = []
+    killed: list[tuple[int, float]] = []
     work = tmp_path / "dask" / "pretrain" / "a"
-    killer = threading.Thread(target=lambda: killed.append(_kill_when(work, 3, time.time() + 120)), daemon=True)
+    killer = threading.Thread(target=lambda: killed.append(_kill_when(work, 6, time.time() + 120)), daemon=True)
     killer.start()
-    out = _pipeline(tmp_path / "dask").run_many(stages(), executor=DaskCluster("local:2", devices=[], retries=0))
+    pipe = _pipeline(tmp_path / "dask")
+    out = pipe.run_many(stages(), executor=DaskCluster("local:2", devices=[], retries=0))
     killer.join()
     assert _results(out) == reference
     attempts = [line.split() for line in (work / "attempts").read_text().splitlines()]
-    assert len(attempts) == 2 and int(attempts[0][0]) == killed[0]
-    assert attempts[1][0] != attempts[0][0] and int(attempts[1][1]) >= 3  # another process, from the checkpoint
+    assert len(attempts) == 2 and int(attempts[0][0]) == killed[0][0]
+    assert attempts[1][0] != attempts[0][0] and int(attempts[1][1]) >= 6  # another process, from the checkpoint
+    # the stage's done-record lists both attempts: the killed one with its time up to its last record (rewritten
+    # every 0.5 s this early; a second's slack for a loaded machine), on another worker than the one that finished
+    lost, finished = pipe.attempts("pretrain/a")
+    ran = killed[0][1] - float(attempts[0][2])
+    assert (lost.end, finished.end) == (AttemptEnd.LOST, AttemptEnd.RETURNED) and lost.where != finished.where
+    assert lost.where.startswith("Dask worker tcp://127.0.0.1:") and 0 < ran - 1.0 <= lost.seconds <= ran + 1.0
+    assert [a.end for a in pipe.attempts("pretrain/b")] == [AttemptEnd.RETURNED]
 
 
 def _free_port() -> int:
@@ -212,3 +222,66 @@ def test_the_executors_docstring_examples_run():
     from tokstudy.study import executors
 
     assert doctest.testmod(executors).failed == 0
+
+
+def _listening_hosts(port: int) -> set[str]:
+    """The addresses this process listens on at ``port``, as the operating system lists them."""
+    import psutil
+
+    return {
+        c.laddr.ip
+        for c in psutil.Process().net_connections("tcp")
+        if c.status == psutil.CONN_LISTEN and c.laddr.port == port
+    }
+
+
+@pytest.mark.parametrize(("every_interface", "hosts"), [(False, {"127.0.0.1"}), (True, {"0.0.0.0", "::"})])
+def test_the_local_dashboard_listens_on_this_machine_unless_asked_otherwise(tmp_path, every_interface, hosts):
+    """By default ``local:N``'s dashboard is on 127.0.0.1, as its scheduler and workers; ``cluster.dashboard: ":PORT"``
+    puts it on every interface (the control that shows the check can fail)."""
+    lines = []
+    board = {"dashboard": f":{_free_port()}"} if every_interface else {}
+    executor = DaskCluster("local:1", devices=[], **board)
+    executor.start(tmp_path, lines.append)
+    try:
+        (line,) = [line for line in lines if line.startswith("dask dashboard: ")]
+        port = int(line.split("dask dashboard: http://127.0.0.1:")[1].split("/")[0])
+        listening = _listening_hosts(port)
+    finally:
+        executor.stop(failed=False)
+    assert listening and listening <= hosts
+
+
+def test_a_malformed_dashboard_address_is_refused(tmp_path):
+    from tokstudy.errors import ConfigError
+    from tokstudy.study.config import load_study_config
+
+    with pytest.raises(UsageError, match=r"cluster.dashboard: '127.0.0.1:port': the port 'port' is not a number"):
+        DaskCluster("local:1", dashboard="127.0.0.1:port")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: c\ncluster:\n  address: local:2\n  dashboard: 8787\n")
+    with pytest.raises(ConfigError, match=r"bad.yaml: cluster: cluster.dashboard: expected HOST:PORT"):
+        load_study_config(bad)
+    good = tmp_path / "good.yaml"
+    good.write_text("name: c\ncluster:\n  address: local:2\n  dashboard: ':8790'\n")
+    assert load_study_config(good).cluster.executor().dashboard == ":8790"
+
+
+@pytest.mark.parametrize(
+    ("address", "message"),
+    [
+        ("ucx://127.0.0.1:9", r"no usable Dask scheduler at ucx://127.0.0.1:9 \(.*\); ucx:// needs UCX support"),
+        ("inproc://127.0.0.1/1/1", r"no usable Dask scheduler at inproc://127.0.0.1/1/1 \(ValueError: .*\); inproc"),
+        ("tcp://nohost.invalid:8786", r"no Dask scheduler answered at tcp://nohost.invalid:8786 within 2 s \("),
+    ],
+)
+def test_a_well_formed_address_with_no_usable_scheduler_is_refused_by_the_check(address, message):
+    """What the study checks before its first stage: each way Dask's client fails is one line."""
+    with pytest.raises(ClusterError, match=message) as err:
+        DaskCluster(address, connect_timeout=2).check()
+    assert "\n" not in str(err.value) and str(err.value).endswith("correct cluster.address / --cluster")
+
+
+def test_the_check_refuses_more_local_workers_than_gpus():
+    with pytest.raises(UsageError, match="local:3 asks for 3 workers, but this machine has 2 GPUs"):
+        DaskCluster("local:3", devices=["0", "1"]).check()

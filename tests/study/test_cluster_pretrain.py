@@ -1,5 +1,6 @@
 """``tokstudy study --cluster local:2`` with the real pre-trainer: a Dask worker SIGKILLed during pre-training, and
-the study still writes the scores of an uninterrupted ``--jobs 1`` run (real data; skipped without it).
+the study still writes the scores of an uninterrupted ``--jobs 1`` run, with the killed attempt in that
+pre-training's cost (real data; skipped without it).
 
 Both runs are separate ``tokstudy study`` processes with the same compute threads (the cluster's workers get
 cores / 2, and so does the ``--jobs 1`` run here), so that their scores can be compared exactly. The cluster run
@@ -9,6 +10,7 @@ goes to the training runs, where the kill happens.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -21,7 +23,7 @@ import pytest
 import yaml
 
 from tests.conftest import corpus_path
-from tests.study.conftest import killable_config
+from tests.study.conftest import assert_retried_cost, killable_config
 
 pytest.importorskip("distributed")
 pytestmark = pytest.mark.slow
@@ -84,6 +86,7 @@ def test_a_worker_killed_during_pretraining_changes_no_score(tmp_path):
         workers = _workers(proc.pid)
         assert len(workers) == 2, workers  # both are pre-training: 2 vocabularies, 2 workers
         os.kill(workers[0], signal.SIGKILL)
+        killed_at = time.time()
         before = {p: p.stat().st_ino for p in out.glob("pretrain/*/run/checkpoints/step_*")}
         stdout, stderr = proc.communicate(timeout=900)
     finally:
@@ -98,3 +101,7 @@ def test_a_worker_killed_during_pretraining_changes_no_score(tmp_path):
     assert len(list(out.glob("pretrain/*/run/final_model/config.json"))) == 2
     for table in ("scores.json", "table4.json"):
         assert (out / "tables" / table).read_text() == (tmp_path / "one" / "tables" / table).read_text(), table
+    # the killed worker's attempt is in that pre-training's cost, and the report says it took two attempts
+    name = assert_retried_cost(out, killed_at=killed_at)
+    lost = json.loads((out / ".stages" / f"pretrain__{name}.json").read_text())["attempts"][0]
+    assert lost["where"].startswith("Dask worker tcp://127.0.0.1:")

@@ -1,5 +1,6 @@
 """The whole study on a Dask cluster of 2 single-threaded workers (``cluster.address: local:2``): the same tables
-and report as one job, even when a worker is SIGKILLed during a pre-training; and ``--cluster`` on the CLI.
+and report as one job, even when a worker is SIGKILLed during a pre-training (the report then says that run took
+two attempts, and counts the killed one's time); and ``--cluster`` on the CLI.
 
 The trainer is the in-memory fake of the backend seam (no torch) with a pre-training that checkpoints every step
 and resumes from its last checkpoint, as the pre-trainer does; the data is the generated sample.
@@ -8,6 +9,7 @@ and resumes from its last checkpoint, as the pre-trainer does; the data is the g
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import shutil
 import signal
@@ -22,8 +24,9 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from tests.study.fake_backend import FakeBackend  # noqa: E402
+from tests.study.fake_backend import FAKE_COST, FakeBackend  # noqa: E402
 from tokstudy.study.config import load_study_config  # noqa: E402
+from tokstudy.study.control_and_cost import RETRIED_NOTE  # noqa: E402
 from tokstudy.study.pipeline import run_study  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +36,7 @@ STEPS = 8
 
 class CheckpointingFake(FakeBackend):
     """The fake trainer whose pre-training takes ``STEPS`` steps of ``pause`` s, each checkpointed atomically;
-    every attempt appends ``pid first-step`` to ``attempts`` in its folder."""
+    every attempt appends ``pid first-step start-time`` to ``attempts`` in its folder."""
 
     def __init__(self, pause: float = 0.0):
         super().__init__()
@@ -43,7 +46,7 @@ class CheckpointingFake(FakeBackend):
         checkpoint = work / "checkpoint"
         step = int(checkpoint.read_text()) if checkpoint.is_file() else 0
         with open(work / "attempts", "a") as log:
-            log.write(f"{os.getpid()} {step}\n")
+            log.write(f"{os.getpid()} {step} {time.time()}\n")
         while step < STEPS:
             time.sleep(self.pause)
             step += 1
@@ -78,9 +81,18 @@ def _seeded(serial_root: Path, out: Path) -> Path:
 
 
 def _same_report(a: Path, b: Path) -> None:
+    """The same tables and report, but for what the runs cost (their time, and a killed run's attempts)."""
     for table in ("scores.json", "table4.json", "control.json", "correlation.json"):
         assert (a / "tables" / table).read_text() == (b / "tables" / table).read_text(), table
-    assert (a / "report.md").read_text() == (b / "report.md").read_text()
+    assert _without_cost((a / "report.md").read_text()) == _without_cost((b / "report.md").read_text())
+
+
+def _without_cost(report: str) -> list[str]:
+    """The report's lines less the cost paragraph, its table and the note below it (up to the energy figure)."""
+    lines = report.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("What each model cost:"))
+    end = next(i for i, line in enumerate(lines) if line.startswith("![score against energy]"))
+    return lines[:start] + lines[end:]
 
 
 def test_the_study_on_a_local_cluster_with_a_killed_worker_writes_the_serial_report(serial, tmp_path):
@@ -93,9 +105,10 @@ def test_the_study_on_a_local_cluster_with_a_killed_worker_writes_the_serial_rep
         deadline = time.time() + 180
         while time.time() < deadline:
             checkpoint = work / "checkpoint"
-            if checkpoint.is_file() and int(checkpoint.read_text() or 0) >= 2:
+            if checkpoint.is_file() and int(checkpoint.read_text() or 0) >= 5:
                 killed.append(int((work / "attempts").read_text().split()[0]))
                 os.kill(killed[0], signal.SIGKILL)
+                killed.append(time.time())
                 return
             time.sleep(0.05)
 
@@ -107,9 +120,23 @@ def test_the_study_on_a_local_cluster_with_a_killed_worker_writes_the_serial_rep
     killer.join()
     assert killed, "the pre-training ended before the worker could be killed"
     attempts = [line.split() for line in (work / "attempts").read_text().splitlines()]
-    assert len(attempts) == 2 and attempts[1][0] != attempts[0][0] and int(attempts[1][1]) >= 2
+    assert len(attempts) == 2 and attempts[1][0] != attempts[0][0] and int(attempts[1][1]) >= 5
     assert "[cached] tokenizers" in lines and sum(line.startswith("dask dashboard") for line in lines) == 1
     _same_report(reference.root, result.root)
+    # the killed attempt's time is in the run's cost, as far as the last record it wrote (every 0.5 s this early;
+    # a second's slack for a loaded machine)
+    ran = killed[1] - float(attempts[0][2])  # from the killed pre-training's start to the kill, 1.5 s at least
+    cost = json.loads((result.root / "tables" / "cost.json").read_text())["pretrain"]
+    killed_run = cost["sp-unigram-1k"]
+    assert killed_run["attempts"] == 2 and 0 < ran - 1.0 <= killed_run["lost_seconds"] <= ran + 1.0
+    assert killed_run["wall_seconds"] == pytest.approx(FAKE_COST["wall_seconds"] + killed_run["lost_seconds"])
+    assert killed_run["energy_kwh"] is None  # the killed attempt's energy was never measured
+    assert all("attempts" not in c for name, c in cost.items() if name != "sp-unigram-1k")
+    report = (result.root / "report.md").read_text()
+    pretraining = next(line for line in report.splitlines() if line.startswith("| pre-training |"))
+    minutes = killed_run["wall_seconds"] / 60
+    assert pretraining.split(" | ")[2] == f"{minutes:.1f} min (2 attempts), energy not measured"
+    assert RETRIED_NOTE in report and RETRIED_NOTE not in (reference.root / "report.md").read_text()
 
 
 def _free_port() -> int:
@@ -144,6 +171,56 @@ def test_cli_refuses_a_malformed_cluster_address(tmp_path):
     )
     assert res.returncode == 2
     assert "--cluster: a local cluster is local:N with N >= 1 worker processes, got 'local:zero'" in res.stderr
+
+
+@pytest.mark.parametrize(
+    ("address", "said"),
+    [
+        ("local:²", "a local cluster is local:N with N >= 1 worker processes, got 'local:²'"),
+        (
+            "http://x:1",
+            "'http://x:1': Dask connects with tcp://, tls://, ucx://, ws://, wss://, inproc://, not http://",
+        ),
+        ("tcp://nohost.invalid", "'tcp://nohost.invalid': no port; expected tcp://HOST:PORT, such as tcp://nohost"),
+        ("tcp://head:99999", "'tcp://head:99999': the port '99999' is not a number from 1 to 65535"),
+    ],
+)
+def test_cli_refuses_a_cluster_address_malformed_in_any_part_before_any_work(tmp_path, address, said):
+    out = tmp_path / "out"
+    res = subprocess.run(
+        [sys.executable, "-m", "tokstudy", "study", str(TINY), "-o", str(out), "--cluster", address],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 2, res.stderr[-2000:]
+    (line,) = res.stderr.strip().splitlines()
+    assert line.startswith(f"tokstudy study: error: --cluster: {said}") and not out.exists()
+
+
+@pytest.mark.timeout(120)
+def test_cli_a_listener_that_is_no_scheduler_is_one_line_before_any_work(tmp_path):
+    """A well-formed address where something listens that never answers as Dask (here a socket that accepts and
+    stays silent, as a web server waiting for a request): Dask's client would wait for its handshake forever."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        address = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
+        out = tmp_path / "out"
+        res = subprocess.run(
+            [sys.executable, "-m", "tokstudy", "study", str(TINY), "-o", str(out), "--cluster", address],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=100,
+        )
+    assert res.returncode == 1, res.stderr[-2000:]
+    assert res.stderr.strip().splitlines() == [
+        f"tokstudy study: error: no Dask scheduler answered at {address} within 5 s (no answer to Dask's handshake: "
+        "is it a Dask scheduler?); start one there (dask scheduler, dask-jobqueue) or correct cluster.address / "
+        "--cluster"
+    ]
+    assert not out.exists()
 
 
 def test_the_cluster_section_of_a_configuration_file(tmp_path):

@@ -10,13 +10,16 @@ from scipy import stats
 
 from tests.fixtures_doctest import assert_examples_pass
 from tokstudy.analysis.stats.welch import welch_difference
+from tokstudy.study.attempts import Attempt, AttemptEnd
 from tokstudy.study.control_and_cost import (
+    RETRIED_NOTE,
     control_comparison,
     cost_table,
     energy_points,
     format_cost,
     sum_costs,
     tables_1_2_markdown,
+    with_attempts,
 )
 from tokstudy.study.findings import pretraining_helps
 
@@ -131,6 +134,54 @@ def test_tables_1_2_show_controls_and_costs_next_to_the_scores():
     assert "| pre-training | not measured | — |" in md
     assert "| fine-tuning conll2003-ner | 3.0 min, 0.0030 kWh, 0.15 g CO2e | 1.5 min, energy not measured |" in md
     assert "![score against energy](figures/x.png)" in md
+
+
+MEASURED = {
+    "wall_seconds": 120.0,
+    "device": "cuda:H100",
+    "device_count": 2,
+    "device_hours": 120.0 / 3600 * 2,
+    "energy_kwh": 0.05,
+    "co2e_kg": 0.002,
+    "method": "codecarbon",
+    "stage_seconds": 130.0,
+}
+
+
+def test_a_retried_run_costs_its_lost_attempts_too():
+    lost = [Attempt("w1", 0.0, 40.0, AttemptEnd.LOST), Attempt("w2", 50.0, 25.5, AttemptEnd.LOST)]
+    raised = Attempt("w3", 80.0, 10.0, AttemptEnd.RAISED)  # ended in the trainer's hands: its time is the trainer's
+    final = Attempt("w4", 95.0, 130.0, AttemptEnd.RETURNED)
+    c = with_attempts(MEASURED, [*lost, raised, final])
+    assert c["attempts"] == 4 and c["lost_seconds"] == 65.5
+    assert c["wall_seconds"] == 185.5 and c["stage_seconds"] == 195.5
+    assert c["device_hours"] == pytest.approx(185.5 / 3600 * 2)  # two devices for every second of it
+    assert c["energy_kwh"] is None and c["co2e_kg"] is None and "(the finished one: codecarbon)" in c["method"]
+    assert MEASURED["wall_seconds"] == 120.0  # the trainer's record is left as it was
+    assert format_cost(c) == "3.1 min (4 attempts), energy not measured"
+    # an attempt that raised loses no time the trainer did not see: the energy stays measured
+    kept = with_attempts(MEASURED, [raised, final])
+    assert kept["wall_seconds"] == 120.0 and kept["energy_kwh"] == 0.05 and kept["attempts"] == 2
+    assert with_attempts(MEASURED, [final]) is MEASURED and with_attempts(None, [*lost, final]) is None
+
+
+def test_attempts_sum_over_seeds_and_show_in_the_cost_table():
+    lost, final = Attempt("w1", 0.0, 30.0, AttemptEnd.LOST), Attempt("w2", 40.0, 60.0, AttemptEnd.RETURNED)
+    runs = _runs([70.0, 72.0, 71.0], [50.0, 55.0, 52.0])
+    cost = {**MEASURED, "energy_kwh": None, "co2e_kg": None, "method": "m"}
+    for r in runs:
+        r["cost"] = with_attempts(cost, [lost, final]) if r["seed"] == 1 and r["pretrained"] else cost
+    costs = cost_table(runs, {"sp-8k": with_attempts(cost, [lost, final])})
+    ft = costs["finetune"]["conll2003-ner"]
+    assert ft["sp-8k"]["attempts"] == 4 and ft["sp-8k"]["runs"] == 3 and ft["sp-8k"]["lost_seconds"] == 30.0
+    assert ft["sp-8k"]["wall_seconds"] == 3 * 120.0 + 30.0 and "attempts" not in ft["sp-8k (no PT)"]
+    scores = {"conll2003-ner": {"sp-8k": {"mean": 71.0, "std": 1.0, "metric": "F1"}}}
+    md = tables_1_2_markdown(scores, control_comparison(runs), costs, ["sp-8k"], 3)
+    assert "| pre-training | 2.5 min (2 attempts), energy not measured | — |" in md
+    assert "| fine-tuning conll2003-ner | 6.5 min (4 attempts for 3 runs), energy not measured | 6.0 min," in md
+    assert RETRIED_NOTE in md
+    plain = cost_table(runs[3:], {"sp-8k": cost})
+    assert RETRIED_NOTE not in tables_1_2_markdown(scores, control_comparison(runs), plain, ["sp-8k"], 3)
 
 
 def test_docstring_examples():

@@ -1,4 +1,5 @@
-"""A study killed with SIGKILL during pre-training completes when re-run (real data; the tiny configuration).
+"""A study killed with SIGKILL during pre-training completes when re-run, and the resumed pre-training's cost counts
+the killed attempt (real data; the tiny configuration).
 
 Apart from test_pipeline.py's shared run, so that the two pytest workers can take both files side by side.
 """
@@ -15,7 +16,7 @@ import pytest
 import yaml
 
 from tests.conftest import corpus_path
-from tests.study.conftest import killable_config
+from tests.study.conftest import assert_retried_cost, killable_config
 
 pytestmark = pytest.mark.slow
 # an in-process study run earlier in this pytest process set DeepSpeed's single-process rendezvous variables, and
@@ -46,6 +47,7 @@ def test_killed_during_pretraining_completes_when_rerun(tmp_path):
             time.sleep(0.5)
         assert proc.poll() is None, f"the run ended (rc {proc.returncode}) before a pre-training checkpoint appeared"
         os.killpg(proc.pid, signal.SIGKILL)
+        killed_at = time.time()
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -57,3 +59,6 @@ def test_killed_during_pretraining_completes_when_rerun(tmp_path):
     assert (out / "report.md").is_file()
     assert "[resume] pretrain/" in res.stdout
     assert "[cached] tokenizers" in res.stdout
+    # the killed attempt ran in the study's own process (one job): its time is in the resumed pre-training's cost
+    name = assert_retried_cost(out, killed_at=killed_at)
+    assert f"[resume] pretrain/{name}" in res.stdout

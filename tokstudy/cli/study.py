@@ -85,10 +85,6 @@ def run(args: argparse.Namespace) -> int:
             config = dataclasses.replace(config, cluster=dataclasses.replace(config.cluster, address=args.cluster))
         except ValueError as exc:
             raise UsageError(f"--cluster: {exc}") from None
-    if config.cluster.address:  # an address that does not answer: one line now, not after the tokenizers
-        from tokstudy.study.executors import probe  # deferred: as above, the study's modules
-
-        probe(config.cluster.address, config.cluster.connect_timeout)
     result = run_study(config, backend=_pretrain_backend(), progress=not args.quiet)
     print(f"report: {result.report_markdown}\n        {result.report_html}")
     print(f"stages run: {len(result.executed)}, reused: {len(result.skipped)}")

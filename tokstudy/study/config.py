@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tokstudy.clusteraddress import ClusterAddress
 from tokstudy.configfile import build_config, read_config
 from tokstudy.data.segmentations import split_language
 from tokstudy.errors import DataFormatError
-from tokstudy.study.executors import ClusterAddress, DaskCluster
+from tokstudy.study.executors import DASHBOARD, DaskCluster, check_dashboard
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 #: Model presets the study ships beside the pre-trainer's (``pretrain.model: small`` -> ``models/small.yaml``).
@@ -311,10 +312,17 @@ class ClusterSection:
     devices: tuple[str, ...] | None = None
     """``local:N`` only: the ``CUDA_VISIBLE_DEVICES`` value of each worker, one each; None: this machine's GPUs
     (``CUDA_VISIBLE_DEVICES`` if set, else every NVIDIA GPU); ``[]``: none (CPU workers)."""
+    dashboard: str = DASHBOARD
+    """``local:N`` only: where the Dask dashboard listens, ``HOST:PORT``; this machine only by default, as the
+    scheduler and workers; ``:8787`` for every interface (it has no login)."""
 
     def __post_init__(self) -> None:
         if self.address is not None:
             ClusterAddress.parse(self.address)
+        try:
+            check_dashboard(self.dashboard)
+        except ValueError as exc:
+            raise ValueError(f"cluster.dashboard: {exc}") from None
         if self.connect_timeout <= 0:
             raise ValueError(f"cluster.connect_timeout must be > 0 seconds, got {self.connect_timeout}")
         if self.retries < 0 or self.allowed_failures < 0:
@@ -334,6 +342,7 @@ class ClusterSection:
             retries=self.retries,
             allowed_failures=self.allowed_failures,
             devices=None if self.devices is None else list(self.devices),
+            dashboard=self.dashboard,
         )
 
 

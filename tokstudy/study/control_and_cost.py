@@ -2,7 +2,8 @@
 
 Pure functions over the fine-tuning stages' outputs (plain dicts: ``tokenizer``, ``task``, ``seed``,
 ``pretrained``, ``score``, ``metric``, ``cost``) and the pre-training stages' costs; the analysis stage
-writes what they return to ``tables/control.json`` and ``tables/cost.json``.
+writes what they return to ``tables/control.json`` and ``tables/cost.json``. A run attempted more than once
+(its worker killed, then resumed elsewhere) costs what all its attempts cost (:func:`with_attempts`).
 
 Mean ± sd and Welch's test come from :mod:`tokstudy.analysis.stats.welch` (torch-free; the one place
 the study's protocol statistics live).
@@ -18,8 +19,10 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 
 from tokstudy.analysis.stats.welch import summarize, welch_difference
+from tokstudy.study.attempts import Attempt, AttemptEnd
 from tokstudy.study.control import CONTROL_SUFFIX
 
 #: Cost fields summed over runs (energy and CO2e stay None as soon as one run's is None).
@@ -72,6 +75,43 @@ def sum_costs(costs: list[dict | None]) -> dict | None:
         out[key] = None if any(v is None for v in vals) else math.fsum(vals)
     out["runs"] = len(costs)
     out["method"] = "; ".join(dict.fromkeys(c.get("method", "") for c in costs))
+    attempts = sum(c.get("attempts", 1) for c in costs)
+    if attempts > len(costs):  # a run was attempted more than once (with_attempts)
+        out["attempts"] = attempts
+        out["lost_seconds"] = math.fsum(c.get("lost_seconds", 0.0) for c in costs)
+    return out
+
+
+def with_attempts(cost: dict | None, attempts: Sequence[Attempt]) -> dict | None:
+    """A run's ``cost`` (as its trainer measured the attempt that returned) with every attempt of the run.
+
+    ``attempts`` counts them all. The time of each attempt lost with its worker (killed, out of memory, the end
+    of an allocation: :class:`~tokstudy.study.attempts.AttemptEnd`), which no trainer could record, is added to
+    the wall time, the device-hours and the stage's time (``lost_seconds``: its whole time, up to the last
+    rewrite of its record); the run's energy and CO2e are then unknown (None), a lost attempt's never having
+    been measured. An attempt that raised ended in its trainer's hands: its time is in ``cost`` where the trainer
+    measured it (the pre-trainer records the training of every call, the fine-tuner that of the call that
+    returned).
+
+    >>> lost, done = Attempt("w1", 0.0, 30.0, AttemptEnd.LOST), Attempt("w2", 40.0, 61.0, AttemptEnd.RETURNED)
+    >>> cost = {"wall_seconds": 60.0, "device_count": 1, "device_hours": 60 / 3600, "energy_kwh": 0.1, "method": "m"}
+    >>> c = with_attempts(cost, [lost, done])
+    >>> c["wall_seconds"], c["attempts"], c["lost_seconds"], c["device_hours"] * 3600, c["energy_kwh"]
+    (90.0, 2, 30.0, 90.0, None)
+    """
+    if cost is None or len(attempts) < 2:
+        return cost
+    lost = math.fsum(a.seconds for a in attempts if a.end is AttemptEnd.LOST)
+    out = {**cost, "attempts": len(attempts), "lost_seconds": lost}
+    for key in ("wall_seconds", "stage_seconds"):
+        if out.get(key) is not None:
+            out[key] += lost
+    if out.get("device_hours") is not None:
+        out["device_hours"] += lost / 3600 * (cost.get("device_count") or 1)
+    if lost and out.get("energy_kwh") is not None:
+        out["energy_kwh"] = out["co2e_kg"] = None
+        finished = cost.get("method", "")
+        out["method"] = f"not measured: an attempt was lost with its worker (the finished one: {finished})"
     return out
 
 
@@ -129,10 +169,23 @@ def format_cost(cost: dict | None) -> str:
     """
     if not cost:
         return "not measured"
-    wall = f"{cost['wall_seconds'] / 60:.1f} min"
+    wall = f"{cost['wall_seconds'] / 60:.1f} min{_attempts(cost)}"
     if cost.get("energy_kwh") is None:
         return f"{wall}, energy not measured"
     return f"{wall}, {cost['energy_kwh']:.4f} kWh, {1000 * cost['co2e_kg']:.2f} g CO2e"
+
+
+def _attempts(cost: dict) -> str:
+    """``" (2 attempts)"`` for a run attempted more than once, ``" (4 attempts for 3 runs)"`` for a sum of runs.
+
+    >>> _attempts({"attempts": 4, "runs": 3}), _attempts({"wall_seconds": 1.0})
+    (' (4 attempts for 3 runs)', '')
+    """
+    runs = cost.get("runs", 1)
+    attempts = cost.get("attempts", runs)
+    if attempts <= runs:
+        return ""
+    return f" ({attempts} attempts)" if runs == 1 else f" ({attempts} attempts for {runs} runs)"
 
 
 def tables_1_2_markdown(
@@ -173,34 +226,49 @@ def tables_1_2_markdown(
         + "\n".join(lines)
     )
     if costs:
-        rows = [
-            "| pre-training | "
-            + " | ".join(format_cost(costs["pretrain"].get(m)) for m in order)
-            + " |"
-            + " — |" * len(ctl_order)
-        ]
-        for task, by in costs["finetune"].items():
-            rows.append(f"| fine-tuning {task} | " + " | ".join(format_cost(by.get(m)) for m in cols) + " |")
-        methods = sorted(
-            {
-                c["method"]
-                for c in [*costs["pretrain"].values(), *(c for by in costs["finetune"].values() for c in by.values())]
-                if c
-            }
-        )
-        text += (
-            "\n\nWhat each model cost: wall time, energy and CO2e of its pre-training and of each task's "
-            f"fine-tuning (all {seeds} seeds together). Energy: "
-            + "; ".join(f"`{m}`" for m in methods)
-            + ". On a CPU codecarbon estimates the power from the "
-            "processor's TDP and load: the kWh are an estimate, not a measurement. Device-hours and more "
-            "in `tables/cost.csv`.\n\n| run | "
-            + " | ".join(cols)
-            + " |\n|---|"
-            + "---|" * len(cols)
-            + "\n"
-            + "\n".join(rows)
-        )
+        text += _cost_markdown(costs, order, ctl_order, seeds)
     if figure:
         text += f"\n\n![score against energy]({figure})"
     return text
+
+
+#: said below the cost table when a run was attempted more than once
+RETRIED_NOTE = (
+    "A run shown with its attempts was started again after an attempt that did not finish (its worker or the "
+    "study killed, or an error retried): its time includes each attempt lost with its worker, up to that "
+    "attempt's last progress record, and its energy is not given when an attempt was lost (that attempt's was "
+    "never measured)."
+)
+
+
+def _cost_markdown(costs: dict, order: list[str], ctl_order: list[str], seeds: int) -> str:
+    """The cost table below the scores: pre-training and each task's fine-tuning per model, and how energy was
+    measured; a note when a run took more than one attempt."""
+    cols = order + [m + CONTROL_SUFFIX for m in ctl_order]
+    rows = [
+        "| pre-training | "
+        + " | ".join(format_cost(costs["pretrain"].get(m)) for m in order)
+        + " |"
+        + " — |" * len(ctl_order)
+    ]
+    for task, by in costs["finetune"].items():
+        rows.append(f"| fine-tuning {task} | " + " | ".join(format_cost(by.get(m)) for m in cols) + " |")
+    every = [
+        c for c in [*costs["pretrain"].values(), *(c for by in costs["finetune"].values() for c in by.values())] if c
+    ]
+    methods = sorted({c["method"] for c in every})
+    retried = any(_attempts(c) for c in every)
+    return (
+        "\n\nWhat each model cost: wall time, energy and CO2e of its pre-training and of each task's "
+        f"fine-tuning (all {seeds} seeds together). Energy: "
+        + "; ".join(f"`{m}`" for m in methods)
+        + ". On a CPU codecarbon estimates the power from the "
+        "processor's TDP and load: the kWh are an estimate, not a measurement. Device-hours and more "
+        "in `tables/cost.csv`.\n\n| run | "
+        + " | ".join(cols)
+        + " |\n|---|"
+        + "---|" * len(cols)
+        + "\n"
+        + "\n".join(rows)
+        + (f"\n\n{RETRIED_NOTE}" if retried else "")
+    )

@@ -29,21 +29,23 @@ import multiprocessing
 import os
 import socket
 import traceback
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Protocol
 
-from tokstudy.errors import MissingDependencyError, TokstudyError, UsageError
+from tokstudy.clusteraddress import ClusterAddress, ClusterError, connect, host_and_port
+from tokstudy.errors import MissingDependencyError, UsageError
+from tokstudy.study.attempts import recorded
 
 #: the worker resource every training run asks one of: a worker started with ``--resources GPU=1`` runs one
 #: training run at a time (on a CPU-only cluster it means one run per worker just the same)
 GPU = "GPU"
 #: lines of a failed stage's own traceback shown in the study's error
 TRACEBACK_LINES = 12
-
-
-class ClusterError(TokstudyError, OSError):
-    """The Dask cluster cannot take the study's runs: no scheduler answers, or no worker has the GPU resource."""
+#: where the study's cluster address is set, named when no scheduler answers there
+SETTING = "cluster.address / --cluster"
+#: where ``local:N``'s dashboard listens unless ``cluster.dashboard`` says otherwise: this machine only, as the
+#: scheduler and its workers do (the dashboard shows task names and paths, and runs no authentication)
+DASHBOARD = "127.0.0.1:8787"
 
 
 class StageFailed(Exception):
@@ -54,9 +56,11 @@ class StageFailed(Exception):
 
 def run_stage(fn: Callable, work: Path, inputs: dict, *, where: Callable[[], str]) -> dict:
     """Call ``fn(work, inputs)`` where the engine put it; an error becomes :class:`StageFailed` naming the place
-    (``where()``) and the last :data:`TRACEBACK_LINES` lines of the stage's own traceback."""
+    (``where()``) and the last :data:`TRACEBACK_LINES` lines of the stage's own traceback. The attempt is
+    recorded in ``work`` as it runs (:mod:`tokstudy.study.attempts`)."""
     try:
-        return fn(work, inputs)
+        with recorded(work, where()):  # a retried run's cost counts this attempt even if its worker is killed
+            return fn(work, inputs)
     except Exception as exc:
         lines = "".join(traceback.format_exception(exc)).rstrip().splitlines()[-TRACEBACK_LINES:]
         tail = "\n".join(f"    {line}" for line in lines)
@@ -123,30 +127,6 @@ def thread_env(threads: int) -> dict[str, str]:
     return {var: str(threads) for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
 
 
-@dataclass(frozen=True)
-class ClusterAddress:
-    """``local:N`` (start N workers here) or a scheduler's address (``tcp://HOST:PORT``, ``tls://...``).
-
-    >>> ClusterAddress.parse("local:4").workers, ClusterAddress.parse("tcp://head:8786").scheduler
-    (4, 'tcp://head:8786')
-    """
-
-    workers: int | None = None
-    scheduler: str | None = None
-
-    @classmethod
-    def parse(cls, text: str) -> ClusterAddress:
-        if text.startswith("local:"):
-            count = text.removeprefix("local:")
-            if not count.isdigit() or int(count) < 1:
-                raise ValueError(f"a local cluster is local:N with N >= 1 worker processes, got {text!r}")
-            return cls(workers=int(count))
-        scheme, sep, rest = text.partition("://")
-        if not sep or not scheme.isalpha() or not rest:
-            raise ValueError(f"expected local:N or a scheduler address such as tcp://HOST:8786, got {text!r}")
-        return cls(scheduler=text)
-
-
 def local_devices(environ: dict[str, str] | None = None) -> list[str]:
     """This machine's GPUs as ``CUDA_VISIBLE_DEVICES`` values: those it already names (a batch system's share),
     else one per NVIDIA GPU the driver lists (``/proc/driver/nvidia/gpus``), else none. Read without torch.
@@ -206,7 +186,8 @@ class DaskCluster:
     Every run asks for one ``GPU`` resource (:data:`GPU`) and is submitted as soon as its model exists; the
     scheduler hands it to the next worker with a free one. A run whose worker died is started again by the
     scheduler, up to ``allowed_failures`` times; one that raised is started again ``retries`` times; either way
-    it runs in the same stage folder and resumes from its checkpoint.
+    it runs in the same stage folder and resumes from its checkpoint. ``local:N``'s dashboard listens on
+    ``dashboard`` (``HOST:PORT``; ``:PORT`` for every interface).
     """
 
     def __init__(
@@ -217,11 +198,17 @@ class DaskCluster:
         retries: int = 1,
         allowed_failures: int = 3,
         devices: list[str] | None = None,
+        dashboard: str = DASHBOARD,
     ):
         try:
             self.address = ClusterAddress.parse(address)
         except ValueError as exc:
             raise UsageError(f"cluster address: {exc}") from None
+        try:
+            check_dashboard(dashboard)
+        except ValueError as exc:
+            raise UsageError(f"cluster.dashboard: {exc}") from None
+        self.dashboard = dashboard
         self.connect_timeout = connect_timeout
         self.retries = retries
         self.allowed_failures = allowed_failures
@@ -232,13 +219,26 @@ class DaskCluster:
         self._client = None
         self._executor = None
 
+    def check(self) -> None:
+        """Refuse now, in one line, what would fail when the first run is handed over: dask missing, ``local:N``
+        with more workers than GPUs, a scheduler address with no usable scheduler behind it (the client connects
+        once and leaves). The study calls it before its first stage, so that no tokenizer is trained for a
+        cluster that cannot run the models."""
+        require_dask()
+        if self.address.workers:
+            local_worker_envs(self.address.workers, self._devices(), os.cpu_count() or 1)
+        else:
+            connect(self.address.scheduler, self.connect_timeout, SETTING).close()
+
+    def _devices(self) -> list[str]:
+        return local_devices() if self.devices is None else list(self.devices)
+
     def start(self, root: Path, log: Callable[[str], None]) -> None:
-        if importlib.util.find_spec("distributed") is None:
-            raise MissingDependencyError("--cluster runs the study on dask.distributed: pip install 'tokstudy[dask]'")
+        require_dask()
         if self.address.workers:
             self._client = self._start_local(self.address.workers)
         else:
-            self._client = connect(self.address.scheduler, self.connect_timeout)
+            self._client = connect(self.address.scheduler, self.connect_timeout, SETTING)
             check_workers(self._client, root, log)
         log(dashboard_line(self._client))
         self._executor = self._client.get_executor(resources={GPU: 1}, retries=self.retries, pure=False)
@@ -247,8 +247,7 @@ class DaskCluster:
         import dask  # deferred: heavy and optional (tokstudy[dask]), only for a local Dask cluster
         from distributed import Client, Nanny, Scheduler, SpecCluster
 
-        devices = local_devices() if self.devices is None else list(self.devices)
-        envs = local_worker_envs(workers, devices, os.cpu_count() or 1)
+        envs = local_worker_envs(workers, self._devices(), os.cpu_count() or 1)
         spec = {
             f"train-{i}": {
                 "cls": Nanny,
@@ -263,7 +262,7 @@ class DaskCluster:
             }
             for i, env in enumerate(envs)
         }
-        scheduler = {"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard_address": ":8787"}}
+        scheduler = {"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard_address": self.dashboard}}
         settings = {**LOCAL_CLUSTER_CONFIG, "distributed.scheduler.allowed-failures": self.allowed_failures}
         with dask.config.set(settings):
             self._cluster = SpecCluster(workers=spec, scheduler=scheduler, silence_logs=logging.ERROR)
@@ -283,23 +282,22 @@ class DaskCluster:
         self._executor = self._client = self._cluster = None
 
 
-def connect(address: str, timeout: float):
-    """A client of the scheduler at ``address``, or one line saying that none answered within ``timeout`` s."""
-    from distributed import Client  # deferred: heavy and optional (tokstudy[dask]), only on a Dask cluster
-
-    probe(address, timeout)  # a closed port fails here, before Dask's client retries in the background
-    try:
-        return Client(address, timeout=timeout)
-    except OSError as exc:
-        raise unreachable(address, timeout, exc) from None
+def require_dask() -> None:
+    """One line naming the install when dask.distributed is missing."""
+    if importlib.util.find_spec("distributed") is None:
+        raise MissingDependencyError("--cluster runs the study on dask.distributed: pip install 'tokstudy[dask]'")
 
 
-def unreachable(address: str, timeout: float, reason: object) -> ClusterError:
-    """The one line said when no scheduler answers at ``address``."""
-    return ClusterError(
-        f"no Dask scheduler answered at {address} within {timeout:g} s ({reason}); start one there "
-        "(dask scheduler, dask-jobqueue) or correct cluster.address / --cluster"
-    )
+def check_dashboard(address: str) -> None:
+    """``HOST:PORT``, or ``:PORT`` for every interface, for a dashboard; ``ValueError`` otherwise.
+
+    >>> check_dashboard("127.0.0.1:8787"), check_dashboard(":8787")
+    (None, None)
+    """
+    if not isinstance(address, str):
+        raise ValueError(f"expected HOST:PORT (or :PORT for every interface), got {address!r}")
+    # ":PORT" is Dask's spelling of every interface, 0.0.0.0
+    host_and_port("0.0.0.0" + address if address.startswith(":") else address, where=address, scheme="http")
 
 
 def check_workers(client, root: Path, log: Callable[[str], None]) -> None:
@@ -340,16 +338,3 @@ def _workers(client) -> dict:
         return client.scheduler_info(n_workers=-1)["workers"]
     except TypeError:  # dask before 2025.4 has no n_workers and lists every worker
         return client.scheduler_info()["workers"]
-
-
-def probe(address: str, timeout: float) -> None:
-    """Fail at once, in one line, when nothing listens at a ``tcp://`` or ``tls://`` scheduler address, before
-    the study spends its first minutes on the tokenizers; other schemes are left to Dask's client."""
-    scheme, _, rest = address.partition("://")
-    host, _, port = rest.rpartition(":")
-    if scheme not in ("tcp", "tls") or not port.isdigit():
-        return
-    try:
-        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout).close()
-    except OSError as exc:
-        raise unreachable(address, timeout, exc.strerror or exc) from None

@@ -46,6 +46,7 @@ from typing import Callable
 from tokstudy.study import stage_bodies
 from tokstudy.study.backends import TrainerBackend
 from tokstudy.study.config import FinetuneSection, StudyConfig, TaskSpec
+from tokstudy.study.control_and_cost import with_attempts
 from tokstudy.study.report_sections import REPORT_VERSION
 from tokstudy.study.sources import Sources, resolve_sources
 from tokstudy.study.stages import Stage, StageRunner
@@ -141,6 +142,9 @@ def run_study(
     """
     if not isinstance(backend, TrainerBackend):
         raise TypeError(f"run_study: backend {backend!r} lacks pretrain/untrained_model/finetune (TrainerBackend)")
+    executor = config.cluster.executor()
+    if executor is not None:  # a cluster that cannot run the models is refused before anything is written
+        executor.check()
     root = config.results_dir()
     root.mkdir(parents=True, exist_ok=True)
     (root / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
@@ -161,11 +165,12 @@ def run_study(
     # 2.-3. pre-training, the control, fine-tuning: `config.jobs` training runs at a time, or on a Dask cluster
     # (`config.cluster`); with one job each run draws its own bars, else one bar counts the finished runs
     plan = plan_stages(run, tokenizer_dirs)
-    executor = config.cluster.executor()
     done = pipe.run_many(plan.stages, jobs=config.jobs, executor=executor, progress=progress and side_by_side)
     outputs = dict(zip([s.name for s in plan.stages], done))
-    runs = [{**r.row(), **outputs[r.stage]} for r in plan.runs]
-    pretrain_cost = {name: outputs[f"pretrain/{name}"].get("cost") for name in tokenizer_dirs}
+    # a run attempted more than once (its worker killed, then resumed elsewhere) costs what all its attempts cost
+    cost = {s.name: with_attempts(outputs[s.name].get("cost"), pipe.attempts(s.name)) for s in plan.stages}
+    runs = [{**r.row(), **outputs[r.stage], "cost": cost[r.stage]} for r in plan.runs]
+    pretrain_cost = {name: cost[f"pretrain/{name}"] for name in tokenizer_dirs}
     # 4. analysis
     analysis = pipe.run(
         "analysis",

@@ -12,6 +12,9 @@ invalidates exactly the stages downstream of it and nothing else.
   resume (the pre-trainer picks up its last checkpoint).
 * A work directory stamped with another key is stale and is wiped before the stage
   runs again.
+* Every attempt at a stage, wherever it runs, is recorded in its work directory as it runs
+  (:mod:`tokstudy.study.attempts`); the done-record lists them, so that a stage resumed after a
+  killed attempt says so and what that attempt cost (:meth:`StageRunner.attempts`).
 
 >>> import tempfile
 >>> p = StageRunner(tempfile.mkdtemp(), log=lambda m: None)
@@ -37,7 +40,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 from tokstudy.errors import TokstudyError
 from tokstudy.fileio import atomic_write_text
-from tokstudy.study.executors import Executor, ProcessPool, StageFailed
+from tokstudy.study.attempts import Attempt, read_attempts, recorded
+from tokstudy.study.executors import Executor, ProcessPool, StageFailed, this_process
 
 #: bump to invalidate every cached stage after a change in what stages produce.
 PIPELINE_VERSION = 1
@@ -90,6 +94,11 @@ class StageRunner:
         except json.JSONDecodeError:  # a torn write: treat as not done
             return None
 
+    def attempts(self, name: str) -> tuple[Attempt, ...]:
+        """The attempts at the done stage ``name``, in the order they started, as its done-record lists them (the
+        last one returned its outputs); none where the record lists none."""
+        return tuple(Attempt.from_dict(a) for a in (self.record(name) or {}).get("attempts", []))
+
     def run(
         self,
         name: str,
@@ -108,7 +117,8 @@ class StageRunner:
         if cached is not None:
             return cached
         start = time.time()
-        outputs = fn(self.work_dir(name))
+        with recorded(self.work_dir(name), this_process()):
+            outputs = fn(self.work_dir(name))
         self._close(name, key, params, deps, outputs, time.time() - start)
         return outputs
 
@@ -156,7 +166,8 @@ class StageRunner:
                 for stage, key in pending:
                     self._prepare(stage.name, key)
                     start = time.time()
-                    out = stage.fn(self.work_dir(stage.name), self._inputs(stage, outputs))
+                    with recorded(self.work_dir(stage.name), this_process()):
+                        out = stage.fn(self.work_dir(stage.name), self._inputs(stage, outputs))
                     self._close(stage.name, key, stage.params, list(stage.deps), out, time.time() - start)
                     outputs[stage.name] = out
                     bar.update(1)
@@ -237,6 +248,7 @@ class StageRunner:
             "key": key,
             "outputs": outputs,
             "seconds": round(seconds, 2),
+            "attempts": [a.to_dict() for a in read_attempts(self.work_dir(name))],
             "params": params,
             "deps": deps,
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S"),

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from tokstudy.analysis.corpus.counts import CorpusAggregate, CorpusStatsSettings, partition_aggregate, worker_segmenters
 from tokstudy.analysis.corpus.figures import CorpusStats, summarize
 from tokstudy.analysis.corpus.partitions import DEFAULT_PARTITION_BYTES, Partition, corpus_files, plan_partitions
-from tokstudy.errors import DataFormatError
+from tokstudy.clusteraddress import ClusterAddress, connect
+from tokstudy.errors import DataFormatError, UsageError
 
 ENGINES = ("local", "dask")
 
@@ -44,7 +45,9 @@ class EngineSettings:
         engine: ``"local"`` (process pool) or ``"dask"``.
         processes: local worker processes, or workers of the ``LocalCluster`` when ``engine="dask"``
             has no scheduler (default: ``os.cpu_count()``); 1 with ``local`` runs in this process.
-        scheduler: address of a running dask scheduler (``tcp://host:8786``); only with ``dask``.
+        scheduler: address of a running dask scheduler (``tcp://host:8786``); only with ``dask``. Its form is
+            checked here (:class:`~tokstudy.clusteraddress.ClusterAddress`, as ``tokstudy study --cluster``).
+        connect_timeout: seconds to wait for that scheduler before stopping with one line.
         partitions: cut the corpus into this many partitions (``.gz`` files are never split).
         partition_bytes: otherwise, the size of a byte-range partition of a plain-text file.
         pin_workers: bind each worker of a ``LocalCluster`` (no ``scheduler``) to a core of its own, when there
@@ -55,21 +58,42 @@ class EngineSettings:
     engine: str = "local"
     processes: int | None = None
     scheduler: str | None = None
+    connect_timeout: float = 10.0
     partitions: int | None = None
     partition_bytes: int = DEFAULT_PARTITION_BYTES
     pin_workers: bool = True
 
     def __post_init__(self) -> None:
+        # UsageError: a ValueError that the CLI reports as a bad option, in one line
         if self.engine not in ENGINES:
-            raise ValueError(f"engine must be one of {ENGINES}, got {self.engine!r}")
-        if self.scheduler and self.engine != "dask":
-            raise ValueError("a scheduler address needs engine='dask'")
+            raise UsageError(f"engine must be one of {ENGINES}, got {self.engine!r}")
+        if self.scheduler is not None:
+            _check_scheduler(self.scheduler)
+            if self.engine != "dask":
+                raise UsageError(
+                    "a scheduler address (--scheduler) needs the dask engine (engine='dask', --engine dask)"
+                )
         if self.processes is not None and self.processes < 1:
-            raise ValueError(f"processes must be >= 1, got {self.processes}")
+            raise UsageError(f"processes must be >= 1, got {self.processes}")
+        if self.connect_timeout <= 0:
+            raise UsageError(f"connect_timeout must be > 0 seconds, got {self.connect_timeout}")
 
     @property
     def workers(self) -> int:
         return self.processes or os.cpu_count() or 1
+
+
+def _check_scheduler(address: str) -> None:
+    """A running scheduler's address, well-formed (``local:N`` is the study's: here, ``processes``)."""
+    try:
+        parsed = ClusterAddress.parse(address)
+    except ValueError as exc:
+        raise UsageError(f"scheduler: {exc}") from None
+    if parsed.workers is not None:
+        raise UsageError(
+            f"scheduler: {address!r} is no scheduler address (SCHEME://HOST:PORT); for workers on this machine "
+            "leave the scheduler out and set processes (--engine dask --processes N)"
+        )
 
 
 #: dask settings of the ``LocalCluster`` that ``--engine dask`` starts without ``--scheduler``; each
@@ -215,7 +239,7 @@ def run_dask(parts, tokenizers, settings, engine: EngineSettings, *, progress=Fa
 
     cluster = None
     if engine.scheduler:
-        client = Client(engine.scheduler)
+        client = connect(engine.scheduler, engine.connect_timeout, "--scheduler")
         label = f"dask {engine.scheduler}"
     else:
         import dask  # deferred: optional and heavy, only for this engine
