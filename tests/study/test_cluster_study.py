@@ -202,13 +202,15 @@ def test_cli_refuses_a_cluster_address_malformed_in_any_part_before_any_work(tmp
 def test_cli_a_listener_that_is_no_scheduler_is_one_line_before_any_work(tmp_path):
     """A well-formed address where something listens that never answers as Dask (here a socket that accepts and
     stays silent, as a web server waiting for a request): Dask's client would wait for its handshake forever."""
+    config = tmp_path / "quick.yaml"  # a second's wait for the handshake, not the default 5
+    config.write_text(TINY.read_text() + "cluster:\n  connect_timeout: 1\n")
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
         address = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
         out = tmp_path / "out"
         res = subprocess.run(
-            [sys.executable, "-m", "tokstudy", "study", str(TINY), "-o", str(out), "--cluster", address],
+            [sys.executable, "-m", "tokstudy", "study", str(config), "-o", str(out), "--cluster", address],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -216,7 +218,7 @@ def test_cli_a_listener_that_is_no_scheduler_is_one_line_before_any_work(tmp_pat
         )
     assert res.returncode == 1, res.stderr[-2000:]
     assert res.stderr.strip().splitlines() == [
-        f"tokstudy study: error: no Dask scheduler answered at {address} within 5 s (no answer to Dask's handshake: "
+        f"tokstudy study: error: no Dask scheduler answered at {address} within 1 s (no answer to Dask's handshake: "
         "is it a Dask scheduler?); start one there (dask scheduler, dask-jobqueue) or correct cluster.address / "
         "--cluster"
     ]

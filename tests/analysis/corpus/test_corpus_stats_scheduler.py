@@ -9,8 +9,9 @@ import socket
 
 import pytest
 
-from tokstudy.analysis.corpus.engines import EngineSettings
+from tokstudy.analysis.corpus.engines import EngineSettings, corpus_stats
 from tokstudy.cli import main
+from tokstudy.clusteraddress import ClusterError
 from tokstudy.errors import UsageError
 
 
@@ -53,12 +54,15 @@ def test_no_scheduler_at_a_well_formed_address_is_one_line_within_seconds(spm_mo
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         closed = f"tcp://127.0.0.1:{free.getsockname()[1]}"
+    assert main(_corpus_stats(spm_model, corpus, "--engine", "dask", "--scheduler", closed)) == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"tokstudy corpus-stats: error: no Dask scheduler answered at {closed} within 10 s")
+    assert "Connection refused" in line and line.endswith("or correct --scheduler")
     with socket.socket() as silent:  # accepts and never answers, as a web server waiting for a request
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
         quiet = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
-        for address, reason in ((closed, "Connection refused"), (quiet, "no answer to Dask's handshake")):
-            assert main(_corpus_stats(spm_model, corpus, "--engine", "dask", "--scheduler", address)) == 1
-            (line,) = capsys.readouterr().err.strip().splitlines()
-            assert line.startswith(f"tokstudy corpus-stats: error: no Dask scheduler answered at {address} within")
-            assert reason in line and line.endswith("or correct --scheduler")
+        with pytest.raises(ClusterError, match=f"no Dask scheduler answered at {quiet} within 1 s .no answer to Dask"):
+            corpus_stats(
+                corpus, [f"tiny={spm_model}"], engine=EngineSettings("dask", scheduler=quiet, connect_timeout=1)
+            )
