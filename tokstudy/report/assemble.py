@@ -152,7 +152,7 @@ def pieces_section(table: Table | None) -> Section | None:
 
 
 def _languages_section(table: Table, figures: Sequence[str]) -> Section:
-    md = table.markdown + ("\n\n![Gap per language](figures/languages.png)" if LANGUAGES_FIGURE in figures else "")
+    md = table.markdown + (f"\n\n![Gap per language]({LANGUAGES_FIGURE})" if LANGUAGES_FIGURE in figures else "")
     return Section("Table 4 per language", md + "\n\n" + table.links())
 
 

@@ -17,6 +17,7 @@ from typing import Sequence
 
 from tokstudy.data.repairs import KINDS, RepairLog
 from tokstudy.report import attribution as ra
+from tokstudy.report import names
 from tokstudy.report import tables as rt
 from tokstudy.report.protocols import protocol_rows, protocols_markdown
 from tokstudy.report.result import ErrorResult, SegmentationResult, Table
@@ -25,22 +26,22 @@ from tokstudy.report.table3 import example_rows, examples_markdown
 
 def table4(results: Sequence) -> Table:
     """Table 4 (an :class:`~tokstudy.analysis.stats.estimates.AdditionalSegmentation` each)."""
-    return Table.of("table4", rt.table4_markdown(results), rt.table4_rows(results), list(results))
+    return Table.of(names.TABLE4, rt.table4_markdown(results), rt.table4_rows(results), list(results))
 
 
 def summary(summaries: Sequence) -> Table:
     """Fertility, continued words, unknown pieces (:class:`~tokstudy.analysis.stats.estimates.SegmentationSummary`)."""
-    return Table.of("summary", rt.summary_markdown(summaries), rt.summary_rows(summaries), list(summaries))
+    return Table.of(names.SUMMARY, rt.summary_markdown(summaries), rt.summary_rows(summaries), list(summaries))
 
 
 def intrinsic(summaries: Sequence) -> Table:
     """The intrinsic metrics per tokenizer and group."""
-    return Table.of("intrinsic", rt.intrinsic_markdown(summaries), rt.intrinsic_rows(summaries), list(summaries))
+    return Table.of(names.INTRINSIC, rt.intrinsic_markdown(summaries), rt.intrinsic_rows(summaries), list(summaries))
 
 
 def grouped(by: str, results: Sequence) -> Table:
     """``by_<by>``: additional segmentation per group (:class:`~tokstudy.analysis.stats.estimates.GroupedEstimates`)."""
-    return Table.of(f"by_{by}", rt.grouped_markdown(results), rt.grouped_rows(results), list(results))
+    return Table.of(names.grouped(by), rt.grouped_markdown(results), rt.grouped_rows(results), list(results))
 
 
 def segmentation(
@@ -65,7 +66,7 @@ def errors(correlations: Sequence, attributions: Sequence = (), protocols=None) 
     attribution_rows, cells = ra.attribution_rows(attributions), ra.frequency_rows(attributions)
     attribution = (
         Table.of(
-            "attribution",
+            names.ATTRIBUTION,
             ra.attribution_section(attribution_rows, cells),
             attribution_rows,
             {"attribution": attribution_rows, "by_frequency": cells},
@@ -74,13 +75,16 @@ def errors(correlations: Sequence, attributions: Sequence = (), protocols=None) 
         else None
     )
     protocol_table = (
-        Table.of("r_protocols", protocols_markdown(protocols), data=protocol_rows(protocols)) if protocols else None
+        Table.of(names.R_PROTOCOLS, protocols_markdown(protocols), data=protocol_rows(protocols)) if protocols else None
     )
     return ErrorResult(
         Table.of(
-            "correlation", rt.correlation_markdown(correlations), rt.correlation_rows(correlations), list(correlations)
+            names.CORRELATION,
+            rt.correlation_markdown(correlations),
+            rt.correlation_rows(correlations),
+            list(correlations),
         ),
-        Table("error_by_pieces", rt.pieces_markdown(correlations), rt.pieces_rows(correlations)),
+        Table(names.ERROR_BY_PIECES, rt.pieces_markdown(correlations), rt.pieces_rows(correlations)),
         attribution,
         protocol_table,
     )
@@ -88,12 +92,12 @@ def errors(correlations: Sequence, attributions: Sequence = (), protocols=None) 
 
 def parity(results: Sequence) -> Table:
     """``parity`` on parallel text (:func:`~tokstudy.analysis.stats.parity.parity` results)."""
-    return Table.of("parity", rt.parity_markdown(results), rt.parity_rows(results), list(results))
+    return Table.of(names.PARITY, rt.parity_markdown(results), rt.parity_rows(results), list(results))
 
 
 def examples(exs: Sequence) -> Table:
     """Table 3 (:class:`~tokstudy.report.table3.ExampleSentence` each) as ``examples``."""
-    return Table.of("examples", examples_markdown(exs), example_rows(exs), list(exs))
+    return Table.of(names.EXAMPLES, examples_markdown(exs), example_rows(exs), list(exs))
 
 
 def repairs(logs: Sequence[dict]) -> Table:
@@ -111,4 +115,4 @@ def repairs(logs: Sequence[dict]) -> Table:
         shown = [{"where": p["where"], "tag": p["tag"], "after": p["after"], "read as": p["became"]} for p in places]
         more = r["total"] - len(places)
         parts.append(rt.markdown_table(shown) + (f"\n\n... and {more} more" if more > 0 else ""))
-    return Table.of("repairs", "\n\n".join(parts), rows, list(logs))
+    return Table.of(names.REPAIRS, "\n\n".join(parts), rows, list(logs))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from tokstudy.analysis.morph.scores import BandScores, BoundaryCounts, MorphResult, MorphScoreCounts
+from tokstudy.report import names
 from tokstudy.report.numbers import json_number
 from tokstudy.report.result import Table
 from tokstudy.report.tables import markdown_table
@@ -76,4 +77,4 @@ def morph_markdown(results: Sequence[MorphResult]) -> str:
 
 def morph_report(results: Sequence[MorphResult]) -> Table:
     """The section's table: MorphScore and boundary P/R/F1 per tokenizer and gold file."""
-    return Table.of("morph", morph_markdown(results), morph_rows(results), list(results))
+    return Table.of(names.MORPH, morph_markdown(results), morph_rows(results), list(results))

@@ -19,6 +19,7 @@ import numpy as np
 
 from tokstudy.analysis.table.bytepieces import BYTE_PIECE_THRESHOLD
 from tokstudy.analysis.table.coverage import THRESHOLD
+from tokstudy.report import names
 from tokstudy.report.figures import _err, _plt, _save
 from tokstudy.report.numbers import json_number
 from tokstudy.report.result import Table
@@ -120,7 +121,7 @@ def languages_markdown(result) -> str:
 
 def languages_report(result) -> Table:
     """The section's table: the Markdown and the CSV rows (no JSON: ``tokstudy stats --json`` holds the results)."""
-    return Table("languages", languages_markdown(result), language_rows(result))
+    return Table(names.LANGUAGES, languages_markdown(result), language_rows(result))
 
 
 def script_colours(scripts) -> dict[str, str]:

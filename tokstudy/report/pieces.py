@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from tokstudy.analysis.model_errors.piece_agreement import PieceAgreement
+from tokstudy.report import names
 from tokstudy.report.numbers import json_number
 from tokstudy.report.result import Table
 from tokstudy.report.tables import markdown_table
@@ -131,4 +132,4 @@ def pieces_markdown(results: Sequence[PieceAgreement]) -> str:
 
 def pieces_report(results: Sequence[PieceAgreement]) -> Table:
     """The section's table: piece agreement and aggregations per model."""
-    return Table.of("pieces", pieces_markdown(results), pieces_rows(results), list(results))
+    return Table.of(names.PIECES, pieces_markdown(results), pieces_rows(results), list(results))

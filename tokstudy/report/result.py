@@ -40,6 +40,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Sequence
 
+from tokstudy.report import names
 from tokstudy.report.tables import to_jsonable, write_csv
 
 #: a study's tables, under its results folder
@@ -265,28 +266,33 @@ def write_result(result: ReportResult, folder: str | os.PathLike) -> list[Path]:
 def read_result(folder: str | os.PathLike, *, study: bool = False) -> ReportResult:
     """Every table of ``folder`` (``tokstudy report``'s output, or with ``study`` a study's ``tables/``)."""
     folder = Path(folder)
-    table4 = read_table(folder, "table4")
+    table4 = read_table(folder, names.TABLE4)
     if table4 is None:
-        raise FileNotFoundError(f"{folder / 'table4.json'}: no Table 4 there (not a finished report's tables)")
-    by = {g: t for g in GROUPINGS if (t := read_table(folder, f"by_{g}")) is not None}
-    segmentation = SegmentationResult(table4, read_table(folder, "summary"), read_table(folder, "intrinsic"), by)
-    correlation = read_table(folder, "correlation")
+        raise FileNotFoundError(f"{folder / f'{names.TABLE4}.json'}: no Table 4 there (not a finished report's tables)")
+    by = {g: t for g in GROUPINGS if (t := read_table(folder, names.grouped(g))) is not None}
+    segmentation = SegmentationResult(
+        table4, read_table(folder, names.SUMMARY), read_table(folder, names.INTRINSIC), by
+    )
+    correlation = read_table(folder, names.CORRELATION)
     errors = (
         ErrorResult(
             correlation,
-            read_table(folder, "error_by_pieces"),
-            read_table(folder, "attribution"),
-            read_table(folder, "r_protocols"),
+            read_table(folder, names.ERROR_BY_PIECES),
+            read_table(folder, names.ATTRIBUTION),
+            read_table(folder, names.R_PROTOCOLS),
         )
         if correlation is not None
         else None
     )
-    examples = read_table(folder, "table3" if study else "examples")
-    parts = {name: read_table(folder, name) for name in ("parity", "repairs", "shredded", "morph", "pieces")}
+    examples = read_table(folder, names.TABLE3 if study else names.EXAMPLES)
+    parts = {
+        name: read_table(folder, name)
+        for name in (names.PARITY, names.REPAIRS, names.SHREDDED, names.MORPH, names.PIECES)
+    }
     if study:  # a study's languages table is its own (per task, against F1): StudyTables.languages
         parts["study"] = StudyTables(**{f.name: read_table(folder, f.name) for f in fields(StudyTables)})
     else:
-        parts["languages"] = read_table(folder, "languages")
+        parts["languages"] = read_table(folder, names.LANGUAGES)
     return ReportResult(segmentation, errors, examples, **parts)
 
 

@@ -35,7 +35,7 @@ from tokstudy.analysis.model_errors.piece_predictions import piece_predictions_p
 from tokstudy.analysis.model_errors.predictions import read_predictions
 from tokstudy.analysis.model_errors.protocols import correlation_protocols
 from tokstudy.analysis.table import segmentation_table, tokenizer_columns
-from tokstudy.report import build
+from tokstudy.report import build, names
 from tokstudy.report.pieces import pieces_report
 from tokstudy.report.result import ErrorResult, Table
 from tokstudy.report.table3 import examples, examples_markdown, select_sentences
@@ -137,7 +137,7 @@ def errors_and_examples(
         example_md.append(f"### {task}\n\n" + examples_markdown(examples(task_table, chosen, aligned_all)))
 
     result = build.errors(results, attributions, protocols)
-    table3 = Table("table3", "\n\n".join(example_md)) if example_md else None
+    table3 = Table(names.TABLE3, "\n\n".join(example_md)) if example_md else None
     return ErrorAnalysis(result, table3, results)
 
 

@@ -26,6 +26,7 @@ from typing import Sequence
 
 from tokstudy.analysis.stats.per_language import language_table
 from tokstudy.analysis.table import segmentation_table
+from tokstudy.report import names
 from tokstudy.report.result import Table
 from tokstudy.study import across_languages as xl
 from tokstudy.study.config import TaskSpec
@@ -108,9 +109,9 @@ def language_tables(
     segmentation = segmentation_by_language(scored.table, order, boot)
     rows = xl.language_rows(scored.tasks, segmentation, scores, correlation, attribution, order)
     made = {
-        "languages": rows,
-        "cross_language": xl.cross_language_correlations(rows, order, **boot),
-        "vocabulary_gain": xl.vocabulary_gains(rows, order),
+        names.LANGUAGES: rows,
+        names.CROSS_LANGUAGE: xl.cross_language_correlations(rows, order, **boot),
+        names.VOCABULARY_GAIN: xl.vocabulary_gains(rows, order),
     }
     return [
         Table.of(name, rows=[{k: v for k, v in r.items() if k != "f1_values"} for r in content], data=content)
