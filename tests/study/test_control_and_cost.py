@@ -10,6 +10,7 @@ from scipy import stats
 
 from tests.fixtures_doctest import assert_examples_pass
 from tokstudy.analysis.stats.welch import welch_difference
+from tokstudy.report.scores import control_from_json
 from tokstudy.study.attempts import Attempt, AttemptEnd
 from tokstudy.study.control_and_cost import (
     RETRIED_NOTE,
@@ -90,16 +91,16 @@ def test_control_comparison_pairs_each_model_with_its_control():
     assert c["sp-8k"]["control"]["mean"] == pytest.approx(52.333333)
     d, lo, hi = _welch_ci_by_hand([70, 72, 71], [50, 55, 52])
     assert (c["sp-8k"]["diff"], c["sp-8k"]["low"], c["sp-8k"]["high"]) == pytest.approx((d, lo, hi))
-    found = pretraining_helps({"conll2003-ner": c}, ["sp-8k", "sp-16k"])[0]
+    found = pretraining_helps(control_from_json({"conll2003-ner": c}), ["sp-8k", "sp-16k"])[0]
     assert found.holds is None  # 8k: yes, 16k: its interval holds 0
     assert "sp-8k: 71.00 vs 52.33 without pre-training" in found.evidence
-    only_8k = pretraining_helps({"t": {"sp-8k": c["sp-8k"]}}, ["sp-8k"])[0]
+    only_8k = pretraining_helps(control_from_json({"t": {"sp-8k": c["sp-8k"]}}), ["sp-8k"])[0]
     assert only_8k.holds is True and "**yes**" in only_8k.markdown()
 
 
 def test_pretraining_hurts_is_a_no():
     c = control_comparison(_runs([50.0, 51.0, 52.0], [70.0, 71.0, 73.0]))
-    assert pretraining_helps(c, ["sp-8k"])[0].holds is False
+    assert pretraining_helps(control_from_json(c), ["sp-8k"])[0].holds is False
 
 
 def test_no_control_no_comparison():

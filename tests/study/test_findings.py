@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from tokstudy.analysis.model_errors.correlation import Correlation, EntityView, ErrorCorrelation
+from tokstudy.analysis.stats.estimates import AdditionalSegmentation, BootstrapSettings, Estimate
+from tokstudy.report.scores import ControlComparison, Score, scores_from_json
 from tokstudy.study.findings import (
     all_findings,
     correlation_positive,
@@ -10,18 +13,30 @@ from tokstudy.study.findings import (
     segmentation_falls_with_vocab,
 )
 
+NAN = float("nan")
+
 
 def est(v, half=1.0):
-    return {"value": v, "low": v - half, "high": v + half}
+    return Estimate(v, v - half, v + half, 100, 10)
+
+
+def t4row(tok, ne, non, all_):
+    return AdditionalSegmentation(tok, ne, non, all_, "counted", BootstrapSettings())
 
 
 def t4(ne, non, half=1.0):
-    """Rows of table4.json (largest vocabulary first, so the order must come from the vocabulary sizes)."""
-    rows = [
-        {"tokenizer": f"t{i}", "ne": est(a, half), "non_ne": est(b, half), "all": est((a + b) / 2)}
-        for i, (a, b) in enumerate(zip(ne, non))
-    ]
+    """Rows of Table 4 (largest vocabulary first, so the order must come from the vocabulary sizes)."""
+    rows = [t4row(f"t{i}", est(a, half), est(b, half), est((a + b) / 2)) for i, (a, b) in enumerate(zip(ne, non))]
     return rows[::-1], {f"t{i}": 1000 * (i + 1) for i in range(len(rows))}
+
+
+def corr(tok, r, p, low, high, n):
+    """One row of the correlation, for model ``m``: only ``all`` matters to the finding."""
+    c = Correlation(
+        NAN if r is None else r, NAN if p is None else p, NAN, NAN, *(NAN if v is None else v for v in (low, high)), n
+    )
+    entities = EntityView(0, 0, c, c, ())
+    return ErrorCorrelation(tok, "m", "d", "n_pieces", n, 0, c, c, (), (), entities, "counted", BootstrapSettings())
 
 
 def test_ne_more_segmented_requires_disjoint_cis():
@@ -45,18 +60,14 @@ def test_segmentation_falls_with_vocab_checks_every_step():
 
 
 def test_correlation_needs_positive_and_significant():
-    good = [{"tokenizer": "t", "model": "m", "all": {"r": 0.3, "p_value": 1e-9, "low": 0.25, "high": 0.35, "n": 1000}}]
-    weak = [{"tokenizer": "t", "model": "m", "all": {"r": 0.02, "p_value": 0.4, "low": -0.03, "high": 0.07, "n": 1000}}]
+    good = [corr("t", 0.3, 1e-9, 0.25, 0.35, 1000)]
+    weak = [corr("t", 0.02, 0.4, -0.03, 0.07, 1000)]
     assert correlation_positive(good).holds is True
     assert correlation_positive(weak).holds is None  # not significant: undecided, not "no"
     assert correlation_positive(weak).verdict.counts() == "undecided in 1 of 1"
-    negative = [
-        {"tokenizer": "t", "model": "m", "all": {"r": -0.3, "p_value": 1e-9, "low": -0.35, "high": -0.25, "n": 9}}
-    ]
+    negative = [corr("t", -0.3, 1e-9, -0.35, -0.25, 9)]
     assert correlation_positive(negative).holds is False
-    undefined = [
-        {"tokenizer": "u", "model": "m", "all": {"r": None, "p_value": None, "low": None, "high": None, "n": 5}}
-    ]
+    undefined = [corr("u", None, None, None, None, 5)]
     f = correlation_positive(good + undefined)
     assert (
         f.verdict.word == "yes"
@@ -67,12 +78,14 @@ def test_correlation_needs_positive_and_significant():
 
 
 def test_scores_follow_vocab_in_given_order():
-    scores = {
-        "ner": {
-            "a": {"mean": 50, "std": 1, "n": 3, "metric": "F1", "values": [49, 50, 51]},
-            "b": {"mean": 55, "std": 1, "n": 3, "metric": "F1", "values": [54, 55, 56]},
+    scores = scores_from_json(
+        {
+            "ner": {
+                "a": {"mean": 50, "std": 1, "n": 3, "metric": "F1", "values": [49, 50, 51]},
+                "b": {"mean": 55, "std": 1, "n": 3, "metric": "F1", "values": [54, 55, 56]},
+            }
         }
-    }
+    )
     assert scores_follow_vocab(scores, ["a", "b"])[0].holds is True
     assert scores_follow_vocab(scores, ["b", "a"])[0].holds is False
 
@@ -105,7 +118,7 @@ def test_beyond_confounders_needs_every_adjusted_interval_above_one():
     assert "1.010 [0.980, 1.040]" in f.evidence and "unadjusted 1.500" in f.evidence
     assert beyond_confounders([row(0.8, 0.7, 0.9)]).holds is False  # below 1: a real no
     assert beyond_confounders([{"model": "m", "tokenizer": "t", "or_adjusted": None}]).holds is None
-    t = [{"tokenizer": "a", "ne": est(90), "non_ne": est(40), "all": est(50)}]
+    t = [t4row("a", est(90), est(40), est(50))]
     assert all_findings(t, {"a": 1}, [], {}, [row(1.2, 1.1, 1.3)])[-1].claim.startswith("Segmentation predicts errors")
 
 
@@ -114,8 +127,12 @@ def test_pretraining_helps_reads_an_undefined_interval_as_undecided():
 
     one_seed = {"metric": "F1", "pretrained": {"mean": 80}, "control": {"mean": 60}, "diff": 20}
     for bound in (None, float("nan")):  # null in control.json, NaN in memory
-        f = pretraining_helps({"t": {"a": {**one_seed, "low": bound, "high": bound}}}, ["a"])[0]
+        c = ControlComparison.from_json({**one_seed, "low": bound, "high": bound})
+        f = pretraining_helps({"t": {"a": c}}, ["a"])[0]
         assert f.holds is None and "no CI" in f.evidence
+    assert (
+        pretraining_helps({"t": {"a": ControlComparison("F1", Score(80.0), Score(60.0), 20.0)}}, ["a"])[0].holds is None
+    )
 
 
 def test_scores_follow_vocab_decides_each_step_by_welch():
@@ -124,17 +141,19 @@ def test_scores_follow_vocab_decides_each_step_by_welch():
 
     # the committed cpu report's snips-classification: 92.62 -> 92.57 -> 93.90 over 3 seeds each; neither step
     # is significant, so the verdict is undecided (it used to say "no" because 92.57 < 92.62)
-    scores = {
-        "cls": {
-            "a": model([92.2, 92.8, 92.86]),
-            "b": model([91.6, 93.2, 92.9]),
-            "c": model([93.5, 93.9, 94.3]),
+    scores = scores_from_json(
+        {
+            "cls": {
+                "a": model([92.2, 92.8, 92.86]),
+                "b": model([91.6, 93.2, 92.9]),
+                "c": model([93.5, 93.9, 94.3]),
+            }
         }
-    }
+    )
     f = scores_follow_vocab(scores, ["a", "b", "c"])[0]
     assert f.verdict.word == "undecided" and f.verdict.counts() == "undecided in 2 of 2"
     assert "a -> b: Welch p = " in f.evidence
-    one_seed = {"cls": {"a": model([90.0]), "b": model([95.0])}}
+    one_seed = scores_from_json({"cls": {"a": model([90.0]), "b": model([95.0])}})
     g = scores_follow_vocab(one_seed, ["a", "b"])[0]
     assert g.holds is None and "one seed: no test" in g.evidence
 

@@ -12,13 +12,12 @@ results), each when the table has it. ``tokstudy report`` writes them beside its
 exactly what the tables hold. A table read back has its CSV's cells as text: the report is made from the
 Markdown and the JSON. The sections of a report are made from a result by :mod:`tokstudy.report.assemble`.
 
-The JSON shapes (schemas in ``docs/analysis.md``), as :mod:`tokstudy.study.findings` reads them:
-
-* ``table4.data``: ``[{"tokenizer", "ne": Est, "non_ne": Est, "all": Est, "boundary_policy", ...}]`` with
-  ``Est = {"value", "low", "high", ...}`` (additional segmentation %);
-* ``correlation.data``: ``[{"tokenizer", "model", "all": {"r", "p_value", "low", "high", "n", ...}, ...}]``;
-* ``attribution.data``: ``{"attribution": [row per (model, tokenizer)], "by_frequency": [cell, ...]}``;
-* ``StudyTables.scores.data``: ``{task: {model: {"mean", "std", "n", "metric", "values"}}}``.
+The JSON is read back typed, with one codec per table: Table 4 and the correlation as the analysis
+dataclasses they were written from (:meth:`SegmentationResult.table4_rows`, :meth:`ErrorResult.correlations`,
+through :func:`~tokstudy.report.codec.from_jsonable`), a study's scores and control as
+:class:`~tokstudy.report.scores.Score` and :class:`~tokstudy.report.scores.ControlComparison`
+(:meth:`StudyTables.scores_by_task`, :meth:`StudyTables.control_by_task`). Tables are named by the constants of
+:mod:`tokstudy.report.names`.
 
 >>> t = Table.of("scores", data={"ner": {"a": {"mean": float("nan")}}})
 >>> t.data, t.files
@@ -40,7 +39,11 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Sequence
 
+from tokstudy.analysis.model_errors.correlation import ErrorCorrelation
+from tokstudy.analysis.stats.estimates import AdditionalSegmentation
 from tokstudy.report import names
+from tokstudy.report.codec import from_jsonable
+from tokstudy.report.scores import ControlComparison, Score, control_from_json, scores_from_json
 from tokstudy.report.tables import to_jsonable, write_csv
 
 #: a study's tables, under its results folder
@@ -110,6 +113,10 @@ class SegmentationResult:
     by: dict[str, Table] = field(default_factory=dict)
     coverage_notes: tuple[str, ...] = ()
 
+    def table4_rows(self) -> list[AdditionalSegmentation]:
+        """Table 4's rows, typed (read from its JSON)."""
+        return [from_jsonable(AdditionalSegmentation, r) for r in self.table4.data or []]
+
 
 @dataclass(frozen=True)
 class ErrorResult:
@@ -126,6 +133,10 @@ class ErrorResult:
     error_by_pieces: Table
     attribution: Table | None = None
     protocols: Table | None = None
+
+    def correlations(self) -> list[ErrorCorrelation]:
+        """The correlation's rows, typed (read from its JSON)."""
+        return [from_jsonable(ErrorCorrelation, r) for r in self.correlation.data or []]
 
     @property
     def attribution_rows(self) -> list[dict]:
@@ -163,6 +174,14 @@ class StudyTables:
         table = getattr(self, name)
         return default if table is None or table.data is None else table.data
 
+    def scores_by_task(self) -> dict[str, dict[str, Score]]:
+        """Tables 1-2, typed: ``{task: {model: Score}}`` (empty without scores)."""
+        return scores_from_json(self.value(names.SCORES))
+
+    def control_by_task(self) -> dict[str, dict[str, ControlComparison]]:
+        """The control, typed: ``{task: {model: ControlComparison}}`` (empty without it)."""
+        return control_from_json(self.value(names.CONTROL))
+
 
 @dataclass(frozen=True)
 class ReportResult:
@@ -174,8 +193,8 @@ class ReportResult:
         examples: Table 3, the chosen sentences segmented by every tokenizer (Markdown, CSV and JSON in
             ``tokstudy report``; Markdown per task in a study).
         parity: fertility and parity on parallel text (when given).
-        shredded: the frequent words each tokenizer shreds (both reports; absent from a study analysed before
-            issue 36).
+        shredded: the frequent words each tokenizer shreds (both reports; absent from a study whose analysis did
+            not compute them).
         morph: MorphScore and boundary P/R/F1 on gold segmentations (when given: ``tokstudy report --gold``, the
             study's ``analysis.gold_segmentations``).
         pieces: pieces that disagree and each aggregation's scores (``tokstudy report --piece-predictions``, the

@@ -15,9 +15,13 @@ writes ``report.md`` and ``report.html`` as it writes every report.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
+from tokstudy.analysis.model_errors.correlation import ErrorCorrelation
+from tokstudy.analysis.stats.estimates import Estimate
 from tokstudy.datalocation import data_root, shown_path
+from tokstudy.report import names
 from tokstudy.report.assemble import (
     SHREDDED_ABSENT,
     Section,
@@ -36,11 +40,8 @@ from tokstudy.study.language_sections import cuts_section, language_findings, la
 from tokstudy.study.sources import Sources
 
 #: Version of the report's wording and verdict rules: part of the report stage's key, so a finished study
-#: writes its report again (that stage only) after they change. 2 = verdicts yes / no / mixed / undecided
-#: with their counts, no absolute path. 3 = what a lenient reading skipped, and the languages sections.
-#: 5 = attribution cases decided by every test the section shows; "no (opposite direction)" (issue 33).
-#: 6 = made from the tables read back as one typed result (issue 35): no stray blank line before the parity figure.
-#: 7 = the shredded words and, with ``analysis.gold_segmentations``, the morpheme boundaries (issue 36).
+#: writes its report again (that stage only) after they change. Raise it whenever what the report says, or
+#: how it decides a verdict, changes; what each version changed is in the git log.
 REPORT_VERSION = 7
 
 SMOKE_TEST_NOTE = (
@@ -52,10 +53,10 @@ SMOKE_TEST_NOTE = (
 )
 
 
-def _fmt(e: dict) -> str:
-    if e.get("low") is None:
-        return f"{e['value']:.2f}"
-    return f"{e['value']:.2f} [{e['low']:.2f}, {e['high']:.2f}]"
+def _fmt(e: Estimate) -> str:
+    if math.isnan(e.low):
+        return f"{e.value:.2f}"
+    return f"{e.value:.2f} [{e.low:.2f}, {e.high:.2f}]"
 
 
 def study_report(
@@ -82,11 +83,14 @@ def rerender_study_report(root: str | Path, *, data_dir: str | Path | None = Non
     stages = root / ".stages"
     analysis = (_stage_record(stages / "analysis.json") or {}).get("outputs")
     if analysis is None:
-        names, sizes = [r["tokenizer"] for r in result.segmentation.table4.data], list(config.tokenizers.vocab_sizes)
-        if len(names) != len(sizes):
-            raise ValueError(f"{root}: {len(names)} tokenizers in tables/table4.json, {len(sizes)} vocabulary sizes")
+        tokenizers = [r.tokenizer for r in result.segmentation.table4_rows()]
+        sizes = list(config.tokenizers.vocab_sizes)
+        if len(tokenizers) != len(sizes):
+            raise ValueError(
+                f"{root}: {len(tokenizers)} tokenizers in tables/{names.TABLE4}.json, {len(sizes)} vocabulary sizes"
+            )
         analysis = {
-            "vocab_sizes": dict(zip(names, sizes)),
+            "vocab_sizes": dict(zip(tokenizers, sizes)),
             "table4_dataset": config.analysis.datasets[0],
             "skipped_datasets": [],
         }
@@ -103,14 +107,14 @@ def _stage_record(path: Path) -> dict | None:
 def study_sections(result: ReportResult, analysis: dict, config: StudyConfig, sources: Sources) -> list[Section]:
     """Every section of the study's report, in reading order."""
     study = result.study or StudyTables()
-    table4 = result.segmentation.table4.data
+    table4 = result.segmentation.table4_rows()
     vocab = analysis["vocab_sizes"]
     errors = result.errors
-    correlation = (errors.correlation.data if errors else None) or []
-    scores, control = study.value("scores", {}), study.value("control", {})
-    languages, cross = study.value("languages", []), study.value("cross_language", [])
-    gains = study.value("vocabulary_gain", [])
-    order = [r["tokenizer"] for r in by_vocab(table4, vocab)]
+    correlation = errors.correlations() if errors else []
+    scores, control = study.scores_by_task(), study.control_by_task()
+    languages, cross = study.value(names.LANGUAGES, []), study.value(names.CROSS_LANGUAGE, [])
+    gains = study.value(names.VOCABULARY_GAIN, [])
+    order = [r.tokenizer for r in by_vocab(table4, vocab)]
 
     sections = _opening_sections(analysis, config, sources, study)
     # a language's score against vocabulary size is one case of one finding over languages, not a finding per task
@@ -139,28 +143,28 @@ def study_sections(result: ReportResult, analysis: dict, config: StudyConfig, so
         link = study_path(study.vocabulary_gain, "csv")
         sections.append(languages_section(languages, cross, gains, order, gain_csv=link))
     if scores:
-        sections.append(_scores_section(result, scores, control, study, order, config))
+        sections.append(_scores_section(result, study, order, config))
     return sections + _closing_sections(result, config)
 
 
 def _opening_sections(analysis: dict, config: StudyConfig, sources: Sources, study: StudyTables) -> list[Section]:
     """The data, the smoke-test note, and with ``per_language`` the training text and what was cut."""
-    task_data = study.value("task_data", [])
+    task_data = study.value(names.TASK_DATA, [])
     out = [_data_section(analysis, sources, task_data)]
     if config.smoke_test:
         out.append(Section("These models are a smoke test", SMOKE_TEST_NOTE))
     if config.analysis.per_language:
-        out.append(training_text_section(config, study.value("task_text")))
+        out.append(training_text_section(config, study.value(names.TASK_TEXT)))
         out.append(cuts_section(config, task_data))
     return out
 
 
-def _scores_section(
-    result: ReportResult, scores: dict, control: dict, study: StudyTables, order: list[str], config: StudyConfig
-) -> Section:
-    """Tables 1-2: how the tagging scores were decoded, the scores, the control, the cost and its figure."""
+def _scores_section(result: ReportResult, study: StudyTables, order: list[str], config: StudyConfig) -> Section:
+    """Tables 1-2: how the tagging scores were decoded, the scores, the control, the cost and its figure (the
+    tables of :func:`~tokstudy.study.control_and_cost.tables_1_2_markdown`, from the JSON as written)."""
     figure = "figures/score_vs_energy.png" if "figures/score_vs_energy.png" in result.figures else None
-    body = tables_1_2_markdown(scores, control, study.value("cost"), order, config.finetune.seeds, figure=figure)
+    scores, control = study.value(names.SCORES, {}), study.value(names.CONTROL, {})
+    body = tables_1_2_markdown(scores, control, study.value(names.COST), order, config.finetune.seeds, figure=figure)
     body = decoding_note(config.finetune) + "\n\n" + body
     return Section("Tables 1-2: fine-tuning scores and what each model cost", body)
 
@@ -245,13 +249,13 @@ def _location(sources: Sources) -> str:
 
 def _table4_section(result: ReportResult, vocab: dict, analysis: dict, config: StudyConfig) -> Section:
     """Table 4 by vocabulary size, the paper's figures beside ours, the figure and the breakdowns."""
-    table4 = result.segmentation.table4.data
+    table4 = result.segmentation.table4_rows()
     rows = "\n".join(
-        f"| {r['tokenizer']} | {vocab[r['tokenizer']]} | {_fmt(r['ne'])} | {_fmt(r['non_ne'])} | {_fmt(r['all'])} |"
+        f"| {r.tokenizer} | {vocab[r.tokenizer]} | {_fmt(r.ne)} | {_fmt(r.non_ne)} | {_fmt(r.all)} |"
         for r in by_vocab(table4, vocab)
     )
     paper = "\n".join(f"| paper {k} | | {v['ne']:.2f} | {v['non_ne']:.2f} | |" for k, v in PAPER_TABLE4.items())
-    policies = "; ".join(dict.fromkeys(r["boundary_policy"] for r in table4))
+    policies = "; ".join(dict.fromkeys(r.boundary_policy for r in table4))
     links = ", ".join(f"[{b}]({study_path(t, 'csv')})" for b, t in result.segmentation.by.items())
     return Section(
         "Table 4: additional segmentation (%)",
@@ -267,13 +271,13 @@ def _table4_section(result: ReportResult, vocab: dict, analysis: dict, config: S
     )
 
 
-def _correlation_section(correlation: list[dict]) -> Section:
+def _correlation_section(correlation: list[ErrorCorrelation]) -> Section:
     """Pearson r of a word's pieces with its label errors, per model and task (``correlation.json``)."""
     rows = "\n".join(
-        f"| {c['tokenizer']} / {c['model']} | {a['r']:.3f} | [{a['low']:.3f}, {a['high']:.3f}] | "
-        f"{format_p(a['p_value'])} | {a['spearman']:.3f} | {a['n']} |"
+        f"| {c.tokenizer} / {c.model} | {a.r:.3f} | [{a.low:.3f}, {a.high:.3f}] | "
+        f"{format_p(a.p_value)} | {a.spearman:.3f} | {a.n} |"
         for c in correlation
-        for a in (c["all"],)
+        for a in (c.all,)
     )
     return Section(
         "Segmentation vs label errors",
