@@ -1,10 +1,10 @@
 """Start-up of the command line: ``tokstudy --help`` and ``tokstudy stats`` on a 3-sentence file, per tree.
 
-Every command module is imported for ``--help``, so what they import at their top is paid by every command;
-``stats`` on a tiny input is the cost of reaching the library (readers, tokenizer, table, statistics) with
-almost no work. Each TREE is a checkout's root (default: this one); an older tree is compared by running its
-``tokstudy.cli`` from its own folder (``git archive COMMIT tokstudy | tar -x -C TREE``), in the same
-``hyperfine`` run, interleaved, so every tree sees the same load. Without ``hyperfine`` (``apt install
+``--help`` lists the commands from a table and imports none of their modules, so it pays for the package's
+``__init__`` and the dispatcher only; ``stats`` on a tiny input is the cost of reaching the library (readers,
+tokenizer, table, statistics) with almost no work. Each TREE is a checkout's root (default: this one); an older tree
+is compared by running its ``tokstudy.cli`` from its own folder (``git archive COMMIT tokstudy | tar -x -C TREE``),
+in the same ``hyperfine`` run, interleaved, so every tree sees the same load. Without ``hyperfine`` (``apt install
 hyperfine``), each command runs ``--runs`` times in a loop, timed here.
 
     python benchmarks/bench_cli_startup.py --runs 20 /tmp/before .

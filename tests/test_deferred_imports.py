@@ -89,6 +89,36 @@ def test_the_check_sees_nested_and_branch_imports():
     assert unexplained_imports(source) == [3, 6]
 
 
+def own_function_imports(source: str) -> list[int]:
+    """Line numbers of the imports of tokstudy's own modules inside functions.
+
+    >>> own_function_imports("import json\\ndef f():\\n    from tokstudy.data import types\\n    import os\\n")
+    [3]
+    """
+    found = set()
+    for fn in ast.walk(ast.parse(source)):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "tokstudy":
+                    found.add(node.lineno)
+                elif isinstance(node, ast.Import) and any(a.name.split(".")[0] == "tokstudy" for a in node.names):
+                    found.add(node.lineno)
+    return sorted(found)
+
+
+def test_command_modules_import_the_library_at_their_top():
+    # `tokstudy --help` imports no command module (tokstudy/cli/__init__.py lists them in a table), so a command
+    # module has no start-up to save by deferring the library; only the package's own __init__, which --help runs,
+    # defers what its warning printer needs
+    offenders = []
+    for path in sorted((ROOT / "tokstudy" / "cli").rglob("*.py")):
+        if path == ROOT / "tokstudy" / "cli" / "__init__.py":
+            continue
+        lines = own_function_imports(path.read_text(encoding="utf-8"))
+        offenders += [f"{path.relative_to(ROOT).as_posix()}:{n}" for n in lines]
+    assert not offenders, "tokstudy modules imported inside a command's functions:\n" + "\n".join(offenders)
+
+
 def counts_per_folder() -> dict[str, int]:
     """The function-level imports without a reason, per folder (the next clean-up's list)."""
     counts: Counter[str] = Counter()

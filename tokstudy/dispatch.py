@@ -1,7 +1,8 @@
 """Shared machinery of the two console scripts: collect subcommand modules, parse, run, report errors.
 
-Each subcommand module exposes ``register(subparsers)``; a module not built yet is skipped,
-so one missing command never breaks the others.
+Each subcommand module exposes ``register(subparsers)``. ``pretrain`` imports every one of them
+(:func:`build`); ``tokstudy`` lists its commands in a table of :class:`Command` and imports the module of the
+command that runs only (:func:`build_listed`), so that ``tokstudy --help`` pays for none of them.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import importlib
 import os
 import sys
 from contextlib import contextmanager
-from typing import Callable, Iterator, NoReturn, Sequence
+from dataclasses import dataclass
+from typing import Callable, Collection, Iterator, NoReturn, Sequence
 
 from tokstudy.errors import UsageError
 
@@ -61,6 +63,43 @@ def build(parser: argparse.ArgumentParser, package: str, modules: Sequence[str])
             continue
         module.register(sub)
     return parser
+
+
+@dataclass(frozen=True)
+class Command:
+    """One subcommand as the top-level ``--help`` lists it, without importing its module."""
+
+    #: what is typed on the command line (``corpus-stats``)
+    name: str
+    #: the module beside the table whose ``register(subparsers)`` adds the full parser (``corpus_stats``)
+    module: str
+    #: the one-line help, the same as the module's parser gives (a test compares them)
+    help: str
+
+
+def build_listed(
+    parser: argparse.ArgumentParser, package: str, commands: Sequence[Command], load: Collection[str] | None = None
+) -> argparse.ArgumentParser:
+    """Add ``commands`` to ``parser``: the full parser of those named in ``load`` (every one when ``None``),
+    imported from ``package.<module>``, and a placeholder with the help line for the others, enough for the
+    command list of ``--help`` and for argparse to refuse an unknown command."""
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in commands:
+        if load is None or command.name in load:
+            importlib.import_module(f"{package}.{command.module}").register(sub)
+        else:
+            sub.add_parser(command.name, help=command.help, add_help=False)
+    return parser
+
+
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The command named in ``argv``: its first argument that is not an option (the top-level options,
+    ``--help`` and ``--version``, take no value), or ``None``.
+
+    >>> chosen_command(["--version"]), chosen_command(["stats", "-d", "x"])
+    (None, 'stats')
+    """
+    return next((a for a in argv if not a.startswith("-")), None)
 
 
 def run(parser: argparse.ArgumentParser, argv: list[str] | None, errors: Callable[[], tuple[type, ...]]) -> int:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
+from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
+from tokstudy.analysis.model_errors.fit_worker import FitWorker
+from tokstudy.analysis.model_errors.predictions import read_predictions
 from tokstudy.cli.arguments import (
     add_input_arguments,
     add_output_arguments,
@@ -12,6 +16,9 @@ from tokstudy.cli.arguments import (
     table_from_args,
     train_request,
 )
+from tokstudy.report import attribution as ra
+from tokstudy.report import figures
+from tokstudy.report import tables as rt
 
 
 def register(sub) -> None:
@@ -88,10 +95,6 @@ def compute(table, args, fitter=None) -> list:
     """Every (predictions file, tokenizer) attribution of the parsed arguments.
 
     ``fitter`` fits each design (default: in process; see :mod:`tokstudy.analysis.model_errors.fit_worker`)."""
-    # deferred: the analysis package (statsmodels, scipy; ~160 ms measured), not for --help
-    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
-    from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
-    from tokstudy.analysis.model_errors.predictions import read_predictions
 
     counts, label = None, None
     if args.train_dataset:
@@ -112,15 +115,11 @@ def compute(table, args, fitter=None) -> list:
 
 
 def run(args) -> int:
-    from tokstudy.analysis.model_errors.fit_worker import FitWorker  # deferred: the analysis package, not for --help
 
     # first: the child imports statsmodels on the other core while this process reads
     with FitWorker(start=not args.no_fit_process) as worker:
         table, repairs = table_from_args(args)
         res = compute(table, args, fitter=worker.fit)
-    # deferred: the report package (~10-180 ms measured), not for --help
-    from tokstudy.report import attribution as ra
-    from tokstudy.report import tables as rt
 
     rows, cells = ra.attribution_rows(res), ra.frequency_rows(res)
     print(ra.attribution_section(rows, cells))
@@ -130,8 +129,6 @@ def run(args) -> int:
         if args.csv:
             rt.write_csv(rows, out.file(args.csv))
         if args.figure:
-            from tokstudy.report.figures import plot_odds_ratios  # deferred: only when a figure is asked for
-
-            plot_odds_ratios(rows, out.stem(args.figure))
+            figures.plot_odds_ratios(rows, out.stem(args.figure))
     print_written(out, first="\n")
     return 0

@@ -3,6 +3,8 @@ text, per language."""
 
 from __future__ import annotations
 
+from tokstudy.analysis.corpus.counts import CorpusStatsSettings
+from tokstudy.analysis.corpus.engines import EngineSettings, corpus_stats
 from tokstudy.cli.arguments import (
     TOKENIZER_HELP,
     add_deprecated_alias,
@@ -12,6 +14,7 @@ from tokstudy.cli.arguments import (
     print_written,
     staged_outputs,
 )
+from tokstudy.report import tables as rt
 
 
 def register(sub) -> None:
@@ -122,10 +125,6 @@ def _add_figure_arguments(p) -> None:
 
 
 def run(args) -> int:
-    # deferred: the corpus engines and report package (~115 ms measured), not for --help
-    from tokstudy.analysis.corpus.counts import CorpusStatsSettings
-    from tokstudy.analysis.corpus.engines import EngineSettings, corpus_stats
-    from tokstudy.report import tables as rt
 
     settings = CorpusStatsSettings(
         n_resamples=args.n_resamples,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
+from tokstudy.analysis.model_errors.correlation import correlate_errors
+from tokstudy.analysis.model_errors.predictions import read_predictions
 from tokstudy.cli.arguments import (
     add_bootstrap_arguments,
     add_input_arguments,
@@ -13,6 +16,7 @@ from tokstudy.cli.arguments import (
     table_from_args,
     write_repairs_beside,
 )
+from tokstudy.report import tables as rt
 
 
 def register(sub) -> None:
@@ -59,10 +63,6 @@ def register(sub) -> None:
 
 def compute(table, args) -> tuple[list, list[str]]:
     """The correlations, and one line per predictions file that covers only a declared subset of its split."""
-    # deferred: the analysis package (scipy.stats; ~180 ms measured), not for --help
-    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
-    from tokstudy.analysis.model_errors.correlation import correlate_errors
-    from tokstudy.analysis.model_errors.predictions import read_predictions
 
     out, notes = [], []
     for path in args.predictions:
@@ -80,7 +80,6 @@ def compute(table, args) -> tuple[list, list[str]]:
 
 
 def run(args) -> int:
-    from tokstudy.report import tables as rt  # deferred: the report package (~10-180 ms measured), not for --help
 
     table, repairs = table_from_args(args)
     res, notes = compute(table, args)

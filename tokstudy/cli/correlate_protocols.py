@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
+from tokstudy.analysis.model_errors.predictions import read_predictions
+from tokstudy.analysis.model_errors.protocols import correlation_protocols
+from tokstudy.analysis.table import tokenizer_columns
 from tokstudy.cli.arguments import (
     add_bootstrap_arguments,
     add_input_arguments,
@@ -14,6 +18,8 @@ from tokstudy.cli.arguments import (
     tokenizers_from_args,
 )
 from tokstudy.errors import UsageError
+from tokstudy.report import tables as rt
+from tokstudy.report.protocols import protocol_rows, protocols_markdown
 
 
 def register(sub) -> None:
@@ -65,11 +71,6 @@ def pairs(args) -> list[tuple[int, str]]:
 
 def compute(table, args, paired: list[tuple[int, str]]) -> list:
     """The :class:`~tokstudy.analysis.model_errors.protocols.ProtocolCorrelations` of every pair."""
-    # deferred: the analysis package (scipy.stats), not for --help
-    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
-    from tokstudy.analysis.model_errors.predictions import read_predictions
-    from tokstudy.analysis.model_errors.protocols import correlation_protocols
-    from tokstudy.analysis.table import tokenizer_columns
 
     names = table.tokenizer_names
     without = tokenizers_from_args(args, count_lone_boundary=False)
@@ -82,9 +83,6 @@ def compute(table, args, paired: list[tuple[int, str]]) -> list:
 
 
 def run(args) -> int:
-    # deferred: the report package (~10-180 ms measured), not for --help
-    from tokstudy.report import tables as rt
-    from tokstudy.report.protocols import protocol_rows, protocols_markdown
 
     paired = pairs(args)
     table, _ = table_from_args(args)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
+from tokstudy.analysis.model_errors.predictions import read_predictions
 from tokstudy.cli.arguments import (
     add_input_arguments,
     add_output_arguments,
@@ -15,6 +17,8 @@ from tokstudy.cli.arguments import (
     write_repairs_beside,
 )
 from tokstudy.inputs.request import check_files
+from tokstudy.report import tables as rt
+from tokstudy.report.table3 import example_rows, examples, examples_markdown, select_sentences
 
 
 def register(sub) -> None:
@@ -48,11 +52,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    # deferred: the analysis and report packages (~60-340 ms measured), not for --help
-    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
-    from tokstudy.analysis.model_errors.predictions import read_predictions
-    from tokstudy.report import tables as rt
-    from tokstudy.report.table3 import example_rows, examples, examples_markdown, select_sentences
 
     check_sentence_specs(args.sentence)
     check_files(args.predictions, "--predictions")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from tokstudy.analysis.morph import morph_table
+from tokstudy.analysis.morph.scores import band_labels
 from tokstudy.cli.arguments import (
     add_input_arguments,
     add_output_arguments,
@@ -12,7 +14,10 @@ from tokstudy.cli.arguments import (
     staged_outputs,
     tokenizers_from_args,
 )
+from tokstudy.data.segmentations import read_segmentations, split_language
 from tokstudy.errors import UsageError
+from tokstudy.report import tables as rt
+from tokstudy.report.morph import morph_markdown, morph_rows
 
 
 def register(sub) -> None:
@@ -65,10 +70,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    # deferred: the analysis and report packages (~60-340 ms measured), not for --help
-    from tokstudy.analysis.morph import morph_table
-    from tokstudy.report.morph import morph_markdown, morph_rows
-    from tokstudy.report.tables import write_csv, write_json
 
     if not args.tokenizer:
         raise UsageError("no tokenizer given; name one with --tokenizer/-t")
@@ -86,16 +87,14 @@ def run(args) -> int:
     print("\n" + morph_markdown(results))
     with staged_outputs() as out:
         if args.csv:
-            write_csv(morph_rows(results), out.file(args.csv))
+            rt.write_csv(morph_rows(results), out.file(args.csv))
         if args.json:
-            write_json(list(results), out.file(args.json))
+            rt.write_json(list(results), out.file(args.json))
     print_written(out, first="\n")
     return 0
 
 
 def _read_gold(spec: str, args):
-    # deferred: the gold-segmentation reader (~5 ms, csv), only for this command; --help imports every command
-    from tokstudy.data.segmentations import read_segmentations, split_language
 
     path, lang = split_language(spec)
     return read_segmentations(
@@ -108,8 +107,6 @@ def _datasets(args):
 
 
 def _edges(text: str) -> tuple[int, ...]:
-    from tokstudy.analysis.morph.scores import band_labels  # deferred: the analysis package, not for --help
-
     try:
         edges = tuple(int(t) for t in text.split(","))
         band_labels(edges)

@@ -11,6 +11,7 @@ from tokstudy.cli.arguments import (
     print_written,
     staged_outputs,
 )
+from tokstudy.report import tables as rt
 
 
 def register(sub) -> None:
@@ -33,7 +34,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from tokstudy.report import tables as rt  # deferred: the report package (~10-180 ms measured), not for --help
 
     res = parity_from_args(args)
     print(rt.parity_markdown(res))

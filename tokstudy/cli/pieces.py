@@ -3,6 +3,7 @@ costs (entity F1, word errors, the word-level r)."""
 
 from __future__ import annotations
 
+from tokstudy.analysis.table import segmentation_table
 from tokstudy.cli.arguments import (
     add_output_arguments,
     load_requested,
@@ -12,6 +13,8 @@ from tokstudy.cli.arguments import (
 )
 from tokstudy.errors import UsageError
 from tokstudy.inputs.request import DatasetRequest
+from tokstudy.report import tables as rt
+from tokstudy.report.pieces import pieces_markdown, pieces_rows
 
 
 def register(sub) -> None:
@@ -60,9 +63,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    # deferred: the analysis and report packages (numpy), not for --help
-    from tokstudy.report.pieces import pieces_markdown, pieces_rows
-    from tokstudy.report.tables import write_csv, write_json
 
     if args.bootstrap < 0:
         raise UsageError(f"--bootstrap {args.bootstrap}: expected a number of resamples >= 0")
@@ -71,9 +71,9 @@ def run(args) -> int:
     print("\n" + pieces_markdown(results))
     with staged_outputs() as out:
         if args.csv:
-            write_csv(pieces_rows(results), out.file(args.csv))
+            rt.write_csv(pieces_rows(results), out.file(args.csv))
         if args.json:
-            write_json(list(results), out.file(args.json))
+            rt.write_json(list(results), out.file(args.json))
     print_written(out, first="\n")
     return 0
 
@@ -81,8 +81,6 @@ def run(args) -> int:
 def _dataset_table(args):
     """The ``--dataset`` splits as a table of their words, tags and sentence ids (no tokenizer: the pieces are the
     files' own), for the files to be checked against."""
-    # deferred: the table package (~50 ms measured), not for --help
-    from tokstudy.analysis.table import segmentation_table
 
     datasets = load_requested(datasets=DatasetRequest(args.dataset, data_dir=args.data_dir)).datasets
     return segmentation_table(datasets, [], progress=False)

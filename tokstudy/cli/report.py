@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
+from tokstudy.analysis.model_errors.predictions import read_predictions
+from tokstudy.analysis.morph import morph_table
 from tokstudy.cli.arguments import (
     add_bootstrap_arguments,
     add_input_arguments,
@@ -18,8 +21,11 @@ from tokstudy.cli.arguments import (
     table_from_args,
     tokenizers_from_args,
 )
+from tokstudy.data.segmentations import read_segmentations, split_language
 from tokstudy.datalocation import data_root, shown_spec
+from tokstudy.inputs import load_datasets
 from tokstudy.inputs.request import check_files
+from tokstudy.report.writer import write_report
 
 
 def register(sub) -> None:
@@ -85,10 +91,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    # deferred: the analysis and report packages (numpy, scipy; ~60-340 ms measured), not for --help
-    from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
-    from tokstudy.analysis.model_errors.predictions import read_predictions
-    from tokstudy.report.writer import write_report
 
     check_sentence_specs(args.sentence)
     check_files(args.predictions, "--predictions")
@@ -101,8 +103,6 @@ def run(args) -> int:
         par = parity_from_args(args)
     train = None
     if args.train_dataset:
-        from tokstudy.inputs import load_datasets  # deferred: the readers (~20 ms), only for --train-dataset
-
         train = load_datasets(
             args.train_dataset,
             data_dir=data_root(args.data_dir) if args.data_dir else None,
@@ -111,10 +111,6 @@ def run(args) -> int:
         )
     morph = None
     if args.gold:
-        # deferred: the analysis package and the gold-segmentation reader (csv), only for --gold
-        from tokstudy.analysis.morph import morph_table
-        from tokstudy.data.segmentations import read_segmentations, split_language
-
         golds = [read_segmentations(path, language=lang) for path, lang in map(split_language, args.gold)]
         morph = morph_table(golds, tokenizers_from_args(args))
     kw = bootstrap_kwargs(args)

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import warnings
 
+from tokstudy.analysis.stats import table_statistics
+from tokstudy.analysis.stats.per_language import language_coverage, language_table
+from tokstudy.analysis.table.bytepieces import BytePiecesWarning
+from tokstudy.analysis.table.coverage import ByteFallbackWarning, UnknownPiecesWarning
 from tokstudy.cli.arguments import (
     add_bootstrap_arguments,
     add_input_arguments,
@@ -16,6 +20,9 @@ from tokstudy.cli.arguments import (
     staged_outputs,
     table_from_args,
 )
+from tokstudy.report import tables as rt
+from tokstudy.report.per_language import language_rows, languages_markdown, plot_languages
+from tokstudy.report.shredded import shredded_json, shredded_markdown, write_shredded_csv
 
 GROUPINGS = ("entity_type", "position", "language", "dataset")
 
@@ -81,8 +88,6 @@ def register(sub) -> None:
 
 def compute(table, args):
     """All the stats of one table, bootstrapped in one pass (shared with ``tokstudy report``)."""
-    # deferred: the analysis package (~50-110 ms measured), not for --help
-    from tokstudy.analysis.stats import table_statistics
 
     return table_statistics(
         table, groupings=args.by, renyi_alpha=getattr(args, "renyi_alpha", 2.5), **bootstrap_kwargs(args)
@@ -90,7 +95,6 @@ def compute(table, args):
 
 
 def run(args) -> int:
-    from tokstudy.report import tables as rt  # deferred: the report package (~10-180 ms measured), not for --help
 
     table, repairs = table_with_language_warnings(args)
     res = compute(table, args)
@@ -102,8 +106,6 @@ def run(args) -> int:
     print(rt.table4_markdown(res.table4))
     print("\n" + rt.summary_markdown(res.summary))
     if per_language is not None:
-        from tokstudy.report.per_language import languages_markdown  # deferred: ~70 ms measured, not for --help
-
         print("\nTable 4 per language\n")
         print(languages_markdown(per_language))
     for b, grouped in res.by.items():
@@ -113,8 +115,6 @@ def run(args) -> int:
     print(rt.intrinsic_markdown(res.intrinsic))
     shredded = None
     if args.shredded or args.shredded_csv:
-        from tokstudy.report.shredded import shredded_markdown  # deferred: the report package
-
         shredded = shredded_from_args(table, args)
         print(f"\nShredded words ({shredded.min_pieces} pieces or more), most frequent first\n")
         print(shredded_markdown(shredded))
@@ -126,7 +126,6 @@ def run(args) -> int:
 
 def languages(table, args):
     """Table 4 per (dataset, language) and tokenizer (:func:`tokstudy.analysis.stats.per_language.language_table`)."""
-    from tokstudy.analysis.stats.per_language import language_table  # deferred: the analysis package, not for --help
 
     return language_table(table, **bootstrap_kwargs(args))
 
@@ -136,10 +135,6 @@ def table_with_language_warnings(args):
     datasets, the unknown-piece warnings of each dataset and tokenizer become one per tokenizer naming every
     language concerned (:func:`tokstudy.analysis.stats.per_language.language_coverage`); other warnings pass as
     they are."""
-    # deferred: the analysis package (~50-110 ms measured), not for --help
-    from tokstudy.analysis.stats.per_language import language_coverage
-    from tokstudy.analysis.table.bytepieces import BytePiecesWarning
-    from tokstudy.analysis.table.coverage import ByteFallbackWarning, UnknownPiecesWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -160,10 +155,6 @@ def write_outputs(args, out, table, res, per_language, repairs: list[dict], shre
     ``out`` (:func:`~tokstudy.cli.arguments.staged_outputs`). With ``--shredded`` (``shredded``: the rankings),
     the JSON holds them under ``"shredded"`` as the report's ``shredded.json`` does
     (:func:`~tokstudy.report.shredded.shredded_json`: every word ranked)."""
-    # deferred: the report package (~10-70 ms measured; matplotlib once a figure is drawn), not for --help
-    from tokstudy.report import tables as rt
-    from tokstudy.report.per_language import language_rows, plot_languages
-    from tokstudy.report.shredded import shredded_json, write_shredded_csv
 
     if args.json:
         rt.write_json(

@@ -14,6 +14,9 @@ import importlib.util
 
 from tokstudy.cli.arguments import output_folder
 from tokstudy.errors import MissingDependencyError, UsageError
+from tokstudy.study.config import load_study_config
+from tokstudy.study.pipeline import run_study
+from tokstudy.study.report_sections import rerender_study_report
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -67,14 +70,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.report_only:
-        # deferred: the study's modules take ~370 ms to import, which every other command would pay
-        from tokstudy.study.report_sections import rerender_study_report
-
         paths = rerender_study_report(args.report_only, data_dir=args.data_dir)
         print(f"report: {paths['markdown']}\n        {paths['html']}")
         return 0
-    from tokstudy.study.config import load_study_config  # deferred: as above, the study's modules
-    from tokstudy.study.pipeline import run_study
 
     overrides = {"output_dir": args.output, "data_dir": args.data_dir, "jobs": args.jobs}
     if args.no_sample:

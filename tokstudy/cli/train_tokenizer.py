@@ -8,6 +8,7 @@ from pathlib import Path
 from tokstudy.cli.arguments import output_folder
 from tokstudy.datalocation import corpus_dir
 from tokstudy.errors import DataNotFoundError, UsageError
+from tokstudy.tokenization.training import TokenizerTrainingConfig, train_tokenizers
 
 ALGORITHMS = ("sp-unigram", "sp-bpe", "hf-unigram", "hf-bpe", "hf-wordpiece")  # mirrors training.ALGORITHMS
 
@@ -141,8 +142,6 @@ def _looks_like_path(text: str) -> bool:
 
 
 def run(args) -> int:
-    # deferred: the trainers' module (~25 ms measured), not for --help
-    from tokstudy.tokenization.training import TokenizerTrainingConfig, train_tokenizers
 
     try:
         config = TokenizerTrainingConfig(

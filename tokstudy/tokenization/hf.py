@@ -181,7 +181,7 @@ def wordpiece_tokenizer(vocab_file: str | os.PathLike, *, lowercase: bool | None
     ``lowercase=None`` guesses: lowercase when no vocabulary entry (other than bracketed
     special tokens) has an upper-case letter, as in BERT's uncased vocabularies.
     """
-    # deferred: tokenizers (a Rust extension, ~13 ms) only when a tokenizer.json is read; --help imports this module
+    # deferred: tokenizers (a Rust extension, ~13 ms) only when a tokenizer.json is read
     from tokenizers import Tokenizer, decoders, normalizers, pre_tokenizers
     from tokenizers.models import WordPiece
 

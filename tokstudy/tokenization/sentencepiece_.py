@@ -71,7 +71,7 @@ class SentencePieceSegmenter(Segmenter):
         count_lone_boundary: bool = True,
         num_threads: int | None = None,
     ):
-        # deferred: a C++ extension (~12 ms), only once a model is loaded; --help imports this module
+        # deferred: a C++ extension (~12 ms), only once a model is loaded
         import sentencepiece as spm
 
         path = Path(model_file)

@@ -12,10 +12,16 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from tokstudy.analysis.model_errors.piece_agreement import piece_agreement
+from tokstudy.analysis.model_errors.piece_predictions import read_piece_predictions
+from tokstudy.analysis.stats.parity import parity, read_parallel_text
+from tokstudy.analysis.stats.shredded import DEFAULT_MIN_PIECES, shredded_table
+from tokstudy.analysis.table import segmentation_table
 from tokstudy.cli.arguments.options import bootstrap_kwargs
 from tokstudy.data.formats import FileOptions
 from tokstudy.datalocation import corpus_dir
 from tokstudy.errors import UsageError
+from tokstudy.inputs.load import load_inputs
 from tokstudy.inputs.request import DatasetRequest, Inputs, TokenizerRequest
 
 #: the options of :func:`add_input_arguments` that become :class:`FileOptions` fields, under the same names
@@ -52,8 +58,6 @@ def tokenizer_request(args) -> TokenizerRequest:
 def load_requested(*, datasets: DatasetRequest | None = None, tokenizers: TokenizerRequest | None = None) -> Inputs:
     """:func:`tokstudy.inputs.load.load_inputs`, and what reading the inputs has to tell printed
     (:func:`print_input_notes`)."""
-    # deferred: the readers and tokenizer libraries (~50 ms); --help imports every command module, hence this one
-    from tokstudy.inputs.load import load_inputs
 
     inputs = load_inputs(datasets=datasets, tokenizers=tokenizers)
     print_input_notes(inputs)
@@ -68,8 +72,6 @@ def inputs_from_args(args, *, tokenizers: bool = True) -> Inputs:
 def table_from_args(args):
     """``(table, repairs)``: the segmentation table of the datasets and tokenizers named on the command line, and
     what lenient reading repaired (the list ``stats --json`` holds under ``"repairs"``)."""
-    # deferred: the table package (~50 ms measured), not for --help
-    from tokstudy.analysis.table import segmentation_table
 
     inputs = inputs_from_args(args)
     table = segmentation_table(inputs.datasets, inputs.tokenizers, progress=not args.no_progress)
@@ -122,8 +124,6 @@ def resolve_sentences(table, specs) -> list[int]:
 
 def parity_from_args(args) -> list:
     """Parity of the tokenizers named on the command line on its parallel text (``parity``, ``report --parity``)."""
-    # deferred: the statistics (~110 ms measured), not for --help
-    from tokstudy.analysis.stats.parity import parity, read_parallel_text
 
     directory = args.parallel_dir or corpus_dir("xquad_parallel", args.data_dir)
     langs = args.languages.split(",") if args.languages else None
@@ -137,8 +137,6 @@ def parity_from_args(args) -> list:
 def shredded_from_args(table, args):
     """The shredded-word rankings of the table (:func:`tokstudy.analysis.stats.shredded.shredded_table`), every
     shredded word kept (the Markdown shows the first)."""
-    # deferred: the statistics (~110 ms measured), not for --help
-    from tokstudy.analysis.stats.shredded import DEFAULT_MIN_PIECES, shredded_table
 
     return shredded_table(table, min_pieces=args.shredded or DEFAULT_MIN_PIECES, limit=None)
 
@@ -149,9 +147,6 @@ def piece_agreements(specs, *, n_resamples: int, seed: int, table=None, dataset:
     names the model (default: the file's ``model_name``); models of the same name get their file's name beside
     it; with ``table``, each file is checked against its dataset (``dataset``, as ``--predictions-dataset``
     names it) first. What each file holds is printed, one line each."""
-    # deferred: the analysis package (numpy), not for --help
-    from tokstudy.analysis.model_errors.piece_agreement import piece_agreement
-    from tokstudy.analysis.model_errors.piece_predictions import read_piece_predictions
 
     results = []
     for spec in specs:

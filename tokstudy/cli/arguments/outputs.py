@@ -25,6 +25,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from tokstudy.fileio import file_group
+from tokstudy.report.tables import write_json
+
 
 class OutputKind(enum.Enum):
     """What an output option names."""
@@ -116,7 +119,6 @@ def staged_outputs():
     >>> print_written(out)  # doctest: +ELLIPSIS
     wrote .../a.csv
     """
-    from tokstudy.fileio import file_group  # deferred: tempfile and secrets (~6 ms), only when a command writes
 
     return file_group()
 
@@ -144,7 +146,6 @@ def repairs_path(json_path: str | os.PathLike) -> Path:
 
 def write_repairs_beside(group, json_path, repairs: list[dict]) -> None:
     """Stage the repairs of a ``--json`` list (:func:`repairs_path`) in ``group``, only when a tag was repaired."""
-    from tokstudy.report.tables import write_json  # deferred: the report package, only when a file is written
 
     if repairs:
         write_json(repairs, group.file(repairs_path(json_path)))
