@@ -12,6 +12,7 @@ time of each and checks that both give the same scores up to float rounding.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -36,6 +37,7 @@ def main() -> None:
     from pretrain.study_backend import PretrainBackend
     from tokstudy.study import stage_bodies
     from tokstudy.study.config import FinetuneSection, PretrainSection, StudyConfig, TaskSpec
+    from tokstudy.study.outcomes import BuiltTokenizer, FinetuneOutcome, ModelBuilt, TokenizersBuilt
     from tokstudy.study.sources import resolve_sources
     from tokstudy.study.stages import Stage, StageRunner
 
@@ -57,14 +59,19 @@ def main() -> None:
             root = Path(tmp)
             sources = resolve_sources({"conll2003"}, root, data_dir=None, allow_sample=False)
             pipe = StageRunner(root, log=lambda m: None)
-            pipe.run("tokenizers", {}, lambda work: {})
-            control = pipe.run(
-                "control/tok",
-                {},
-                lambda work: stage_bodies.control_stage(
-                    work, {}, root=root, tokenizer_dir=Path(args.tokenizer).resolve(), backend=backend, config=config
-                ),
-                deps=["tokenizers"],
+            tokenizer = Path(args.tokenizer).resolve()
+            built = TokenizersBuilt((BuiltTokenizer("tok", 0, os.path.relpath(tokenizer, root), 0),))
+            pipe.run("tokenizers", {}, lambda work: built, codec=TokenizersBuilt)  # the given tokenizer
+            control = pipe.run_many(
+                [
+                    Stage(
+                        "control/tok",
+                        {},
+                        partial(stage_bodies.control_stage, root=root, tokenizer="tok", backend=backend, config=config),
+                        ("tokenizers",),
+                        ModelBuilt,
+                    )
+                ]
             )
             stages = [
                 Stage(
@@ -82,6 +89,7 @@ def main() -> None:
                         progress=False,
                     ),
                     deps=("control/tok",),
+                    codec=FinetuneOutcome,
                 )
                 for seed in range(args.runs)
             ]
@@ -89,7 +97,7 @@ def main() -> None:
             start = time.perf_counter()
             out = pipe.run_many(stages, jobs=jobs)
             wall = time.perf_counter() - start
-        scores[jobs] = [round(o["score"], 2) for o in out]
+        scores[jobs] = [round(o.score, 2) for o in out]
         print(f"jobs={jobs}: {wall:.1f} s wall, {wall / args.runs:.1f} s per run, test F1 {scores[jobs]}")
     first = scores[args.jobs[0]]
     for jobs, s in scores.items():

@@ -40,6 +40,8 @@ def _train_tokenizers(out: Path) -> dict[str, Path]:
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
     from tokstudy.study.analysis_stage import analyse
+    from tokstudy.study.outcomes import TOKENIZERS as TOKENIZERS_STAGE
+    from tokstudy.study.outcomes import BuiltTokenizer, TokenizersBuilt
     from tokstudy.study.report_sections import study_report
     from tokstudy.study.sources import resolve_sources
 
@@ -49,7 +51,11 @@ def study(tmp_path_factory):
     dirs = _train_tokenizers(root / "tokenizers")
     config = load_study_config(TINY, output_dir=str(root))
     sources = resolve_sources({"conll2003", "wikiann", "xquad_parallel"}, root, allow_sample=False)
-    record = analyse(root / ".work", root, dirs, [], config, sources, progress=False)
+    built = TokenizersBuilt(tuple(BuiltTokenizer(n, v, str(dirs[n].relative_to(root)), 0) for n, v in TOKENIZERS))
+    written = analyse(
+        root / ".work", {TOKENIZERS_STAGE: built}, root=root, runs=(), config=config, sources=sources, progress=False
+    )
+    record = written.to_json()
     paths = study_report(root, record, config, sources)
     return root, dirs, config, record, paths
 

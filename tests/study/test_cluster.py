@@ -248,7 +248,7 @@ def test_the_local_dashboard_listens_on_this_machine_unless_asked_otherwise(tmp_
         port = int(line.split("dask dashboard: http://127.0.0.1:")[1].split("/")[0])
         listening = _listening_hosts(port)
     finally:
-        executor.stop(failed=False)
+        executor.stop()
     assert listening and listening <= hosts
 
 

@@ -1,7 +1,8 @@
-"""Pre-trained models against their no-pre-training controls, and the cost table, from plain run dicts."""
+"""Pre-trained models against their no-pre-training controls, and the cost table, from the scored runs."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -23,6 +24,7 @@ from tokstudy.study.control_and_cost import (
     with_attempts,
 )
 from tokstudy.study.findings import pretraining_helps
+from tokstudy.study.scored_runs import ScoredRun
 
 
 def _welch_ci_by_hand(a, b, confidence=0.95):
@@ -50,38 +52,19 @@ def test_welch_difference_undefined_with_one_seed():
     assert got["diff"] == 10.0 and math.isnan(got["low"]) and math.isnan(got["p"])
 
 
+_MEASURED_RUN = {"wall_seconds": 60.0, "device_hours": 1 / 60, "energy_kwh": 0.001, "co2e_kg": 5e-5, "method": "m"}
+_UNMEASURED_RUN = {
+    "wall_seconds": 30.0,
+    "device_hours": 1 / 120,
+    "energy_kwh": None,
+    "co2e_kg": None,
+    "method": "not measured: codecarbon is not installed",
+}
+
+
 def _runs(pre, ctl, tok="sp-8k", task="conll2003-ner"):
-    out = [
-        {
-            "tokenizer": tok,
-            "task": task,
-            "seed": i,
-            "pretrained": True,
-            "score": s,
-            "metric": "F1",
-            "cost": {"wall_seconds": 60.0, "device_hours": 1 / 60, "energy_kwh": 0.001, "co2e_kg": 5e-5, "method": "m"},
-        }
-        for i, s in enumerate(pre)
-    ]
-    out += [
-        {
-            "tokenizer": tok,
-            "task": task,
-            "seed": i,
-            "pretrained": False,
-            "score": s,
-            "metric": "F1",
-            "cost": {
-                "wall_seconds": 30.0,
-                "device_hours": 1 / 120,
-                "energy_kwh": None,
-                "co2e_kg": None,
-                "method": "not measured: codecarbon is not installed",
-            },
-        }
-        for i, s in enumerate(ctl)
-    ]
-    return out
+    out = [ScoredRun(tok, task, i, True, s, "F1", cost=_MEASURED_RUN) for i, s in enumerate(pre)]
+    return out + [ScoredRun(tok, task, i, False, s, "F1", cost=_UNMEASURED_RUN) for i, s in enumerate(ctl)]
 
 
 def test_control_comparison_pairs_each_model_with_its_control():
@@ -170,8 +153,10 @@ def test_attempts_sum_over_seeds_and_show_in_the_cost_table():
     lost, final = Attempt("w1", 0.0, 30.0, AttemptEnd.LOST), Attempt("w2", 40.0, 60.0, AttemptEnd.RETURNED)
     runs = _runs([70.0, 72.0, 71.0], [50.0, 55.0, 52.0])
     cost = {**MEASURED, "energy_kwh": None, "co2e_kg": None, "method": "m"}
-    for r in runs:
-        r["cost"] = with_attempts(cost, [lost, final]) if r["seed"] == 1 and r["pretrained"] else cost
+    runs = [
+        dataclasses.replace(r, cost=with_attempts(cost, [lost, final]) if r.seed == 1 and r.pretrained else cost)
+        for r in runs
+    ]
     costs = cost_table(runs, {"sp-8k": with_attempts(cost, [lost, final])})
     ft = costs["finetune"]["conll2003-ner"]
     assert ft["sp-8k"]["attempts"] == 4 and ft["sp-8k"]["runs"] == 3 and ft["sp-8k"]["lost_seconds"] == 30.0

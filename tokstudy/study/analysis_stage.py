@@ -49,6 +49,8 @@ from tokstudy.study.config import StudyConfig
 from tokstudy.study.control_and_cost import control_comparison, cost_table, energy_points
 from tokstudy.study.error_analysis import errors_and_examples, pieces_table
 from tokstudy.study.language_analysis import language_tables, scored_table
+from tokstudy.study.outcomes import TOKENIZERS, AnalysisWritten
+from tokstudy.study.scored_runs import ScoredRun, by_task_and_tokenizer
 from tokstudy.study.sources import Sources
 from tokstudy.tokenization.loading import load_tokenizer
 
@@ -79,25 +81,26 @@ def _load_analysis_datasets(config: StudyConfig, sources: Sources) -> tuple[list
 
 def analyse(
     work: Path,
+    inputs: dict,
+    *,
     root: Path,
-    tokenizer_dirs: dict[str, Path],
-    runs: list[dict],
+    runs: tuple[ScoredRun, ...],
     config: StudyConfig,
     sources: Sources,
-    *,
     progress: bool = True,
     pretrain_cost: dict | None = None,
-    task_text: list[dict] = (),
-) -> dict:
-    """Compute every table and figure of the study and write them; returns the stage's record: the tokenizers
-    and their vocabulary sizes, Table 4's dataset, the datasets skipped, and the files written (relative to
-    ``root``).
+    task_text: tuple[dict, ...] = (),
+) -> AnalysisWritten:
+    """The body of the ``analysis`` stage: compute every table and figure of the study and write them; returns
+    the tokenizers (those of ``inputs``' ``tokenizers`` stage) and their vocabulary sizes, Table 4's dataset, the
+    datasets skipped, and the files written (relative to ``root``).
 
-    ``runs`` holds the pre-trained models' fine-tuning runs and, marked ``pretrained: False``, the
-    no-pre-training controls' (scored against their models in ``tables/control.json``, left out of
-    the segmentation-error analysis); ``pretrain_cost`` maps each tokenizer to its pre-training cost;
-    ``task_text`` the files of the tasks' training words added to the corpora (``add_task_text``).
+    ``runs`` holds the pre-trained models' fine-tuning runs and the no-pre-training controls' (scored against
+    their models in ``tables/control.json``, left out of the segmentation-error analysis); ``pretrain_cost`` maps
+    each tokenizer to its pre-training cost; ``task_text`` the files of the tasks' training words added to the
+    corpora (``add_task_text``).
     """
+    tokenizer_dirs = inputs[TOKENIZERS].dirs(root)
     sec = config.analysis
     boot = {"n_resamples": sec.bootstrap, "seed": sec.seed}
     tables, figures = root / STUDY_TABLES, root / "figures"
@@ -115,30 +118,30 @@ def analyse(
     table = segmentation_table(datasets, segmenters, progress=progress)  # each dataset segmented once
     stats, by = dataset_statistics(table, list(tokenizer_dirs), boot)
     seg = build.segmentation(stats.table4, stats.summary, by)
-    pretrained = [r for r in runs if r.get("pretrained", True)]
+    pretrained = [r for r in runs if r.pretrained]
     scores = _scores(pretrained)
     parity_table, drawn = _parity(figures, segmenters, config, sources, boot)
     made = [seg.table4, seg.summary, *seg.by.values(), parity_table, _scores_table(scores)]
     made += [shredded_report(shredded_table(table)), morph_tables(table, segmenters, sec.gold_segmentations)]
-    errors, languages = _errors_and_languages(
-        root, table, segmenters, pretrained, scores, config, sources, boot, dropped
-    )
+    # the error analysis reads runs as records (ScoredRun.row)
+    rows = [r.row() for r in pretrained]
+    errors, languages = _errors_and_languages(root, table, segmenters, rows, scores, config, sources, boot, dropped)
     made += [errors.result.correlation, errors.result.error_by_pieces, errors.result.attribution]
     made += [errors.result.protocols, errors.table3, *languages]
     control, cost = _control_and_cost(runs, pretrain_cost or {})
     made += [control, cost, *_data_records(runs, task_text, config)]
-    made.append(pieces_table(root, pretrained, **boot))  # with finetune.compare_labelling: per-piece files
+    made.append(pieces_table(root, rows, **boot))  # with finetune.compare_labelling: per-piece files
     written = [p for t in made for p in write_table(t, tables)]
     drawn += _figures(figures, stats.table4, vocab, errors.correlations, errors.result.attribution_rows)
     drawn += _energy_figure(figures, scores, control.data, cost.data)
-    return {
-        "skipped_datasets": skipped,
-        "tokenizers": list(tokenizer_dirs),
-        "vocab_sizes": vocab,
-        "table4_dataset": specs[0],
-        "tables": [p.relative_to(root).as_posix() for p in written],
-        "figures": sorted(Path(p).relative_to(root).as_posix() for p in drawn),
-    }
+    return AnalysisWritten(
+        skipped_datasets=tuple(skipped),
+        tokenizers=tuple(tokenizer_dirs),
+        vocab_sizes=vocab,
+        table4_dataset=specs[0],
+        tables=tuple(p.relative_to(root).as_posix() for p in written),
+        figures=tuple(sorted(Path(p).relative_to(root).as_posix() for p in drawn)),
+    )
 
 
 def _errors_and_languages(
@@ -179,16 +182,16 @@ def morph_tables(table, segmenters, gold_segmentations) -> Table | None:
     return morph_report(morph_table(golds, segmenters, corpus_counts=counts))
 
 
-def _data_records(runs: list[dict], task_text: list[dict], config: StudyConfig) -> list[Table]:
+def _data_records(runs: tuple[ScoredRun, ...], task_text: tuple[dict, ...], config: StudyConfig) -> list[Table]:
     """What the study read of each task's splits (``task_data``: the task, its corpus and language, sentences
     used and available, lines skipped and tags repaired by a lenient reading, from the first run of each task)
     and the tasks' training text added to the corpora (``task_text``, with ``add_task_text``)."""
     spec_of = {t.label: t for t in config.finetune.tasks}
     seen: dict = {}
     for r in runs:
-        if r.get("data") and r["task"] not in seen:
-            spec = spec_of[r["task"]]
-            seen[r["task"]] = {"task": r["task"], "dataset": spec.dataset, "language": spec.language, **r["data"]}
+        if r.data and r.task not in seen:
+            spec = spec_of[r.task]
+            seen[r.task] = {"task": r.task, "dataset": spec.dataset, "language": spec.language, **r.data}
     out = [Table.of("task_data", data=list(seen.values()))] if seen else []
     return out + ([Table.of("task_text", data=list(task_text))] if task_text else [])
 
@@ -205,21 +208,18 @@ def dataset_statistics(table, tokenizers: list[str], boot: dict):
     return stats, by
 
 
-def _scores(runs: list[dict]) -> dict:
+def _scores(runs: list[ScoredRun]) -> dict:
     """Tables 1-2: mean ± sd of each model's scores over seeds, Welch's p against the first model."""
-    per_task: dict = defaultdict(lambda: defaultdict(list))
-    for r in runs:
-        per_task[r["task"]][r["tokenizer"]].append(r)
     scores: dict = defaultdict(dict)
-    for task, by_tok in per_task.items():
+    for task, by_tok in by_task_and_tokenizer(runs).items():
         names = list(by_tok)
         for tok, rs in by_tok.items():
-            summary = summarize([r["score"] for r in rs])
+            summary = summarize([r.score for r in rs])
             scores[task][tok] = {
                 "mean": summary.mean,
                 "std": summary.std,
                 "n": summary.n,
-                "metric": rs[0]["metric"],
+                "metric": rs[0].metric,
                 "values": list(summary.values),
             }
         # Welch's t-test of each model against the first (smallest vocabulary), as the paper marks p < 0.05.
@@ -243,7 +243,7 @@ def _scores_table(scores: dict) -> Table:
     return Table.of("scores", rows=rows, data=scores)
 
 
-def _control_and_cost(runs: list[dict], pretrain_cost: dict) -> tuple[Table, Table]:
+def _control_and_cost(runs: tuple[ScoredRun, ...], pretrain_cost: dict) -> tuple[Table, Table]:
     """Pre-trained vs no-pre-training control, and what every run cost."""
     costs = cost_table(runs, pretrain_cost)
     rows = [{"stage": "pretrain", "task": "", "model": t, **(c or {})} for t, c in costs["pretrain"].items()]

@@ -1,15 +1,14 @@
 """Tables 1-2's companions: each pre-trained model against its no-pre-training control, and what each cost.
 
-Pure functions over the fine-tuning stages' outputs (plain dicts: ``tokenizer``, ``task``, ``seed``,
-``pretrained``, ``score``, ``metric``, ``cost``) and the pre-training stages' costs; the analysis stage
+Pure functions over the fine-tuning runs (:class:`~tokstudy.study.scored_runs.ScoredRun`) and the pre-training
+stages' costs; the analysis stage
 writes what they return to ``tables/control.json`` and ``tables/cost.json``. A run attempted more than once
 (its worker killed, then resumed elsewhere) costs what all its attempts cost (:func:`with_attempts`).
 
 Mean ± sd and Welch's test come from :mod:`tokstudy.analysis.stats.welch` (torch-free; the one place
 the study's protocol statistics live).
 
->>> runs = [{"tokenizer": "a", "task": "t", "seed": i % 3, "pretrained": i < 3, "score": s, "metric": "F1"}
-...         for i, s in enumerate((80.0, 82.0, 81.0, 60.0, 62.0, 61.0))]
+>>> runs = [ScoredRun("a", "t", i % 3, i < 3, s, "F1") for i, s in enumerate((80.0, 82.0, 81.0, 60.0, 62.0, 61.0))]
 >>> c = control_comparison(runs)["t"]["a"]
 >>> round(c["diff"], 1), c["low"] > 0
 (20.0, True)
@@ -24,34 +23,28 @@ from collections.abc import Sequence
 from tokstudy.analysis.stats.welch import summarize, welch_difference
 from tokstudy.study.attempts import Attempt, AttemptEnd
 from tokstudy.study.control import CONTROL_SUFFIX
+from tokstudy.study.scored_runs import ScoredRun, by_task_and_tokenizer
 
 #: Cost fields summed over runs (energy and CO2e stay None as soon as one run's is None).
 _SUMMED = ("wall_seconds", "device_hours", "energy_kwh", "co2e_kg")
 
 
-def _by(runs: list[dict], pretrained: bool) -> dict:
-    out: dict = defaultdict(lambda: defaultdict(list))
-    for r in runs:
-        if bool(r.get("pretrained", True)) == pretrained:
-            out[r["task"]][r["tokenizer"]].append(r)
-    return out
-
-
-def control_comparison(runs: list[dict], confidence: float = 0.95) -> dict:
+def control_comparison(runs: Sequence[ScoredRun], confidence: float = 0.95) -> dict:
     """``{task: {tokenizer: {pretrained, control, metric, diff, low, high, p}}}`` for every tokenizer with both.
 
     ``diff`` = pre-trained mean - control mean (score points) with its Welch ``confidence`` interval.
     """
-    pre, ctl = _by(runs, True), _by(runs, False)
+    pre = by_task_and_tokenizer(r for r in runs if r.pretrained)
+    ctl = by_task_and_tokenizer(r for r in runs if not r.pretrained)
     out: dict = {}
     for task, by_tok in ctl.items():
         for tok, controls in by_tok.items():
             if tok not in pre.get(task, {}):
                 continue
-            a = [r["score"] for r in sorted(pre[task][tok], key=lambda r: r["seed"])]
-            b = [r["score"] for r in sorted(controls, key=lambda r: r["seed"])]
+            a = [r.score for r in sorted(pre[task][tok], key=lambda r: r.seed)]
+            b = [r.score for r in sorted(controls, key=lambda r: r.seed)]
             out.setdefault(task, {})[tok] = {
-                "metric": controls[0]["metric"],
+                "metric": controls[0].metric,
                 "pretrained": summarize(a).to_dict(),
                 "control": summarize(b).to_dict(),
                 **welch_difference(a, b, confidence),
@@ -115,15 +108,15 @@ def with_attempts(cost: dict | None, attempts: Sequence[Attempt]) -> dict | None
     return out
 
 
-def cost_table(runs: list[dict], pretrain_cost: dict) -> dict:
+def cost_table(runs: Sequence[ScoredRun], pretrain_cost: dict) -> dict:
     """``{"pretrain": {tok: cost}, "finetune": {task: {model: cost summed over seeds}}}``.
 
     Fine-tuning models are named as in Tables 1-2: the tokenizer, with the control's suffix for controls.
     """
     finetune: dict = defaultdict(lambda: defaultdict(list))
     for r in runs:
-        model = r["tokenizer"] + ("" if r.get("pretrained", True) else CONTROL_SUFFIX)
-        finetune[r["task"]][model].append(r.get("cost"))
+        model = r.tokenizer + ("" if r.pretrained else CONTROL_SUFFIX)
+        finetune[r.task][model].append(r.cost)
     return {
         "pretrain": {tok: c for tok, c in pretrain_cost.items()},
         "finetune": {task: {m: sum_costs(cs) for m, cs in by.items()} for task, by in finetune.items()},

@@ -1,10 +1,11 @@
 """Where :meth:`~tokstudy.study.stages.StageRunner.run_many` runs the training stages: a local process pool, or Dask.
 
-Two engines behind one small interface (:class:`Executor`): ``start`` before the first stage, ``submit`` one
+Three engines behind one small interface (:class:`Executor`): ``start`` before the first stage, ``submit`` one
 stage's body and get a :class:`concurrent.futures.Future` of its outputs, ``stop`` at the end.
 
+* :class:`InProcess` (``jobs: 1``, and every stage that is not a training run): this process, one stage at a time.
 * :class:`ProcessPool` (``jobs: N``, ``--jobs N``): N spawned processes on this machine, each with cores / N
-  compute threads; the default, as before.
+  compute threads.
 * :class:`DaskCluster` (``cluster.address``, ``--cluster``): ``local:N`` starts N Dask worker processes on this
   machine (one per GPU on a GPU node, each with its own ``CUDA_VISIBLE_DEVICES``); ``tcp://HOST:PORT`` connects
   to a running scheduler (started by dask-jobqueue on SLURM, by ``dask scheduler``, ...). Every training run asks
@@ -86,8 +87,30 @@ class Executor(Protocol):
     def submit(self, fn: Callable, work: Path, inputs: dict) -> concurrent.futures.Future:
         """Run ``fn(work, inputs)``; the future's result is its outputs, its exception :class:`StageFailed`."""
 
-    def stop(self, *, failed: bool) -> None:
-        """End: with ``failed``, runs that have not started never do (what runs in the pool finishes)."""
+    def stop(self) -> None:
+        """End, whether the stages succeeded or one failed: runs that have not started never do; what runs
+        finishes (a pool's process) or is left to finish on its worker (a cluster's)."""
+
+
+class InProcess:
+    """Each stage in this process, one at a time, as it is handed over: a stage that raises raises here, as it
+    raised (the study reports its own refusals, a missing dataset or a malformed file, in one line)."""
+
+    slots = 1
+    threads = None
+
+    def start(self, root: Path, log: Callable[[str], None]) -> None:
+        pass
+
+    def submit(self, fn: Callable, work: Path, inputs: dict) -> concurrent.futures.Future:
+        with recorded(work, this_process()):
+            outputs = fn(work, inputs)
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        future.set_result(outputs)
+        return future
+
+    def stop(self) -> None:
+        pass
 
 
 class ProcessPool:
@@ -110,7 +133,7 @@ class ProcessPool:
     def submit(self, fn: Callable, work: Path, inputs: dict) -> concurrent.futures.Future:
         return self._pool.submit(run_stage, fn, work, inputs, where=this_process)
 
-    def stop(self, *, failed: bool) -> None:
+    def stop(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)  # what runs finishes; what waits never starts
             self._pool = None
@@ -271,7 +294,7 @@ class DaskCluster:
     def submit(self, fn: Callable, work: Path, inputs: dict) -> concurrent.futures.Future:
         return self._executor.submit(run_stage, fn, work, inputs, where=worker_address)
 
-    def stop(self, *, failed: bool) -> None:
+    def stop(self) -> None:
         # a run under way on a running scheduler's worker finishes there (a thread cannot be stopped); its folder
         # keeps its key, so the next study resumes it
         if self._executor is not None:

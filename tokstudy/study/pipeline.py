@@ -43,14 +43,27 @@ from functools import partial
 from pathlib import Path
 from typing import Callable
 
-from tokstudy.study import stage_bodies
+from tokstudy.fileio import atomic_write_text
+from tokstudy.study import analysis_stage, stage_bodies
 from tokstudy.study.backends import TrainerBackend
 from tokstudy.study.config import FinetuneSection, StudyConfig, TaskSpec
 from tokstudy.study.control_and_cost import with_attempts
+from tokstudy.study.outcomes import (
+    ANALYSIS,
+    TASK_TEXT,
+    TOKENIZERS,
+    AnalysisWritten,
+    FinetuneOutcome,
+    ModelBuilt,
+    ReportWritten,
+    TaskTextWritten,
+    TokenizersBuilt,
+)
 from tokstudy.study.report_sections import REPORT_VERSION
+from tokstudy.study.scored_runs import ScoredRun
 from tokstudy.study.sources import Sources, resolve_sources
 from tokstudy.study.stages import Stage, StageRunner
-from tokstudy.study.tasks import expand_tasks, text_tasks, with_labelling_twins, write_task_text
+from tokstudy.study.tasks import expand_tasks, text_tasks, with_labelling_twins
 
 #: Version of the analysis stage's table schemas (docs/analysis.md, "Report files"); 2 = one schema per JSON file,
 #: shared with ``tokstudy report``. Part of the stage's key, so a folder analysed with version 1 is analysed again.
@@ -90,13 +103,11 @@ class StudyRun:
     """The data's fingerprint (:meth:`~tokstudy.study.sources.Sources.fingerprint`), part of every stage key."""
     child_progress: bool
     """One progress bar per training run: only when runs do not share the terminal (``jobs <= 1``, no cluster)."""
-    task_text: tuple[Path, ...] = ()
-    """The raw-text files of the tasks' training words (``add_task_text``), when a section adds them."""
 
 
 @dataclass(frozen=True)
 class FinetuneRun:
-    """One fine-tuning run of the plan: its stage and what it fine-tunes (a row of the analysis' ``runs``)."""
+    """One fine-tuning run of the plan: its stage and what it fine-tunes."""
 
     stage: str
     tokenizer: str
@@ -110,15 +121,21 @@ class FinetuneRun:
         """The stage of the model it fine-tunes: ``pretrain/<tokenizer>`` or ``control/<tokenizer>``."""
         return f"{_FINETUNE_PREFIX[self.pretrained][1]}/{self.tokenizer}"
 
-    def row(self) -> dict:
-        """The run as the analysis reads it (the task by its label)."""
-        return {
-            "stage": self.stage,
-            "tokenizer": self.tokenizer,
-            "task": self.task.label,
-            "seed": self.seed,
-            "pretrained": self.pretrained,
-        }
+    def scored(self, outcome: FinetuneOutcome, cost: dict | None) -> ScoredRun:
+        """The run as the analysis reads it: the task by its label, with what its stage gave and what it cost
+        (every attempt counted)."""
+        return ScoredRun(
+            tokenizer=self.tokenizer,
+            task=self.task.label,
+            seed=self.seed,
+            pretrained=self.pretrained,
+            score=outcome.score,
+            metric=outcome.metric,
+            cost=cost,
+            predictions=outcome.predictions,
+            data=outcome.data,
+            stage=self.stage,
+        )
 
 
 @dataclass(frozen=True)
@@ -147,7 +164,7 @@ def run_study(
         executor.check()
     root = config.results_dir()
     root.mkdir(parents=True, exist_ok=True)
-    (root / "config.json").write_text(json.dumps(config.to_dict(), indent=2))
+    atomic_write_text(root / "config.json", json.dumps(config.to_dict(), indent=2))
     sources = resolve_sources(_needed_corpora(config), root, data_dir=config.data_dir, allow_sample=config.allow_sample)
     for note in sources.notes:
         log(f"note: {note}")
@@ -159,113 +176,120 @@ def run_study(
     run = StudyRun(config, root, backend, sources, sources.fingerprint(), progress and not side_by_side)
 
     # 0. the tasks' training words as raw text, where a section adds them; 1. tokenizers
-    task_text = _run_task_text(pipe, run)
-    run = dataclasses.replace(run, task_text=tuple(root / "task_text" / t["path"] for t in task_text))
-    tokenizer_dirs = _run_tokenizers(pipe, run, progress)
+    pipe.run_many(_text_and_tokenizer_stages(run, progress))
     # 2.-3. pre-training, the control, fine-tuning: `config.jobs` training runs at a time, or on a Dask cluster
     # (`config.cluster`); with one job each run draws its own bars, else one bar counts the finished runs
-    plan = plan_stages(run, tokenizer_dirs)
-    done = pipe.run_many(plan.stages, jobs=config.jobs, executor=executor, progress=progress and side_by_side)
-    outputs = dict(zip([s.name for s in plan.stages], done))
+    plan = plan_stages(run, [t.name for t in pipe.outcomes[TOKENIZERS].tokenizers])
+    pipe.run_many(plan.stages, jobs=config.jobs, executor=executor, progress=progress and side_by_side)
+    # 4. analysis, 5. report
+    analysis, report = _analysis_and_report_stages(run, plan, pipe, progress)
+    written = pipe.run_many([analysis, report])[1]
+    return StudyResult(root, root / written.markdown, root / written.html, pipe.executed, pipe.skipped)
+
+
+def _text_and_tokenizer_stages(run: StudyRun, progress: bool) -> list[Stage]:
+    """The ``task_text`` stage (only when ``tokenizers.add_task_text`` or ``pretrain.add_task_text``: the words
+    of every task's training split as raw text) and the ``tokenizers`` stage."""
+    config = run.config
+    stages = []
+    if config.tokenizers.add_task_text or config.pretrain.add_task_text:
+        tasks = text_tasks(config.finetune.tasks)
+        stages.append(
+            Stage(
+                TASK_TEXT,
+                {"tasks": [[t.dataset, t.language, t.lenient] for t in tasks], "inputs": run.inputs},
+                partial(stage_bodies.task_text_stage, tasks=tasks, sources=run.sources),
+                codec=TaskTextWritten,
+            )
+        )
+    body = partial(stage_bodies.tokenizers_stage, root=run.root, config=config, sources=run.sources, progress=progress)
+    params = {"section": section_key(config.tokenizers), "inputs": run.inputs}
+    deps = _task_text_deps(config.tokenizers.add_task_text)
+    return [*stages, Stage(TOKENIZERS, params, body, deps, codec=TokenizersBuilt)]
+
+
+def _analysis_and_report_stages(run: StudyRun, plan: TrainingPlan, pipe: StageRunner, progress: bool):
+    """The ``analysis`` stage, over every fine-tuning run with what it cost, every attempt counted, and the
+    ``report`` stage."""
+    config, root = run.config, run.root
     # a run attempted more than once (its worker killed, then resumed elsewhere) costs what all its attempts cost
-    cost = {s.name: with_attempts(outputs[s.name].get("cost"), pipe.attempts(s.name)) for s in plan.stages}
-    runs = [{**r.row(), **outputs[r.stage], "cost": cost[r.stage]} for r in plan.runs]
-    pretrain_cost = {name: cost[f"pretrain/{name}"] for name in tokenizer_dirs}
-    # 4. analysis
-    analysis = pipe.run(
-        "analysis",
+    cost = {s.name: with_attempts(pipe.outcomes[s.name].cost, pipe.attempts(s.name)) for s in plan.stages}
+    runs = tuple(r.scored(pipe.outcomes[r.stage], cost[r.stage]) for r in plan.runs)
+    tokenizers = [t.name for t in pipe.outcomes[TOKENIZERS].tokenizers]
+    text = pipe.outcomes[TASK_TEXT].files if TASK_TEXT in pipe.outcomes else ()
+    analysis = Stage(
+        ANALYSIS,
         # "tables" names the schema of what the stage writes: a folder analysed by an older schema is analysed again
         {"section": section_key(config.analysis), "inputs": run.inputs, "tables": TABLES_SCHEMA},
-        lambda work: stage_bodies.analyse_stage(
-            work, root, tokenizer_dirs, runs, pretrain_cost, config, sources, progress, task_text
+        partial(
+            analysis_stage.analyse,
+            root=root,
+            runs=runs,
+            config=config,
+            sources=run.sources,
+            progress=progress,
+            pretrain_cost={name: cost[f"pretrain/{name}"] for name in tokenizers},
+            task_text=text,
         ),
-        deps=["tokenizers", *(r.stage for r in plan.runs)],
+        (TOKENIZERS, *(r.stage for r in plan.runs)),
+        codec=AnalysisWritten,
     )
-    # 5. report
-    report = pipe.run(
+    report = Stage(
         "report",
         {
-            "notes": sources.notes,
+            "notes": run.sources.notes,
             "version": REPORT_VERSION,
             "title": config.name,
             "smoke_test": config.smoke_test,
             "decode": [config.finetune.decode, config.finetune.decode_prior_scale],
         },
-        lambda work: stage_bodies.report_stage(work, root, analysis, config, sources),
-        deps=["analysis"],
+        partial(stage_bodies.report_stage, root=root, config=config, sources=run.sources),
+        (ANALYSIS,),
+        codec=ReportWritten,
     )
-    return StudyResult(root, root / report["markdown"], root / report["html"], pipe.executed, pipe.skipped)
-
-
-def _run_task_text(pipe: StageRunner, run: StudyRun) -> list[dict]:
-    """The ``task_text`` stage (only when ``tokenizers.add_task_text`` or ``pretrain.add_task_text``): the words
-    of every task's training split as raw text; its files' records (:func:`~tokstudy.study.tasks.write_task_text`)."""
-    config = run.config
-    if not (config.tokenizers.add_task_text or config.pretrain.add_task_text):
-        return []
-    tasks = text_tasks(config.finetune.tasks)
-    return pipe.run(
-        "task_text",
-        {"tasks": [[t.dataset, t.language, t.lenient] for t in tasks], "inputs": run.inputs},
-        lambda work: {"files": write_task_text(work, tasks, run.sources)},
-    )["files"]
+    return analysis, report
 
 
 def _task_text_deps(add: bool) -> tuple[str, ...]:
-    return ("task_text",) if add else ()
+    return (TASK_TEXT,) if add else ()
 
 
-def _run_tokenizers(pipe: StageRunner, run: StudyRun, progress: bool) -> dict[str, Path]:
-    """The ``tokenizers`` stage; returns each tokenizer's folder by name."""
-    add = run.config.tokenizers.add_task_text
-    extra = run.task_text if add else ()
-    toks = pipe.run(
-        "tokenizers",
-        {"section": section_key(run.config.tokenizers), "inputs": run.inputs},
-        lambda work: stage_bodies.tokenizers_stage(work, run.root, run.config, run.sources, progress, extra),
-        deps=_task_text_deps(add),
-    )
-    return {t["name"]: run.root / t["path"] for t in toks["tokenizers"]}
-
-
-def plan_stages(run: StudyRun, tokenizer_dirs: dict[str, Path]) -> TrainingPlan:
+def plan_stages(run: StudyRun, tokenizers: list[str]) -> TrainingPlan:
     """Every training stage of the study: one ALBERT per tokenizer with identical settings (and, with
     ``finetune.no_pretraining_control``, the same architecture with its initial, random weights), then every
     model x task x seed fine-tuned, each its own resumable stage that waits for its model only."""
-    stages = [stage for name, tok_dir in tokenizer_dirs.items() for stage in _model_stages(run, name, tok_dir)]
-    runs = finetune_runs(run.config, list(tokenizer_dirs))
+    stages = [stage for name in tokenizers for stage in _model_stages(run, name)]
+    runs = finetune_runs(run.config, tokenizers)
     stages += [_finetune_stage(run, r) for r in runs]
     return TrainingPlan(stages, runs)
 
 
-def _model_stages(run: StudyRun, name: str, tokenizer_dir: Path) -> list[Stage]:
+def _model_stages(run: StudyRun, name: str) -> list[Stage]:
     """``pretrain/<name>`` and, for the control, ``control/<name>``."""
     config = run.config
-    add = config.pretrain.add_task_text
     pretrain = Stage(
         f"pretrain/{name}",
         {"section": section_key(config.pretrain), "inputs": run.inputs},
         partial(
             stage_bodies.pretrain_stage,
             root=run.root,
-            tokenizer_dir=tokenizer_dir,
+            tokenizer=name,
             backend=run.backend,
             config=config,
             sources=run.sources,
             progress=run.child_progress,
-            extra_files=run.task_text if add else (),
         ),
-        deps=("tokenizers", *_task_text_deps(add)),
+        deps=(TOKENIZERS, *_task_text_deps(config.pretrain.add_task_text)),
+        codec=ModelBuilt,
     )
     if not config.finetune.no_pretraining_control:
         return [pretrain]
     control = Stage(
         f"control/{name}",
         {"model": config.pretrain.model, "seed": config.pretrain.seed},
-        partial(
-            stage_bodies.control_stage, root=run.root, tokenizer_dir=tokenizer_dir, backend=run.backend, config=config
-        ),
-        deps=("tokenizers",),
+        partial(stage_bodies.control_stage, root=run.root, tokenizer=name, backend=run.backend, config=config),
+        deps=(TOKENIZERS,),
+        codec=ModelBuilt,
     )
     return [pretrain, control]
 
@@ -302,6 +326,7 @@ def _finetune_stage(run: StudyRun, r: FinetuneRun) -> Stage:
             progress=run.child_progress,
         ),
         deps=(r.model_stage,),
+        codec=FinetuneOutcome,
     )
 
 

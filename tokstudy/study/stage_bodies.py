@@ -1,7 +1,8 @@
 """What each stage of the study does, once :mod:`tokstudy.study.pipeline` has planned it and its inputs are ready:
 train the tokenizers, pre-train a model (or export a control's initial weights), fine-tune one (model, task, seed),
-analyse, write the report. Each takes the stage's work folder first and returns the JSON-able record the stage
-keeps; the trainer is the caller's :class:`~tokstudy.study.backends.TrainerBackend`.
+analyse (:func:`tokstudy.study.analysis_stage.analyse`), write the report. Each takes the stage's work folder and
+the outputs of the stages it depends on (``inputs``, by stage name), and returns its outcome
+(:mod:`tokstudy.study.outcomes`); the trainer is the caller's :class:`~tokstudy.study.backends.TrainerBackend`.
 
 ``control_stage`` and ``finetune_stage`` are also what ``benchmarks/bench_study_jobs.py`` times, one stage at a time.
 """
@@ -13,12 +14,22 @@ import time
 from pathlib import Path
 
 from tokstudy.fileio import replace_folder
-from tokstudy.study import analysis_stage
 from tokstudy.study.backends import FinetuneRequest, TrainerBackend
 from tokstudy.study.config import StudyConfig, TaskSpec
+from tokstudy.study.outcomes import (
+    ANALYSIS,
+    TASK_TEXT,
+    TOKENIZERS,
+    BuiltTokenizer,
+    FinetuneOutcome,
+    ModelBuilt,
+    ReportWritten,
+    TaskTextWritten,
+    TokenizersBuilt,
+)
 from tokstudy.study.report_sections import study_report
 from tokstudy.study.sources import Sources
-from tokstudy.study.tasks import task_splits
+from tokstudy.study.tasks import task_splits, write_task_text
 from tokstudy.tokenization.training import TokenizerTrainingConfig, train_tokenizers
 
 
@@ -32,13 +43,24 @@ def tokenizer_name(algorithm: str, vocab_size: int) -> str:
     return f"{algorithm}-{size}"
 
 
+def task_text_stage(work: Path, inputs: dict, *, tasks: tuple[TaskSpec, ...], sources: Sources) -> TaskTextWritten:
+    """The body of the ``task_text`` stage (which depends on no other: ``inputs`` is empty): the words of every
+    task's training split as raw text (:func:`~tokstudy.study.tasks.write_task_text`)."""
+    return TaskTextWritten(tuple(write_task_text(work, tasks, sources)))
+
+
+def _task_text(inputs: dict, root: Path) -> tuple[Path, ...]:
+    """The tasks' training text, where the stage depends on the ``task_text`` stage (``add_task_text``)."""
+    return inputs[TASK_TEXT].paths(root) if TASK_TEXT in inputs else ()
+
+
 def tokenizers_stage(
-    work: Path, root: Path, config: StudyConfig, sources: Sources, progress: bool, extra_files: tuple[Path, ...] = ()
-) -> dict:
-    """The body of the ``tokenizers`` stage: every vocabulary of the section trained on one sample, each in its
-    folder ``work/<algorithm>-<size>``; their names, sizes and folders (relative to ``root``)."""
+    work: Path, inputs: dict, *, root: Path, config: StudyConfig, sources: Sources, progress: bool
+) -> TokenizersBuilt:
+    """The body of the ``tokenizers`` stage: every vocabulary of the section trained on one sample (with the tasks'
+    training text where the stage depends on it), each in its folder ``work/<algorithm>-<size>``."""
     sec = config.tokenizers
-    files = sources.raw_files(sec.corpora, sec.languages) + list(extra_files)
+    files = sources.raw_files(sec.corpora, sec.languages) + list(_task_text(inputs, root))
     trained = train_tokenizers(
         TokenizerTrainingConfig(
             inputs=tuple(files),
@@ -57,15 +79,8 @@ def tokenizers_stage(
         target = work / name
         if Path(t.path) != target:
             replace_folder(t.path, target)  # a folder left there by an earlier run is replaced whole
-        out.append(
-            {
-                "name": name,
-                "vocab_size": t.vocab_size,
-                "path": str(target.relative_to(root)),
-                "n_sentences": t.n_sentences,
-            }
-        )
-    return {"tokenizers": out}
+        out.append(BuiltTokenizer(name, t.vocab_size, str(target.relative_to(root)), t.n_sentences))
+    return TokenizersBuilt(tuple(out))
 
 
 def pretrain_stage(
@@ -73,29 +88,32 @@ def pretrain_stage(
     inputs: dict,
     *,
     root: Path,
-    tokenizer_dir: Path,
+    tokenizer: str,
     backend: TrainerBackend,
     config: StudyConfig,
     sources: Sources,
     progress: bool,
-    extra_files: tuple[Path, ...] = (),
-) -> dict:
-    """The body of a ``pretrain/<tokenizer>`` stage: the backend pre-trains one ALBERT on the section's corpora (and
-    the tasks' text, when added); the model folder (relative to ``root``) and what it cost."""
+) -> ModelBuilt:
+    """The body of a ``pretrain/<tokenizer>`` stage: the backend pre-trains one ALBERT with the ``tokenizers``
+    stage's ``tokenizer`` on the section's corpora (and the tasks' text, where the stage depends on it); the
+    model folder and what it cost."""
     start = time.perf_counter()  # the whole stage (data preparation included); the backend's cost is training's
     sec = config.pretrain
-    files = sources.raw_files(sec.corpora, sec.languages) + list(extra_files)
+    files = sources.raw_files(sec.corpora, sec.languages) + list(_task_text(inputs, root))
     sec = dataclasses.replace(sec, model=sec.model_spec())  # the stage's key keeps the name the user wrote
+    tokenizer_dir = inputs[TOKENIZERS].dirs(root)[tokenizer]
     model = backend.pretrain(work, tokenizer_dir, files, sec, progress=progress)
     cost = {**(model.cost or {}), "stage_seconds": time.perf_counter() - start}
-    return {"model": str(Path(model.model_dir).relative_to(root)), "cost": cost}
+    return ModelBuilt(str(Path(model.model_dir).relative_to(root)), cost)
 
 
 def control_stage(
-    work: Path, inputs: dict, *, root: Path, tokenizer_dir: Path, backend: TrainerBackend, config: StudyConfig
-) -> dict:
-    """The body of a ``control/<tokenizer>`` stage: the pre-training preset's initial weights, exported in ``work``."""
-    return {"model": str(Path(backend.untrained_model(work, tokenizer_dir, config.pretrain)).relative_to(root))}
+    work: Path, inputs: dict, *, root: Path, tokenizer: str, backend: TrainerBackend, config: StudyConfig
+) -> ModelBuilt:
+    """The body of a ``control/<tokenizer>`` stage: the pre-training preset's initial weights for the
+    ``tokenizers`` stage's ``tokenizer``, exported in ``work``."""
+    tokenizer_dir = inputs[TOKENIZERS].dirs(root)[tokenizer]
+    return ModelBuilt(str(Path(backend.untrained_model(work, tokenizer_dir, config.pretrain)).relative_to(root)))
 
 
 def finetune_stage(
@@ -110,51 +128,26 @@ def finetune_stage(
     config: StudyConfig,
     sources: Sources,
     progress: bool,
-) -> dict:
-    """The body of a ``finetune/...`` stage: one (model, task, seed) run of the backend; its score, predictions
-    and cost, and what was read of each split (``data``: :class:`~tokstudy.study.tasks.SplitRecord` by role).
-    ``inputs[model_stage]["model"]`` is the model folder, relative to ``root``."""
-    model_dir = root / inputs[model_stage]["model"]
+) -> FinetuneOutcome:
+    """The body of a ``finetune/...`` stage: one (model, task, seed) run of the backend on the model of
+    ``inputs[model_stage]``; its score, predictions and cost, and what was read of each split (``data``:
+    :class:`~tokstudy.study.tasks.SplitRecord` by role)."""
+    model_dir = inputs[model_stage].path(root)
     splits, read = task_splits(task, sources)
     request = FinetuneRequest(model_dir, task, splits, seed, task.settings(config.finetune))
     run = backend.finetune(work, request, progress=progress)
-    return {
-        "metric": run.metric,
-        "score": float(run.score),
-        "predictions": str(Path(run.predictions).relative_to(root)) if run.predictions else None,
-        "cost": run.cost,
-        "dev_score": run.dev_score,
-        "epochs_run": run.epochs_run,
-        "data": read,
-    }
-
-
-def analyse_stage(
-    work: Path,
-    root: Path,
-    tokenizer_dirs: dict[str, Path],
-    runs: list[dict],
-    pretrain_cost: dict,
-    config: StudyConfig,
-    sources: Sources,
-    progress: bool,
-    task_text: list[dict],
-) -> dict:
-    """The body of the ``analysis`` stage (:func:`tokstudy.study.analysis_stage.analyse`)."""
-    return analysis_stage.analyse(
-        work,
-        root,
-        tokenizer_dirs,
-        runs,
-        config,
-        sources,
-        progress=progress,
-        pretrain_cost=pretrain_cost,
-        task_text=task_text,
+    return FinetuneOutcome(
+        metric=run.metric,
+        score=float(run.score),
+        predictions=str(Path(run.predictions).relative_to(root)) if run.predictions else None,
+        cost=run.cost,
+        dev_score=run.dev_score,
+        epochs_run=run.epochs_run,
+        data=read,
     )
 
 
-def report_stage(work: Path, root: Path, analysis: dict, config: StudyConfig, sources: Sources) -> dict:
-    """The body of the ``report`` stage: report.md and report.html, their paths relative to ``root``."""
-    paths = study_report(root, analysis, config, sources)
-    return {"markdown": str(paths["markdown"].relative_to(root)), "html": str(paths["html"].relative_to(root))}
+def report_stage(work: Path, inputs: dict, *, root: Path, config: StudyConfig, sources: Sources) -> ReportWritten:
+    """The body of the ``report`` stage: report.md and report.html from the ``analysis`` stage's tables."""
+    paths = study_report(root, inputs[ANALYSIS].to_json(), config, sources)
+    return ReportWritten(str(paths["markdown"].relative_to(root)), str(paths["html"].relative_to(root)))

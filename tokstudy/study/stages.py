@@ -35,13 +35,14 @@ import os
 import shutil
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from tokstudy.errors import TokstudyError
 from tokstudy.fileio import atomic_write_text
-from tokstudy.study.attempts import Attempt, read_attempts, recorded
-from tokstudy.study.executors import Executor, ProcessPool, StageFailed, this_process
+from tokstudy.study.attempts import Attempt, read_attempts
+from tokstudy.study.executors import Executor, InProcess, ProcessPool, StageFailed
 
 #: bump to invalidate every cached stage after a change in what stages produce.
 PIPELINE_VERSION = 1
@@ -70,6 +71,7 @@ class StageRunner:
         root: the run's results directory.
         executed: names of the stages that actually ran in this process, in order.
         skipped: names of the stages that were reused from a previous run.
+        outcomes: the outputs of every stage run or reused by this runner, by name.
     """
 
     def __init__(self, root: str | os.PathLike, *, log: Callable[[str], None] = print):
@@ -80,6 +82,7 @@ class StageRunner:
         self.keys: dict[str, str] = {}
         self.executed: list[str] = []
         self.skipped: list[str] = []
+        self.outcomes: dict[str, Any] = {}
         self.log = log
 
     def work_dir(self, name: str) -> Path:
@@ -103,24 +106,14 @@ class StageRunner:
         self,
         name: str,
         params: Any,
-        fn: Callable[[Path], dict],
+        fn: Callable[[Path], Any],
         *,
         deps: Iterable[str] = (),
-    ) -> dict:
-        """Run stage ``name`` (or reuse it) and return its outputs dict.
-
-        ``fn(work_dir)`` does the work inside ``work_dir`` and returns a JSON-able
-        dict of outputs (paths relative to the root where possible).
-        """
-        deps = list(deps)
-        key, cached = self._open(name, params, deps)
-        if cached is not None:
-            return cached
-        start = time.time()
-        with recorded(self.work_dir(name), this_process()):
-            outputs = fn(self.work_dir(name))
-        self._close(name, key, params, deps, outputs, time.time() - start)
-        return outputs
+        codec: type[Codec] | None = None,
+    ) -> Any:
+        """Run (or reuse) one stage whose body needs only its folder: ``fn(work_dir)`` returns its outputs (as
+        :class:`Stage` says). The same path as :meth:`run_many`, in this process."""
+        return self.run_many([Stage(name, params, partial(_folder_only, fn), tuple(deps), codec)])[0]
 
     def run_many(
         self,
@@ -129,106 +122,92 @@ class StageRunner:
         jobs: int = 1,
         executor: Executor | None = None,
         progress: bool = False,
-    ) -> list[dict]:
+    ) -> list:
         """Run (or reuse) ``stages``, up to ``jobs`` at a time, each in its own process, or on ``executor``; their
-        outputs, in order.
+        outputs, in order (each decoded by its stage's codec when it is reused).
 
         A stage starts once the stages it depends on *within* ``stages`` are done; its ``fn(work, inputs)``
         gets the outputs of every stage it depends on as ``inputs`` (name -> outputs). Where it runs is the
-        engine's business (:mod:`tokstudy.study.executors`): in this process (``jobs <= 1``, no ``executor``), in a
-        pool of ``jobs`` spawned processes with ``cores // jobs`` compute threads each (:class:`ProcessPool`), or
-        on a Dask cluster (:class:`~tokstudy.study.executors.DaskCluster`), started only when a stage must run.
-        Off this process every ``fn`` must be picklable (a module-level function or a ``functools.partial`` of
-        one). Whatever the engine, this process stamps a stage's folder before it is handed over and writes its
-        done-record when its outputs come back: the stage cache is the one record of what is done. The first
-        stage that fails stops the others from starting and its error is raised, naming the stage, where it ran
-        and the last lines of its traceback.
+        engine's business (:mod:`tokstudy.study.executors`): in this process (``jobs <= 1``, no ``executor``:
+        :class:`~tokstudy.study.executors.InProcess`), in a pool of ``jobs`` spawned processes with
+        ``cores // jobs`` compute threads each (:class:`ProcessPool`), or on a Dask cluster
+        (:class:`~tokstudy.study.executors.DaskCluster`), started only when a stage must run. Off this process every
+        ``fn`` must be picklable (a module-level function or a ``functools.partial`` of one). Whatever the engine,
+        this process stamps a stage's folder before it is handed over and writes its done-record when its outputs
+        come back: the stage cache is the one record of what is done. The first stage that fails stops the others
+        from starting and its error is raised: in this process as the stage raised it; elsewhere naming the
+        stage, where it ran and the last lines of its traceback.
         """
         stages = list(stages)
         names = [s.name for s in stages]
         if len(set(names)) != len(names):
             raise ValueError(f"run_many: a stage name appears twice in {names}")
-        outputs: dict[str, dict] = {}
         pending: list[tuple[Stage, str]] = []
         for stage in stages:  # keys first, in order: a stage's key depends on its dependencies' keys only
-            key, cached = self._open(stage.name, stage.params, list(stage.deps), prepare=False)
-            if cached is not None:
-                outputs[stage.name] = cached
-            else:
+            key, cached = self._open(stage)
+            if not cached:
                 pending.append((stage, key))
-        if not pending:
-            return [outputs[n] for n in names]
-        if executor is None and jobs > 1 and len(pending) > 1:
-            executor = ProcessPool(jobs)
-        bar = _progress_bar(len(pending), progress)
-        try:
+        if pending:
             if executor is None:
-                for stage, key in pending:
-                    self._prepare(stage.name, key)
-                    start = time.time()
-                    with recorded(self.work_dir(stage.name), this_process()):
-                        out = stage.fn(self.work_dir(stage.name), self._inputs(stage, outputs))
-                    self._close(stage.name, key, stage.params, list(stage.deps), out, time.time() - start)
-                    outputs[stage.name] = out
-                    bar.update(1)
-            else:
-                self._run_on(executor, pending, outputs, bar)
-        finally:
-            bar.close()
-        return [outputs[n] for n in names]
+                executor = ProcessPool(jobs) if jobs > 1 and len(pending) > 1 else InProcess()
+            bar = _progress_bar(len(pending), progress)
+            try:
+                self._run_on(executor, pending, bar)
+            finally:
+                bar.close()
+        return [self.outcomes[n] for n in names]
 
-    def _run_on(self, executor: Executor, pending: list[tuple[Stage, str]], outputs: dict[str, dict], bar) -> None:
-        """Hand each stage to ``executor`` once its dependencies are done, at most ``executor.slots`` at once."""
+    def _run_on(self, executor: Executor, pending: list[tuple[Stage, str]], bar) -> None:
+        """Prepare, hand over, time and close each stage once its dependencies are done, at most
+        ``executor.slots`` at once: the one path every stage takes."""
         slots = executor.slots or len(pending)
         waiting = list(pending)
         batch = _names(pending)
         running: dict[concurrent.futures.Future, tuple[Stage, str, float]] = {}
-        failed = True
         try:
             executor.start(self.root, self.log)
             while waiting or running:
-                ready = [w for w in waiting if all(d in outputs or d not in batch for d in w[0].deps)]
+                ready = [w for w in waiting if all(d in self.outcomes or d not in batch for d in w[0].deps)]
                 for item in ready:
                     if len(running) >= slots:
                         break
                     stage, key = item
                     waiting.remove(item)
                     self._prepare(stage.name, key)
-                    future = executor.submit(stage.fn, self.work_dir(stage.name), self._inputs(stage, outputs))
-                    running[future] = (stage, key, time.time())
+                    start = time.time()
+                    future = executor.submit(stage.fn, self.work_dir(stage.name), self._inputs(stage))
+                    running[future] = (stage, key, start)
                 if not running:
                     raise RuntimeError(f"run_many: stages {[w[0].name for w in waiting]} wait on one another")
                 done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
                 for future in done:
                     stage, key, start = running.pop(future)
                     out = _result(stage, future)
-                    self._close(stage.name, key, stage.params, list(stage.deps), out, time.time() - start)
-                    outputs[stage.name] = out
+                    self._close(stage, key, stage.encode(out), time.time() - start)
+                    self.outcomes[stage.name] = out
                     bar.update(1)
-            failed = False
         finally:
-            executor.stop(failed=failed)
+            executor.stop()
 
-    def _inputs(self, stage: Stage, outputs: dict[str, dict]) -> dict[str, dict]:
-        """The outputs of ``stage``'s dependencies: from this batch, else from their done-records."""
-        return {d: outputs[d] if d in outputs else (self.record(d) or {}).get("outputs", {}) for d in stage.deps}
+    def _inputs(self, stage: Stage) -> dict[str, Any]:
+        """The outputs of ``stage``'s dependencies (every one has run or been reused in this runner)."""
+        return {d: self.outcomes[d] for d in stage.deps}
 
-    def _open(self, name: str, params: Any, deps: list[str], *, prepare: bool = True) -> tuple[str, dict | None]:
-        """The stage's key and, when it is done with that key, its outputs (logged as cached); else, with
-        ``prepare``, its work dir made ready (:meth:`_prepare`)."""
-        missing = [d for d in deps if d not in self.keys]
+    def _open(self, stage: Stage) -> tuple[str, bool]:
+        """The stage's key and whether it is done with that key (then logged as cached and its outputs, decoded,
+        kept in :attr:`outcomes`)."""
+        missing = [d for d in stage.deps if d not in self.keys]
         if missing:
-            raise KeyError(f"stage {name!r} depends on {missing}, which have not run in this pipeline")
-        key = stage_key(params, [self.keys[d] for d in deps])
-        self.keys[name] = key
-        done = self.record(name)
-        if done is not None and done.get("key") == key:
-            self.skipped.append(name)
-            self.log(f"[cached] {name}")
-            return key, done["outputs"]
-        if prepare:
-            self._prepare(name, key)
-        return key, None
+            raise KeyError(f"stage {stage.name!r} depends on {missing}, which have not run in this pipeline")
+        key = stage_key(stage.params, [self.keys[d] for d in stage.deps])
+        self.keys[stage.name] = key
+        done = self.record(stage.name)
+        if done is None or done.get("key") != key:
+            return key, False
+        self.skipped.append(stage.name)
+        self.log(f"[cached] {stage.name}")
+        self.outcomes[stage.name] = stage.decode(done["outputs"])
+        return key, True
 
     def _prepare(self, name: str, key: str) -> None:
         """Stamp the work dir with ``key``: a stale one (other settings) is wiped, an interrupted one with the
@@ -242,15 +221,17 @@ class StageRunner:
         stamp.write_text(key)
         self.log(f"[{'resume' if resuming else 'run'}] {name}")
 
-    def _close(self, name: str, key: str, params: Any, deps: list[str], outputs: dict, seconds: float) -> None:
+    def _close(self, stage: Stage, key: str, outputs: Any, seconds: float) -> None:
+        """Write the stage's done-record: its key, its outputs as JSON, its time and every attempt at it."""
+        name = stage.name
         record = {
             "name": name,
             "key": key,
             "outputs": outputs,
             "seconds": round(seconds, 2),
             "attempts": [a.to_dict() for a in read_attempts(self.work_dir(name))],
-            "params": params,
-            "deps": deps,
+            "params": stage.params,
+            "deps": list(stage.deps),
             "finished": time.strftime("%Y-%m-%dT%H:%M:%S"),
         }
         atomic_write_text(
@@ -259,14 +240,38 @@ class StageRunner:
         self.executed.append(name)
 
 
+class Codec(Protocol):
+    """How a stage's outputs cross the disk: a frozen dataclass with ``to_json`` and a ``from_json`` classmethod
+    (:mod:`tokstudy.study.outcomes`)."""
+
+    def to_json(self) -> Any: ...
+
+    @classmethod
+    def from_json(cls, data: Any) -> Any: ...
+
+
 @dataclass(frozen=True)
 class Stage:
-    """One stage for :meth:`StageRunner.run_many`: ``fn(work_dir, inputs)`` returns its JSON-able outputs."""
+    """One stage for :meth:`StageRunner.run_many`: ``fn(work_dir, inputs)`` returns its outputs, an instance of
+    ``codec`` (written to the done-record by its ``to_json``, read back by ``from_json``) or, without a codec, a
+    JSON-able value kept as it is."""
 
     name: str
     params: Any
-    fn: Callable[[Path, dict[str, dict]], dict]
+    fn: Callable[[Path, dict[str, Any]], Any]
     deps: tuple[str, ...] = ()
+    codec: type[Codec] | None = None
+
+    def encode(self, outputs: Any) -> Any:
+        return outputs.to_json() if self.codec is not None else outputs
+
+    def decode(self, data: Any) -> Any:
+        return self.codec.from_json(data) if self.codec is not None else data
+
+
+def _folder_only(fn: Callable[[Path], Any], work: Path, inputs: dict[str, Any]) -> Any:
+    """A body that reads only its folder (:meth:`StageRunner.run`): its dependencies are there for its key."""
+    return fn(work)
 
 
 class StageError(TokstudyError, RuntimeError):
@@ -274,7 +279,7 @@ class StageError(TokstudyError, RuntimeError):
     stage, where it ran and the last lines of its traceback (the CLI prints it, as a refused input)."""
 
 
-def _result(stage: Stage, future: concurrent.futures.Future) -> dict:
+def _result(stage: Stage, future: concurrent.futures.Future) -> Any:
     """The stage's outputs, or its failure as a :class:`StageError`."""
     try:
         return future.result()
