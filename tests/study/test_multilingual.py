@@ -15,9 +15,11 @@ import scipy.stats
 
 from tests.study.fake_backend import FakeBackend
 from tests.study.toy_multilingual import MASAKHANER, MULTICONER_TRAIN, toy_multilingual_config, write_toy_data
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.errors import DataFormatError
 from tokstudy.study.across_languages import _row_spearman, cross_language_correlations, spearman_across
 from tokstudy.study.config import TaskSpec, TokenizerSection, load_study_config
+from tokstudy.study.language_rows import LanguageRow
 from tokstudy.study.pipeline import run_study, section_key, task_key
 from tokstudy.study.sources import Sources
 from tokstudy.study.tasks import expand_tasks, task_splits
@@ -188,17 +190,17 @@ def test_each_languages_segmentation_is_table_4_of_its_scored_sentences(toy_stud
     tasks = expand_tasks([t for t in config.finetune.tasks if t.dataset == "masakhaner2"], data_dir=config.data_dir)
     segmenters = [load_tokenizer(d, name=d.name) for d in sorted((result.root / "tokenizers").glob("sp-*"))]
     scored = scored_table(tasks, segmenters, sources)
-    assert [t["test"] for t in scored.tasks] == [f"masakhaner2:{lang}:test" for lang in MASAKHANER]
+    assert [t.test for t in scored.tasks] == [f"masakhaner2:{lang}:test" for lang in MASAKHANER]
     seg = segmentation_by_language(scored.table, [s.name for s in segmenters], {"n_resamples": 0, "seed": 0})
     rows = {(r["tokenizer"], r["task"]): r for r in _tables(result, "languages")}
     for s in segmenters:
         for subset in ("ne", "all"):
             want = additional_segmentation_by(scored.table, s.name, "dataset", subset=subset, n_resamples=0)
             for label, est in want.groups.items():
-                assert seg[s.name][label][subset]["value"] == pytest.approx(est.value)
+                assert getattr(seg[s.name][label], subset).value == pytest.approx(est.value)
                 task = f"masakhaner2-{label.split(':')[1]}-ner"
                 assert rows[(s.name, task)][subset] == pytest.approx(est.value)
-        assert {v["script"] for v in seg[s.name].values()} == {"Latin"}
+        assert {v.script for v in seg[s.name].values()} == {"Latin"}
 
 
 def test_the_cross_language_spearman_equals_scipys_on_the_same_numbers(toy_study):
@@ -211,8 +213,11 @@ def test_the_cross_language_spearman_equals_scipys_on_the_same_numbers(toy_study
         want = scipy.stats.spearmanr(x, y)
         assert c["n"] == len(mine)
         assert c["rho"] == pytest.approx(want.statistic, abs=1e-12) and c["p_value"] == pytest.approx(want.pvalue)
-    again = cross_language_correlations(rows, ["sp-unigram-120", "sp-unigram-160", "sp-unigram-200"], n_resamples=40)
-    assert [a["rho"] for a in again] == pytest.approx([c["rho"] for c in cross], nan_ok=True)
+    typed = [LanguageRow.from_json(r) for r in rows]
+    again = cross_language_correlations(
+        typed, ["sp-unigram-120", "sp-unigram-160", "sp-unigram-200"], BootstrapSettings(n_resamples=40)
+    )
+    assert [a.rho for a in again] == pytest.approx([c["rho"] for c in cross], nan_ok=True)
 
 
 def test_spearman_across_languages_equals_scipy_with_its_bootstrap_interval():
@@ -220,7 +225,7 @@ def test_spearman_across_languages_equals_scipy_with_its_bootstrap_interval():
     for n in (3, 7, 20):
         x, y = rng.normal(size=n), rng.normal(size=n)
         x[: n // 3] = x[0]  # ties
-        rc = spearman_across(x, y, n_resamples=300, seed=1)
+        rc = spearman_across(x, y, BootstrapSettings(n_resamples=300, seed=1))
         want = scipy.stats.spearmanr(x, y)
         assert (rc.rho, rc.p_value) == pytest.approx((want.statistic, want.pvalue))
         assert -1 <= rc.low <= rc.high <= 1 and rc.n == n and rc.n_resamples == 300
@@ -232,7 +237,7 @@ def test_spearman_across_languages_equals_scipy_with_its_bootstrap_interval():
         want = scipy.stats.spearmanr(x[idx[k]], y[idx[k]]).statistic
         assert (math.isnan(got[k]) and math.isnan(want)) or got[k] == pytest.approx(want)
     # a perfect ordering gives rho -1 with a degenerate interval; too few languages give none
-    perfect = spearman_across([1, 2, 3, 4, 5], [50, 40, 30, 20, 10], n_resamples=200)
+    perfect = spearman_across([1, 2, 3, 4, 5], [50, 40, 30, 20, 10], BootstrapSettings(n_resamples=200))
     assert perfect.rho == pytest.approx(-1) and perfect.high == pytest.approx(-1)
     assert math.isnan(spearman_across([1, 2], [2, 1]).rho)
     assert re.match(r"RankCorrelation\(rho=nan", repr(spearman_across([1, 1, 1], [1, 2, 3])))

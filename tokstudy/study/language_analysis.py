@@ -24,12 +24,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from tokstudy.analysis.model_errors.correlation import ErrorCorrelation
+from tokstudy.analysis.stats.estimates import BootstrapSettings, Estimate
 from tokstudy.analysis.stats.per_language import language_table
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.report import names
+from tokstudy.report.codec import from_jsonable
 from tokstudy.report.result import Table
+from tokstudy.report.scores import scores_from_json
 from tokstudy.study import across_languages as xl
 from tokstudy.study.config import TaskSpec
+from tokstudy.study.language_rows import LanguageSegmentation, ScoredTask
 from tokstudy.study.sources import Sources
 from tokstudy.study.tasks import scored_split
 
@@ -40,12 +45,11 @@ class ScoredTable:
 
     Attributes:
         table: the :class:`~tokstudy.analysis.table.SegmentationTable` of every task's scored sentences.
-        tasks: per task ``{"task", "dataset", "language", "test"}``; ``test`` is the label of its sentences in
-            ``table.datasets``.
+        tasks: the tasks, each with the label of its sentences in ``table.datasets``.
     """
 
     table: object
-    tasks: list[dict]
+    tasks: list[ScoredTask]
 
 
 def scored_table(tasks: Sequence[TaskSpec], segmenters, sources: Sources) -> ScoredTable | None:
@@ -58,40 +62,40 @@ def scored_table(tasks: Sequence[TaskSpec], segmenters, sources: Sources) -> Sco
         if key not in label_of:
             label_of[key] = len(datasets)
             datasets.append(ds)
-        rows.append({"task": task.label, "dataset": task.dataset, "language": ds.language, "key": key})
+        rows.append((task.label, task.dataset, ds.language, key))
     if not datasets:
         return None
     table = segmentation_table(datasets, segmenters, progress=False)
     labels = dict(zip(table.dataset_keys, table.datasets))
-    infos = [
-        {"task": r["task"], "dataset": r["dataset"], "language": r["language"], "test": labels[r["key"]]} for r in rows
-    ]
-    return ScoredTable(table, infos)
+    return ScoredTable(
+        table, [ScoredTask(task, dataset, language, labels[key]) for task, dataset, language, key in rows]
+    )
 
 
-def _additional(fertility) -> dict:
+def _additional(fertility: Estimate) -> Estimate:
     """Additional segmentation % of every word from its fertility (pieces per word): ``100 * (f - 1)``, the
     interval mapped the same way (the map is increasing)."""
-    return {k: 100.0 * (getattr(fertility, k) - 1.0) for k in ("value", "low", "high")}
+    value, low, high = (100.0 * (v - 1.0) for v in (fertility.value, fertility.low, fertility.high))
+    return Estimate(value, low, high, fertility.n_words, fertility.n_sentences)
 
 
-def segmentation_by_language(table, tokenizers: list[str], boot: dict) -> dict:
-    """``{tokenizer: {dataset label: {"ne": Est, "all": Est, "gap": Est, "unknown": Est, "byte_pieces": Est,
-    "script": str}}}`` with
-    ``Est = {"value", "low", "high"}``: Table 4 of each dataset (one language) by
-    :func:`~tokstudy.analysis.stats.per_language.language_table`, 95 % bootstrap intervals over sentences; ``all``
+def _settings(boot: dict | BootstrapSettings) -> BootstrapSettings:
+    """The bootstrap settings, whole (the analysis stage hands them over as ``{"n_resamples", "seed"}``)."""
+    return boot if isinstance(boot, BootstrapSettings) else BootstrapSettings(**boot)
+
+
+def segmentation_by_language(
+    table, tokenizers: list[str], boot: dict | BootstrapSettings
+) -> dict[str, dict[str, LanguageSegmentation]]:
+    """``{tokenizer: {dataset label: LanguageSegmentation}}``: Table 4 of each dataset (one language) by
+    :func:`~tokstudy.analysis.stats.per_language.language_table`, bootstrap intervals over sentences; ``all``
     is the additional segmentation of every word, from the row's fertility."""
-    est = lambda e: {"value": e.value, "low": e.low, "high": e.high}  # noqa: E731
+    boot = _settings(boot)
     out: dict = {}
-    for r in language_table(table, tokenizers, **boot).rows:
-        out.setdefault(r.tokenizer, {})[r.dataset] = {
-            "ne": est(r.ne),
-            "all": _additional(r.fertility),
-            "gap": est(r.gap),
-            "unknown": est(r.unknown),
-            "byte_pieces": est(r.byte_pieces) if r.byte_pieces is not None else None,
-            "script": r.script,
-        }
+    rows = language_table(table, tokenizers, n_resamples=boot.n_resamples, confidence=boot.confidence, seed=boot.seed)
+    for r in rows.rows:
+        seg = LanguageSegmentation(r.ne, _additional(r.fertility), r.gap, r.unknown, r.byte_pieces, r.script)
+        out.setdefault(r.tokenizer, {})[r.dataset] = seg
     return out
 
 
@@ -101,19 +105,28 @@ def language_tables(
     scores: dict,
     correlation: list[dict],
     attribution: list[dict],
-    boot: dict,
+    boot: dict | BootstrapSettings,
 ) -> list[Table]:
     """The tables ``languages``, ``cross_language`` and ``vocabulary_gain`` (JSON, and CSV without the seeds'
-    values). ``order``: the tokenizers, smallest vocabulary first; ``boot``: ``{"n_resamples", "seed"}``, used
-    over sentences for segmentation and over languages for rho."""
+    values). ``order``: the tokenizers, smallest vocabulary first; ``scores``: ``scores.json``; ``correlation``,
+    ``attribution``: the JSON rows of those tables; ``boot``: used over sentences for segmentation and over
+    languages for rho."""
+    boot = _settings(boot)
     segmentation = segmentation_by_language(scored.table, order, boot)
-    rows = xl.language_rows(scored.tasks, segmentation, scores, correlation, attribution, order)
+    correlations = [from_jsonable(ErrorCorrelation, c) for c in correlation]
+    rows = xl.language_rows(scored.tasks, segmentation, scores_from_json(scores), correlations, attribution, order)
     made = {
         names.LANGUAGES: rows,
-        names.CROSS_LANGUAGE: xl.cross_language_correlations(rows, order, **boot),
-        names.VOCABULARY_GAIN: xl.vocabulary_gains(rows, order),
+        names.CROSS_LANGUAGE: xl.cross_language_correlations(rows, order, boot),
+        names.VOCABULARY_GAIN: xl.vocabulary_gains(rows, order, boot),
     }
     return [
-        Table.of(name, rows=[{k: v for k, v in r.items() if k != "f1_values"} for r in content], data=content)
+        Table.of(name, rows=[_without_values(r.row()) for r in content], data=[r.row() for r in content])
         for name, content in made.items()
     ]
+
+
+def _without_values(row: dict) -> dict:
+    """A row for the CSV: each seed's F1 is in the JSON only."""
+    row.pop("f1_values", None)
+    return row

@@ -7,8 +7,7 @@ the statistics are :mod:`tokstudy.study.across_languages`'s. A finding is decide
 estimates: across languages, "more segmentation, lower F1" is a yes for a (tokenizer, set of languages) when the
 bootstrap interval of Spearman's rho over languages lies below 0, a no when it lies above 0.
 
->>> rows = [{"tokenizer": "a", "group": "masakhaner2", "measure": "ne", "rho": -0.6, "low": -0.9, "high": -0.2,
-...          "p_value": 0.01, "n": 20}]
+>>> rows = [CrossLanguageRow("a", "masakhaner2", "ne", -0.6, 0.01, -0.9, -0.2, n=20, n_resamples=1000, undefined=0)]
 >>> language_findings(rows)[0].holds
 True
 """
@@ -24,6 +23,7 @@ from tokstudy.report.numbers import format_p
 from tokstudy.report.verdict import NO_FIT, Verdict
 from tokstudy.study.config import StudyConfig
 from tokstudy.study.findings import Finding
+from tokstudy.study.language_rows import CrossLanguageRow, LanguageRow, VocabularyGain
 
 #: how each measure is named in the report
 MEASURE_NAMES = {"ne": "NE words", "all": "all words"}
@@ -59,19 +59,18 @@ def _group_name(group: str, n: int) -> str:
     return f"all corpora ({n} tasks)" if group == "all" else f"{group} ({n} languages)"
 
 
-def vocabulary_finding(gains: list[dict]) -> Finding:
+def vocabulary_finding(gains: list[VocabularyGain]) -> Finding:
     """Does F1 rise from the smallest vocabulary to the largest, language by language? One case per language:
     yes when Welch's interval of the gain lies above 0, no when below, undecided when it holds 0 or there is none
     (one seed)."""
     outcomes = [
-        (True if g["low"] > 0 else False if g["high"] < 0 else None) if _ok(g["low"]) and _ok(g["high"]) else None
-        for g in gains
+        (True if g.low > 0 else False if g.high < 0 else None) if _ok(g.low) and _ok(g.high) else None for g in gains
     ]
-    up = sum(1 for g in gains if _ok(g["gain"]) and g["gain"] > 0)
-    down = sum(1 for g in gains if _ok(g["gain"]) and g["gain"] < 0)
-    show = lambda g: f"{g['language']} ({g['dataset']}) {g['gain']:+.1f}"  # noqa: E731
+    up = sum(1 for g in gains if _ok(g.gain) and g.gain > 0)
+    down = sum(1 for g in gains if _ok(g.gain) and g.gain < 0)
+    show = lambda g: f"{g.language} ({g.dataset}) {g.gain:+.1f}"  # noqa: E731
     evidence = (
-        f"F1 at {gains[0]['large']} above {gains[0]['small']} in {up} of {len(gains)} languages, below in {down} "
+        f"F1 at {gains[0].large} above {gains[0].small} in {up} of {len(gains)} languages, below in {down} "
         f"(point estimates); largest gains: {', '.join(show(g) for g in gains[:3])}; smallest: "
         f"{', '.join(show(g) for g in gains[-3:][::-1])}"
     )
@@ -82,22 +81,22 @@ def vocabulary_finding(gains: list[dict]) -> Finding:
     )
 
 
-def _rho_case(r: dict) -> tuple[bool | None | str, str]:
+def _rho_case(r: CrossLanguageRow) -> tuple[bool | None | str, str]:
     """One (tokenizer, set of languages) of the cross-language finding: its outcome and how it reads."""
-    where = f"{r['tokenizer']} / {_group_name(r['group'], r['n'])}"
-    if not (_ok(r["rho"]) and _ok(r["low"])):
+    where = f"{r.tokenizer} / {_group_name(r.group, r.n)}"
+    if not (_ok(r.rho) and _ok(r.low)):
         return NO_FIT, f"{where}: rho undefined"
-    outcome = True if r["high"] < 0 else False if r["low"] > 0 else None
-    return outcome, f"{where}: rho = {r['rho']:.2f} [{r['low']:.2f}, {r['high']:.2f}]"
+    outcome = True if r.high < 0 else False if r.low > 0 else None
+    return outcome, f"{where}: rho = {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}]"
 
 
-def language_findings(cross: list[dict], gains: list[dict] = ()) -> list[Finding]:
+def language_findings(cross: list[CrossLanguageRow], gains: list[VocabularyGain] = ()) -> list[Finding]:
     """One finding per measure: across languages, does a language whose words are more segmented score lower F1?
     One case per (tokenizer, set of languages): yes when the interval of rho lies below 0, no when above. Then,
     with ``gains`` (``vocabulary_gain.json``), :func:`vocabulary_finding`."""
     out = []
     for measure, name in MEASURE_NAMES.items():
-        cases = [_rho_case(r) for r in cross if r["measure"] == measure]
+        cases = [_rho_case(r) for r in cross if r.measure == measure]
         if cases:
             out.append(
                 Finding(
@@ -194,11 +193,11 @@ def cuts_section(config: StudyConfig, task_data: list[dict] | None) -> Section:
     return Section("What was cut to fit the time", "\n".join(f"- {line}" for line in lines))
 
 
-def _cross_table(cross: list[dict]) -> str:
+def _cross_table(cross: list[CrossLanguageRow]) -> str:
     rows = [
-        f"| {r['tokenizer']} | {_group_name(r['group'], r['n'])} | {MEASURE_NAMES[r['measure']]} | "
-        f"{_decimal(r['rho'], 2)} | {_interval(r['low'], r['high'])} | "
-        f"{format_p(r['p_value'])} | {r['undefined']} |"
+        f"| {r.tokenizer} | {_group_name(r.group, r.n)} | {MEASURE_NAMES[r.measure]} | "
+        f"{_decimal(r.rho, 2)} | {_interval(r.low, r.high)} | "
+        f"{format_p(r.p_value)} | {r.undefined} |"
         for r in cross
     ]
     return (
@@ -207,13 +206,13 @@ def _cross_table(cross: list[dict]) -> str:
     )
 
 
-def _language_table(rows: list[dict]) -> str:
-    ordered = sorted(rows, key=lambda r: -r["ne"] if _ok(r["ne"]) else math.inf)
+def _language_table(rows: list[LanguageRow]) -> str:
+    ordered = sorted(rows, key=lambda r: -r.ne if _ok(r.ne) else math.inf)
     body = [
-        f"| {r['language']} | {r['dataset']} | {r['script'].title()} | {_ci(r['ne'], r['ne_low'], r['ne_high'])} | "
-        f"{_ci(r['all'], r['all_low'], r['all_high'])} | {_decimal(r['f1'])}"
-        + (f" ± {r['f1_sd']:.1f}" if r["seeds"] > 1 and _ok(r["f1_sd"]) else "")
-        + f" | {_ci(r['r'], r['r_low'], r['r_high'], 3)} | {_ci(r['or'], r['or_low'], r['or_high'], 2)} |"
+        f"| {r.language} | {r.dataset} | {r.script.title()} | {_ci(r.ne, r.ne_low, r.ne_high)} | "
+        f"{_ci(r.all, r.all_low, r.all_high)} | {_decimal(r.f1)}"
+        + (f" ± {r.f1_sd:.1f}" if r.seeds > 1 and _ok(r.f1_sd) else "")
+        + f" | {_ci(r.r, r.r_low, r.r_high, 3)} | {_ci(r.odds, r.odds_low, r.odds_high, 2)} |"
         for r in ordered
     ]
     return (
@@ -222,24 +221,24 @@ def _language_table(rows: list[dict]) -> str:
     )
 
 
-def _gain_table(gains: list[dict]) -> str:
+def _gain_table(gains: list[VocabularyGain]) -> str:
     if not gains:
         return "(one vocabulary: no gain to show)"
     body = [
-        f"| {g['language']} | {g['dataset']} | {_decimal(g['f1_small'])} | {_decimal(g['f1_large'])} | "
-        f"{_ci(g['gain'], g['low'], g['high'])} | {_decimal(g['ne_small'])} -> {_decimal(g['ne_large'])} |"
+        f"| {g.language} | {g.dataset} | {_decimal(g.f1_small)} | {_decimal(g.f1_large)} | "
+        f"{_ci(g.gain, g.low, g.high)} | {_decimal(g.ne_small)} -> {_decimal(g.ne_large)} |"
         for g in gains
     ]
-    head = f"| language | corpus | F1 {gains[0]['small']} | F1 {gains[0]['large']} | gain (95 % Welch CI) | "
+    head = f"| language | corpus | F1 {gains[0].small} | F1 {gains[0].large} | gain (95 % Welch CI) | "
     return head + "NE additional segmentation % |\n|---|---|---:|---:|---|---|\n" + "\n".join(body)
 
 
-def _byte_piece_note(rows: list[dict]) -> list[str]:
+def _byte_piece_note(rows: list[LanguageRow]) -> list[str]:
     """The languages whose pieces are more than :data:`BYTE_PIECE_NOTE` % bytes, as one sentence (or none)."""
     high = [
-        f"{r['language']} ({r['dataset']}) {r['byte_pieces']:.1f} %"
+        f"{r.language} ({r.dataset}) {r.byte_pieces:.1f} %"
         for r in rows
-        if _ok(r.get("byte_pieces")) and r["byte_pieces"] > BYTE_PIECE_NOTE
+        if _ok(r.byte_pieces) and r.byte_pieces > BYTE_PIECE_NOTE
     ]
     if not high:
         return []
@@ -250,7 +249,12 @@ def _byte_piece_note(rows: list[dict]) -> list[str]:
 
 
 def languages_section(
-    languages: list[dict], cross: list[dict], gains: list[dict], order: list[str], *, gain_csv: str
+    languages: list[LanguageRow],
+    cross: list[CrossLanguageRow],
+    gains: list[VocabularyGain],
+    order: list[str],
+    *,
+    gain_csv: str,
 ) -> Section:
     """Each language's segmentation next to its F1 per tokenizer, the rank correlation across languages, the
     word-level link per language, and the languages a larger vocabulary helps most (``gain_csv``: the link to
@@ -266,13 +270,13 @@ def languages_section(
         "### Across languages\n\n" + _cross_table(cross),
     ]
     for tok in order:
-        mine = [r for r in languages if r["tokenizer"] == tok]
+        mine = [r for r in languages if r.tokenizer == tok]
         if mine:
             parts.append(f"### {tok}: languages, most segmented NE words first\n\n" + _language_table(mine))
             high = [
-                f"{r['language']} ({r['dataset']}) {r['unknown']:.1f} %"
+                f"{r.language} ({r.dataset}) {r.unknown:.1f} %"
                 for r in mine
-                if _ok(r.get("unknown")) and r["unknown"] > UNKNOWN_NOTE
+                if _ok(r.unknown) and r.unknown > UNKNOWN_NOTE
             ]
             if high:
                 parts.append(

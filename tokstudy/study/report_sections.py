@@ -36,6 +36,7 @@ from tokstudy.report.result import ReportResult, StudyTables, read_study_result,
 from tokstudy.study.config import FinetuneSection, StudyConfig, load_study_config
 from tokstudy.study.control_and_cost import tables_1_2_markdown
 from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, by_vocab
+from tokstudy.study.language_rows import CrossLanguageRow, LanguageRow, VocabularyGain
 from tokstudy.study.language_sections import cuts_section, language_findings, languages_section, training_text_section
 from tokstudy.study.sources import Sources
 
@@ -112,13 +113,14 @@ def study_sections(result: ReportResult, analysis: dict, config: StudyConfig, so
     errors = result.errors
     correlation = errors.correlations() if errors else []
     scores, control = study.scores_by_task(), study.control_by_task()
-    languages, cross = study.value(names.LANGUAGES, []), study.value(names.CROSS_LANGUAGE, [])
-    gains = study.value(names.VOCABULARY_GAIN, [])
+    languages = [LanguageRow.from_json(r) for r in study.value(names.LANGUAGES, [])]
+    cross = [CrossLanguageRow.from_json(r) for r in study.value(names.CROSS_LANGUAGE, [])]
+    gains = [VocabularyGain.from_json(r) for r in study.value(names.VOCABULARY_GAIN, [])]
     order = [r.tokenizer for r in by_vocab(table4, vocab)]
 
     sections = _opening_sections(analysis, config, sources, study)
     # a language's score against vocabulary size is one case of one finding over languages, not a finding per task
-    per_task = {t: s for t, s in scores.items() if t not in {r["task"] for r in languages}}
+    per_task = {t: s for t, s in scores.items() if t not in {r.task for r in languages}}
     attribution = errors.attribution_rows if errors else []
     found = all_findings(table4, vocab, correlation, per_task, attribution or None, control)
     found += language_findings(cross, gains)
