@@ -10,7 +10,7 @@ It listens on 127.0.0.1 and sends no usage statistics wherever it is started fro
 ``analysis_app/.streamlit/config.toml``, the config file Streamlit reads beside the script it runs (whatever
 the current folder; flags such as ``--server.address 0.0.0.0`` still override it). A Streamlit that does not
 read that file would listen on every interface: :func:`refuse_streamlit_defaults` stops the server then,
-before it answers anyone (issue 33 item 2).
+before it answers anyone.
 """
 
 import contextlib

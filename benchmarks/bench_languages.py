@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark: Table 4 per language, ``tokstudy stats`` on the 31 language sets x 3 tokenizers (issue 25 item 2).
+"""Benchmark: Table 4 per language, ``tokstudy stats`` on the 31 language sets x 3 tokenizers.
 
 The command timed, end to end in a fresh process (reading the 31 files, the table, Table 4 with the summaries
 and breakdowns, Table 4 per language, the unknown-piece warnings, the CSV and the figure; 1,000 resamples)::

@@ -1,4 +1,4 @@
-"""Benchmark: MorphScore (and boundary P / R / F1) over 10,000 words (issue 36 item 3; target: within 2 s).
+"""Benchmark: MorphScore (and boundary P / R / F1) over 10,000 words (target: within 2 s).
 
 The gold file is written here: 10,000 distinct words of CoNLL-2003 train (letters only, 4 characters or
 more) as a MorphScore CSV whose boundary of interest is before the last two characters (a stand-in for a

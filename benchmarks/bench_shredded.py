@@ -1,4 +1,4 @@
-"""Benchmark: the shredded-word ranking against ``tokstudy stats``, on the same input (issue 36 item 1).
+"""Benchmark: the shredded-word ranking against ``tokstudy stats``, on the same input.
 
 Input: CoNLL-2003 train + dev + test (~300k words) and three SentencePiece unigram vocabularies (8k / 16k /
 32k, the cached models of ``bench_stats.py``). In process, interleaved rounds, best of ``--repeat``:

@@ -1,7 +1,7 @@
 """Benchmark: the study's analysis + report stages alone, and ``tokstudy stats``, for any checkout.
 
-Issue 12 asks that "``tokstudy stats`` and the study are no slower" after the study's report moved
-into ``tokstudy.report`` (one segmentation table, two bootstrap passes instead of 1 + K + 6K).
+It checks that ``tokstudy stats`` and the study are no slower with the study's report in
+``tokstudy.report`` (one segmentation table, two bootstrap passes instead of 1 + K + 6K).
 Both are timed in fresh processes running the code of ``--repo`` (``PYTHONPATH=<repo>``), so the
 same command measures before (a checkout of the old commit) and after:
 
@@ -16,7 +16,7 @@ same command measures before (a checkout of the old commit) and after:
 
 ``--statistics`` mode, in this checkout only: the statistics of the study's analysis at the scale of the
 ``cpu`` configuration (its 10 analysis datasets, the three SentencePiece models of ``bench_stats.py``,
-1,000 resamples), the way the study computed them before issue 12 (the first dataset segmented on its
+1,000 resamples), the way the study once computed them (the first dataset segmented on its
 own, then Table 4, one summary per tokenizer and one ``additional_segmentation_by`` per tokenizer,
 grouping and subset: 1 + K + 6K bootstrap passes, all datasets segmented again) against the way it does
 now (one table, ``select``, ``table_statistics`` and ``breakdowns``: two passes); interleaved rounds,
@@ -127,7 +127,7 @@ CPU_DATASETS = (
 
 
 def bench_statistics(repeat: int, resamples: int) -> list[str]:
-    """Before / after issue 12's statistics of the study on the cpu configuration's datasets."""
+    """The statistics of the study on the cpu configuration's datasets: 1 + K + 6K passes against two."""
     sys.path.insert(0, str(HERE.parent))
     sys.path.insert(0, str(HERE))
     from bench_stats import train_models

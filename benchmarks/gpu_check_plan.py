@@ -26,7 +26,7 @@ class Sizes:
     bench_variants: list[str] = field(default_factory=list)
 
 
-#: The variants of issue 34's item 2 beside ours, run only when asked (``--only bench-variants``): each compiles
+#: The compile variants beside ours, run only when asked (``--only bench-variants``): each compiles
 #: for a minute or more, and GEMM autotuning for several.
 VARIANTS = ["--variants", "ours", "ours-gemm-autotune", "ours-cudagraphs"]
 GPU = Sizes(

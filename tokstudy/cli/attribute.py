@@ -95,7 +95,6 @@ def compute(table, args, fitter=None) -> list:
     """Every (predictions file, tokenizer) attribution of the parsed arguments.
 
     ``fitter`` fits each design (default: in process; see :mod:`tokstudy.analysis.model_errors.fit_worker`)."""
-
     counts, label = None, None
     if args.train_dataset:
         train = load_requested(datasets=train_request(args)).datasets

@@ -63,7 +63,6 @@ def register(sub) -> None:
 
 def compute(table, args) -> tuple[list, list[str]]:
     """The correlations, and one line per predictions file that covers only a declared subset of its split."""
-
     out, notes = [], []
     for path in args.predictions:
         aligned = align_predictions(

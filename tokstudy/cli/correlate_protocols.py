@@ -71,7 +71,6 @@ def pairs(args) -> list[tuple[int, str]]:
 
 def compute(table, args, paired: list[tuple[int, str]]) -> list:
     """The :class:`~tokstudy.analysis.model_errors.protocols.ProtocolCorrelations` of every pair."""
-
     names = table.tokenizer_names
     without = tokenizers_from_args(args, count_lone_boundary=False)
     out = []

@@ -81,6 +81,5 @@ def run(args) -> int:
 def _dataset_table(args):
     """The ``--dataset`` splits as a table of their words, tags and sentence ids (no tokenizer: the pieces are the
     files' own), for the files to be checked against."""
-
     datasets = load_requested(datasets=DatasetRequest(args.dataset, data_dir=args.data_dir)).datasets
     return segmentation_table(datasets, [], progress=False)

@@ -87,8 +87,7 @@ def register(sub) -> None:
 
 
 def compute(table, args):
-    """All the stats of one table, bootstrapped in one pass (shared with ``tokstudy report``)."""
-
+    """All the stats of one table, bootstrapped in one pass (the figures ``run`` prints and writes)."""
     return table_statistics(
         table, groupings=args.by, renyi_alpha=getattr(args, "renyi_alpha", 2.5), **bootstrap_kwargs(args)
     )
@@ -126,7 +125,6 @@ def run(args) -> int:
 
 def languages(table, args):
     """Table 4 per (dataset, language) and tokenizer (:func:`tokstudy.analysis.stats.per_language.language_table`)."""
-
     return language_table(table, **bootstrap_kwargs(args))
 
 
@@ -135,7 +133,6 @@ def table_with_language_warnings(args):
     datasets, the unknown-piece warnings of each dataset and tokenizer become one per tokenizer naming every
     language concerned (:func:`tokstudy.analysis.stats.per_language.language_coverage`); other warnings pass as
     they are."""
-
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table, repairs = table_from_args(args)
@@ -155,7 +152,6 @@ def write_outputs(args, out, table, res, per_language, repairs: list[dict], shre
     ``out`` (:func:`~tokstudy.cli.arguments.staged_outputs`). With ``--shredded`` (``shredded``: the rankings),
     the JSON holds them under ``"shredded"`` as the report's ``shredded.json`` does
     (:func:`~tokstudy.report.shredded.shredded_json`: every word ranked)."""
-
     if args.json:
         rt.write_json(
             {

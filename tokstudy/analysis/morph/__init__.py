@@ -1,4 +1,4 @@
-"""How a tokenizer's pieces fall on gold morpheme boundaries (issue 36): MorphScore and boundary P / R / F1.
+"""How a tokenizer's pieces fall on gold morpheme boundaries: MorphScore and boundary P / R / F1.
 
 Where each part lives (each imports only the ones above it)::
 

@@ -58,7 +58,6 @@ def tokenizer_request(args) -> TokenizerRequest:
 def load_requested(*, datasets: DatasetRequest | None = None, tokenizers: TokenizerRequest | None = None) -> Inputs:
     """:func:`tokstudy.inputs.load.load_inputs`, and what reading the inputs has to tell printed
     (:func:`print_input_notes`)."""
-
     inputs = load_inputs(datasets=datasets, tokenizers=tokenizers)
     print_input_notes(inputs)
     return inputs
@@ -72,7 +71,6 @@ def inputs_from_args(args, *, tokenizers: bool = True) -> Inputs:
 def table_from_args(args):
     """``(table, repairs)``: the segmentation table of the datasets and tokenizers named on the command line, and
     what lenient reading repaired (the list ``stats --json`` holds under ``"repairs"``)."""
-
     inputs = inputs_from_args(args)
     table = segmentation_table(inputs.datasets, inputs.tokenizers, progress=not args.no_progress)
     return table, inputs.repair_records()
@@ -124,7 +122,6 @@ def resolve_sentences(table, specs) -> list[int]:
 
 def parity_from_args(args) -> list:
     """Parity of the tokenizers named on the command line on its parallel text (``parity``, ``report --parity``)."""
-
     directory = args.parallel_dir or corpus_dir("xquad_parallel", args.data_dir)
     langs = args.languages.split(",") if args.languages else None
     if langs and args.reference not in langs:
@@ -137,7 +134,6 @@ def parity_from_args(args) -> list:
 def shredded_from_args(table, args):
     """The shredded-word rankings of the table (:func:`tokstudy.analysis.stats.shredded.shredded_table`), every
     shredded word kept (the Markdown shows the first)."""
-
     return shredded_table(table, min_pieces=args.shredded or DEFAULT_MIN_PIECES, limit=None)
 
 
@@ -147,7 +143,6 @@ def piece_agreements(specs, *, n_resamples: int, seed: int, table=None, dataset:
     names the model (default: the file's ``model_name``); models of the same name get their file's name beside
     it; with ``table``, each file is checked against its dataset (``dataset``, as ``--predictions-dataset``
     names it) first. What each file holds is printed, one line each."""
-
     results = []
     for spec in specs:
         path, _, name = spec.partition("=")

@@ -146,6 +146,5 @@ def repairs_path(json_path: str | os.PathLike) -> Path:
 
 def write_repairs_beside(group, json_path, repairs: list[dict]) -> None:
     """Stage the repairs of a ``--json`` list (:func:`repairs_path`) in ``group``, only when a tag was repaired."""
-
     if repairs:
         write_json(repairs, group.file(repairs_path(json_path)))
