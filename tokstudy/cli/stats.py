@@ -20,9 +20,10 @@ from tokstudy.cli.arguments import (
     staged_outputs,
     table_from_args,
 )
+from tokstudy.report import build
 from tokstudy.report import tables as rt
 from tokstudy.report.per_language import language_rows, languages_markdown, plot_languages
-from tokstudy.report.shredded import shredded_json, shredded_markdown, write_shredded_csv
+from tokstudy.report.shredded import shredded_markdown, write_shredded_csv
 
 GROUPINGS = ("entity_type", "position", "language", "dataset")
 
@@ -150,22 +151,10 @@ def table_with_language_warnings(args):
 def write_outputs(args, out, table, res, per_language, repairs: list[dict], shredded=None) -> None:
     """``--json``, ``--csv``, ``--shredded-csv``, ``--languages-csv``, ``--languages-figure``, each staged in
     ``out`` (:func:`~tokstudy.cli.arguments.staged_outputs`). With ``--shredded`` (``shredded``: the rankings),
-    the JSON holds them under ``"shredded"`` as the report's ``shredded.json`` does
-    (:func:`~tokstudy.report.shredded.shredded_json`: every word ranked)."""
+    the JSON holds them under ``"shredded"`` as the report's ``shredded.json`` does (every word ranked): the JSON
+    is the report's tables' (:func:`tokstudy.report.build.stats_json`)."""
     if args.json:
-        rt.write_json(
-            {
-                "datasets": list(table.datasets),
-                "table4": res.table4,
-                "summary": res.summary,
-                "by": res.by,
-                "intrinsic": res.intrinsic,
-                "languages": language_rows(per_language) if per_language is not None else [],
-                "repairs": repairs,
-                **({"shredded": shredded_json(shredded)} if shredded is not None else {}),
-            },
-            out.file(args.json),
-        )
+        rt.write_json(build.stats_json(table.datasets, res, per_language, repairs, shredded), out.file(args.json))
     if args.csv:
         rt.write_csv(rt.table4_rows(res.table4), out.file(args.csv))
     if args.shredded_csv:

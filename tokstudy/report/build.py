@@ -19,8 +19,10 @@ from tokstudy.data.repairs import KINDS, RepairLog
 from tokstudy.report import attribution as ra
 from tokstudy.report import names
 from tokstudy.report import tables as rt
+from tokstudy.report.per_language import languages_report
 from tokstudy.report.protocols import protocol_rows, protocols_markdown
 from tokstudy.report.result import ErrorResult, SegmentationResult, Table
+from tokstudy.report.shredded import shredded_report
 from tokstudy.report.table3 import example_rows, examples_markdown
 
 
@@ -116,3 +118,28 @@ def repairs(logs: Sequence[dict]) -> Table:
         more = r["total"] - len(places)
         parts.append(rt.markdown_table(shown) + (f"\n\n... and {more} more" if more > 0 else ""))
     return Table.of(names.REPAIRS, "\n\n".join(parts), rows, list(logs))
+
+
+def stats_json(datasets: Sequence[str], stats, languages=None, logs: Sequence[dict] = (), shredded=None) -> dict:
+    """What ``tokstudy stats --json`` writes: the JSON of the report's tables, made here as ``tokstudy report``
+    makes them, under their names: ``table4``, ``summary``, ``by`` (``{grouping: by_<grouping>.json}``),
+    ``intrinsic``, ``languages`` (the rows of ``languages.csv``: Table 4 per language), ``repairs`` and, when
+    computed, ``shredded``; beside them the ``datasets``.
+
+    ``stats``: :func:`~tokstudy.analysis.stats.table_statistics`; ``languages``:
+    :func:`~tokstudy.analysis.stats.per_language.language_table` (None with one dataset); ``logs``: as
+    :func:`repairs`; ``shredded``: :func:`~tokstudy.analysis.stats.shredded.shredded_table`.
+    """
+    seg = segmentation(stats.table4, stats.summary, stats.by, stats.intrinsic)
+    out = {
+        "datasets": list(datasets),
+        names.TABLE4: seg.table4.data,
+        names.SUMMARY: seg.summary.data,
+        "by": {g: table.data for g, table in seg.by.items()},
+        names.INTRINSIC: None if seg.intrinsic is None else seg.intrinsic.data,
+        names.LANGUAGES: languages_report(languages).rows if languages is not None else [],
+        names.REPAIRS: repairs(logs).data if logs else [],
+    }
+    if shredded is not None:
+        out[names.SHREDDED] = shredded_report(shredded).data
+    return out
