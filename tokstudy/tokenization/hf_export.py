@@ -16,8 +16,8 @@ those quotes its pieces differ from sentencepiece's. The directory therefore dec
 the generic ``PreTrainedTokenizerFast`` class with ALBERT's special tokens, whose
 ``tokenizer.json`` is used as written. ``spiece.model`` sits beside it for sentencepiece.
 
-The converter reads the few fields it needs straight from the protobuf wire format,
-so the core needs neither ``protobuf`` nor ``transformers``.
+The converter reads the few fields it needs straight from the protobuf wire format
+(:mod:`~tokstudy.tokenization.spm_proto`), so the core needs neither ``protobuf`` nor ``transformers``.
 
 >>> tok = spm_to_hf_tokenizer("spiece.model", algorithm="unigram")   # doctest: +SKIP
 >>> write_hf_files(tok, "out/", special_tokens=ALBERT_SPECIALS)     # doctest: +SKIP
@@ -28,6 +28,8 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+
+from tokstudy.tokenization import spm_proto
 
 #: ALBERT's special symbols, in id order: pad=0, unk=1, then the control symbols.
 ALBERT_SPECIALS = {
@@ -148,46 +150,13 @@ def _bpe_merges(pieces: list[str], sp) -> list[tuple[str, str]]:
 
 
 def _spm_fields(raw: bytes) -> dict:
-    """``model_type`` and ``precompiled_charsmap`` from a serialised ``ModelProto``."""
+    """``model_type`` and ``precompiled_charsmap`` from a serialised ``ModelProto``
+    (:mod:`tokstudy.tokenization.spm_proto`)."""
     out = {"model_type": 1, "charsmap": b""}
-    for field, value in _wire_fields(raw):
-        if field == 2 and isinstance(value, bytes):  # trainer_spec
-            for f, v in _wire_fields(value):
-                if f == 3 and isinstance(v, int):
-                    out["model_type"] = v
-        elif field == 3 and isinstance(value, bytes):  # normalizer_spec
-            for f, v in _wire_fields(value):
-                if f == 2 and isinstance(v, bytes):
-                    out["charsmap"] = v
+    for f, w, v in spm_proto.settings_fields(raw, spm_proto.TRAINER_SPEC):
+        if f == 3 and w == spm_proto.VARINT:
+            out["model_type"] = v
+    for f, w, v in spm_proto.settings_fields(raw, spm_proto.NORMALIZER_SPEC):
+        if f == 2 and w == spm_proto.LENGTH_DELIMITED:
+            out["charsmap"] = v
     return out
-
-
-def _wire_fields(buf: bytes):
-    """(field number, value) pairs of one protobuf message: ints for varints, bytes otherwise."""
-    pos, end = 0, len(buf)
-    while pos < end:
-        key, pos = _varint(buf, pos)
-        field, wire = key >> 3, key & 7
-        if wire == 0:
-            value, pos = _varint(buf, pos)
-        elif wire == 1:
-            value, pos = buf[pos : pos + 8], pos + 8
-        elif wire == 2:
-            size, pos = _varint(buf, pos)
-            value, pos = buf[pos : pos + size], pos + size
-        elif wire == 5:
-            value, pos = buf[pos : pos + 4], pos + 4
-        else:
-            raise ValueError(f"unsupported protobuf wire type {wire}")
-        yield field, value
-
-
-def _varint(buf: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        byte = buf[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, pos
-        shift += 7

@@ -44,6 +44,7 @@ from typing import Sequence
 import numpy as np
 
 from tokstudy.errors import AlignmentError, TokenizerLoadError
+from tokstudy.tokenization import spm_proto
 from tokstudy.tokenization.base import BOUNDARY, Segmentation, Segmenter
 from tokstudy.tokenization.context import WordContext
 
@@ -237,63 +238,27 @@ class ModelSettings:
     remove_extra_whitespaces: bool = True
 
 
-#: (message field, its field number, wire type 0 = varint) of each setting, in ``sentencepiece_model.proto``
-_TRAINER_SPEC, _NORMALIZER_SPEC = 2, 3
+#: the settings read from each nested message of ``sentencepiece_model.proto``, by field number (all varints)
 _SETTING_FIELDS = {
-    _TRAINER_SPEC: {22: "split_by_whitespace", 24: "treat_whitespace_as_suffix"},
-    _NORMALIZER_SPEC: {3: "add_dummy_prefix", 4: "remove_extra_whitespaces"},
+    spm_proto.TRAINER_SPEC: {22: "split_by_whitespace", 24: "treat_whitespace_as_suffix"},
+    spm_proto.NORMALIZER_SPEC: {3: "add_dummy_prefix", 4: "remove_extra_whitespaces"},
 }
 
 
 def model_settings(proto: bytes) -> ModelSettings:
-    """The :class:`ModelSettings` of a serialised ``ModelProto`` (a ``.model`` file's bytes).
-
-    The protobuf wire format is walked directly (the ``sentencepiece`` package reads these settings
-    but does not expose them, and its generated ``sentencepiece_model_pb2`` needs ``protobuf``, which
-    tokstudy does not require): the ``trainer_spec`` (field 2) and ``normalizer_spec`` (field 3)
-    messages, each field a tag ``number << 3 | wire type``.
+    """The :class:`ModelSettings` of a serialised ``ModelProto`` (a ``.model`` file's bytes), read from its
+    ``trainer_spec`` and ``normalizer_spec`` messages (:mod:`tokstudy.tokenization.spm_proto`).
 
     >>> settings = model_settings(bytes.fromhex("1203b00100"))  # trainer_spec {split_by_whitespace: false}
     >>> settings.split_by_whitespace, settings.add_dummy_prefix
     (False, True)
     """
     found = {}
-    for number, wire, value in _fields(proto):
-        if number in _SETTING_FIELDS and wire == 2:
-            names = _SETTING_FIELDS[number]
-            found.update({names[n]: bool(v) for n, w, v in _fields(value) if n in names and w == 0})
+    for message, names in _SETTING_FIELDS.items():
+        for n, w, v in spm_proto.settings_fields(proto, message):
+            if n in names and w == spm_proto.VARINT:
+                found[names[n]] = bool(v)
     return ModelSettings(**found)
-
-
-def _fields(data: bytes):
-    """``(field number, wire type, value)`` of each field of a protobuf message; value is an int
-    (varint) or bytes (length-delimited); fixed-width fields are skipped over."""
-    pos, end = 0, len(data)
-    while pos < end:
-        tag, pos = _varint(data, pos)
-        number, wire = tag >> 3, tag & 7
-        if wire == 0:
-            value, pos = _varint(data, pos)
-        elif wire == 2:
-            size, pos = _varint(data, pos)
-            value, pos = data[pos : pos + size], pos + size
-        elif wire in (1, 5):
-            value, pos = None, pos + (8 if wire == 1 else 4)
-        else:
-            raise TokenizerLoadError(f"SentencePiece model: unexpected protobuf wire type {wire} at byte {pos}")
-        yield number, wire, value
-
-
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if pos >= len(data):
-            raise TokenizerLoadError("SentencePiece model: protobuf message cut short")
-        byte = data[pos]
-        value |= (byte & 0x7F) << shift
-        pos, shift = pos + 1, shift + 7
-        if byte < 0x80:
-            return value, pos
 
 
 class CrossWordPiecesWarning(UserWarning):
