@@ -47,6 +47,7 @@ from tokstudy.analysis.model_errors.aligned_predictions import AlignedPrediction
 from tokstudy.analysis.model_errors.correlation import PiecesBin, error_rate
 from tokstudy.analysis.model_errors.logit import fit_logit, one_blas_thread
 from tokstudy.analysis.model_errors.predictions import Predictions
+from tokstudy.analysis.stats.estimates import interval_text
 from tokstudy.analysis.table import INSIDE, SegmentationTable
 from tokstudy.data.types import Dataset
 
@@ -71,10 +72,8 @@ class OddsRatio:
     p_value: float
 
     def __format__(self, spec: str) -> str:
-        spec = spec or ".2f"
-        if math.isnan(self.value):
-            return "–"
-        return f"{format(self.value, spec)} [{format(self.low, spec)}, {format(self.high, spec)}]"
+        # a model that could not be fitted has no odds ratio to show
+        return "–" if math.isnan(self.value) else interval_text(self, spec)
 
 
 NAN_OR = OddsRatio(float("nan"), float("nan"), float("nan"), float("nan"))

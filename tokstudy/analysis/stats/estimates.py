@@ -31,10 +31,19 @@ class Estimate:
     n_sentences: int
 
     def __format__(self, spec: str) -> str:
-        spec = spec or ".2f"
-        if np.isnan(self.low):
-            return format(self.value, spec)
-        return f"{format(self.value, spec)} [{format(self.low, spec)}, {format(self.high, spec)}]"
+        # without resamples there is no interval to show
+        return format(self.value, spec or ".2f") if np.isnan(self.low) else interval_text(self, spec)
+
+
+def interval_text(figure, spec: str = "") -> str:
+    """``value [low, high]`` of a figure with an interval (an :class:`Estimate`, an odds ratio), each number
+    formatted with ``spec`` (default ``.2f``): what ``format(figure, spec)`` shows.
+
+    >>> interval_text(Estimate(1.0, 0.5, 1.25, 10, 2)), interval_text(Estimate(1.0, 0.5, 1.25, 10, 2), ".1f")
+    ('1.00 [0.50, 1.25]', '1.0 [0.5, 1.2]')
+    """
+    spec = spec or ".2f"
+    return f"{format(figure.value, spec)} [{format(figure.low, spec)}, {format(figure.high, spec)}]"
 
 
 @dataclass(frozen=True)
