@@ -14,6 +14,7 @@ import tokstudy as ts
 from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.analysis.model_errors.predictions import write_predictions
 from tokstudy.analysis.stats import additional_segmentation_by, segmentation_summary
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.data.rawtext import iter_sentences
 from tokstudy.report.writer import write_report
 
@@ -50,5 +51,7 @@ print(f"Pearson r = {corr.all.r:.3f} (p = {corr.all.p_value:.2g}), 95% CI [{corr
 print("error rate by pieces:", {b.pieces: round(b.error_rate, 3) for b in corr.by_pieces})
 
 # 5. Everything at once: Table 3, Table 4, breakdowns, correlations, figures
-files = write_report(table, work / "report", predictions=[align_predictions(table, predictions)], n_resamples=200)
+files = write_report(
+    table, work / "report", predictions=[align_predictions(table, predictions)], boot=BootstrapSettings(200)
+)
 print("report:", files.index)

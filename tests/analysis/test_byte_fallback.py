@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from tokstudy.analysis.stats import table_statistics
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.analysis.table.coverage import BYTE_THRESHOLD, ByteFallbackWarning, byte_fallback_share
 from tokstudy.data.types import Dataset, Sentence
@@ -162,7 +163,7 @@ def test_stats_command_prints_the_column_the_json_and_the_warning(byte_bpe, tmp_
 def test_report_shows_the_column_and_the_warning(table, tmp_path):
     from tokstudy.report.writer import write_report
 
-    write_report(table, tmp_path, n_resamples=0, figures=False)
+    write_report(table, tmp_path, boot=BootstrapSettings(0), figures=False)
     index = (tmp_path / "index.md").read_text(encoding="utf-8")
     assert "byte-fallback %" in (tmp_path / "summary.md").read_text(encoding="utf-8")
     assert "**Warning:**" in index and "ETHIOPIC" in index

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from tokstudy.analysis.stats import table_statistics
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.stats.per_language import language_coverage, language_table
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.analysis.table.bytepieces import (
@@ -238,7 +239,7 @@ def test_report_and_app_show_byte_pieces(table, tmp_path):
     from tokstudy.report.per_language import language_rows, languages_markdown
     from tokstudy.report.writer import write_report
 
-    write_report(table, tmp_path, n_resamples=0, figures=False)
+    write_report(table, tmp_path, boot=BootstrapSettings(0), figures=False)
     assert "byte pieces %" in (tmp_path / "summary.md").read_text(encoding="utf-8")
     index = (tmp_path / "index.md").read_text(encoding="utf-8")
     assert "**Warning:**" in index and "are byte pieces" in index

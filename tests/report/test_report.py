@@ -11,6 +11,7 @@ from tests.analysis.conftest import ChunkSegmenter, random_dataset
 from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.analysis.model_errors.predictions import read_predictions, write_predictions
 from tokstudy.analysis.stats import compare_tokenizers
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.stats.parity import parity
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.report import tables as rt
@@ -68,7 +69,7 @@ def test_write_report_writes_every_output(setup, tmp_path):
     par = parity(
         {"en": ["a bb ccc", "dddd"], "de": ["aaaaa b", "cc dd"]}, [ChunkSegmenter(2), ChunkSegmenter(5)], n_resamples=50
     )
-    files = write_report(t, tmp_path / "rep", predictions=[aligned], parity_results=par, n_resamples=50)
+    files = write_report(t, tmp_path / "rep", predictions=[aligned], parity_results=par, boot=BootstrapSettings(50))
     names = {p.relative_to(tmp_path / "rep").as_posix() for p in files.files}
     for stem in (
         "table4",
@@ -125,7 +126,7 @@ def test_report_has_the_attribution_section_with_the_same_numbers(tmp_path):
     t = segmentation_table([ds], [seg], progress=False)
     aligned = align_predictions(t, preds)
     files = write_report(
-        t, tmp_path / "rep", predictions=[aligned], train=counts, train_label="synth:train", n_resamples=20
+        t, tmp_path / "rep", predictions=[aligned], train=counts, train_label="synth:train", boot=BootstrapSettings(20)
     )
     index = files.index.read_text()
     assert CLAIM in index and "synth:train" in index and "figures/odds_ratios.png" in index
@@ -146,7 +147,7 @@ def test_attribution_json_keeps_full_precision_and_the_figure_is_shown_once(tmp_
     ds, preds, seg, counts = confounded_corpus(seed=3, n_sentences=800)
     t = segmentation_table([ds], [seg], progress=False)
     aligned = align_predictions(t, preds)
-    files = write_report(t, tmp_path / "rep", predictions=[aligned], train=counts, n_resamples=20)
+    files = write_report(t, tmp_path / "rep", predictions=[aligned], train=counts, boot=BootstrapSettings(20))
     row = json.loads((tmp_path / "rep" / "attribution.json").read_text())["attribution"][0]
     direct = attribute_errors(t, aligned, train=counts)
     assert row["or_adjusted"] == direct.adjusted.value

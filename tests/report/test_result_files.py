@@ -7,6 +7,7 @@ import pytest
 
 from tests.conftest import PROJECT_ROOT
 from tests.report.test_report import setup  # noqa: F401 (the fixture)
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.report.result import Records, Table, read_result, read_study_result, write_result, write_table
 
 STUDIES = [PROJECT_ROOT / "examples" / name for name in ("cpu_report", "multilingual_report")]
@@ -40,7 +41,7 @@ def test_tokstudy_report_tables_read_back_as_written(setup, tmp_path):  # noqa: 
     from tokstudy.report.writer import write_report
 
     _, t, aligned = setup
-    write_report(t, tmp_path, predictions=[aligned], n_resamples=20, figures=False)
+    write_report(t, tmp_path, predictions=[aligned], boot=BootstrapSettings(20), figures=False)
     back = read_result(tmp_path)
     assert back.segmentation.table4.markdown == (tmp_path / "table4.md").read_text(encoding="utf-8")[:-1]
     assert back.segmentation.intrinsic is not None and set(back.segmentation.by) == {

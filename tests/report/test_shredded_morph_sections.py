@@ -6,6 +6,7 @@ import csv
 import json
 
 from tokstudy.analysis.morph import morph_table
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.stats.shredded import shredded_table
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.data.segmentations import read_segmentations
@@ -50,7 +51,7 @@ def test_sections_written_and_linked(tmp_path):
     gold_path = tmp_path / "en.word.tsv"
     gold_path.write_text("played\tplay @@ed\t100\nwalked\twalk @@ed\t100\n", encoding="utf-8")
     morph = morph_table([read_segmentations(gold_path)], segs)
-    files = write_report(table, tmp_path / "out", morph_results=morph, n_resamples=0, figures=False)
+    files = write_report(table, tmp_path / "out", morph_results=morph, boot=BootstrapSettings(0), figures=False)
     index = files.index.read_text(encoding="utf-8")
     assert "## Shredded frequent words" in index and "[shredded.md](shredded.md)" in index
     assert "## Morpheme boundaries" in index and "[morph.md](morph.md)" in index

@@ -6,6 +6,7 @@ import json
 
 from tests.analysis.conftest import ChunkSegmenter, random_dataset
 from tokstudy.analysis.stats import table_statistics
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.stats.per_language import language_table
 from tokstudy.analysis.stats.shredded import shredded_table
 from tokstudy.analysis.table import segmentation_table
@@ -19,7 +20,7 @@ def test_stats_json_is_the_reports_tables_under_their_names(tmp_path):
     groupings = ["entity_type", "position", "dataset"]
     stats = table_statistics(table, groupings=groupings, n_resamples=10)
     doc = build.stats_json(table.datasets, stats, language_table(table, n_resamples=10), (), shredded_table(table))
-    write_report(table, tmp_path, groupings=groupings, n_resamples=10, figures=False)
+    write_report(table, tmp_path, groupings=groupings, boot=BootstrapSettings(10), figures=False)
 
     def written(stem):
         return json.loads((tmp_path / f"{stem}.json").read_text(encoding="utf-8"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.analysis.model_errors.predictions import read_predictions
 from tokstudy.analysis.morph import morph_table
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.cli.arguments import (
     add_bootstrap_arguments,
     add_input_arguments,
@@ -113,11 +114,11 @@ def run(args) -> int:
     if args.gold:
         golds = [read_segmentations(path, language=lang) for path, lang in map(split_language, args.gold)]
         morph = morph_table(golds, tokenizers_from_args(args))
-    kw = bootstrap_kwargs(args)
+    boot = BootstrapSettings(**bootstrap_kwargs(args))
     pieces = piece_agreements(
         args.piece_predictions,
-        n_resamples=kw["n_resamples"],
-        seed=kw["seed"],
+        n_resamples=boot.n_resamples,
+        seed=boot.seed,
         table=table,
         dataset=args.predictions_dataset,
     )
@@ -136,7 +137,7 @@ def run(args) -> int:
             n_examples=args.examples,
             figures=not args.no_figures,
             repairs=repairs,
-            **kw,
+            boot=boot,
         )
     print(f"wrote {len(out.written)} files; start with {out.final(files.index)}")
     return 0

@@ -29,13 +29,14 @@ into the index by :mod:`tokstudy.report.assemble`, as the study's report is.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
 from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
 from tokstudy.analysis.model_errors.correlation import correlate_errors
 from tokstudy.analysis.stats import default_groupings, table_statistics
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.stats.per_language import language_table
 from tokstudy.analysis.stats.shredded import shredded_table
 from tokstudy.analysis.table import SegmentationTable
@@ -73,9 +74,7 @@ def write_report(
     n_examples: int = 3,
     groupings: Sequence[str] | None = None,
     measure: str = "n_pieces",
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
+    boot: BootstrapSettings = BootstrapSettings(),
     figures: bool = True,
     repairs: Sequence[dict] = (),
 ) -> ReportFiles:
@@ -100,7 +99,7 @@ def write_report(
         groupings: breakdowns to write; default entity type and position, plus
             language and dataset when the table has several.
         measure: segmentation measure for the correlation.
-        n_resamples, confidence, seed: the sentence bootstrap.
+        boot: the sentence bootstrap (resamples, confidence, seed).
         figures: draw the figures (needs matplotlib).
         repairs: what lenient reading repaired, one dict per dataset (its name under ``"dataset"`` beside
             :meth:`~tokstudy.data.repairs.RepairLog.to_dict`, as ``stats --json`` holds them under
@@ -108,12 +107,12 @@ def write_report(
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    kw = {"n_resamples": n_resamples, "confidence": confidence, "seed": seed}
+    kw = asdict(boot)  # the analysis functions take the settings as keywords
     groupings = list(groupings) if groupings is not None else default_groupings(table)
     stats = table_statistics(table, table.tokenizer_names, groupings=groupings, **kw)
     languages = language_table(table, **kw) if len(table.datasets) > 1 else None
     chosen = list(sentences) if sentences is not None else select_sentences(table, n_examples)
-    corrs, attributions = _model_errors(table, predictions, train, train_label, measure, kw)
+    corrs, attributions = _model_errors(table, predictions, train, train_label, measure, boot)
     result = ReportResult(
         build.segmentation(stats.table4, stats.summary, stats.by, stats.intrinsic, coverage_notes(table)),
         errors=build.errors(corrs, attributions) if corrs else None,
@@ -132,21 +131,21 @@ def write_report(
         result = replace(result, figures=tuple(f"figures/{p.name}" for p in drawn))
     intro = (
         f"{len(table):,} words, {table.n_sentences:,} sentences, {table.n_entities:,} entities in "
-        f"{', '.join(table.datasets)}; tokenizers: {', '.join(table.tokenizer_names)}. Intervals: {confidence:.0%} "
-        f"bootstrap over sentences, {n_resamples} resamples, seed {seed}."
+        f"{', '.join(table.datasets)}; tokenizers: {', '.join(table.tokenizer_names)}. Intervals: "
+        f"{boot.confidence:.0%} bootstrap over sentences, {boot.n_resamples} resamples, seed {boot.seed}."
     )
     written = write_document(out, "Segmentation report", report_sections(result), intro=intro, stem="index")
     return ReportFiles(written["markdown"], [written["markdown"], written["html"]] + files)
 
 
-def _model_errors(table, predictions, train, train_label, measure: str, kw: dict) -> tuple[list, list]:
+def _model_errors(table, predictions, train, train_label, measure: str, boot: BootstrapSettings) -> tuple[list, list]:
     """The correlation and the attribution of every (model, tokenizer), with predictions."""
     names = table.tokenizer_names
-    corrs = [correlate_errors(table, a, t, measure=measure, **kw) for a in predictions for t in names]
+    corrs = [correlate_errors(table, a, t, measure=measure, **asdict(boot)) for a in predictions for t in names]
     counts = None if train is None or not corrs else word_counts(train)
     label = train_label or ("training split" if counts else None)
     attributions = [
-        attribute_errors(table, a, t, train=counts, train_label=label, confidence=kw["confidence"])
+        attribute_errors(table, a, t, train=counts, train_label=label, confidence=boot.confidence)
         for a in predictions
         for t in names
     ]
