@@ -27,14 +27,13 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from tokstudy.configfile import build_config, read_config, require
+from tokstudy.training_vocabulary import COMPILE_MODES, CompileMode
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 SharingMode = Literal["all", "none", "groups"]
 Optimizer = Literal["auto", "lamb", "adamw"]
-CompileMode = Literal["auto", "on", "off"]
 SHARING_MODES: tuple[str, ...] = get_args(SharingMode)
 OPTIMIZERS: tuple[str, ...] = get_args(Optimizer)
-COMPILE_MODES: tuple[str, ...] = get_args(CompileMode)
 CompileKind = Literal["default", "max-autotune-no-cudagraphs", "reduce-overhead"]
 COMPILE_KINDS: tuple[str, ...] = get_args(CompileKind)
 AttentionKernel = Literal["flash", "cudnn"]

@@ -1,8 +1,9 @@
 """The pre-trainer as the study's trainer: :class:`PretrainBackend` fulfils the study's ``TrainerBackend``.
 
 The arrow points down: this module imports the torch-free study's protocol (:mod:`tokstudy.study.backends`)
-and config sections, never the other way round. Each method maps the study's sections onto the pre-trainer's and
-fine-tuner's own typed configs and returns the protocol's plain dataclasses; what the pre-trainer
+and config sections, never the other way round. Each method builds the pre-trainer's and fine-tuner's own typed
+configs from the study's sections, whose settings carry the same names (:func:`shared_settings`), and returns the
+protocol's plain dataclasses; what the pre-trainer
 writes for itself (checkpoints, ``cost.json``, ``metrics.json``) is read here, not by the study.
 
 ``tokstudy study`` constructs it (:mod:`tokstudy.cli.study`, the one ``tokstudy`` module allowed to
@@ -16,6 +17,7 @@ import ``pretrain``); in Python::
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import torch
@@ -59,9 +61,8 @@ class PretrainBackend:
                 inputs=[str(f) for f in raw_files],
                 tokenizer=str(tokenizer_dir),
                 output=str(store),
-                max_seq_length=section.max_seq_length,
-                seed=section.seed,
-                max_examples=section.max_examples,
+                # the study chose the raw files by language already (`languages: []` keeps all; the preparer's None)
+                **shared_settings(PrepareConfig, section, leave=("languages",)),
             ),
             progress=progress,
         )
@@ -75,7 +76,7 @@ class PretrainBackend:
             progress=progress,
         )
         if result.final_model_dir is None:
-            raise RuntimeError(f"pre-training in {work / 'run'} stopped at step {result.step} of {section.steps}")
+            raise RuntimeError(f"pre-training in {work / 'run'} stopped at step {result.step} of {section.total_steps}")
         cost = read_total(work / "run" / COST_FILE) or meter.stop().to_dict()
         return PretrainedModel(Path(result.final_model_dir), cost)
 
@@ -93,41 +94,16 @@ class PretrainBackend:
     def finetune(self, work: Path, request: FinetuneRequest, *, progress: bool = True) -> FinetunedRun:
         """Fine-tune ``request.model_dir`` on one task with one seed; the test score, predictions and cost of that
         seed."""
-        task, splits, section, seed = request.task, request.splits, request.section, request.seed
+        task, splits = request.task, request.splits
+        cfg = self.finetune_config(request, progress=progress)
         train_split, dev = splits.train, splits.dev
         if dev is None:  # the corpus has no test split (SST-2, MultiCoNER): its dev split is the test set
-            train_split, dev = holdout(train_split, 0.05, 0)
-        cfg = FinetuneConfig(
-            model=str(request.model_dir),
-            task=task.task,
-            dataset=task.dataset,
-            language=task.language,
-            model_name=request.model_dir.parent.name,
-            n_seeds=1,
-            first_seed=seed,
-            epochs=section.epochs,
-            batch_size=section.batch_size,
-            learning_rate=section.learning_rate,
-            patience=section.patience,
-            dropout=section.dropout,
-            token_dropout=section.token_dropout,
-            decode=section.decode,
-            decode_prior_scale=section.decode_prior_scale,
-            label_all_pieces=section.label_all_pieces,
-            piece_predictions=section.compare_labelling and task.task == "ner",  # beside predictions.test.tsv
-            max_length=section.max_length,
-            stride=min(32, section.max_length // 4),
-            unseen_labels="map_o" if task.task == "ner" else "keep",
-            save_models=False,
-            progress=progress,
-            max_eval_sentences=task.max_eval,
-            eval_batch_size=EVAL_BATCH_GPU if self.cuda else FinetuneConfig.eval_batch_size,
-        )
+            train_split, dev = holdout(train_split, cfg.holdout_fraction, cfg.holdout_seed)
         data = prepare_task(train_split, dev, splits.test, task=task.task, unseen_labels=cfg.unseen_labels)
         result = finetune(cfg, work, data=data)
         record = result.seeds[0]  # what the fine-tuner wrote to seed-<N>/metrics.json, cost included
         metric = result.metric
-        predictions = work / f"seed-{seed}" / "predictions.test.tsv"
+        predictions = work / f"seed-{request.seed}" / "predictions.test.tsv"
         dev_score = record.get("dev", {}).get(PRIMARY[task.task])
         return FinetunedRun(
             metric=_METRIC_NAMES.get(metric, metric),
@@ -138,6 +114,49 @@ class PretrainBackend:
             cost=record.get("cost"),
         )
 
+    def finetune_config(self, request: FinetuneRequest, *, progress: bool) -> FinetuneConfig:
+        """The fine-tuner's config for one run: the section's settings under their shared names
+        (:func:`shared_settings`), the task's, one seed, and what the study decides for every run."""
+        task, section = request.task, request.section
+        return FinetuneConfig(
+            model=str(request.model_dir),
+            task=task.task,
+            dataset=task.dataset,
+            language=task.language,
+            model_name=request.model_dir.parent.name,
+            n_seeds=1,
+            first_seed=request.seed,
+            **shared_settings(FinetuneConfig, section),
+            piece_predictions=section.compare_labelling and task.task == "ner",  # beside predictions.test.tsv
+            stride=min(32, section.max_length // 4),
+            unseen_labels="map_o" if task.task == "ner" else "keep",
+            save_models=False,
+            progress=progress,
+            max_eval_sentences=task.max_eval,
+            eval_batch_size=EVAL_BATCH_GPU if self.cuda else FinetuneConfig.eval_batch_size,
+        )
+
+
+def shared_settings(config_class: type, section: object, *, leave: tuple[str, ...] = ()) -> dict:
+    """The settings of a study section that ``config_class`` (a pre-trainer's config) has under the same name, but
+    those in ``leave``: the study spells them as the pre-trainer does (:class:`~tokstudy.study.config.PretrainSection`),
+    so they are handed over by name, not mapped one by one.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass
+    ... class Section:
+    ...     lr: float = 0.1
+    ...     corpora: tuple = ()
+    >>> @dataclass
+    ... class Trainer:
+    ...     lr: float = 0.5
+    ...     total_steps: int = 10
+    >>> shared_settings(Trainer, Section())
+    {'lr': 0.1}
+    """
+    names = {f.name for f in dataclasses.fields(section)} - set(leave)
+    return {f.name: getattr(section, f.name) for f in dataclasses.fields(config_class) if f.name in names}
+
 
 def pretrain_train_config(section: PretrainSection, output: Path, *, cuda: bool) -> TrainConfig:
     """The pre-trainer's ``TrainConfig`` for the study's section: on a GPU the bf16 GPU DeepSpeed config
@@ -145,15 +164,10 @@ def pretrain_train_config(section: PretrainSection, output: Path, *, cuda: bool)
     CUDA), on CPU ``ds_cpu.json``. A checkpoint every fifth of the run, all five kept: the F1-against-minutes curve
     (``benchmarks/gpu_lease.py curve``) fine-tunes the intermediate ones."""
     return TrainConfig(
-        batch_size=section.batch_size,
-        lr=section.learning_rate,
-        warmup_steps=section.warmup_steps,
-        total_steps=section.steps,
-        seed=section.seed,
-        checkpoint_every=max(10, section.steps // 5),
+        **shared_settings(TrainConfig, section),
+        checkpoint_every=max(10, section.total_steps // 5),
         keep_last=5,
-        log_every=max(1, section.steps // 20),
+        log_every=max(1, section.total_steps // 20),
         output_dir=str(output),
         deepspeed_config="ds_gpu_bf16.json" if cuda else "ds_cpu.json",
-        compile=section.compile,
     )

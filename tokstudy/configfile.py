@@ -91,13 +91,16 @@ def load_config(cls: type[T], path: str | os.PathLike, **overrides: Any) -> T:
 
 
 def build_config(cls: type[T], data: Any, *, source: str | os.PathLike | None = None, where: str = "") -> T:
-    """Dataclass ``cls`` from mapping ``data``; ``source`` names the file in errors, ``where`` the section."""
+    """Dataclass ``cls`` from mapping ``data``; ``source`` names the file in errors, ``where`` the section. A key
+    that ``cls.RESPELT`` (a class attribute, old name -> new name) lists is read as its new name."""
     section = f" in {where}" if where else f" in {cls.__name__}"
     if not isinstance(data, Mapping):
         raise ConfigError(
             f"expected a mapping of {cls.__name__} settings{section}, got {type(data).__name__}", path=source
         )
     fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    renamed = getattr(cls, "RESPELT", {})  # old name -> new name of a renamed setting: an older file still reads
+    data = {renamed[k] if k in renamed and renamed[k] not in data else k: v for k, v in data.items()}
     unknown = [k for k in data if k not in fields]
     if unknown:
         keys = ", ".join(repr(f"{where}.{k}" if where else k) for k in unknown)

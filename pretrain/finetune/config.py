@@ -23,14 +23,12 @@ from typing import Any, Literal, get_args
 
 from tokstudy.configfile import build_config, read_config, require
 from tokstudy.errors import ConfigError
+from tokstudy.training_vocabulary import DECODINGS, Decoding
 
 Task = Literal["ner", "classification"]
 UnseenLabelPolicy = Literal["error", "keep", "map_o"]
-#: how a token task turns the model's scores into labels (:mod:`pretrain.finetune.decoding` implements them)
-Decoding = Literal["argmax", "viterbi"]
 TASKS: tuple[str, ...] = get_args(Task)
 UNSEEN_LABEL_POLICIES: tuple[str, ...] = get_args(UnseenLabelPolicy)
-DECODINGS: tuple[str, ...] = get_args(Decoding)
 
 
 @dataclass(frozen=True)

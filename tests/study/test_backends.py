@@ -23,7 +23,7 @@ def test_gpu_studies_train_with_the_bf16_gpu_config(name, tmp_path):
     cfg = pretrain_train_config(sec, tmp_path, cuda=True)
     assert cfg.deepspeed_config == "ds_gpu_bf16.json" and cfg.autocast_bf16 and cfg.compile == sec.compile
     assert choose_optimizer(cfg, build_ds_config(cfg, world_size=1), cuda=True) == "lamb"
-    assert cfg.batch_size == sec.batch_size and cfg.total_steps == sec.steps
+    assert cfg.batch_size == sec.batch_size and cfg.total_steps == sec.total_steps
 
 
 def test_cpu_keeps_the_cpu_config(tmp_path):
@@ -35,7 +35,7 @@ def test_the_study_compile_setting_reaches_the_pre_trainer(tmp_path):
     from pretrain.config import COMPILE_MODES
     from tokstudy.study import config as study_config
 
-    assert study_config.COMPILE_MODES == COMPILE_MODES  # the torch-free study's copy of the pre-trainer's modes
+    assert study_config.COMPILE_MODES is COMPILE_MODES  # one vocabulary, defined below both
     sec = load_study_config("gpu-check").pretrain
     assert sec.compile == "off"  # a short run: compiling ALBERT-base took longer than its 150 steps
     assert pretrain_train_config(sec, Path(tmp_path), cuda=True).compile == "off"

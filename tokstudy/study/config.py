@@ -17,13 +17,13 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from tokstudy.clusteraddress import ClusterAddress
 from tokstudy.configfile import build_config, read_config
 from tokstudy.data.segmentations import split_language
 from tokstudy.errors import DataFormatError
-from tokstudy.study.executors import DASHBOARD, DaskCluster, check_dashboard
+from tokstudy.study.cluster_section import ClusterSection
+from tokstudy.training_vocabulary import COMPILE_MODES, DECODINGS
 
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 #: Model presets the study ships beside the pre-trainer's (``pretrain.model: small`` -> ``models/small.yaml``).
@@ -64,7 +64,13 @@ class TokenizerSection:
 
 @dataclass(frozen=True)
 class PretrainSection:
-    """Pre-training, identical for every tokenizer."""
+    """Pre-training, identical for every tokenizer. A setting the pre-trainer also has is spelt as its config
+    spells it (``pretrain.data.config.PrepareConfig``, ``pretrain.config.TrainConfig``), and
+    :mod:`pretrain.study_backend` hands it over by that name."""
+
+    RESPELT: ClassVar[dict[str, str]] = {"steps": "total_steps", "learning_rate": "lr"}
+    """Settings renamed to the pre-trainer's names, old -> new: a configuration, or a results folder's
+    ``config.json``, that writes the old one is read as if it wrote the new one."""
 
     model: str = "tiny"
     """Model preset: tiny, base, large, xlarge, xxlarge (the pre-trainer's), small (the study's, in
@@ -74,11 +80,13 @@ class PretrainSection:
     languages: tuple[str, ...] = ()
     """Languages to keep; empty keeps all."""
     max_seq_length: int = 128
-    steps: int = 300
-    """Optimizer steps per model."""
+    """The pre-trainer's ``PrepareConfig.max_seq_length``: pieces per example."""
+    total_steps: int = 300
+    """Optimizer steps per model (``TrainConfig.total_steps``; written ``steps`` in older configurations)."""
     batch_size: int = 32
     """Global batch size."""
-    learning_rate: float = 1e-3
+    lr: float = 1e-3
+    """Peak learning rate (``TrainConfig.lr``; written ``learning_rate`` in older configurations)."""
     warmup_steps: int = 30
     max_examples: int | None = None
     """Cap on pre-training examples written (None: the whole corpus); keeps the CPU configurations short."""
@@ -91,23 +99,22 @@ class PretrainSection:
     spend more on compiling than it saves (ALBERT-base: about 30 s a tokenizer on an H200)."""
 
     def __post_init__(self) -> None:
-        if self.steps < 1 or self.batch_size < 1:
-            raise ValueError("pretrain.steps and pretrain.batch_size must be >= 1")
+        if self.total_steps < 1 or self.batch_size < 1:
+            raise ValueError("pretrain.total_steps and pretrain.batch_size must be >= 1")
         if isinstance(self.compile, bool):  # YAML reads a bare on/off as a boolean
             object.__setattr__(self, "compile", "on" if self.compile else "off")
         if self.compile not in COMPILE_MODES:
             raise ValueError(f"pretrain.compile must be one of {COMPILE_MODES}, got {self.compile!r}")
 
+    @property
+    def steps(self) -> int:
+        """``total_steps``, as the report's model line reads it."""
+        return self.total_steps
+
     def model_spec(self) -> str:
         """What ``pretrain.config.ModelConfig.load`` takes: a preset name, or the path of the study's model file."""
         shipped = MODEL_DIR / f"{self.model}.yaml"
         return str(shipped) if shipped.is_file() else self.model
-
-
-#: the pre-trainer's ``TrainConfig.compile`` modes (``pretrain.config.COMPILE_MODES``; not imported, as above)
-COMPILE_MODES = ("auto", "on", "off")
-#: the fine-tuner's decodings (``pretrain.finetune.decoding.DECODINGS``; the torch-free study may not import it)
-DECODINGS = ("argmax", "viterbi")
 
 
 def _check_rates(obj, names: tuple[str, ...]) -> None:
@@ -232,6 +239,9 @@ class FinetuneSection:
     no_pretraining_control: bool = False
     """Also fine-tune each vocabulary's architecture from random weights (same tasks, settings and seeds),
     so the report can say whether pre-training helped."""
+    holdout_fraction: float = 0.05
+    """Where a corpus has no test split (its dev split is then the test set): the part of the training split held
+    out for early stopping (``FinetuneConfig.holdout_fraction``)."""
 
     def __post_init__(self) -> None:
         # checked here, at load, rather than when the first fine-tuning run starts after pre-training
@@ -242,6 +252,8 @@ class FinetuneSection:
                 f"decode_prior_scale must be in [0, 1] and needs decode: viterbi, got {self.decode_prior_scale}"
             )
         _check_rates(self, ("dropout", "token_dropout"))
+        if not 0 < self.holdout_fraction < 1:
+            raise ValueError(f"holdout_fraction must be in (0, 1), got {self.holdout_fraction}")
 
 
 @dataclass(frozen=True)
@@ -283,67 +295,6 @@ class AnalysisSection:
                 )
             if not path.is_file():
                 raise ValueError(f"analysis.gold_segmentations: {spec!r}: no file {path}")
-
-
-@dataclass(frozen=True)
-class ClusterSection:
-    """Where the training runs (pre-training, control, fine-tuning) run: this machine's process pool (``jobs``), or
-    a Dask cluster (:mod:`tokstudy.study.executors`; docs/study.md, "On a cluster"). Part of no stage's key: a
-    study started on one engine is resumed on another.
-
-    >>> ClusterSection(address="tcp://head:8786").address
-    'tcp://head:8786'
-    """
-
-    address: str | None = None
-    """``local:N``: start N Dask worker processes on this machine (on a GPU node one per GPU, each with its own
-    ``CUDA_VISIBLE_DEVICES``); ``tcp://HOST:PORT`` (or ``tls://...``): a running scheduler's address (dask-jobqueue
-    on SLURM, ``dask scheduler``), whose workers offer the resource ``GPU=1``; None: the process pool of ``jobs``.
-    ``tokstudy study --cluster`` overrides it."""
-    connect_timeout: float = 5.0
-    """Seconds to wait for the scheduler at ``address`` before stopping with an error."""
-    retries: int = 1
-    """Times a training run that raised an error is started again (Dask's ``retries``), resuming from its
-    checkpoint: for a fault of one node (a GPU error, a full local disk); an error of the run itself repeats."""
-    allowed_failures: int = 3
-    """Times a training run may lose its worker (killed, out of memory, the end of an allocation) before the
-    study stops; each time it is started again on another worker and resumes. Sets the scheduler's
-    ``distributed.scheduler.allowed-failures`` for ``local:N``; a running scheduler keeps its own."""
-    devices: tuple[str, ...] | None = None
-    """``local:N`` only: the ``CUDA_VISIBLE_DEVICES`` value of each worker, one each; None: this machine's GPUs
-    (``CUDA_VISIBLE_DEVICES`` if set, else every NVIDIA GPU); ``[]``: none (CPU workers)."""
-    dashboard: str = DASHBOARD
-    """``local:N`` only: where the Dask dashboard listens, ``HOST:PORT``; this machine only by default, as the
-    scheduler and workers; ``:8787`` for every interface (it has no login)."""
-
-    def __post_init__(self) -> None:
-        if self.address is not None:
-            ClusterAddress.parse(self.address)
-        try:
-            check_dashboard(self.dashboard)
-        except ValueError as exc:
-            raise ValueError(f"cluster.dashboard: {exc}") from None
-        if self.connect_timeout <= 0:
-            raise ValueError(f"cluster.connect_timeout must be > 0 seconds, got {self.connect_timeout}")
-        if self.retries < 0 or self.allowed_failures < 0:
-            raise ValueError(
-                f"cluster.retries and allowed_failures must be >= 0, got {self.retries}, {self.allowed_failures}"
-            )
-        if self.devices is not None:
-            object.__setattr__(self, "devices", tuple(str(d) for d in self.devices))
-
-    def executor(self) -> DaskCluster | None:
-        """The Dask engine of ``address`` (not started), or None for the process pool."""
-        if self.address is None:
-            return None
-        return DaskCluster(
-            self.address,
-            connect_timeout=self.connect_timeout,
-            retries=self.retries,
-            allowed_failures=self.allowed_failures,
-            devices=None if self.devices is None else list(self.devices),
-            dashboard=self.dashboard,
-        )
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ from typing import Callable
 from tokstudy.fileio import atomic_write_text
 from tokstudy.study import analysis_stage, stage_bodies
 from tokstudy.study.backends import TrainerBackend
-from tokstudy.study.config import FinetuneSection, StudyConfig, TaskSpec
+from tokstudy.study.config import FinetuneSection, PretrainSection, StudyConfig, TaskSpec
 from tokstudy.study.control_and_cost import with_attempts
 from tokstudy.study.outcomes import (
     ANALYSIS,
@@ -330,6 +330,8 @@ def _finetune_stage(run: StudyRun, r: FinetuneRun) -> Stage:
     )
 
 
+#: the names the keys give settings that were renamed (:attr:`~tokstudy.study.config.PretrainSection.RESPELT`)
+KEY_SPELLING = {new: old for old, new in PretrainSection.RESPELT.items()}
 #: settings of the tokenizers, pretrain and analysis sections added later, at their default
 SECTION_ADDED_AT_DEFAULT = {"add_task_text": False, "per_language": False, "gold_segmentations": ()}
 #: fine-tuning settings added later, at their default
@@ -340,6 +342,7 @@ FINETUNE_ADDED_AT_DEFAULT = {
     "decode_prior_scale": 0.0,
     "label_all_pieces": False,
     "compare_labelling": False,
+    "holdout_fraction": 0.05,
 }
 #: task settings added later (None: the task takes the section's value, or the corpus default)
 TASK_ADDED_AT_DEFAULT = ("dropout", "token_dropout", "label_all_pieces", "lenient", "variant")
@@ -358,8 +361,14 @@ def section_key(section) -> dict:
     False
     >>> section_key(TokenizerSection(add_task_text=True))["add_task_text"]
     True
+    >>> key = section_key(PretrainSection(total_steps=50))
+    >>> key["steps"], "total_steps" in key
+    (50, False)
     """
-    return _without(dataclasses.asdict(section), SECTION_ADDED_AT_DEFAULT)
+    # settings renamed to the pre-trainer's names keep their first names in the key: a results folder is reused
+    return {
+        KEY_SPELLING.get(k, k): v for k, v in _without(dataclasses.asdict(section), SECTION_ADDED_AT_DEFAULT).items()
+    }
 
 
 def task_key(task: TaskSpec) -> dict:
