@@ -30,6 +30,7 @@ from tokstudy.data.registry import dataset_info, list_datasets, load_dataset
 from tokstudy.data.schemes import normalize_scheme
 from tokstudy.data.types import Dataset
 from tokstudy.errors import DataFormatError, DataNotFoundError, UsageError
+from tokstudy.inputs.folder_names import names_by_folder
 from tokstudy.inputs.request import SchemeNotAppliedWarning
 
 #: what a spec that names no existing file must not look like to be read as a registry name
@@ -175,10 +176,6 @@ def distinct_names(datasets: Sequence[Dataset]) -> list[Dataset]:
         if None in sources or len(set(sources)) < len(sources):
             same = next(s for s in sources if sources.count(s) > 1) if None not in sources else key[0]
             raise UsageError(f"dataset {same} is given twice; give each dataset once")
-        for depth in range(1, max(len(s.parts) for s in sources)):
-            names = ["/".join(s.parts[-depth - 1 : -1] + (key[0],)) for s in sources]
-            if len(set(names)) == len(names):
-                break
-        for i, name in zip(idx, names):
+        for i, name in zip(idx, names_by_folder(key[0], sources)):
             out[i] = out[i].with_meta(name=name)
     return out

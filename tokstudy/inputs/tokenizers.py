@@ -19,11 +19,13 @@ revision), and two models of one name from two owners by their owners (``Faceboo
 
 from __future__ import annotations
 
+import copy
 import os
 from pathlib import Path
 from typing import Sequence
 
 from tokstudy.errors import TokenizerLoadError
+from tokstudy.inputs.folder_names import names_by_folder
 from tokstudy.inputs.hub_models import parse_hub_name, resolve_pretrained
 from tokstudy.tokenization.base import Segmenter
 from tokstudy.tokenization.loading import ACCEPTED, load_tokenizer
@@ -79,27 +81,33 @@ def load_tokenizers(
             hub = None if Path(path).expanduser().exists() else parse_hub_name(path)
             # a hub model is told apart from another of its name by its owner, as a file by its folder
             unnamed[i] = Path(hub.repo_id) if hub is not None else Path(path).expanduser()
-    _names_by_folder(out, unnamed)
+    renamed = _folder_names(out, unnamed)
+    out = [_renamed(s, renamed[i]) if i in renamed else s for i, s in enumerate(out)]
     names = [s.name for s in out]
     if len(set(names)) != len(names):
         raise TokenizerLoadError(f"tokenizer names repeat ({names}); name them: --tokenizer NAME=PATH")
     return out
 
 
-def _names_by_folder(segmenters: list[Segmenter], paths: dict[int, Path]) -> None:
-    """Unnamed tokenizers whose default names repeat (``a/tokenizer.json``, ``b/tokenizer.json``) are named
-    by as many of their folders as it takes (``a/tokenizer``, ``b/tokenizer``), as dataset files are."""
+def _folder_names(segmenters: Sequence[Segmenter], paths: dict[int, Path]) -> dict[int, str]:
+    """The new names of the unnamed tokenizers whose default names repeat (``a/tokenizer.json``,
+    ``b/tokenizer.json``): as many of their folders as it takes (``a/tokenizer``, ``b/tokenizer``), as dataset
+    files are named (:func:`~tokstudy.inputs.folder_names.names_by_folder`)."""
     names = [s.name for s in segmenters]
+    renamed = {}
     for name in {n for n in names if names.count(n) > 1}:
         idx = [i for i, n in enumerate(names) if n == name and i in paths]
         given = [Path(os.path.abspath(paths[i])) for i in idx]  # folders as the user named them, links kept
         if len(idx) < 2 or len({p.resolve() for p in given}) < len(given):
             continue  # named by the user, or the same file twice: refused by the caller
-        for depth in range(1, max(len(p.parts) for p in given)):
-            labels = ["/".join((*p.parent.parts[-depth:], name)) for p in given]
-            if len(set(labels)) == len(labels):
-                break
-        else:
-            continue  # no folder tells them apart: refused by the caller
-        for i, label in zip(idx, labels):
-            segmenters[i].name = label
+        labels = names_by_folder(name, given)
+        if len(set(labels)) == len(labels):  # else no folder tells them apart: refused by the caller
+            renamed.update(zip(idx, labels))
+    return renamed
+
+
+def _renamed(segmenter: Segmenter, name: str) -> Segmenter:
+    """A copy of ``segmenter`` under another name, sharing its loaded model."""
+    out = copy.copy(segmenter)
+    out.name = name
+    return out
