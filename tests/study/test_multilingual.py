@@ -268,7 +268,7 @@ def test_the_multilingual_study_trains_with_the_pretrainer_at_toy_size(toy_data,
 
     config = toy_multilingual_config(toy_data, tmp_path / "multilingual")
     pretrain = dataclasses.replace(
-        config.pretrain, steps=6, max_examples=300, batch_size=16, warmup_steps=1, max_seq_length=64
+        config.pretrain, total_steps=6, max_examples=300, batch_size=16, warmup_steps=1, max_seq_length=64
     )
     config = dataclasses.replace(
         config, pretrain=pretrain, finetune=dataclasses.replace(config.finetune, epochs=1, max_length=64)

@@ -24,6 +24,7 @@ from tokstudy.report.verdict import NO_FIT, Verdict
 from tokstudy.study.config import StudyConfig
 from tokstudy.study.findings import Finding
 from tokstudy.study.language_rows import CrossLanguageRow, LanguageRow, VocabularyGain
+from tokstudy.study.task_rows import TaskData, TaskText
 
 #: how each measure is named in the report
 MEASURE_NAMES = {"ne": "NE words", "all": "all words"}
@@ -109,7 +110,7 @@ def language_findings(cross: list[CrossLanguageRow], gains: list[VocabularyGain]
     return out + ([vocabulary_finding(list(gains))] if gains else [])
 
 
-def training_text_section(config: StudyConfig, task_text: list[dict] | None) -> Section:
+def training_text_section(config: StudyConfig, task_text: list[TaskText] | None) -> Section:
     """Which text the vocabularies and the models were trained on: the raw text alone, or the tasks' words too
     (``add_task_text``), and what that changes in what the languages section means."""
     tok, pre = config.tokenizers.add_task_text, config.pretrain.add_task_text
@@ -124,8 +125,8 @@ def training_text_section(config: StudyConfig, task_text: list[dict] | None) -> 
             "languages, and its model never saw it before fine-tuning.",
         )
     files = task_text or []
-    listing = ", ".join(f"{f['dataset']} {f['language']} ({f['sentences']:,})" for f in files)
-    total = sum(f["sentences"] for f in files)
+    listing = ", ".join(f"{f.dataset} {f.language} ({f.sentences:,})" for f in files)
+    total = sum(f.sentences for f in files)
     added = " and ".join(x for x, on in (("the vocabularies' sample", tok), ("the pre-training corpus", pre)) if on)
     body = (
         f"{raw} **The words of the tasks' training splits were added to {added}** "
@@ -151,29 +152,29 @@ def _range(values: list[int]) -> str:
     return f"{lo:,}" if lo == hi else f"{lo:,}-{hi:,}"
 
 
-def _corpus_cuts(config: StudyConfig, task_data: list[dict]) -> list[str]:
+def _corpus_cuts(config: StudyConfig, task_data: list[TaskData]) -> list[str]:
     """One line per corpus: training and evaluation sentences used of those available, epochs."""
     by: dict = defaultdict(list)
     for record in task_data:
-        by[record.get("dataset", record["task"])].append(record)
+        by[record.corpus].append(record)
     lines = []
     for dataset, records in by.items():
         spec = next((t for t in config.finetune.tasks if t.dataset == dataset), None)
         epochs = spec.settings(config.finetune).epochs if spec else config.finetune.epochs
-        train = [r["train"] for r in records]
-        test = [r["test"] for r in records]
-        cut = any(t["sentences"] < t["available"] for t in train)
+        train = [r.train for r in records]
+        test = [r.test for r in records]
+        cut = any(t.sentences < t.available for t in train)
         lines.append(
             f"`{dataset}` ({len(records)} task{'s' if len(records) > 1 else ''}): training sentences "
-            f"{_range([t['sentences'] for t in train])} of {_range([t['available'] for t in train])}"
-            f"{' (cut)' if cut else ''}; scored on {_range([t['sentences'] for t in test])} of "
-            f"{_range([t['available'] for t in test])} `{test[0]['split']}` sentences; up to {epochs} "
+            f"{_range([t.sentences for t in train])} of {_range([t.available for t in train])}"
+            f"{' (cut)' if cut else ''}; scored on {_range([t.sentences for t in test])} of "
+            f"{_range([t.available for t in test])} `{test[0].split}` sentences; up to {epochs} "
             + ("epochs" if epochs > 1 else "epoch")
         )
     return lines
 
 
-def cuts_section(config: StudyConfig, task_data: list[dict] | None) -> Section:
+def cuts_section(config: StudyConfig, task_data: list[TaskData] | None) -> Section:
     """What was cut to fit the time budget, from the configuration and what each task read."""
     pre, ft, tok = config.pretrain, config.finetune, config.tokenizers
     sizes = " / ".join(f"{v // 1000}k" if v % 1000 == 0 else str(v) for v in tok.vocab_sizes)

@@ -39,6 +39,7 @@ from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, b
 from tokstudy.study.language_rows import CrossLanguageRow, LanguageRow, VocabularyGain
 from tokstudy.study.language_sections import cuts_section, language_findings, languages_section, training_text_section
 from tokstudy.study.sources import Sources
+from tokstudy.study.task_rows import TaskData, TaskText
 
 #: Version of the report's wording and verdict rules: part of the report stage's key, so a finished study
 #: writes its report again (that stage only) after they change. Raise it whenever what the report says, or
@@ -151,12 +152,12 @@ def study_sections(result: ReportResult, analysis: dict, config: StudyConfig, so
 
 def _opening_sections(analysis: dict, config: StudyConfig, sources: Sources, study: StudyTables) -> list[Section]:
     """The data, the smoke-test note, and with ``per_language`` the training text and what was cut."""
-    task_data = study.value(names.TASK_DATA, [])
+    task_data = [TaskData.from_json(r) for r in study.value(names.TASK_DATA, [])]
     out = [_data_section(analysis, sources, task_data)]
     if config.smoke_test:
         out.append(Section("These models are a smoke test", SMOKE_TEST_NOTE))
     if config.analysis.per_language:
-        out.append(training_text_section(config, study.value(names.TASK_TEXT)))
+        out.append(training_text_section(config, [TaskText.from_json(r) for r in study.value(names.TASK_TEXT, [])]))
         out.append(cuts_section(config, task_data))
     return out
 
@@ -213,7 +214,7 @@ def decoding_note(section: FinetuneSection) -> str:
     return "Tagging tasks (F1) are labelled word by word: each word takes the best label at its first piece."
 
 
-def _data_section(analysis: dict, sources: Sources, task_data: list[dict] = ()) -> Section:
+def _data_section(analysis: dict, sources: Sources, task_data: list[TaskData] = ()) -> Section:
     note = "\n\n".join(sources.notes) if sources.notes else f"All inputs are the real corpora at {_location(sources)}."
     if analysis.get("skipped_datasets"):
         note += f"\n\nSkipped (not available): {analysis['skipped_datasets']}."
@@ -221,21 +222,21 @@ def _data_section(analysis: dict, sources: Sources, task_data: list[dict] = ()) 
     return Section("Data", note + (f"\n\n{read}" if read else ""))
 
 
-def lenient_note(task_data: list[dict]) -> str:
+def lenient_note(task_data: list[TaskData]) -> str:
     """What a lenient reading changed in the tasks' splits (``tables/task_data.json``): the malformed lines it
     skipped, named per task and split, and how many tags it repaired.
 
-    >>> lenient_note([{"task": "masakhaner2-xho-ner", "train": {"split": "train", "skipped_lines": 2, "repaired": 0}}])
+    >>> from tokstudy.study.tasks import SplitRecord
+    >>> lenient_note([TaskData("masakhaner2-xho-ner", train=SplitRecord("train", 9, 9, skipped_lines=2))])
     "Read leniently: masakhaner2-xho-ner train: 2 malformed lines skipped (a field count other than the file's)."
     """
     skipped, repaired, where = [], 0, 0
     for record in task_data:
-        for role in ("train", "dev", "test"):
-            r = record.get(role) or {}
-            if r.get("skipped_lines"):
-                skipped.append(f"{record['task']} {r['split']}: {r['skipped_lines']} malformed lines skipped")
-            if r.get("repaired"):
-                repaired, where = repaired + r["repaired"], where + 1
+        for r in record.splits():
+            if r.skipped_lines:
+                skipped.append(f"{record.task} {r.split}: {r.skipped_lines} malformed lines skipped")
+            if r.repaired:
+                repaired, where = repaired + r.repaired, where + 1
     parts = []
     if skipped:
         parts.append("; ".join(skipped) + " (a field count other than the file's)")
