@@ -87,3 +87,22 @@ def test_config_json_is_whole_or_not_written(tmp_path, monkeypatch):
         run_study(config, backend=FakeBackend(), log=lambda m: None, progress=False)
     monkeypatch.undo()
     assert (tmp_path / "config.json").read_text() == previous
+
+
+def test_a_model_stage_takes_its_tokenizer_from_the_tokenizers_stage(tmp_path):
+    """The control's body reads its tokenizer's folder from the outcome of the stage it depends on."""
+    from tests.study.fake_backend import FakeBackend
+    from tokstudy.study.config import StudyConfig
+    from tokstudy.study.outcomes import TOKENIZERS
+    from tokstudy.study.stage_bodies import control_stage
+
+    built = TokenizersBuilt(
+        (BuiltTokenizer("a-1k", 1000, "tokenizers/a-1k", 5), BuiltTokenizer("a-2k", 2000, "tokenizers/a-2k", 5))
+    )
+    backend = FakeBackend()
+    work = tmp_path / "control" / "a-2k"
+    got = control_stage(
+        work, {TOKENIZERS: built}, root=tmp_path, tokenizer="a-2k", backend=backend, config=StudyConfig()
+    )
+    assert backend.calls == [("untrained_model", "a-2k")]
+    assert got == ModelBuilt("control/a-2k/random_init") and got.path(tmp_path).is_dir()
