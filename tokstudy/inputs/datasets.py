@@ -16,6 +16,7 @@ names made distinct by their folders (``amh/test``, ``swa/test``).
 
 from __future__ import annotations
 
+import enum
 import os
 import warnings
 from dataclasses import dataclass
@@ -35,6 +36,50 @@ from tokstudy.inputs.request import SchemeNotAppliedWarning
 
 #: what a spec that names no existing file must not look like to be read as a registry name
 _FILE_SUFFIXES = (".conll", ".txt", ".gz", ".tsv", ".iob", ".bio", ".json", ".jsonl")
+
+
+class SpecKind(enum.Enum):
+    """Where a dataset spec points."""
+
+    #: ``hf:NAME[@CONFIG]:SPLIT``, a Hugging Face dataset
+    HUB = "hub"
+    #: a file or folder that exists
+    FILE = "file"
+    #: a path (a folder separator, a data file's suffix) where nothing exists
+    MISSING_FILE = "missing file"
+    #: a name of the registry, with its language and split
+    REGISTRY = "registry"
+    #: none of these
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class SpecPlace:
+    """Where a dataset spec points (:func:`locate`): its kind, and for a path, the path and its ``@LANGUAGE``."""
+
+    kind: SpecKind
+    path: Path | None = None
+    language: str | None = None
+
+
+def locate(spec: str) -> SpecPlace:
+    """File, ``hf:`` or registry name? A file or folder that exists wins over a registry name of the same text.
+
+    >>> [locate(s).kind.value for s in ("hf:conll2003:test", "conll2003:test", "no/such.conll@de", "nope")]
+    ['hub', 'registry', 'missing file', 'unknown']
+    >>> where = locate("no/such.conll@de"); str(where.path), where.language
+    ('no/such.conll', 'de')
+    """
+    if is_hf_spec(spec):
+        return SpecPlace(SpecKind.HUB)
+    path_part, at, lang = spec.rpartition("@")
+    file_spec, file_lang = (path_part, lang) if at and "/" not in lang else (spec, None)
+    p = Path(file_spec).expanduser()
+    if p.is_file() or p.is_dir():
+        return SpecPlace(SpecKind.FILE, p, file_lang)
+    if any(c in spec for c in "/\\") or p.suffix in _FILE_SUFFIXES:
+        return SpecPlace(SpecKind.MISSING_FILE, p, file_lang)
+    return SpecPlace(SpecKind.REGISTRY if spec.split(":", 1)[0] in list_datasets() else SpecKind.UNKNOWN)
 
 
 @dataclass(frozen=True)
@@ -63,18 +108,15 @@ def load_dataset_spec(
     ``options`` says how files are read (its ``format`` wins over ``format``).
     """
     options = options or FileOptions(format=format)
-    if is_hf_spec(spec):
+    where = locate(spec)
+    if where.kind is SpecKind.HUB:
         name, config, split = parse_hf_spec(spec)
         return load_hf_dataset(name, split, config=config, language=language)
-    path_part, at, lang = spec.rpartition("@")
-    file_spec, file_lang = (path_part, lang) if at and "/" not in lang else (spec, None)
-    p = Path(file_spec).expanduser()
-    if p.is_file() or p.is_dir():
-        return read_dataset_file(p, options, language=file_lang or language or "und")
-    if any(c in spec for c in "/\\") or p.suffix in _FILE_SUFFIXES:
-        raise DataNotFoundError(f"{p}: dataset file not found")
-    name = spec.split(":", 1)[0]
-    if name not in list_datasets():
+    if where.kind is SpecKind.FILE:
+        return read_dataset_file(where.path, options, language=where.language or language or "und")
+    if where.kind is SpecKind.MISSING_FILE:
+        raise DataNotFoundError(f"{where.path}: dataset file not found")
+    if where.kind is SpecKind.UNKNOWN:
         raise DataNotFoundError(
             f"{spec!r} is neither a file nor a known dataset; known datasets: {', '.join(list_datasets())} "
             "(write NAME:SPLIT or NAME:LANGUAGE:SPLIT, e.g. conll2003:test, wikiann:ru:test, masakhaner2:*:test)"
@@ -143,12 +185,8 @@ def scheme_note(specs: Sequence[str], scheme: str) -> str | None:
 
 
 def _registry_name(spec: str) -> str | None:
-    """The registry name of a spec read from the registry (no file or folder of that name, no ``hf:``),
-    else None: the test :func:`load_dataset_spec` makes."""
-    if is_hf_spec(spec) or Path(spec.rpartition("@")[0] or spec).expanduser().exists() or Path(spec).exists():
-        return None
-    name = spec.split(":", 1)[0]
-    return name if name in list_datasets() else None
+    """The registry name of a spec read from the registry (:func:`locate`), else None."""
+    return spec.split(":", 1)[0] if locate(spec).kind is SpecKind.REGISTRY else None
 
 
 def _no_scheme_reason(spec: str) -> str:
@@ -157,7 +195,7 @@ def _no_scheme_reason(spec: str) -> str:
 
 def _is_wildcard(spec: str) -> bool:
     """Whether ``spec`` is a registry name with ``*`` (``masakhaner2:*:test``), not a file that exists."""
-    return WILDCARD in spec and spec.split(":", 1)[0] in list_datasets() and not Path(spec).expanduser().exists()
+    return WILDCARD in spec and locate(spec).kind is SpecKind.REGISTRY
 
 
 def distinct_names(datasets: Sequence[Dataset]) -> list[Dataset]:
