@@ -16,6 +16,7 @@ from tokstudy.analysis.stats import (
     segmentation_summary,
 )
 from tokstudy.analysis.stats.bootstrap import bootstrap_ratios, sentence_sums
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.table import segmentation_table
 
 
@@ -127,7 +128,7 @@ def test_bootstrap_matches_a_naive_loop_with_the_same_draws():
     S = 300
     num = rng.integers(0, 20, size=(S, 2)).astype(float)
     den = rng.integers(1, 10, size=(S, 2)).astype(float)
-    got = bootstrap_ratios(num, den, n_resamples=500, seed=42, confidence=0.9)
+    got = bootstrap_ratios(num, den, bootstrap=BootstrapSettings(n_resamples=500, seed=42, confidence=0.9))
     draws = np.random.default_rng(42).integers(0, S, size=(500, S), dtype=np.int32)  # one chunk: the same draws
     ratios = np.array([[num[idx, k].sum() / den[idx, k].sum() for k in range(2)] for idx in draws])
     assert np.allclose(got.low, np.percentile(ratios, 5, axis=0))

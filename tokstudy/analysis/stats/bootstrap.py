@@ -12,9 +12,9 @@ The weights are exact multinomial resampling (``n`` draws with replacement, done
 a ``bincount`` of uniform indices), seeded with ``numpy.random.default_rng(seed)``:
 the same seed gives the same intervals. Percentile intervals.
 
->>> import numpy as np
+>>> import numpy as np; from tokstudy.analysis.stats.estimates import BootstrapSettings
 >>> num = np.array([[3.0], [5.0], [2.0]]); den = np.array([[2.0], [2.0], [1.0]])
->>> est = bootstrap_ratios(num, den, n_resamples=200, seed=0)
+>>> est = bootstrap_ratios(num, den, bootstrap=BootstrapSettings(n_resamples=200, seed=0))
 >>> float(est.point[0]), bool(est.low[0] <= est.point[0] <= est.high[0])
 (2.0, True)
 """
@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
+
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 
 #: resamples per matrix product: bounds memory to chunk x n_sentences float64.
 _CHUNK_CELLS = 4_000_000
@@ -135,21 +137,16 @@ def bootstrap_ratios(
     num: np.ndarray,
     den: np.ndarray,
     *,
-    n_resamples: int = 1000,
-    seed: int = 0,
-    confidence: float = 0.95,
+    bootstrap: BootstrapSettings = BootstrapSettings(),
 ) -> RatioBootstrap:
     """Ratio ``num.sum(0) / den.sum(0)`` per column, with a sentence bootstrap interval.
 
     ``num`` and ``den`` are ``(n_sentences, k)`` per-sentence sums (see
     :func:`sentence_sums`). All columns share the same resamples, so intervals of
     related figures are consistent. A column whose denominator is 0 gives NaN.
-    ``n_resamples=0`` gives NaN intervals.
+    ``bootstrap.n_resamples == 0`` gives NaN intervals.
     """
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    if n_resamples < 0:
-        raise ValueError(f"n_resamples must be >= 0, got {n_resamples}")
+    n_resamples = bootstrap.n_resamples
     num = np.asarray(num, dtype=np.float64)
     den = np.asarray(den, dtype=np.float64)
     total_num, total_den = num.sum(0), den.sum(0)
@@ -159,8 +156,8 @@ def bootstrap_ratios(
     if n_resamples == 0 or num.shape[0] == 0:
         nan = np.full(k, np.nan)
         return RatioBootstrap(point, nan, nan.copy(), total_num, total_den)
-    totals = bootstrap_totals(np.concatenate([num, den], axis=1), n_resamples=n_resamples, seed=seed)
+    totals = bootstrap_totals(np.concatenate([num, den], axis=1), n_resamples=n_resamples, seed=bootstrap.seed)
     with np.errstate(invalid="ignore", divide="ignore"):
         ratios = totals[:, :k] / totals[:, k:]
-    low, high = percentile_interval(ratios, confidence)
+    low, high = percentile_interval(ratios, bootstrap.confidence)
     return RatioBootstrap(point, low, high, total_num, total_den)

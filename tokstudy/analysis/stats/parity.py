@@ -127,14 +127,8 @@ def parity(
     for seg in segmenters:
         counts = seg.segment(types).counts[wtype]
         pieces = np.bincount(key, weights=counts, minlength=n_par * len(langs)).reshape(n_par, len(langs))
-        par = bootstrap_ratios(
-            pieces,
-            np.repeat(pieces[:, [ref]], len(langs), axis=1),
-            n_resamples=n_resamples,
-            seed=seed,
-            confidence=confidence,
-        )
-        fert = bootstrap_ratios(pieces, n_words, n_resamples=n_resamples, seed=seed, confidence=confidence)
+        par = bootstrap_ratios(pieces, np.repeat(pieces[:, [ref]], len(langs), axis=1), bootstrap=settings)
+        fert = bootstrap_ratios(pieces, n_words, bootstrap=settings)
         g = gini_coefficient(par.point)
         g_low = g_high = float("nan")
         if n_resamples:
