@@ -22,6 +22,7 @@ from tokstudy.report.result import read_table, write_table
 from tokstudy.study.config import FinetuneSection, StudyConfig, TaskSpec, load_study_config
 from tokstudy.study.error_analysis import pieces_table
 from tokstudy.study.pipeline import finetune_key, finetune_runs, task_key
+from tokstudy.study.scored_runs import ScoredRun
 from tokstudy.study.tasks import with_labelling_twins
 
 TASKS = (TaskSpec("conll2003"), TaskSpec("snips", "classification"), TaskSpec("wikiann:*", label_all_pieces=True))
@@ -93,12 +94,12 @@ def test_the_table_reads_each_models_first_seed_and_the_section_reads_it_back(tm
             words.write_text("", encoding="utf-8")
             _pieces(piece_predictions_path(words), seed + (10 if "all" in task else 0))
             rel = str(words.relative_to(tmp_path))
-            runs.append({"task": task, "tokenizer": "sp8k", "seed": seed, "predictions": rel, "pretrained": True})
-    runs.append({"task": "snips-classification", "tokenizer": "sp8k", "seed": 0, "predictions": None})
+            runs.append(ScoredRun("sp8k", task, seed, True, 90.0, "F1", predictions=rel))
+    runs.append(ScoredRun("sp8k", "snips-classification", 0, True, 95.0, "accuracy"))
     table = pieces_table(tmp_path, runs, n_resamples=0)
     models = [row["model"] for row in table.data]
     assert models == ["sp8k conll2003-ner", "sp8k conll2003-ner-allpieces"]
-    seed0 = runs[1]["predictions"]
+    seed0 = runs[1].predictions
     want = piece_agreement(read_piece_predictions(piece_predictions_path(tmp_path / seed0)), n_resamples=0)
     assert table.data[0]["n_disagree"] == want.n_disagree
     write_table(table, tmp_path / "tables")

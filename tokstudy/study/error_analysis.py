@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.analysis.model_errors.attribution import attribute_errors, word_counts
@@ -40,6 +40,7 @@ from tokstudy.report.pieces import pieces_report
 from tokstudy.report.result import ErrorResult, Table
 from tokstudy.report.table3 import examples, examples_markdown, select_sentences
 from tokstudy.study.config import StudyConfig
+from tokstudy.study.scored_runs import ScoredRun, by_task_and_tokenizer
 from tokstudy.study.sources import Sources
 from tokstudy.study.tasks import scored_split, training_split
 
@@ -59,6 +60,12 @@ class ErrorAnalysis:
     result: ErrorResult
     table3: Table | None = None
     correlations: list = field(default_factory=list)
+
+
+def scored_runs(runs: Sequence[ScoredRun | dict]) -> list[ScoredRun]:
+    """The runs, typed: each :class:`~tokstudy.study.scored_runs.ScoredRun`, or its record
+    (:meth:`~tokstudy.study.scored_runs.ScoredRun.row`, as the analysis stage hands them over) read back as one."""
+    return [r if isinstance(r, ScoredRun) else ScoredRun(**r) for r in runs]
 
 
 def task_table_of(table, test, segmenters):
@@ -84,7 +91,7 @@ def errors_and_examples(
     root: Path,
     table,
     segmenters,
-    runs: list[dict],
+    runs: Sequence[ScoredRun | dict],
     config: StudyConfig,
     sources: Sources,
     boot: dict,
@@ -92,14 +99,12 @@ def errors_and_examples(
 ) -> ErrorAnalysis:
     """Correlation and attribution of errors, and Table 3, for every NER task with predictions; with ``dropped``
     (each tokenizer loaded without counting a lone boundary piece, by name) also r under every protocol
-    (:func:`~tokstudy.analysis.model_errors.protocols.correlation_protocols`)."""
+    (:func:`~tokstudy.analysis.model_errors.protocols.correlation_protocols`). ``runs``: the pre-trained models'
+    runs (:func:`scored_runs`)."""
     by_seg = {s.name: s for s in segmenters}
-    per_task: dict = defaultdict(lambda: defaultdict(list))
-    for r in runs:
-        per_task[r["task"]][r["tokenizer"]].append(r)
     results, attributions, example_md, protocols = [], [], [], []
-    for task, by_tok in per_task.items():
-        if not next(iter(by_tok.values()))[0].get("predictions"):
+    for task, by_tok in by_task_and_tokenizer(scored_runs(runs)).items():
+        if not next(iter(by_tok.values()))[0].predictions:
             continue
         spec = next(t for t in config.finetune.tasks if t.label == task)
         test = scored_split(spec, sources)
@@ -114,7 +119,7 @@ def errors_and_examples(
         aligned_all = []
         for tok, rs in by_tok.items():
             # the first seed's predictions, as the paper reports one model per vocabulary
-            source = root / rs[0]["predictions"]
+            source = root / rs[0].predictions
             # a task's labelling twin (finetune.compare_labelling) is published as a model of its own
             model_folder = tok + (f"-{spec.variant}" if spec.variant else "")
             published = root / "predictions" / model_folder / f"{published_stem(spec, test)}.tsv"
@@ -147,22 +152,20 @@ def _protocols(task_table, aligned, tok: str, dropped_segmenter, boot: dict):
     return correlation_protocols(task_table, aligned, tok, dropped=dropped, **boot)
 
 
-def pieces_table(root: Path, runs: list[dict], *, n_resamples: int = 1000, seed: int = 0) -> Table | None:
-    """The section's table from the runs (rows of the analysis' ``runs``: ``task``, ``tokenizer``, ``seed``,
-    ``predictions`` relative to ``root``): one model per (task, tokenizer), its first seed, named
-    ``<tokenizer> <task>``; None when no run wrote per-piece predictions."""
-    first: dict[tuple[str, str], dict] = {}
-    for run in runs:
-        key = (run["task"], run["tokenizer"])
-        if (
-            run.get("predictions")
-            and run.get("pretrained", True)
-            and (key not in first or run["seed"] < first[key]["seed"])
-        ):
+def pieces_table(
+    root: Path, runs: Sequence[ScoredRun | dict], *, n_resamples: int = 1000, seed: int = 0
+) -> Table | None:
+    """The section's table from the runs (:func:`scored_runs`; ``predictions`` relative to ``root``): one
+    pre-trained model per (task, tokenizer), its first seed, named ``<tokenizer> <task>``; None when no run wrote
+    per-piece predictions."""
+    first: dict[tuple[str, str], ScoredRun] = {}
+    for run in scored_runs(runs):
+        key = (run.task, run.tokenizer)
+        if run.predictions and run.pretrained and (key not in first or run.seed < first[key].seed):
             first[key] = run
     results = []
     for (task, tok), run in first.items():
-        path = piece_predictions_path(root / run["predictions"])
+        path = piece_predictions_path(root / run.predictions)
         if path.is_file():
             res = piece_agreement(read_piece_predictions(path), n_resamples=n_resamples, seed=seed)
             results.append(dataclasses.replace(res, model=f"{tok} {task}"))
