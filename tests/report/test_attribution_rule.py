@@ -1,6 +1,6 @@
-"""One rule decides each attribution case from every test the section shows (issue 33 item 4).
+"""One rule decides each attribution case from every test the section shows.
 
-The two cases the issue found reading against their own tables are built here from the numbers printed in
+Two cases read against their own tables are built here from the numbers printed in
 ``examples/cpu_report/report.md`` (adjusted odds ratio, partial r and its p, odds ratios by pieces), and
 checked against the committed ``tables/attribution.json`` they were printed from.
 """

@@ -1,4 +1,4 @@
-"""One p-value formatter and one JSON-number rule for every table, finding and section (issue 26 item 5)."""
+"""One p-value formatter and one JSON-number rule for every table, finding and section."""
 
 from __future__ import annotations
 

@@ -159,7 +159,7 @@ def test_attribution_json_keeps_full_precision_and_the_figure_is_shown_once(tmp_
 
 
 def test_headers_read_as_words(setup):
-    """The summary's NE / non-NE / all column is the "word set", and one piece is "1 piece" (issue 24 item 10)."""
+    """The summary's NE / non-NE / all column is the "word set", and one piece is "1 piece"."""
     from tokstudy.analysis.stats import table_statistics
     from tokstudy.report.attribution import frequency_markdown
 

@@ -39,7 +39,7 @@ def test_negative_counts_are_refused():
 
 
 def test_a_case_against_the_claim_says_which_way():
-    """ "no" alone reads as "no effect"; a case significantly the other way says so (issue 33 item 4)."""
+    """ "no" alone reads as "no effect"; a case significantly the other way says so."""
     assert outcome_word(False) == OPPOSITE == "no (opposite direction)"
     assert Verdict.tally([False]).markdown() == "**no (opposite direction)** (no (opposite direction) in 1 of 1)"
     assert [outcome_word(o) for o in (True, None, NO_FIT)] == ["yes", "undecided", "no fit"]

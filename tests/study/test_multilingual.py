@@ -1,4 +1,4 @@
-"""The ``multilingual`` study (issue 25 item 3): its configuration, task wildcards, lenient reading, the tasks'
+"""The ``multilingual`` study: its configuration, task wildcards, lenient reading, the tasks'
 training text, and the whole study at toy size on the in-memory fake backend (a few seconds, no torch), with
 the cross-language statistics checked against scipy."""
 

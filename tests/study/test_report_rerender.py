@@ -1,4 +1,4 @@
-"""The committed cpu report is what the report stage writes from its own tables today (issue 24 item 6)."""
+"""The committed cpu report is what the report stage writes from its own tables."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_committed_summary_tables_are_what_the_writer_writes_today(tmp_path):
 
 
 def test_rerendered_report_names_a_symlinked_data_location_as_given(tmp_path, monkeypatch):
-    """Issue 33 item 7: with ``../shared`` a symlink (a fresh clone beside a linked data folder), the report names
+    """With ``../shared`` a symlink (a fresh clone beside a linked data folder), the report names
     ``../shared/data``, the path the user gave, not the link's target relative to the report's folder."""
     (tmp_path / "elsewhere" / "shared" / "data").mkdir(parents=True)
     checkout = tmp_path / "work" / "main"
