@@ -140,7 +140,7 @@ def test_scores_follow_vocab_decides_each_step_by_welch():
         return {"mean": sum(values) / len(values), "std": 0.5, "n": len(values), "metric": "accuracy", "values": values}
 
     # the committed cpu report's snips-classification: 92.62 -> 92.57 -> 93.90 over 3 seeds each; neither step
-    # is significant, so the verdict is undecided (it used to say "no" because 92.57 < 92.62)
+    # is significant, so the verdict is undecided, not "no" for 92.57 < 92.62
     scores = scores_from_json(
         {
             "cls": {
@@ -159,7 +159,7 @@ def test_scores_follow_vocab_decides_each_step_by_welch():
 
 
 def test_beyond_confounders_reads_like_the_cpu_report():
-    """5 intervals above 1, one holding 1, 3 rows without a fit: mixed with its counts (was "no")."""
+    """5 intervals above 1, one holding 1, 3 rows without a fit: mixed with its counts, not "no"."""
     from tokstudy.study.findings import beyond_confounders
 
     def row(lo, hi):
