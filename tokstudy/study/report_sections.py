@@ -38,6 +38,7 @@ from tokstudy.study.control_and_cost import tables_1_2_markdown
 from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, by_vocab
 from tokstudy.study.language_rows import CrossLanguageRow, LanguageRow, VocabularyGain
 from tokstudy.study.language_sections import cuts_section, language_findings, languages_section, training_text_section
+from tokstudy.study.outcomes import AnalysisWritten
 from tokstudy.study.sources import Sources
 from tokstudy.study.task_rows import TaskData, TaskText
 
@@ -62,11 +63,15 @@ def _fmt(e: Estimate) -> str:
 
 
 def study_report(
-    root: Path, analysis: dict, config: StudyConfig, sources: Sources, result: ReportResult | None = None
+    root: Path,
+    analysis: AnalysisWritten | dict,
+    config: StudyConfig,
+    sources: Sources,
+    result: ReportResult | None = None,
 ) -> dict[str, Path]:
     """Write ``report.md`` / ``report.html`` into ``root`` from the tables the analysis stage wrote (``result``:
-    those tables, read back already)."""
-    sections = study_sections(result or read_study_result(root), analysis, config, sources)
+    those tables, read back already; ``analysis``: the analysis stage's outcome, or its record)."""
+    sections = study_sections(result or read_study_result(root), analysis_record(analysis), config, sources)
     return write_document(root, f"tokstudy study: {config.name}", sections)
 
 
@@ -91,14 +96,29 @@ def rerender_study_report(root: str | Path, *, data_dir: str | Path | None = Non
             raise ValueError(
                 f"{root}: {len(tokenizers)} tokenizers in tables/{names.TABLE4}.json, {len(sizes)} vocabulary sizes"
             )
-        analysis = {
-            "vocab_sizes": dict(zip(tokenizers, sizes)),
-            "table4_dataset": config.analysis.datasets[0],
-            "skipped_datasets": [],
-        }
+        analysis = AnalysisWritten(
+            (), tuple(tokenizers), dict(zip(tokenizers, sizes)), config.analysis.datasets[0], (), ()
+        )
     notes = ((_stage_record(stages / "report.json") or {}).get("params") or {}).get("notes") or []
     sources = Sources(data_dir=data_root(data_dir or config.data_dir), notes=list(notes))
     return study_report(root, analysis, config, sources, result)
+
+
+def analysis_record(analysis: AnalysisWritten | dict) -> AnalysisWritten:
+    """The analysis stage's outcome; from its record (``.stages/analysis.json``'s outputs), what the report reads
+    of it: a record written before a field existed has it empty."""
+    if isinstance(analysis, AnalysisWritten):
+        return analysis
+    sizes = dict(analysis["vocab_sizes"])
+    lists = {k: tuple(analysis.get(k, ())) for k in ("skipped_datasets", "tables", "figures")}
+    return AnalysisWritten(
+        lists["skipped_datasets"],
+        tuple(analysis.get("tokenizers", sizes)),
+        sizes,
+        analysis["table4_dataset"],
+        lists["tables"],
+        lists["figures"],
+    )
 
 
 def _stage_record(path: Path) -> dict | None:
@@ -106,11 +126,13 @@ def _stage_record(path: Path) -> dict | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-def study_sections(result: ReportResult, analysis: dict, config: StudyConfig, sources: Sources) -> list[Section]:
+def study_sections(
+    result: ReportResult, analysis: AnalysisWritten, config: StudyConfig, sources: Sources
+) -> list[Section]:
     """Every section of the study's report, in reading order."""
     study = result.study or StudyTables()
     table4 = result.segmentation.table4_rows()
-    vocab = analysis["vocab_sizes"]
+    vocab = analysis.vocab_sizes
     errors = result.errors
     correlation = errors.correlations() if errors else []
     scores, control = study.scores_by_task(), study.control_by_task()
@@ -150,7 +172,9 @@ def study_sections(result: ReportResult, analysis: dict, config: StudyConfig, so
     return sections + _closing_sections(result, config)
 
 
-def _opening_sections(analysis: dict, config: StudyConfig, sources: Sources, study: StudyTables) -> list[Section]:
+def _opening_sections(
+    analysis: AnalysisWritten, config: StudyConfig, sources: Sources, study: StudyTables
+) -> list[Section]:
     """The data, the smoke-test note, and with ``per_language`` the training text and what was cut."""
     task_data = [TaskData.from_json(r) for r in study.value(names.TASK_DATA, [])]
     out = [_data_section(analysis, sources, task_data)]
@@ -214,10 +238,10 @@ def decoding_note(section: FinetuneSection) -> str:
     return "Tagging tasks (F1) are labelled word by word: each word takes the best label at its first piece."
 
 
-def _data_section(analysis: dict, sources: Sources, task_data: list[TaskData] = ()) -> Section:
+def _data_section(analysis: AnalysisWritten, sources: Sources, task_data: list[TaskData] = ()) -> Section:
     note = "\n\n".join(sources.notes) if sources.notes else f"All inputs are the real corpora at {_location(sources)}."
-    if analysis.get("skipped_datasets"):
-        note += f"\n\nSkipped (not available): {analysis['skipped_datasets']}."
+    if analysis.skipped_datasets:  # shown as the record lists them
+        note += f"\n\nSkipped (not available): {list(analysis.skipped_datasets)}."
     read = lenient_note(task_data)
     return Section("Data", note + (f"\n\n{read}" if read else ""))
 
@@ -250,7 +274,7 @@ def _location(sources: Sources) -> str:
     return f"the data location `{shown_path(sources.data_dir)}` (`--data-dir`, else `$TOKSTUDY_DATA`)"
 
 
-def _table4_section(result: ReportResult, vocab: dict, analysis: dict, config: StudyConfig) -> Section:
+def _table4_section(result: ReportResult, vocab: dict, analysis: AnalysisWritten, config: StudyConfig) -> Section:
     """Table 4 by vocabulary size, the paper's figures beside ours, the figure and the breakdowns."""
     table4 = result.segmentation.table4_rows()
     rows = "\n".join(
@@ -262,7 +286,7 @@ def _table4_section(result: ReportResult, vocab: dict, analysis: dict, config: S
     links = ", ".join(f"[{b}]({study_path(t, 'csv')})" for b, t in result.segmentation.by.items())
     return Section(
         "Table 4: additional segmentation (%)",
-        f"Dataset: `{analysis['table4_dataset']}`. Additional segmentation = pieces / words − 1, with 95 % "
+        f"Dataset: `{analysis.table4_dataset}`. Additional segmentation = pieces / words − 1, with 95 % "
         f"bootstrap CIs over sentences ({config.analysis.bootstrap} resamples). Counting: {policies}.\n\n"
         "| tokenizer | vocab | NE | non-NE | all |\n|---|---:|---|---|---|\n"
         + rows
