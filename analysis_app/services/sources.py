@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from analysis_app.services.results import discover
-from tokstudy.data.registry import available_datasets, dataset_info
+from tokstudy.data.registry import TAGGED_TASKS, available_datasets, dataset_info
 from tokstudy.inputs import dataset_file_key
 
 
@@ -146,7 +146,7 @@ def registry_datasets() -> list[DatasetSource]:
     present = available_datasets()
     out = []
     for name in dict.fromkeys(n for n, _, _ in present):
-        if dataset_info(name).task not in ("ner", "slot"):
+        if dataset_info(name).task not in TAGGED_TASKS:
             continue
         for split in _DEFAULT_SPLITS:
             out += [DatasetSource.registry(name, split, lang) for n, lang, s in present if n == name and s == split]

@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import corpus_path
 from tokstudy.data.corpora import ja_split_of
-from tokstudy.data.registry import dataset_info, list_datasets, load_dataset
+from tokstudy.data.registry import DatasetInfo, DatasetTask, dataset_info, list_datasets, load_dataset
 from tokstudy.errors import DataNotFoundError, TagSchemeError
 
 
@@ -161,3 +161,14 @@ def test_ja_split_rule_is_stable_and_roughly_80_10_10():
     assert set(counts) == {"train", "dev", "test"}
     assert 7700 < counts["train"] < 8300 and 850 < counts["dev"] < 1150 and 850 < counts["test"] < 1150
     assert ja_split_of("3572156") == ja_split_of("3572156")
+
+
+def test_every_registry_task_is_one_of_the_closed_vocabulary():
+    for name in list_datasets():
+        task = dataset_info(name).task
+        assert isinstance(task, DatasetTask) and task == task.value and f"{task}" == task.value
+
+
+def test_a_task_outside_the_vocabulary_is_refused_with_the_dataset_named():
+    with pytest.raises(ValueError, match=r"mine: task 'pos' must be ner, slot or classification"):
+        DatasetInfo("mine", "pos", ("en",), ("test",), "mine")

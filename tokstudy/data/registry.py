@@ -18,6 +18,7 @@ language present: ``masakhaner2:*:test``) are read by :mod:`tokstudy.data.names`
 
 from __future__ import annotations
 
+import enum
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +47,33 @@ from tokstudy.errors import DataNotFoundError
 SPLIT_ALIASES = {"valid": "dev", "val": "dev", "validation": "dev", "testa": "dev", "testb": "test"}
 
 
+class DatasetTask(str, enum.Enum):
+    """What a registry dataset's labels are for; equal to its spelling in configs and listings (``"ner"``).
+
+    >>> DatasetTask("ner") is DatasetTask.NER, DatasetTask.NER == "ner", f"{DatasetTask.SLOT}"
+    (True, True, 'slot')
+    """
+
+    #: a BIO tag per word
+    NER = "ner"
+    #: slot tags per word, and an intent label per sentence
+    SLOT = "slot"
+    #: a label per sentence
+    CLASSIFICATION = "classification"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+#: every task's spelling
+TASKS = frozenset(t.value for t in DatasetTask)
+#: the tasks whose words carry tags
+TAGGED_TASKS = (DatasetTask.NER, DatasetTask.SLOT)
+
+
 @dataclass(frozen=True)
 class DatasetInfo:
     """What the registry knows about one corpus.
@@ -66,7 +94,7 @@ class DatasetInfo:
     """
 
     name: str
-    task: str
+    task: DatasetTask
     languages: tuple[str, ...]
     splits: tuple[str, ...]
     corpus: str
@@ -75,8 +103,9 @@ class DatasetInfo:
     scheme: str | None = "IOB2"
 
     def __post_init__(self) -> None:
-        if self.task not in ("ner", "slot", "classification"):
+        if self.task not in TASKS:
             raise ValueError(f"{self.name}: task {self.task!r} must be ner, slot or classification")
+        object.__setattr__(self, "task", DatasetTask(self.task))
 
 
 @dataclass(frozen=True)

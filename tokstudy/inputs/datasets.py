@@ -27,7 +27,7 @@ from tokstudy.data.formats import FileOptions
 from tokstudy.data.hub import is_hf_spec, load_hf_dataset, parse_hf_spec
 from tokstudy.data.names import WILDCARD, expand_dataset_name, parse_dataset_name
 from tokstudy.data.readers import read_dataset_file
-from tokstudy.data.registry import dataset_info, list_datasets, load_dataset
+from tokstudy.data.registry import DatasetTask, dataset_info, list_datasets, load_dataset
 from tokstudy.data.schemes import normalize_scheme
 from tokstudy.data.types import Dataset
 from tokstudy.errors import DataFormatError, DataNotFoundError, UsageError
@@ -190,7 +190,8 @@ def _registry_name(spec: str) -> str | None:
 
 
 def _no_scheme_reason(spec: str) -> str:
-    return "sentence labels" if dataset_info(_registry_name(spec)).task == "classification" else "character spans"
+    task = dataset_info(_registry_name(spec)).task
+    return "sentence labels" if task is DatasetTask.CLASSIFICATION else "character spans"
 
 
 def _is_wildcard(spec: str) -> bool:
