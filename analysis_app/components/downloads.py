@@ -1,7 +1,7 @@
 """The CSV download button every page puts under its tables and charts (owns no session-state key).
 
 The CSV is written when the button is clicked (Streamlit calls ``data`` then, on its own thread), not
-on every script run: a page with four buttons used to write four CSVs each time it was drawn.
+on every script run: otherwise a page with four buttons would write four CSVs each time it is drawn.
 """
 
 from __future__ import annotations

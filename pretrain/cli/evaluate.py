@@ -144,7 +144,7 @@ def _evaluate_external(args: argparse.Namespace, ds) -> dict:
 
 
 def _dataset(spec: str, args: argparse.Namespace):
-    """A bare registry name with ``--split`` (as before specs), else a dataset spec or file."""
+    """A bare registry name with ``--split``, else a dataset spec or file."""
     # deferred: the readers (numpy, the data package), not for pretrain --help
     from tokstudy.data.registry import list_datasets, load_dataset
     from tokstudy.inputs.datasets import load_dataset_spec

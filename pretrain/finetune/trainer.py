@@ -13,7 +13,7 @@ On a GPU the step loop never waits for the device: batches go up from pinned mem
 forward pass runs under bf16 autocast (``config.autocast_bf16``), AdamW is the fused kernel, word dropout draws
 on the device, and the training loss is summed on the device and read once per dev evaluation. The host
 therefore queues step after step while the device works; it waits only where a dev score is needed (early
-stopping reads it). On CPU the same code runs in float32, as before.
+stopping reads it). On CPU the same code runs in float32.
 
 >>> result = train(model, windows, evaluate=dev_f1, config=cfg, seed=1)  # doctest: +SKIP
 >>> result.best_score, result.best_step
