@@ -9,7 +9,8 @@ import pytest
 
 from tests.conftest import PROJECT_ROOT
 from tokstudy.analysis.model_errors.correlation import ErrorCorrelation
-from tokstudy.analysis.stats.estimates import AdditionalSegmentation
+from tokstudy.analysis.stats.estimates import AdditionalSegmentation, GroupedEstimates, SegmentationSummary
+from tokstudy.analysis.stats.parity import ParityResult
 from tokstudy.report import names
 from tokstudy.report.codec import from_jsonable
 from tokstudy.report.result import read_study_result
@@ -93,3 +94,16 @@ def test_a_missing_field_is_named():
     with pytest.raises(ValueError, match="AdditionalSegmentation: the field 'non_ne' is missing"):
         ne = {"value": 1.0, "low": None, "high": None, "n_words": 1, "n_sentences": 1}
         from_jsonable(AdditionalSegmentation, {"tokenizer": "a", "ne": ne})
+
+
+@pytest.mark.parametrize("folder", REPORTS, ids=lambda p: p.name)
+def test_every_table_of_analysis_results_reads_back_as_what_it_was_written_from(folder):
+    result = read_study_result(folder)
+    seg = result.segmentation
+    tables = [(seg.summary, SegmentationSummary), (result.parity, ParityResult)]
+    tables += [(t, GroupedEstimates) for t in seg.by.values()]
+    for table, cls in tables:
+        if table is not None:
+            rows = table.rows_of(cls)
+            assert rows and all(isinstance(r, cls) for r in rows)
+            assert to_jsonable(rows) == table.data, table.stem

@@ -12,10 +12,10 @@ results), each when the table has it. ``tokstudy report`` writes them beside its
 exactly what the tables hold. A table read back has its CSV's cells as text: the report is made from the
 Markdown and the JSON. The sections of a report are made from a result by :mod:`tokstudy.report.assemble`.
 
-The JSON is read back typed, with one codec per table: Table 4 and the correlation as the analysis
-dataclasses they were written from (:meth:`SegmentationResult.table4_rows`, :meth:`ErrorResult.correlations`,
-through :func:`~tokstudy.report.codec.from_jsonable`), a study's scores and control as
-:class:`~tokstudy.report.scores.Score` and :class:`~tokstudy.report.scores.ControlComparison`
+The JSON is read back typed, with one codec per table: a table of analysis results as the dataclasses it was
+written from (:meth:`Table.rows_of`, through :func:`~tokstudy.report.codec.from_jsonable`; Table 4 and the
+correlation as :meth:`SegmentationResult.table4_rows` and :meth:`ErrorResult.correlations`), a study's scores
+and control as :class:`~tokstudy.report.scores.Score` and :class:`~tokstudy.report.scores.ControlComparison`
 (:meth:`StudyTables.scores_by_task`, :meth:`StudyTables.control_by_task`). Tables are named by the constants of
 :mod:`tokstudy.report.names`.
 
@@ -37,7 +37,7 @@ import json
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, TypeVar
 
 from tokstudy.analysis.model_errors.correlation import ErrorCorrelation
 from tokstudy.analysis.stats.estimates import AdditionalSegmentation
@@ -45,6 +45,8 @@ from tokstudy.report import names
 from tokstudy.report.codec import from_jsonable
 from tokstudy.report.scores import ControlComparison, Score, control_from_json, scores_from_json
 from tokstudy.report.tables import to_jsonable, write_csv
+
+T = TypeVar("T")
 
 #: a study's tables, under its results folder
 STUDY_TABLES = "tables"
@@ -88,6 +90,11 @@ class Table:
         parts = (("md", self.markdown), ("csv", self.rows), ("json", self.data))
         return tuple(f"{self.stem}.{suffix}" for suffix, v in parts if v is not None)
 
+    def rows_of(self, cls: type[T]) -> list[T]:
+        """``data`` read back typed: one ``cls`` (the dataclass the table was written from) per entry, through
+        :func:`~tokstudy.report.codec.from_jsonable`; empty without data."""
+        return [from_jsonable(cls, r) for r in self.data or []]
+
     def links(self) -> str:
         """``[t.md](t.md) · [csv](t.csv) · [json](t.json)``: a link to each of its files, the first by name."""
         return " · ".join(f"[{f if i == 0 else f.rpartition('.')[2]}]({f})" for i, f in enumerate(self.files))
@@ -115,7 +122,7 @@ class SegmentationResult:
 
     def table4_rows(self) -> list[AdditionalSegmentation]:
         """Table 4's rows, typed (read from its JSON)."""
-        return [from_jsonable(AdditionalSegmentation, r) for r in self.table4.data or []]
+        return self.table4.rows_of(AdditionalSegmentation)
 
 
 @dataclass(frozen=True)
@@ -136,7 +143,7 @@ class ErrorResult:
 
     def correlations(self) -> list[ErrorCorrelation]:
         """The correlation's rows, typed (read from its JSON)."""
-        return [from_jsonable(ErrorCorrelation, r) for r in self.correlation.data or []]
+        return self.correlation.rows_of(ErrorCorrelation)
 
     @property
     def attribution_rows(self) -> list[dict]:
