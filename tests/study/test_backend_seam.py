@@ -184,6 +184,7 @@ def test_every_finetuning_setting_of_the_study_reaches_the_fine_tuner(monkeypatc
         decode_prior_scale=0.5,
         label_all_pieces=True,
         compare_labelling=True,
+        holdout_fraction=0.1,
     )
     ds = Dataset([Sentence(("EU", "rejects"), ("B-ORG", "O"))], name="conll2003", language="en", split="train")
     request = FinetuneRequest(tmp_path / "m", TaskSpec("conll2003", "ner"), TaskSplits(ds, ds, ds), 0, section)
