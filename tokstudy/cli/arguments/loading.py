@@ -12,9 +12,6 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from tokstudy.analysis.model_errors.piece_agreement import piece_agreement
-from tokstudy.analysis.model_errors.piece_predictions import read_piece_predictions
-from tokstudy.analysis.stats.parity import parity, read_parallel_text
 from tokstudy.analysis.stats.shredded import DEFAULT_MIN_PIECES, shredded_table
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.cli.arguments.options import bootstrap_kwargs
@@ -122,6 +119,10 @@ def resolve_sentences(table, specs) -> list[int]:
 
 def parity_from_args(args) -> list:
     """Parity of the tokenizers named on the command line on its parallel text (``parity``, ``report --parity``)."""
+    # every command imports these shared helpers; only parity and report --parity need what this one reads with
+    # deferred: the parity statistics and the parallel-text reader (~4 ms), for those two only
+    from tokstudy.analysis.stats.parity import parity, read_parallel_text
+
     directory = args.parallel_dir or corpus_dir("xquad_parallel", args.data_dir)
     langs = args.languages.split(",") if args.languages else None
     if langs and args.reference not in langs:
@@ -143,6 +144,11 @@ def piece_agreements(specs, *, n_resamples: int, seed: int, table=None, dataset:
     names the model (default: the file's ``model_name``); models of the same name get their file's name beside
     it; with ``table``, each file is checked against its dataset (``dataset``, as ``--predictions-dataset``
     names it) first. What each file holds is printed, one line each."""
+    # every command imports these shared helpers; only pieces and report --piece-predictions need this one's
+    # deferred: the per-piece predictions reader and the agreement statistics (~20 ms), for those two only
+    from tokstudy.analysis.model_errors.piece_agreement import piece_agreement
+    from tokstudy.analysis.model_errors.piece_predictions import read_piece_predictions
+
     results = []
     for spec in specs:
         path, _, name = spec.partition("=")
