@@ -7,6 +7,11 @@ check a local Hugging Face encoder) -> ``trainer`` (AdamW loop, early stopping) 
 atomic outputs, ``run.json``) -> ``results`` (Tables 1-2; mean ± std and Welch from
 :mod:`tokstudy.analysis.stats.welch`).
 
+A model fine-tuned elsewhere (``pretrain evaluate --model``, any Hugging Face token classifier) takes a side
+road: ``token_classifier`` (load and check it) -> ``label_mapping`` (its labels as the dataset's tags) ->
+``predict`` (every piece's probabilities) -> ``mapped_tags`` (each word's tag) -> ``external`` (scores and the
+same predictions files).
+
 The main entry point::
 
     from pretrain.finetune.config import FinetuneConfig

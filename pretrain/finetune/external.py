@@ -172,11 +172,15 @@ def _check_unseen(ds: Dataset, mapping: LabelMapping, policy: str) -> tuple[Data
     the tags kept or mapped to ``O`` (:func:`~pretrain.finetune.data.apply_unseen_policy`)."""
     known = set(mapping.labels)
     counts = Counter(t for s in ds for t in s.tags if t not in known)
-    if counts and policy == "error":
-        listed = ", ".join(f"{t} ({n}x)" for t, n in sorted(counts.items()))
+    if not counts:
+        return ds, None
+    listed = ", ".join(f"{t} ({n}x)" for t, n in sorted(counts.items()))
+    if policy == "error":
         raise ValueError(
             f"{ds.name} {ds.split}: gold tag(s) {listed} are not among the model's labels after mapping "
             f"({', '.join(mapping.pairs())}); pass --label-map FILE naming the model's label for them, or "
             "--unseen-labels keep (count them as misses) or map_o (gold -> O)"
         )
-    return apply_unseen_policy(ds, mapping.labels, "ner", policy)
+    fixed, _ = apply_unseen_policy(ds, mapping.labels, "ner", policy)
+    done = "kept as gold: they count as misses" if policy == "keep" else "mapped to O"
+    return fixed, f"{ds.name} {ds.split}: gold tag(s) the model cannot predict ({listed}) {done}"

@@ -93,6 +93,8 @@ def test_ontonotes_types_need_a_map_and_unmapped_labels_are_counted(conll_files,
     assert rc == 0, captured.err
     metrics = json.loads(captured.out)
     assert metrics["labels_to_o"] == ["B-DATE", "I-DATE"]
+    (note,) = metrics["notes"]
+    assert note.startswith("test test: gold tag(s) the model cannot predict (B-MISC (") and note.endswith("mapped to O")
     assert f"read as O: B-DATE I-DATE ({metrics['n_unmapped_words']} words)" in captured.err
     assert read_predictions(out).metadata["labels_to_o"] == "B-DATE,I-DATE"
     (tmp_path / "bad.yaml").write_text("NORP: LOC\n", encoding="utf-8")
