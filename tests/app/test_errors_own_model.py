@@ -1,0 +1,169 @@
+"""The Errors page predicts the dataset with a model directory of one's own and pairs it with its tokenizer.
+
+A tiny BERT token classifier saved with ``save_pretrained`` (``tests/fixtures_hf_models.py``) is chosen by
+path on a 40-sentence CoNLL-2003 file: ``pretrain evaluate`` runs in a child process, and the paired row's r
+equals ``scipy.stats.pearsonr`` of the model's errors (read from the file it wrote, against the gold file)
+against the pieces the model's own tokenizer (``transformers.AutoTokenizer``) gives each word. A second choice
+reads the cache and runs nothing; a folder that is not a model shows the command's error line, caching nothing.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.app.conftest import new_app, no_exceptions, wait_for_jobs
+from tests.conftest import corpus_path
+from tests.fixtures_hf_models import hf_token_models  # noqa: F401  (session fixture: one model per family)
+
+N_SENTENCES = 40
+
+
+def _small_conll(out: Path) -> Path:
+    """The first ``N_SENTENCES`` sentences of CoNLL-2003 test, as a CoNLL file (documents markers dropped)."""
+    with gzip.open(corpus_path("conll2003") / "eng.testb.gz", "rt", encoding="utf-8") as f:
+        blocks = [b for b in f.read().split("\n\n") if b.strip() and not b.startswith("-DOCSTART-")]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n\n".join(blocks[:N_SENTENCES]) + "\n\n", encoding="utf-8")
+    return out
+
+
+@pytest.fixture
+def own_env(monkeypatch, tmp_path, hf_token_models):  # noqa: F811
+    """An app whose results folder holds only a small CoNLL file, allowed to read the fixtures' models."""
+    from analysis_app.services import background
+
+    results = tmp_path / "results"
+    _small_conll(results / "data" / "small.conll")
+    monkeypatch.setenv("TOKSTUDY_APP_RESULTS", str(results))
+    monkeypatch.setenv("TOKSTUDY_APP_ALLOW_DIRS", str(hf_token_models["bert"].path.parent))
+    monkeypatch.setenv("TOKSTUDY_APP_UPLOAD_DIR", str(tmp_path / "uploads"))
+    monkeypatch.setenv("TOKSTUDY_APP_MODEL_CACHE", str(tmp_path / "models"))
+    wait_for_jobs(background.work())
+    monkeypatch.setattr(background, "_WORK", background.BackgroundWork())  # no job of another test answers
+    return results
+
+
+def _choose(folder: Path):
+    """The Errors page after choosing ``folder`` and waiting for its prediction."""
+    from analysis_app.services.background import work
+
+    at = new_app("views/errors.py", timeout=120).run()
+    no_exceptions(at)
+    at.text_input(key="ts_er_model_dir").set_value(str(folder)).run()
+    at.button(key="ts_er_model_dir_btn").click().run()
+    no_exceptions(at)
+    wait_for_jobs(work(), 120)
+    at.run()
+    no_exceptions(at)
+    return at
+
+
+def _iob2(tags: list[str]) -> list[str]:
+    """CoNLL-2003's IOB1 tags in IOB2, the scheme every reader normalises to: an entity opens with ``B-``."""
+    out = []
+    for k, tag in enumerate(tags):
+        before = tags[k - 1][2:] if k and tags[k - 1] != "O" else None
+        out.append("B-" + tag[2:] if tag.startswith("I-") and before != tag[2:] else tag)
+    return out
+
+
+def _errors_and_pieces(predictions: Path, gold: Path, model: Path) -> tuple[np.ndarray, list[int]]:
+    """Each gold word's mislabelled flag and its number of pieces under the model's tokenizer, read here."""
+    from transformers import AutoTokenizer
+
+    sentences = [
+        [line.split() for line in block.splitlines()]
+        for block in gold.read_text(encoding="utf-8").split("\n\n")
+        if block.strip()
+    ]
+    body = [ln for ln in predictions.read_text(encoding="utf-8").splitlines() if not ln.startswith("#")]
+    predicted = [ln.split("\t") for ln in body if ln.strip()]
+    gold_tags = [tag for s in sentences for tag in _iob2([row[-1] for row in s])]
+    assert len(predicted) == len(gold_tags)
+    errors = np.array([p[-1] != g for p, g in zip(predicted, gold_tags)], dtype=float)
+    tok = AutoTokenizer.from_pretrained(model)
+    pieces = [len(tok.tokenize(row[0])) for s in sentences for row in s]
+    return errors, pieces
+
+
+def test_a_chosen_model_is_predicted_and_paired_with_its_own_tokenizer(own_env, hf_token_models):  # noqa: F811
+    from scipy.stats import pearsonr
+
+    model = hf_token_models["bert"].path
+    at = _choose(model)
+    assert not at.error, [e.value for e in at.error]
+    paired = at.dataframe[0].value
+    row = paired[(paired.model == "bert") & (paired["word set"] == "all words")].iloc[0]
+    assert row["own tokenizer"] == "bert"
+    runs = list((own_env.parent / "models").iterdir())
+    assert len(runs) == 1
+    errors, pieces = _errors_and_pieces(runs[0] / "predictions.tsv", own_env / "data" / "small.conll", model)
+    assert row["error rate"] == pytest.approx(errors.mean())
+    assert row["Pearson r"] == pytest.approx(pearsonr(pieces, errors)[0], abs=1e-9)
+    assert (runs[0] / "pieces.tsv").is_file()
+
+
+def test_a_second_choice_reads_the_cache(own_env, hf_token_models, monkeypatch):  # noqa: F811
+    from analysis_app.services import model_runs
+
+    _choose(hf_token_models["bert"].path)
+
+    def no_second_run(run, work):
+        raise AssertionError("the model was run again")
+
+    monkeypatch.setattr(model_runs, "_call", no_second_run)
+    at = _choose(hf_token_models["bert"].path)  # a new session: only the files on disk can answer
+    assert not at.error, [e.value for e in at.error]
+    assert "bert" in set(at.dataframe[0].value.model)
+
+
+def test_a_folder_that_is_no_model_shows_the_command_error_and_caches_nothing(own_env, tmp_path, hf_token_models):  # noqa: F811
+    folder = hf_token_models["bert"].path.parent / "not-a-model"
+    folder.mkdir(exist_ok=True)
+    (folder / "config.json").write_text("{}")
+    at = _choose(folder)
+    assert [e.value for e in at.error] == [
+        f"pretrain evaluate: error: {folder}: config.json is there but no weights (*.safetensors or *.bin)"
+    ]
+    cache = own_env.parent / "models"
+    assert not cache.exists() or not any(cache.iterdir())
+
+
+def test_progress_is_read_from_the_bars_redrawings():
+    from analysis_app.services import model_runs
+
+    bar = b"predict:   0%|   | 0/3 [00:00<?]\rpredict:  33%|#  | 1/3 [00:01<00:02]\rdone\nlast"
+    read, write = __import__("os").pipe()
+    with open(write, "wb") as w:
+        w.write(bar)
+    with open(read, "rb") as r:
+        lines = list(model_runs._drawings(r))
+    assert [model_runs.parse_progress(ln) for ln in lines] == [(0, 3), (1, 3), None, None]
+    assert lines[2:] == ["done", "last"]
+
+
+def test_the_cache_key_follows_the_weights(tmp_path):
+    from analysis_app.services import model_runs
+    from analysis_app.services.sources import DatasetSource
+
+    (tmp_path / "config.json").write_text("{}")
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(b"1")
+    ds = DatasetSource.registry("conll2003", "test")
+    first = model_runs.run_key(tmp_path, ds)
+    assert model_runs.run_key(tmp_path, DatasetSource.registry("conll2003", "dev")) != first
+    weights.write_bytes(b"12")
+    assert model_runs.run_key(tmp_path, ds) != first
+
+
+def test_the_services_examples_run():
+    import doctest
+
+    from analysis_app.services import model_runs
+
+    result = doctest.testmod(model_runs)
+    assert result.failed == 0 and result.attempted > 0, result
