@@ -167,3 +167,52 @@ def test_the_services_examples_run():
 
     result = doctest.testmod(model_runs)
     assert result.failed == 0 and result.attempted > 0, result
+
+
+def test_a_running_prediction_shows_its_progress(own_env, hf_token_models, monkeypatch):  # noqa: F811
+    import threading
+
+    from analysis_app.services import model_runs
+    from analysis_app.services.background import work
+
+    release = threading.Event()
+
+    def halfway(run, folder):
+        model_runs.progress_of(run).update(1, 4)
+        release.wait(60)
+        raise model_runs.ModelRunError("pretrain evaluate: error: stopped by the test")
+
+    monkeypatch.setattr(model_runs, "_call", halfway)
+    at = new_app("views/errors.py", timeout=120).run()
+    at.text_input(key="ts_er_model_dir").set_value(str(hf_token_models["bert"].path)).run()
+    at.button(key="ts_er_model_dir_btn").click().run()
+    no_exceptions(at)
+    for _ in range(100):  # the job starts once the page run has ended
+        if model_runs.progress_of(model_runs.plan(hf_token_models["bert"].path, _dataset())).fraction:
+            break
+        threading.Event().wait(0.1)
+    at.run()
+    bars = at.get("progress")
+    assert len(bars) == 1 and "1 of 4 batches" in bars[0].proto.text
+    release.set()
+    wait_for_jobs(work(), 60)
+    at.run()
+    assert [e.value for e in at.error] == ["pretrain evaluate: error: stopped by the test"]
+    assert not at.get("progress")
+
+
+def test_a_path_outside_the_readable_folders_is_refused(own_env, tmp_path):
+    at = new_app("views/errors.py").run()
+    at.text_input(key="ts_er_model_dir").set_value(str(tmp_path)).run()
+    at.button(key="ts_er_model_dir_btn").click().run()
+    no_exceptions(at)
+    assert len(at.error) == 1 and "outside the directories this app may read" in at.error[0].value
+    assert not (tmp_path / "models").exists()
+
+
+def _dataset():
+    """The dataset the app selects first in ``own_env``: its results folder's CoNLL file."""
+    from analysis_app.services.settings import parse_settings
+    from analysis_app.services.sources import initial_sources
+
+    return initial_sources(parse_settings().results).datasets[0]
