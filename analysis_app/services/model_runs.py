@@ -170,7 +170,11 @@ def evaluate(run: ModelRun) -> ModelRun:
     work = Path(tempfile.mkdtemp(prefix=run.folder.name + ".", dir=run.folder.parent))
     try:
         _call(run, work)
-        os.replace(work, run.folder)  # whole or not at all: a page never reads half a run
+        try:
+            os.replace(work, run.folder)  # whole or not at all: a page never reads half a run
+        except OSError:
+            if not run.done:  # else another app process made the same run first: its files are as good
+                raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return run
