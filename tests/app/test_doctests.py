@@ -24,7 +24,8 @@ MODULES = [
     "analysis_app.services.shredded",
     "analysis_app.services.morph",
     "analysis_app.services.piece_labels",
-    "tokstudy.analysis.model_errors.aligned_predictions",
+    "analysis_app.services.model_runs",
+    "tokstudy.analysis.model_errors.predictions_metadata",
 ]
 
 
