@@ -25,7 +25,7 @@ def killable_config(name: str) -> dict:
     config = tiny_config()
     config["name"] = name
     config["tokenizers"]["vocab_sizes"] = [500, 1000]
-    config["pretrain"]["steps"] = 40
+    config["pretrain"]["total_steps"] = 40
     config["finetune"].update(no_pretraining_control=False, seeds=1)
     config["finetune"]["tasks"] = [{"dataset": "conll2003", "task": "ner", "max_train": 60, "max_eval": 40}]
     config["analysis"].update(datasets=["conll2003:test"], parity_corpus=None)

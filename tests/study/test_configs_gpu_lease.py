@@ -22,8 +22,8 @@ def test_the_lease_study_is_the_papers_setting_sized_for_one_lease():
     assert cfg.finetune.patience >= 1 and cfg.finetune.seeds == 1  # early stopping on dev, one run a vocabulary
     assert cfg.pretrain.max_seq_length <= cfg.finetune.max_length
     # every store example is seen at least once, and the steps make the five checkpoints the curve fine-tunes
-    assert cfg.pretrain.steps * cfg.pretrain.batch_size >= cfg.pretrain.max_examples
-    assert cfg.pretrain.steps % 5 == 0 and (cfg.pretrain.steps // 5) % max(1, cfg.pretrain.steps // 20) == 0
+    assert cfg.pretrain.total_steps * cfg.pretrain.batch_size >= cfg.pretrain.max_examples
+    assert cfg.pretrain.total_steps % 5 == 0 and (cfg.pretrain.total_steps // 5) % max(1, cfg.pretrain.total_steps // 20) == 0
     assert cfg.analysis.datasets[0] == "conll2003:test"
 
 

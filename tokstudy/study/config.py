@@ -106,11 +106,6 @@ class PretrainSection:
         if self.compile not in COMPILE_MODES:
             raise ValueError(f"pretrain.compile must be one of {COMPILE_MODES}, got {self.compile!r}")
 
-    @property
-    def steps(self) -> int:
-        """``total_steps``, as the report's model line reads it."""
-        return self.total_steps
-
     def model_spec(self) -> str:
         """What ``pretrain.config.ModelConfig.load`` takes: a preset name, or the path of the study's model file."""
         shipped = MODEL_DIR / f"{self.model}.yaml"
