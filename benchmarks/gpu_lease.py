@@ -85,7 +85,8 @@ class Rates:
 def plan(config: dict, rates: Rates = Rates(), *, conll_windows: int = 14_100) -> dict[str, float]:
     """Seconds each part of the lease should take for ``config`` (the YAML as a dict) at ``rates``.
 
-    >>> cfg = {"tokenizers": {"vocab_sizes": [1, 2]}, "pretrain": {"total_steps": 10, "batch_size": 2, "max_examples": 4},
+    >>> cfg = {"tokenizers": {"vocab_sizes": [1, 2]},
+    ...        "pretrain": {"total_steps": 10, "batch_size": 2, "max_examples": 4},
     ...        "finetune": {"epochs": 1, "batch_size": 4, "tasks": [{}]}}
     >>> p = plan(cfg, Rates(pretrain_tokens_per_s=1.0, tokens_per_example=1.0, pretrain_overhead_s=0.0))
     >>> p["pretrain"], p["tokenizers"]

@@ -23,7 +23,8 @@ def test_the_lease_study_is_the_papers_setting_sized_for_one_lease():
     assert cfg.pretrain.max_seq_length <= cfg.finetune.max_length
     # every store example is seen at least once, and the steps make the five checkpoints the curve fine-tunes
     assert cfg.pretrain.total_steps * cfg.pretrain.batch_size >= cfg.pretrain.max_examples
-    assert cfg.pretrain.total_steps % 5 == 0 and (cfg.pretrain.total_steps // 5) % max(1, cfg.pretrain.total_steps // 20) == 0
+    steps = cfg.pretrain.total_steps
+    assert steps % 5 == 0 and (steps // 5) % max(1, steps // 20) == 0
     assert cfg.analysis.datasets[0] == "conll2003:test"
 
 

@@ -180,8 +180,8 @@ def cuts_section(config: StudyConfig, task_data: list[TaskData] | None) -> Secti
     sizes = " / ".join(f"{v // 1000}k" if v % 1000 == 0 else str(v) for v in tok.vocab_sizes)
     lines = [
         f"Vocabularies {sizes} (the paper: {PAPER_VOCABULARIES}), trained on {tok.sample_size:,} sentences.",
-        f"Model: the `{pre.model}` ALBERT preset, pre-trained for {pre.total_steps:,} steps of {pre.batch_size} sequences "
-        f"of {pre.max_seq_length} tokens"
+        f"Model: the `{pre.model}` ALBERT preset, pre-trained for {pre.total_steps:,} steps of {pre.batch_size} "
+        f"sequences of {pre.max_seq_length} tokens"
         + (f" (at most {pre.max_examples:,} examples prepared)" if pre.max_examples else "")
         + ".",
         f"{ft.seeds} seed{'s' if ft.seeds > 1 else ''} per model and task (the paper: {PAPER_SEEDS})"
