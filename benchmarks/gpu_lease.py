@@ -114,7 +114,9 @@ def toy_config(config: dict) -> dict:
     toy = json.loads(json.dumps(config))
     toy["name"] = "gpu-lease-dry-run"
     toy["tokenizers"].update(vocab_sizes=[1000, 1500, 2000], sample_size=3000, languages=["en", "es"])
-    toy["pretrain"].update(model="tiny", steps=20, batch_size=8, warmup_steps=2, max_examples=200, languages=["es"])
+    toy["pretrain"].update(
+        model="tiny", total_steps=20, batch_size=8, warmup_steps=2, max_examples=200, languages=["es"]
+    )
     toy["finetune"].update(epochs=1, batch_size=16)
     toy["finetune"]["tasks"] = [{**t, "max_train": 200, "max_eval": 100} for t in toy["finetune"]["tasks"]]
     toy["analysis"].update(bootstrap=20, n_examples=2)
