@@ -3,11 +3,15 @@
 Starts the app as `make app` does (``--results`` a folder the study's pipeline wrote, see
 ``demo_results``), then: empty start; every page on demo-shaped results; upload a tokenizer,
 pick a dataset sentence, switch every page and back (no traceback, the sidebar shows the
-real selection each time); a bad CoNLL upload names the user's file; the lenient option
-reads a CoNLL-2002-style file. Each test opens a fresh browser session.
+real selection each time); the Errors page pairs each model with its own tokenizer; a bad
+CoNLL upload names the user's file; the lenient option reads a CoNLL-2002-style file. Each
+test opens a fresh browser session.
 """
 
 from __future__ import annotations
+
+import csv
+import json
 
 import pytest
 
@@ -118,6 +122,66 @@ def test_demo_results_every_page_opens(page, demo_app, demo_results):
     assert download.value.suggested_filename == "correlation.csv"
     lines = open(download.value.path(), encoding="utf-8").read().splitlines()
     assert lines[0].startswith("tokenizer,model,words,pearson_r") and len(lines) == 1 + 2 * 2, lines
+
+
+def _download(page, label: str) -> tuple[str, list[dict]]:
+    """Click the download button ``label``; the file's suggested name and its rows."""
+    button = page.get_by_test_id("stDownloadButton").filter(has_text=label)
+    with page.expect_download() as download:
+        button.locator("button").click()
+    with open(download.value.path(), encoding="utf-8", newline="") as f:
+        return download.value.suggested_filename, list(csv.DictReader(f))
+
+
+def test_errors_page_pairs_each_model_with_its_own_tokenizer(page, demo_app, demo_results):
+    """The Errors page on the study's results: each model with the tokenizer it was trained with (r as the study
+    itself computed it) comes first; one model's errors under the other tokenizers are behind a folded "Crossed"
+    view, which says so."""
+    # the study's own r: each fine-tuned model's errors against the tokenizer it was pre-trained with
+    study = {
+        row["tokenizer"]: row["all"]["r"] for row in json.loads((demo_results / "tables/correlation.json").read_text())
+    }
+    assert sorted(study) == ["sp-unigram-1k", "sp-unigram-500"]
+    _open(page, demo_app)
+    goto_page(page, "errors")
+    assert exceptions(page) == [] and alerts(page, "error") == []
+    assert not any("not known" in t for t in alerts(page, "info")), alerts(page, "info")
+    main = page.get_by_test_id("stMain")
+
+    # the paired view comes first: one row per model (and word set), r under the model's own tokenizer
+    name, paired = _download(page, "Download paired correlations (CSV)")
+    assert name == "correlation_paired.csv" and len(paired) == 2 * 2
+    for model, r in study.items():
+        (row,) = [p for p in paired if p["model"] == model and p["words"] == "all words"]
+        assert row["tokenizer"] == model
+        assert float(row["pearson_r"]) == pytest.approx(r, abs=1e-9)
+
+    # the crossed view: folded, labelled, below the paired table
+    crossed = main.get_by_test_id("stExpander").filter(has_text="Crossed:")
+    assert crossed.count() == 1
+    title = crossed.locator("summary").inner_text()
+    assert "Crossed: sp-unigram-1k's errors segmented by other tokenizers than its own (sp-unigram-1k)" in title
+    assert crossed.locator("details").get_attribute("open") is None
+    button = page.get_by_test_id("stDownloadButton").filter(has_text="Download correlations (CSV)")
+    assert not button.is_visible()  # on demand only
+    first_table = main.get_by_test_id("stDataFrame").first
+    assert first_table.is_visible()
+    assert first_table.bounding_box()["y"] < crossed.bounding_box()["y"]
+
+    crossed.locator("summary").click()
+    wait_idle(page)
+    assert exceptions(page) == []
+    name, rows = _download(page, "Download correlations (CSV)")
+    assert name == "correlation.csv"
+    everything = {row["tokenizer"]: row for row in rows if row["words"] == "all words"}
+    assert {t: row["pairing"] for t, row in everything.items()} == {
+        "sp-unigram-500": "crossed",
+        "sp-unigram-1k": "paired",
+    }
+    assert {row["model"] for row in rows} == {"sp-unigram-1k"}
+    # model sp-unigram-1k under its own tokenizer: its paired r (the demo's barely trained models both label
+    # every word O, so under sp-unigram-500 it happens to equal model sp-unigram-500's)
+    assert float(everything["sp-unigram-1k"]["pearson_r"]) == pytest.approx(study["sp-unigram-1k"], abs=1e-9)
 
 
 def test_upload_tokenizer_pick_sentence_and_switch_every_page(page, demo_app, demo_results, tmp_path):

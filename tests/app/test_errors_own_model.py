@@ -90,8 +90,14 @@ def _errors_and_pieces(predictions: Path, gold: Path, model: Path) -> tuple[np.n
     return errors, pieces
 
 
-def test_a_chosen_model_is_predicted_and_paired_with_its_own_tokenizer(own_env, hf_token_models):  # noqa: F811
+def test_a_chosen_model_is_predicted_paired_with_its_own_tokenizer_and_cached(
+    own_env,
+    hf_token_models,  # noqa: F811
+    monkeypatch,
+):
     from scipy.stats import pearsonr
+
+    from analysis_app.services import model_runs
 
     model = hf_token_models["bert"].path
     at = _choose(model)
@@ -106,17 +112,12 @@ def test_a_chosen_model_is_predicted_and_paired_with_its_own_tokenizer(own_env, 
     assert row["Pearson r"] == pytest.approx(pearsonr(pieces, errors)[0], abs=1e-9)
     assert (runs[0] / "pieces.tsv").is_file()
 
-
-def test_a_second_choice_reads_the_cache(own_env, hf_token_models, monkeypatch):  # noqa: F811
-    from analysis_app.services import model_runs
-
-    _choose(hf_token_models["bert"].path)
-
+    # a second choice of the same model reads the cache: running it again fails the test
     def no_second_run(run, work):
         raise AssertionError("the model was run again")
 
     monkeypatch.setattr(model_runs, "_call", no_second_run)
-    at = _choose(hf_token_models["bert"].path)  # a new session: only the files on disk can answer
+    at = _choose(model)  # a new session: only the files on disk can answer
     assert not at.error, [e.value for e in at.error]
     assert "bert" in set(at.dataframe[0].value.model)
 
