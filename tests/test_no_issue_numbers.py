@@ -12,7 +12,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the product's code, the benchmark scripts and the pages that describe them
-PLACES = ("tokstudy/**/*.py", "tokstudy/**/*.yaml", "pretrain/**/*.py", "analysis_app/**/*.py", "benchmarks/*.py", "docs/*.md", "README.md")
+PLACES = (
+    "tokstudy/**/*.py",
+    "tokstudy/**/*.yaml",
+    "pretrain/**/*.py",
+    "analysis_app/**/*.py",
+    "benchmarks/*.py",
+    "docs/*.md",
+    "README.md",
+)
 ISSUE = re.compile(r"\b[Ii]ssues? ?#?\d+")
 
 
