@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import shutil
 import socket
+from contextlib import contextmanager
 from pathlib import Path
+from unittest import mock
 
 #: a commit id of the shape the hub gives (40 hex digits)
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -55,3 +57,15 @@ def no_network(monkeypatch) -> None:
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+
+
+@contextmanager
+def no_waiting():
+    """Fail on any ``time.sleep`` inside the block: a refusal must come at once, not after a retry loop's back-off
+    (with every socket refused, nothing else can make it slow)."""
+
+    def refuse(seconds):
+        raise AssertionError(f"waited {seconds} s: a retry loop where one line was expected")
+
+    with mock.patch("time.sleep", refuse):
+        yield
