@@ -168,6 +168,13 @@ def alerts(page, kind: str) -> list[str]:
         "info": "stAlertContentInfo",
         "success": "stAlertContentSuccess",
     }[kind]
+    # an alert's box can be in the page a moment before its text is painted: wait (briefly) until every box of
+    # this kind has its text, so that a slow paint is not read as an empty message
+    with contextlib.suppress(Exception):
+        page.wait_for_function(
+            f"() => [...document.querySelectorAll('[data-testid=\"{sel}\"]')].every(e => e.innerText.trim() !== '')",
+            timeout=10_000,
+        )
     return [e.inner_text() for e in page.query_selector_all(f'[data-testid="{sel}"]')]
 
 
