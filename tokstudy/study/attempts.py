@@ -65,7 +65,7 @@ class Attempt:
     end: AttemptEnd
 
     def to_dict(self) -> dict:
-        return {"where": self.where, "started": self.started, "seconds": self.seconds, "end": self.end.value}
+        return _record(self.where, self.started, self.seconds, self.end)
 
     @classmethod
     def from_dict(cls, data: dict) -> Attempt:
@@ -114,11 +114,16 @@ def recorded(work: Path, where: str) -> Iterator[None]:
         _write(path, where, started, time.monotonic() - clock, end)
 
 
+def _record(where: str, started: float, seconds: float, end: AttemptEnd | None) -> dict:
+    """An attempt's record as JSON, in the attempt's folder and in the stage's done-record: ``end`` is null while
+    the attempt runs (read back as :attr:`AttemptEnd.LOST`)."""
+    return {"where": where, "started": started, "seconds": seconds, "end": end and end.value}
+
+
 def _write(path: Path, where: str, started: float, seconds: float, end: AttemptEnd | None) -> None:
-    record = {"where": where, "started": started, "seconds": round(seconds, 3), "end": end and end.value}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, json.dumps(record))
+        atomic_write_text(path, json.dumps(_record(where, started, round(seconds, 3), end)))
     except OSError:
         pass  # see recorded(): the stage goes on without this record
 

@@ -44,6 +44,10 @@ GPU = "GPU"
 TRACEBACK_LINES = 12
 #: where the study's cluster address is set, named when no scheduler answers there
 SETTING = "cluster.address / --cluster"
+#: the environment variables that set a process's compute threads (:func:`thread_env`)
+THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+#: the environment variable that names the GPUs a process may use, read by CUDA (and so by torch)
+CUDA_DEVICES = "CUDA_VISIBLE_DEVICES"
 #: where ``local:N``'s dashboard listens unless ``cluster.dashboard`` says otherwise: this machine only, as the
 #: scheduler and its workers do (the dashboard shows task names and paths, and runs no authentication)
 DASHBOARD = "127.0.0.1:8787"
@@ -139,15 +143,20 @@ class ProcessPool:
             self._pool = None
 
 
-def limit_threads(threads: int) -> None:
-    """In a freshly spawned process, before torch or numpy is imported: ``threads`` compute threads."""
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = str(threads)
-
-
 def thread_env(threads: int) -> dict[str, str]:
-    """The environment that gives a process ``threads`` compute threads."""
-    return {var: str(threads) for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+    """The environment that gives a process ``threads`` compute threads (OpenMP, MKL and OpenBLAS read it when
+    they are loaded).
+
+    >>> thread_env(4)["OMP_NUM_THREADS"]
+    '4'
+    """
+    return {var: str(threads) for var in THREAD_VARS}
+
+
+def limit_threads(threads: int) -> None:
+    """In a freshly spawned process, before torch or numpy is imported: ``threads`` compute threads
+    (:func:`thread_env` set in this process's environment)."""
+    os.environ.update(thread_env(threads))
 
 
 def local_devices(environ: dict[str, str] | None = None) -> list[str]:
@@ -158,7 +167,7 @@ def local_devices(environ: dict[str, str] | None = None) -> list[str]:
     ['2', '3']
     """
     environ = os.environ if environ is None else environ
-    visible = environ.get("CUDA_VISIBLE_DEVICES")
+    visible = environ.get(CUDA_DEVICES)
     if visible is not None:
         return [d.strip() for d in visible.split(",") if d.strip() and not d.strip().startswith("-")]
     listed = Path("/proc/driver/nvidia/gpus")
@@ -176,10 +185,8 @@ def local_worker_envs(workers: int, devices: list[str], cores: int) -> list[dict
             f"local:{workers} asks for {workers} workers, but this machine has {len(devices)} GPUs "
             f"({','.join(devices)}): one training run per GPU, so at most local:{len(devices)}"
         )
-    envs = [thread_env(max(1, cores // workers)) for _ in range(workers)]
-    for env, device in zip(envs, devices):
-        env["CUDA_VISIBLE_DEVICES"] = device
-    return envs
+    threads = thread_env(max(1, cores // workers))
+    return [{**threads, CUDA_DEVICES: devices[i]} if devices else dict(threads) for i in range(workers)]
 
 
 #: dask settings of the workers ``local:N`` starts (``allowed-failures`` is set from the configuration). A training

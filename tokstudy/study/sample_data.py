@@ -26,32 +26,27 @@ import random
 from pathlib import Path
 
 _SYLLABLES = "ka to ri ne mo sa lu vi an el or us ba di fe go ha ju ki la me no pe qu ro si ta ve wa xo ya ze".split()
-_COMMON = {
-    "en": dict(
-        people="the minister said that told reporters on Monday he would visit".split(),
-        templates=[
-            "{PER} said on Monday that {ORG} would open a new office in {LOC} .",
-            "The {MISC} team beat {ORG} 3-1 in {LOC} on Sunday .",
-            "{PER} , the head of {ORG} , arrived in {LOC} for talks .",
-            "Shares in {ORG} rose after {PER} announced the deal .",
-            "Police in {LOC} said {PER} was arrested late on Friday .",
-            "{LOC} and {LOC} signed a trade agreement with {ORG} .",
-            "The {MISC} election will be held in {LOC} next year .",
-            "Prices fell sharply as traders waited for the report .",
-            "It was the first time the two sides had met since the war .",
-            "Officials said the talks would continue next week .",
-        ],
+#: sentence templates by language; ``{TYPE}`` is an entity of that type (PER, ORG, LOC, MISC)
+_TEMPLATES = {
+    "en": (
+        "{PER} said on Monday that {ORG} would open a new office in {LOC} .",
+        "The {MISC} team beat {ORG} 3-1 in {LOC} on Sunday .",
+        "{PER} , the head of {ORG} , arrived in {LOC} for talks .",
+        "Shares in {ORG} rose after {PER} announced the deal .",
+        "Police in {LOC} said {PER} was arrested late on Friday .",
+        "{LOC} and {LOC} signed a trade agreement with {ORG} .",
+        "The {MISC} election will be held in {LOC} next year .",
+        "Prices fell sharply as traders waited for the report .",
+        "It was the first time the two sides had met since the war .",
+        "Officials said the talks would continue next week .",
     ),
-    "es": dict(
-        people="el ministro dijo que el lunes visitaria".split(),
-        templates=[
-            "{PER} dijo el lunes que {ORG} abrira una oficina en {LOC} .",
-            "El equipo {MISC} vencio a {ORG} en {LOC} el domingo .",
-            "{PER} , presidente de {ORG} , llego a {LOC} para las conversaciones .",
-            "La policia de {LOC} detuvo a {PER} el viernes .",
-            "Los precios bajaron mientras se esperaba el informe .",
-            "Las conversaciones continuaran la proxima semana .",
-        ],
+    "es": (
+        "{PER} dijo el lunes que {ORG} abrira una oficina en {LOC} .",
+        "El equipo {MISC} vencio a {ORG} en {LOC} el domingo .",
+        "{PER} , presidente de {ORG} , llego a {LOC} para las conversaciones .",
+        "La policia de {LOC} detuvo a {PER} el viernes .",
+        "Los precios bajaron mientras se esperaba el informe .",
+        "Las conversaciones continuaran la proxima semana .",
     ),
 }
 _INTENTS = {
@@ -73,7 +68,7 @@ def _entity(rng: random.Random, etype: str) -> list[str]:
 
 def _sentence(rng: random.Random, lang: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
-    for tok in rng.choice(_COMMON[lang]["templates"]).split():
+    for tok in rng.choice(_TEMPLATES[lang]).split():
         if tok.startswith("{") and tok.endswith("}"):
             etype = tok[1:-1]
             for i, w in enumerate(_entity(rng, etype)):
@@ -97,7 +92,7 @@ def write_sample(
     for d in (raw, ner, intent):
         d.mkdir(parents=True, exist_ok=True)
 
-    for lang in _COMMON:
+    for lang in _TEMPLATES:
         with gzip.GzipFile(raw / f"{lang}.txt.gz", "wb", mtime=0) as fh:
             for _ in range(n_docs):
                 lines = [" ".join(w for w, _ in _sentence(rng, lang)) for _ in range(rng.randint(2, 6))]
@@ -109,9 +104,8 @@ def write_sample(
             for _ in range(n):
                 fh.write("".join(f"{w} {t}\n" for w, t in _sentence(rng, "en")) + "\n")
 
-    isizes = {"train": int(n_intent * 0.7), "valid": int(n_intent * 0.15)}
-    isizes["test"] = n_intent - isizes["train"] - isizes["valid"]
-    for split, n in isizes.items():
+    n_train, n_valid = int(n_intent * 0.7), int(n_intent * 0.15)
+    for split, n in (("train", n_train), ("valid", n_valid), ("test", n_intent - n_train - n_valid)):
         d = intent / split
         d.mkdir(exist_ok=True)
         seq_in, seq_out, labels = [], [], []

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from tokstudy.data.hub import is_hf_spec
 from tokstudy.data.names import expand_dataset_name, parse_dataset_name
-from tokstudy.data.registry import dataset_info
+from tokstudy.data.registry import DatasetTask, dataset_info
 from tokstudy.data.types import Dataset
 from tokstudy.fileio import atomic_write_text
 from tokstudy.study.backends import TaskSplits
@@ -71,7 +72,7 @@ def with_labelling_twins(tasks: Iterable[TaskSpec], section: FinetuneSection) ->
     out: list[TaskSpec] = []
     for task in tasks:
         out.append(task)
-        if section.compare_labelling and task.task == "ner":
+        if section.compare_labelling and DatasetTask(task.task) is DatasetTask.NER:
             every = not task.settings(section).label_all_pieces
             out.append(
                 dataclasses.replace(task, label_all_pieces=every, variant="allpieces" if every else "firstpiece")
@@ -98,7 +99,7 @@ class SplitRecord:
 def split_names(task: TaskSpec) -> tuple[str | None, str]:
     """``(dev split, test split)`` of a task's corpus: ``(None, "dev")`` where the registry lists no test split
     (the dev split is then the test set, and the backend holds out part of train for early stopping)."""
-    if task.dataset.startswith("hf:"):
+    if is_hf_spec(task.dataset):
         return "dev", "test"
     try:
         splits = dataset_info(task.dataset).splits
@@ -120,13 +121,11 @@ def task_splits(task: TaskSpec, sources: Sources) -> tuple[TaskSplits, dict[str,
     """The splits ``task`` is fine-tuned and scored on, and a :class:`SplitRecord` of each (as dicts) by role
     (``train``, ``dev`` where the corpus has one, ``test``)."""
     dev_split, test_split = split_names(task)
-    records: dict[str, SplitRecord] = {}
-    train, records["train"] = read_split(task, "train", sources, limit=task.max_train)
-    test, records["test"] = read_split(task, test_split, sources, limit=task.max_eval)
-    dev = None
-    if dev_split is not None:
-        dev, records["dev"] = read_split(task, dev_split, sources, limit=task.max_eval)
-    return TaskSplits(train, dev, test), {role: dataclasses.asdict(r) for role, r in records.items()}
+    train, train_read = read_split(task, "train", sources, limit=task.max_train)
+    test, test_read = read_split(task, test_split, sources, limit=task.max_eval)
+    dev, dev_read = (None, None) if dev_split is None else read_split(task, dev_split, sources, limit=task.max_eval)
+    read = {"train": train_read, "test": test_read, "dev": dev_read}
+    return TaskSplits(train, dev, test), {role: dataclasses.asdict(r) for role, r in read.items() if r is not None}
 
 
 def scored_split(task: TaskSpec, sources: Sources) -> Dataset:
@@ -144,7 +143,7 @@ def text_tasks(tasks: Iterable[TaskSpec]) -> list[TaskSpec]:
     ``lenient`` reads it), registry corpora only (a Hugging Face dataset is not read for its text)."""
     seen: dict[tuple[str, str | None], TaskSpec] = {}
     for task in tasks:
-        if not task.dataset.startswith("hf:"):
+        if not is_hf_spec(task.dataset):
             seen.setdefault((task.dataset, task.language), task)
     return list(seen.values())
 
