@@ -22,12 +22,17 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from tokstudy.configfile import build_config, read_config, require
+from tokstudy.data.registry import DatasetTask
 from tokstudy.errors import ConfigError
 from tokstudy.training_vocabulary import DECODINGS, Decoding
 
-Task = Literal["ner", "classification"]
+#: what a model is fine-tuned for: a label per word (NER; slot filling is trained as NER) or per sentence. The
+#: registry's :class:`~tokstudy.data.registry.DatasetTask`, so that one vocabulary runs from corpus to results;
+#: files and flags spell it ``ner`` / ``classification``, read once in :meth:`FinetuneConfig.__post_init__`
+Task = Literal[DatasetTask.NER, DatasetTask.CLASSIFICATION]
 UnseenLabelPolicy = Literal["error", "keep", "map_o"]
-TASKS: tuple[str, ...] = get_args(Task)
+#: every task's spelling
+TASKS: tuple[str, ...] = tuple(t.value for t in get_args(Task))
 UNSEEN_LABEL_POLICIES: tuple[str, ...] = get_args(UnseenLabelPolicy)
 
 
@@ -134,13 +139,14 @@ class FinetuneConfig:
         w = "FinetuneConfig"
         require(bool(self.model), w, "model: a model directory is required")
         require(self.task in TASKS, w, f"task={self.task!r}: expected one of {TASKS}")
+        object.__setattr__(self, "task", DatasetTask(self.task))  # the spelling read once, here
         require(
             self.unseen_labels in UNSEEN_LABEL_POLICIES,
             w,
             f"unseen_labels={self.unseen_labels!r}: expected one of {UNSEEN_LABEL_POLICIES}",
         )
         require(
-            self.unseen_labels != "map_o" or self.task == "ner",
+            self.unseen_labels != "map_o" or self.task is DatasetTask.NER,
             w,
             "unseen_labels='map_o' only applies to token tasks (task='ner')",
         )
@@ -182,8 +188,9 @@ class FinetuneConfig:
         return self.model_name or Path(os.path.normpath(self.model)).name
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-JSON form (tuples become lists)."""
+        """Plain-JSON form (tuples become lists, the task its spelling)."""
         out = dataclasses.asdict(self)
+        out["task"] = self.task.value
         out["predict_splits"] = list(self.predict_splits)
         return out
 

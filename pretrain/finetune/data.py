@@ -10,6 +10,9 @@
   fraction of train becomes the dev split for early stopping, so the reported split is
   never used for model selection.
 
+The task is a :class:`~tokstudy.data.registry.DatasetTask` (``NER`` or ``CLASSIFICATION``); being a ``str`` enum it
+equals its spelling, so a caller holding ``"ner"`` from a file gets the same result.
+
 >>> from tokstudy.data.types import Dataset, Sentence
 >>> tr = Dataset((Sentence(("a", "b"), ("B-X", "O")),), name="toy", split="train")
 >>> te = Dataset((Sentence(("c",), ("B-Y",)),), name="toy", split="test")
@@ -25,7 +28,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from tokstudy.data.registry import dataset_info, load_dataset
+from tokstudy.data.registry import DatasetTask, dataset_info, load_dataset
 from tokstudy.data.types import Dataset, Sentence
 
 
@@ -49,33 +52,35 @@ def _where(ds: Dataset) -> str:
     return f"{ds.name} {ds.split}" + (f" ({ds.source})" if ds.source else "")
 
 
-def check_split(ds: Dataset, task: str) -> None:
+def check_split(ds: Dataset, task: DatasetTask) -> None:
     """Non-empty, and labelled as the task needs."""
     if len(ds) == 0:
         raise ValueError(f"{_where(ds)}: the split is empty; expected at least one sentence")
     for s in ds:
-        if task == "ner" and s.tags is None:
+        if task == DatasetTask.NER and s.tags is None:
             raise ValueError(
                 f"{_where(ds)}: sentence {s.sent_id} (line {s.line}) has no tags; a token task needs IOB2 tags"
             )
-        if task == "classification" and s.label is None:
+        if task == DatasetTask.CLASSIFICATION and s.label is None:
             raise ValueError(f"{_where(ds)}: sentence {s.sent_id} (line {s.line}) has no sentence label")
 
 
-def label_set(ds: Dataset, task: str) -> tuple[str, ...]:
+def label_set(ds: Dataset, task: DatasetTask) -> tuple[str, ...]:
     """Labels seen in ``ds``: tags with ``O`` first then by type, or sorted sentence labels."""
-    if task == "ner":
+    if task == DatasetTask.NER:
         return tuple(ds.label_set())
     return tuple(sorted({s.label for s in ds}))
 
 
-def apply_unseen_policy(ds: Dataset, labels: tuple[str, ...], task: str, policy: str) -> tuple[Dataset, str | None]:
+def apply_unseen_policy(
+    ds: Dataset, labels: tuple[str, ...], task: DatasetTask, policy: str
+) -> tuple[Dataset, str | None]:
     """Check ``ds`` against ``labels``; returns the (possibly mapped) split and a note, or raises."""
     known = set(labels)
     counts: Counter = Counter()
     first: dict[str, int] = {}
     for s in ds:
-        for lab in (s.tags or ()) if task == "ner" else (s.label,):
+        for lab in (s.tags or ()) if task == DatasetTask.NER else (s.label,):
             if lab not in known:
                 counts[lab] += 1
                 first.setdefault(lab, s.sent_id)
@@ -119,7 +124,9 @@ def holdout(train: Dataset, fraction: float, seed: int) -> tuple[Dataset, Datase
     return train.with_meta(sentences=rest), train.with_meta(sentences=dev, split="dev-holdout")
 
 
-def prepare_task(train: Dataset, dev: Dataset, test: Dataset, *, task: str, unseen_labels: str = "error") -> TaskData:
+def prepare_task(
+    train: Dataset, dev: Dataset, test: Dataset, *, task: DatasetTask, unseen_labels: str = "error"
+) -> TaskData:
     """Check the splits, derive the label set from train and apply the unseen-label policy to dev and test."""
     for ds in (train, dev, test):
         check_split(ds, task)

@@ -24,6 +24,7 @@ from pretrain.finetune.modeling import load_finetuned
 from pretrain.finetune.predict import predict_labels, predict_piece_probs, predict_tags
 from tokstudy.analysis.model_errors.piece_predictions import PieceSentence, PredictedWord, write_piece_predictions
 from tokstudy.analysis.model_errors.predictions import write_predictions
+from tokstudy.data.registry import DatasetTask
 from tokstudy.data.types import Dataset
 from tokstudy.fileio import atomic_write_text
 
@@ -33,7 +34,7 @@ def score_split(
     tokenizer,
     ds: Dataset,
     *,
-    task: str,
+    task: DatasetTask,
     id2label: dict,
     max_length: int,
     stride: int = 32,
@@ -49,7 +50,7 @@ def score_split(
     split repeatedly (the dev split at every evaluation); ``bf16``: on CUDA, predict under bf16 autocast."""
     words = [list(s.words) for s in ds]
     pieces = pieces if pieces is not None else word_pieces(tokenizer, words)
-    if task == "ner":
+    if task == DatasetTask.NER:
         pred = predict_tags(
             model,
             tokenizer,
@@ -95,10 +96,12 @@ def token_metrics(gold: list, pred: list, pieces: list, *, max_length: int) -> d
     }
 
 
-def write_split_predictions(path: str | os.PathLike, ds: Dataset, pred: list, *, task: str, metadata: dict) -> Path:
+def write_split_predictions(
+    path: str | os.PathLike, ds: Dataset, pred: list, *, task: DatasetTask, metadata: dict
+) -> Path:
     """Write predictions for ``ds`` atomically (format by task, see the module docstring)."""
     meta = {k: str(v) for k, v in metadata.items() if v is not None}
-    if task == "ner":
+    if task == DatasetTask.NER:
         return write_predictions(
             path, ((s.words, s.tags, p) for s, p in zip(ds, pred)), metadata=meta, sent_ids=[s.sent_id for s in ds]
         )
@@ -201,8 +204,8 @@ def evaluate_finetuned(
     if predictions is not None:
         write_split_predictions(predictions, ds, pred, task=task, metadata=about)
     if piece_predictions is not None:
-        if task != "ner":
-            raise ValueError(f"{model_dir}: per-piece predictions need a token task, this model is {task!r}")
+        if task is not DatasetTask.NER:
+            raise ValueError(f"{model_dir}: per-piece predictions need a token task, this model is '{task}'")
         sentences = piece_sentences(
             model, tok, ds, max_length=meta["max_length"], stride=meta["stride"], batch_size=batch_size
         )

@@ -17,6 +17,7 @@ from typing import Sequence
 
 from pretrain.finetune.features import special_ids
 from pretrain.finetune.trainer import resolve_device
+from tokstudy.data.registry import DatasetTask
 from tokstudy.errors import TokenizerLoadError
 
 #: Name of the file a fine-tuned model directory carries beside the HF files.
@@ -74,7 +75,12 @@ def check_vocab(tokenizer, model, path: str | os.PathLike) -> None:
 
 
 def load_for_task(
-    path: str | os.PathLike, task: str, labels: Sequence[str], *, quiet: bool = True, dropout: float | None = None
+    path: str | os.PathLike,
+    task: DatasetTask,
+    labels: Sequence[str],
+    *,
+    quiet: bool = True,
+    dropout: float | None = None,
 ):
     """A model with a fresh (or, for a fine-tuned directory, its own) head for ``labels``, and its tokenizer.
 
@@ -85,7 +91,7 @@ def load_for_task(
 
     path = check_model_dir(path)
     tok = load_tokenizer(path)
-    auto = AutoModelForTokenClassification if task == "ner" else AutoModelForSequenceClassification
+    auto = AutoModelForTokenClassification if task == DatasetTask.NER else AutoModelForSequenceClassification
     id2label = {i: lab for i, lab in enumerate(labels)}
     overrides = {}
     if dropout is not None:
@@ -120,7 +126,8 @@ def max_positions(model, requested: int) -> int:
 def load_finetuned(path: str | os.PathLike, *, device: str = "auto"):
     """A model saved by a fine-tuning run (``seed-K/model``): ``(model, tokenizer, meta)``.
 
-    ``meta`` is its ``finetune.json`` (task, labels, max_length, stride, base model, seed).
+    ``meta`` is its ``finetune.json`` (task, labels, max_length, stride, base model, seed), its task read as a
+    :class:`~tokstudy.data.registry.DatasetTask`.
     """
     # deferred: transformers (~1-2 s), only when a model or tokenizer is loaded
     from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification
@@ -132,8 +139,12 @@ def load_finetuned(path: str | os.PathLike, *, device: str = "auto"):
             f"{path}: no {FINETUNE_META}; expected a model saved by `pretrain finetune` (OUT/seed-K/model)"
         )
     meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    try:
+        meta["task"] = DatasetTask(meta["task"])
+    except (KeyError, ValueError):
+        raise ValueError(f"{meta_file}: task {meta.get('task')!r}: expected 'ner' or 'classification'") from None
     tok = load_tokenizer(path)
-    auto = AutoModelForTokenClassification if meta["task"] == "ner" else AutoModelForSequenceClassification
+    auto = AutoModelForTokenClassification if meta["task"] is DatasetTask.NER else AutoModelForSequenceClassification
     model = auto.from_pretrained(str(path))
     check_vocab(tok, model, path)
     if model.config.num_labels != len(meta["labels"]):

@@ -46,13 +46,17 @@ from pretrain.finetune.modeling import FINETUNE_META, load_for_task, max_positio
 from pretrain.finetune.trainer import resolve_device, seed_everything, train
 from tokstudy.analysis.model_errors.piece_predictions import piece_predictions_path
 from tokstudy.analysis.stats.welch import Summary, summarize
+from tokstudy.data.registry import DatasetTask
 from tokstudy.fileio import atomic_write_text, replace_folder, staging_folder
 
 RUN_FILE = "run.json"
 SEED_FILE = "metrics.json"
-PRIMARY = {"ner": "f1", "classification": "accuracy"}
+PRIMARY = {DatasetTask.NER: "f1", DatasetTask.CLASSIFICATION: "accuracy"}
 #: test metrics summarised over seeds, per task
-SUMMARISED = {"ner": ("f1", "precision", "recall", "f1_strict", "token_accuracy"), "classification": ("accuracy",)}
+SUMMARISED = {
+    DatasetTask.NER: ("f1", "precision", "recall", "f1_strict", "token_accuracy"),
+    DatasetTask.CLASSIFICATION: ("accuracy",),
+}
 
 
 @dataclass(frozen=True)
@@ -115,7 +119,7 @@ class SeedSetup:
         """What identifies the seed's results: task, data, labels, windows, base model, training key."""
         meta = {
             "seed": seed,
-            "task": config.task,
+            "task": config.task.value,
             "dataset": config.dataset,
             "language": data.test.language,
             "labels": list(data.labels),
@@ -180,7 +184,7 @@ def _setup_seed(config: FinetuneConfig, data: TaskData) -> SeedSetup:
     label2id = {lab: i for i, lab in id2label.items()}
 
     pieces = word_pieces(tok, [list(s.words) for s in data.train])
-    if config.task == "ner":
+    if config.task is DatasetTask.NER:
         labels = [[label2id[t] for t in s.tags] for s in data.train]
         items = token_windows(
             pieces,
@@ -200,7 +204,7 @@ def _setup_seed(config: FinetuneConfig, data: TaskData) -> SeedSetup:
         label_bigrams(
             ([label2id[t] for t in s.tags] for s in data.train), len(data.labels), prior_scale=config.decode_prior_scale
         )
-        if config.decode == "viterbi" and config.task == "ner"
+        if config.decode == "viterbi" and config.task is DatasetTask.NER
         else None
     )
     return SeedSetup(model, tok, device, max_length, stride, (cls_id, sep_id, pad_id, unk_id), id2label, items, bigrams)
@@ -223,7 +227,7 @@ def _train_seed(setup: SeedSetup, config: FinetuneConfig, data: TaskData, seed: 
         seed=seed,
         pad_id=pad_id,
         device=setup.device,
-        token_labels=config.task == "ner",
+        token_labels=config.task is DatasetTask.NER,
         unk_id=unk_id,
         keep_ids=(cls_id, sep_id, pad_id),
     )
@@ -283,12 +287,12 @@ def _score_splits(setup: SeedSetup, config: FinetuneConfig, data: TaskData, seed
                 "model": config.model,
                 "model_name": config.display_name(),
                 "seed": seed,
-                "task": config.task,
+                "task": config.task.value,
                 "subset": _declared_subset(config, ds),
             }
             path = folder / f"predictions.{split_name}.tsv"
             write_split_predictions(path, ds, pred, task=config.task, metadata=meta)
-            if config.piece_predictions and config.task == "ner":
+            if config.piece_predictions and config.task is DatasetTask.NER:
                 kw = {k: v for k, v in setup.scoring(config).items() if k not in ("task", "id2label", "bigrams")}
                 sentences = piece_sentences(setup.model, setup.tokenizer, ds, **kw)
                 write_split_piece_predictions(piece_predictions_path(path), sentences, setup.id2label, metadata=meta)
@@ -315,7 +319,7 @@ def _finished_seed(seed_dir: Path, config: FinetuneConfig, seed: int) -> dict | 
         return None
     key = json.loads(json.dumps(config.training_key(), default=str))
     wanted = [f"predictions.{s}.tsv" for s in config.predict_splits]
-    if config.piece_predictions and config.task == "ner":
+    if config.piece_predictions and config.task is DatasetTask.NER:
         wanted += [piece_predictions_path(w).name for w in wanted]
     missing = [w for w in wanted if not (seed_dir / w).is_file()]
     if record.get("seed") != seed or record.get("training_key") != key or missing:
@@ -325,7 +329,7 @@ def _finished_seed(seed_dir: Path, config: FinetuneConfig, seed: int) -> dict | 
     return record
 
 
-def summarize_seeds(records: list[dict], task: str) -> dict[str, Summary]:
+def summarize_seeds(records: list[dict], task: DatasetTask) -> dict[str, Summary]:
     """Mean ± std over seeds of each summarised test metric."""
     return {m: summarize([r["test"][m] for r in records]) for m in SUMMARISED[task]}
 
@@ -354,7 +358,7 @@ def finetune(config: FinetuneConfig, output_dir, *, data: TaskData | None = None
         "model_name": config.display_name(),
         "dataset": config.dataset,
         "language": data.test.language,
-        "task": config.task,
+        "task": config.task.value,
         "metric": PRIMARY[config.task],
         "test_split": data.test.split,
         "labels": list(data.labels),

@@ -147,7 +147,7 @@ _CORPORA = (
     _Corpus(
         DatasetInfo(
             "conll2003",
-            "ner",
+            DatasetTask.NER,
             ("en",),
             _TRAIN_DEV_TEST,
             "conll2003",
@@ -159,7 +159,7 @@ _CORPORA = (
     _Corpus(
         DatasetInfo(
             "conll2002_es",
-            "ner",
+            DatasetTask.NER,
             ("es",),
             _TRAIN_DEV_TEST,
             "conll2002_es",
@@ -171,7 +171,7 @@ _CORPORA = (
     _Corpus(
         DatasetInfo(
             "wikiann",
-            "ner",
+            DatasetTask.NER,
             ("de", "en", "es", "nl", "pl", "ru"),
             _TRAIN_DEV_TEST,
             "wikiann",
@@ -183,7 +183,7 @@ _CORPORA = (
     _Corpus(
         DatasetInfo(
             "ner_ja_wikipedia",
-            "ner",
+            DatasetTask.NER,
             ("ja",),
             _TRAIN_DEV_TEST + ("all",),
             "ner_ja_wikipedia",
@@ -196,7 +196,7 @@ _CORPORA = (
     _Corpus(
         DatasetInfo(
             "snips",
-            "slot",
+            DatasetTask.SLOT,
             ("en",),
             _TRAIN_DEV_TEST,
             "snips",
@@ -207,7 +207,7 @@ _CORPORA = (
     _Corpus(
         DatasetInfo(
             "atis",
-            "slot",
+            DatasetTask.SLOT,
             ("en",),
             _TRAIN_DEV_TEST,
             "atis",
@@ -218,7 +218,7 @@ _CORPORA = (
     _Corpus(
         DatasetInfo(
             "sst2",
-            "classification",
+            DatasetTask.CLASSIFICATION,
             ("en",),
             ("train", "dev"),
             "sst2",
@@ -230,7 +230,7 @@ _CORPORA = (
     _Corpus(
         DatasetInfo(
             "multiconer2022",
-            "ner",
+            DatasetTask.NER,
             MULTICONER_LANGUAGES,
             ("train", "dev"),
             "multiconer2022",
@@ -243,7 +243,7 @@ _CORPORA = (
     _Corpus(
         DatasetInfo(
             "masakhaner2",
-            "ner",
+            DatasetTask.NER,
             MASAKHANER2_LANGUAGES,
             _TRAIN_DEV_TEST,
             "masakhaner2",
@@ -257,7 +257,7 @@ _CORPORA = (
     _Corpus(
         DatasetInfo(
             "massive",
-            "slot",
+            DatasetTask.SLOT,
             ("en-US",),
             _TRAIN_DEV_TEST,
             "massive",

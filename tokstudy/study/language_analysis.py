@@ -28,6 +28,7 @@ from tokstudy.analysis.model_errors.correlation import ErrorCorrelation
 from tokstudy.analysis.stats.estimates import BootstrapSettings, Estimate
 from tokstudy.analysis.stats.per_language import language_table
 from tokstudy.analysis.table import segmentation_table
+from tokstudy.data.registry import DatasetTask
 from tokstudy.report import names
 from tokstudy.report.codec import from_jsonable
 from tokstudy.report.result import Table
@@ -56,7 +57,7 @@ def scored_table(tasks: Sequence[TaskSpec], segmenters, sources: Sources) -> Sco
     """One segmentation table of the scored sentences of every NER task (None without NER tasks). Two tasks
     scored on the same split share its sentences (the first one's cut)."""
     datasets, rows, label_of = [], [], {}
-    for task in (t for t in tasks if t.task == "ner"):
+    for task in (t for t in tasks if t.task == DatasetTask.NER):
         ds = scored_split(task, sources)
         key = (ds.name, ds.split, ds.language)
         if key not in label_of:
@@ -92,7 +93,7 @@ def segmentation_by_language(
     is the additional segmentation of every word, from the row's fertility."""
     boot = _settings(boot)
     out: dict = {}
-    rows = language_table(table, tokenizers, n_resamples=boot.n_resamples, confidence=boot.confidence, seed=boot.seed)
+    rows = language_table(table, tokenizers, bootstrap=boot)
     for r in rows.rows:
         seg = LanguageSegmentation(r.ne, _additional(r.fertility), r.gap, r.unknown, r.byte_pieces, r.script)
         out.setdefault(r.tokenizer, {})[r.dataset] = seg
