@@ -1,7 +1,9 @@
 """The report's repairs section says what lenient reading did: tags repaired, fused lines split, lines skipped."""
 
-from tokstudy.data.repairs import FUSED, RAGGED, START, RepairLog
-from tokstudy.report.build import repairs
+from tokstudy.data.repairs import FUSED, RAGGED, START, Repair, RepairLog
+from tokstudy.data.types import Dataset, Sentence
+from tokstudy.inputs.load import repair_logs
+from tokstudy.report.build import DatasetRepairs, repairs
 
 
 def _log(counts: dict) -> dict:
@@ -17,3 +19,19 @@ def test_fused_and_skipped_lines_are_not_called_repaired_tags():
 def test_only_tags():
     text = repairs([_log({START: 3})]).markdown
     assert "**ned:test**: 3 tags repaired in `ned.testb` (lenient reading)." in text
+
+
+def test_an_entry_is_read_once_typed_and_written_back_as_it_came():
+    log = RepairLog.of([Repair(START, "/data/c/ned.testb", 7, "I-PER", "B-PER", "'O'")])
+    ds = Dataset((Sentence(("a",), ("B-PER",)),), name="ned", split="test", repair_log=log)
+    shown = repair_logs([ds], "/data")["ned"]
+    assert shown.source == "c/ned.testb" and shown.first[0].where() == "c/ned.testb:7"
+    entry = DatasetRepairs.of("ned", shown)
+    assert (
+        entry.to_json() == {"dataset": "ned", **shown.to_dict()} and DatasetRepairs.from_json(entry.to_json()) == entry
+    )
+    table = repairs([entry.to_json()])
+    assert table.data == [entry.to_json()]
+    assert table.rows == [
+        {"dataset": "ned", "where": "c/ned.testb:7", "kind": START, "tag": "I-PER", "became": "B-PER", "after": "'O'"}
+    ]

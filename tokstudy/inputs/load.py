@@ -10,8 +10,10 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Sequence
 
+from tokstudy.data.repairs import RepairLog
 from tokstudy.data.types import Dataset
 from tokstudy.datalocation import data_root, said_path, shown_path
 from tokstudy.inputs.datasets import read_datasets
@@ -39,17 +41,37 @@ def load_inputs(*, datasets: DatasetRequest | None = None, tokenizers: Tokenizer
 
 def repair_reports(datasets: Sequence[Dataset], data_dir: str | os.PathLike | None = None) -> list[RepairReport]:
     """What lenient reading repaired in each dataset: the text for the terminal names a file as the user typed it
-    (:func:`~tokstudy.datalocation.said_path`), the record, which goes into files that travel, never by an absolute
-    path (:func:`~tokstudy.datalocation.shown_path`); a file the data location holds is named relative to it."""
-
-    def said(path: str) -> str:
-        return said_path(path, data_dir)
-
-    def shown(path: str) -> str:
-        return shown_path(path, data_dir)
-
+    (:func:`~tokstudy.datalocation.said_path`), the record the log of :func:`repair_logs`, which goes into files."""
+    logs = repair_logs(datasets, data_dir)
     return [
-        RepairReport(ds.name, ds.repair_log.describe(said), {"dataset": ds.name, **ds.repair_log.to_dict(shown)})
+        RepairReport(
+            ds.name, ds.repair_log.describe(lambda path: said_path(path, data_dir)), _record(ds.name, logs[ds.name])
+        )
         for ds in datasets
         if ds.repair_log
     ]
+
+
+def repair_logs(datasets: Sequence[Dataset], data_dir: str | os.PathLike | None = None) -> dict[str, RepairLog]:
+    """``{dataset name: its repair log}`` of the datasets lenient reading repaired, each file named as it may be
+    in files that travel: never by an absolute path (:func:`~tokstudy.datalocation.shown_path`), a file the data
+    location holds relative to it. Dataset names are distinct (:class:`~tokstudy.inputs.request.Inputs`)."""
+
+    def shown(path: str | None) -> str | None:
+        return shown_path(path, data_dir) if path else path
+
+    return {
+        ds.name: replace(
+            ds.repair_log,
+            first=tuple(replace(r, path=shown(r.path)) for r in ds.repair_log.first),
+            source=shown(ds.repair_log.source),
+        )
+        for ds in datasets
+        if ds.repair_log
+    }
+
+
+def _record(dataset: str, log: RepairLog) -> dict:
+    """One dataset's repairs as ``stats --json`` holds them under ``"repairs"``: ``dataset`` beside
+    :meth:`~tokstudy.data.repairs.RepairLog.to_dict`."""
+    return {"dataset": dataset, **log.to_dict()}

@@ -13,12 +13,14 @@ thing wherever it was written (schemas: ``docs/analysis.md``). Nothing here writ
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 from tokstudy.data.repairs import KINDS, RepairLog
 from tokstudy.report import attribution as ra
 from tokstudy.report import names
 from tokstudy.report import tables as rt
+from tokstudy.report.codec import from_jsonable
 from tokstudy.report.per_language import languages_report
 from tokstudy.report.protocols import protocol_rows, protocols_markdown
 from tokstudy.report.result import ErrorResult, SegmentationResult, Table
@@ -102,22 +104,71 @@ def examples(exs: Sequence) -> Table:
     return Table.of(names.EXAMPLES, examples_markdown(exs), example_rows(exs), list(exs))
 
 
+@dataclass(frozen=True)
+class RepairPlace:
+    """One repair a log kept with its place (:attr:`~tokstudy.data.repairs.RepairLog.first`), as ``repairs.json``
+    and the CSV hold it: the file as it may be shown, the line, and the tag as written and as read."""
+
+    where: str
+    """``file:line``."""
+    kind: str
+    """One of :data:`~tokstudy.data.repairs.KINDS`."""
+    tag: str
+    became: str
+    after: str = ""
+
+
+@dataclass(frozen=True)
+class DatasetRepairs:
+    """One dataset's entry of the ``repairs`` table: :meth:`~tokstudy.data.repairs.RepairLog.to_dict` with its
+    ``dataset`` (as ``stats --json`` holds it under ``"repairs"``), read once and typed.
+
+    >>> from tokstudy.data.repairs import START, Repair
+    >>> entry = DatasetRepairs.of("mine", RepairLog.of([Repair(START, "a.conll", 3, "I-X", "B-X", "'O'")]))
+    >>> entry.first[0].where, entry.headline(), DatasetRepairs.from_json(entry.to_json()) == entry
+    ('a.conll:3', '1 tag repaired', True)
+    """
+
+    dataset: str
+    source: str | None
+    """The file, as it may be shown (None when unknown)."""
+    total: int
+    by_kind: dict[str, int]
+    """How many of each kind, in the order of :data:`~tokstudy.data.repairs.KINDS`."""
+    first: tuple[RepairPlace, ...]
+    """The first places kept (:data:`~tokstudy.data.repairs.FIRST`)."""
+
+    @classmethod
+    def of(cls, dataset: str, log: RepairLog) -> DatasetRepairs:
+        """The entry of ``log`` (its files named as the log holds them)."""
+        return cls.from_json({"dataset": dataset, **log.to_dict()})
+
+    @classmethod
+    def from_json(cls, data: dict) -> DatasetRepairs:
+        return from_jsonable(cls, data)
+
+    def to_json(self) -> dict:
+        return rt.to_jsonable(self)
+
+    def headline(self) -> str:
+        """Tags repaired, fused lines split, lines skipped (:meth:`~tokstudy.data.repairs.RepairLog.headline`)."""
+        return RepairLog(self.by_kind).headline()
+
+
 def repairs(logs: Sequence[dict]) -> Table:
-    """``repairs``: the tags lenient reading repaired, per dataset (the dicts of
-    :meth:`~tokstudy.data.repairs.RepairLog.to_dict` with a ``dataset`` key, as ``stats --json`` holds them under
-    ``"repairs"``); the CSV has one row per place kept (the first :data:`~tokstudy.data.repairs.FIRST`)."""
+    """``repairs``: the tags lenient reading repaired, per dataset (each a :class:`DatasetRepairs` as JSON, as
+    ``stats --json`` holds them under ``"repairs"``, read here once); the CSV has one row per place kept."""
+    entries = [DatasetRepairs.from_json(r) for r in logs]
     parts, rows = [], []
-    for r in logs:
-        source = f" in `{r['source']}`" if r["source"] else ""
-        headline = RepairLog(r["by_kind"]).headline()  # tags repaired, fused lines split, lines skipped
-        parts.append(f"**{r['dataset']}**: {headline}{source} (lenient reading).")
-        parts.append("\n".join(f"- {n} x {KINDS[k]}" for k, n in r["by_kind"].items()))
-        places = [{"dataset": r["dataset"], **p} for p in r["first"]]
-        rows += places
-        shown = [{"where": p["where"], "tag": p["tag"], "after": p["after"], "read as": p["became"]} for p in places]
-        more = r["total"] - len(places)
+    for e in entries:
+        source = f" in `{e.source}`" if e.source else ""
+        parts.append(f"**{e.dataset}**: {e.headline()}{source} (lenient reading).")
+        parts.append("\n".join(f"- {n} x {KINDS[k]}" for k, n in e.by_kind.items()))
+        rows += [{"dataset": e.dataset, **rt.to_jsonable(p)} for p in e.first]
+        shown = [{"where": p.where, "tag": p.tag, "after": p.after, "read as": p.became} for p in e.first]
+        more = e.total - len(e.first)
         parts.append(rt.markdown_table(shown) + (f"\n\n... and {more} more" if more > 0 else ""))
-    return Table.of(names.REPAIRS, "\n\n".join(parts), rows, list(logs))
+    return Table.of(names.REPAIRS, "\n\n".join(parts), rows, [e.to_json() for e in entries])
 
 
 def stats_json(datasets: Sequence[str], stats, languages=None, logs: Sequence[dict] = (), shredded=None) -> dict:

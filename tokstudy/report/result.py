@@ -47,6 +47,9 @@ from tokstudy.report.scores import ControlComparison, Score, control_from_json, 
 from tokstudy.report.tables import to_jsonable, write_csv
 
 T = TypeVar("T")
+#: what a table's ``<stem>.json`` holds: plain JSON (``to_jsonable`` of the results it was made from); each
+#: table's codec reads it back typed (:meth:`Table.rows_of`, ``DatasetRepairs.from_json``, ``scores_from_json``)
+Json = dict[str, Any] | list[Any]
 
 #: a study's tables, under its results folder
 STUDY_TABLES = "tables"
@@ -71,13 +74,13 @@ class Table:
         stem: the files' name without suffix (``table4``, ``by_language``).
         markdown: what the report shows (``<stem>.md``), or None.
         rows: the flat rows (``<stem>.csv``): dicts, or :class:`Records`; None when there is no CSV.
-        data: the results, JSON-able (``<stem>.json``); None when there is no JSON.
+        data: the results as plain JSON (``<stem>.json``); None when there is no JSON.
     """
 
     stem: str
     markdown: str | None = None
     rows: list[dict] | Records | None = None
-    data: Any = None
+    data: Json | None = None
 
     @classmethod
     def of(cls, stem: str, markdown: str | None = None, rows=None, data=None) -> Table:
