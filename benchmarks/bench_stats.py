@@ -100,7 +100,7 @@ class StatsPhases:
 
     def statistics(self):
         bootstrap._CACHE.clear()
-        return table_statistics(self.table, n_resamples=self.resamples)
+        return table_statistics(self.table, bootstrap=bootstrap.BootstrapSettings(self.resamples))
 
 
 def stats_command(argv: list[str], *, fresh_resamples: bool) -> None:

@@ -18,6 +18,7 @@ import sentencepiece as spm
 
 import tokstudy as ts
 from tokstudy.analysis.stats import (
+    BootstrapSettings,
     additional_segmentation,
     additional_segmentation_by,
     segmentation_summary,
@@ -40,16 +41,16 @@ toks = [ts.load_tokenizer(work / f"sp{v}.model", name=f"sp{v}") for v in (2000, 
 ds = [ts.load_dataset("conll2003", "test"), ts.load_dataset("wikiann", "test", language="de")]
 table = ts.segmentation_table(ds, toks, progress=False)
 res = [
-    table_statistics(table, n_resamples=300, seed=3),
-    additional_segmentation(table, "sp2000", n_resamples=100),
-    segmentation_summary(table, "sp4000", n_resamples=100),
-    additional_segmentation_by(table, "sp2000", by="language", subset="ne", n_resamples=100),
+    table_statistics(table, bootstrap=BootstrapSettings(300, seed=3)),
+    additional_segmentation(table, "sp2000", bootstrap=BootstrapSettings(100)),
+    segmentation_summary(table, "sp4000", bootstrap=BootstrapSettings(100)),
+    additional_segmentation_by(table, "sp2000", by="language", subset="ne", bootstrap=BootstrapSettings(100)),
 ]
 open(sys.argv[1], "w").write(repr(res))
 ts_ = []
 for _ in range(7):
     t0 = time.process_time()
-    table_statistics(table, n_resamples=1000)
+    table_statistics(table, bootstrap=BootstrapSettings(1000))
     ts_.append(time.process_time() - t0)
 print("table_statistics cpu best %.3f median %.3f" % (min(ts_), sorted(ts_)[3]))
 print(runinfo.load_line())

@@ -138,6 +138,7 @@ def bench_statistics(repeat: int, resamples: int) -> list[str]:
         segmentation_summary,
         table_statistics,
     )
+    from tokstudy.analysis.stats.estimates import BootstrapSettings
     from tokstudy.analysis.stats.segmentation import breakdowns
     from tokstudy.analysis.table import segmentation_table
     from tokstudy.analysis.table.coverage import UnknownPiecesWarning
@@ -151,7 +152,7 @@ def bench_statistics(repeat: int, resamples: int) -> list[str]:
     ]
     names = [s.name for s in segs]
     datasets = [load_dataset(n, split, language=lang) for n, split, lang in CPU_DATASETS]
-    boot = {"n_resamples": resamples, "seed": 0}
+    boot = {"bootstrap": BootstrapSettings(resamples, seed=0)}
     groupings, subsets = ("entity_type", "language", "dataset"), ("ne", "non_ne")
 
     def before():

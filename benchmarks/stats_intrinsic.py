@@ -57,7 +57,7 @@ def in_process(args, specs, segs) -> tuple[list[str], dict[bool, list[float]]]:
     def run(intrinsic: bool):
         bootstrap._CACHE.clear()  # a fresh process draws the resample weights too
         table = segmentation_table(load_datasets(specs), segs, progress=False)
-        return table_statistics(table, n_resamples=args.resamples, intrinsic=intrinsic)
+        return table_statistics(table, bootstrap=bootstrap.BootstrapSettings(args.resamples), intrinsic=intrinsic)
 
     run(True)  # warm imports
     wall = {False: [], True: []}
@@ -118,7 +118,7 @@ def phase_alone(args, specs, segs, cpu_without: float) -> str:
         for flag in (False, True):
             bootstrap._CACHE.clear()
             c = time.process_time()
-            table_statistics(table, n_resamples=args.resamples, intrinsic=flag)
+            table_statistics(table, bootstrap=bootstrap.BootstrapSettings(args.resamples), intrinsic=flag)
             phase[flag].append(time.process_time() - c)
     added = min(phase[True]) - min(phase[False])
     return (

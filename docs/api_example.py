@@ -35,10 +35,12 @@ table = ts.segmentation_table([test], tokenizers, progress=False)
 
 # 3. Table 4: additional segmentation % (pieces / words - 1) of NE vs non-NE words, with 95% CIs
 for name in table.tokenizer_names:
-    t4 = ts.additional_segmentation(table, name, n_resamples=200)
+    t4 = ts.additional_segmentation(table, name, bootstrap=BootstrapSettings(200))
     print(f"{name}: NE {t4.ne:.2f}  non-NE {t4.non_ne:.2f}  ({t4.boundary_policy})")
-print(additional_segmentation_by(table, "sp8k", by="entity_type", n_resamples=0).groups["PER"])
-print(f"fertility: {segmentation_summary(table, 'sp8k', n_resamples=0).all.fertility.value:.3f} pieces per word")
+print(additional_segmentation_by(table, "sp8k", by="entity_type", bootstrap=BootstrapSettings(0)).groups["PER"])
+print(
+    f"fertility: {segmentation_summary(table, 'sp8k', bootstrap=BootstrapSettings(0)).all.fertility.value:.3f} pieces per word"
+)
 
 # 4. Correlation with a model's errors (here: fake predictions that miss long words more often;
 #    `pretrain evaluate` writes real ones in the same format)
@@ -46,7 +48,7 @@ rng = random.Random(0)
 preds = [(s.words, s.tags, [t if rng.random() > len(w) / 30 else "O" for w, t in zip(s.words, s.tags)]) for s in test]
 write_predictions(work / "preds.tsv", preds, metadata={"model": "demo", "dataset": "conll2003", "split": "test"})
 predictions = ts.read_predictions(work / "preds.tsv")
-corr = ts.correlate_errors(table, predictions, "sp8k", n_resamples=200)
+corr = ts.correlate_errors(table, predictions, "sp8k", bootstrap=BootstrapSettings(200))
 print(f"Pearson r = {corr.all.r:.3f} (p = {corr.all.p_value:.2g}), 95% CI [{corr.all.low:.3f}, {corr.all.high:.3f}]")
 print("error rate by pieces:", {b.pieces: round(b.error_rate, 3) for b in corr.by_pieces})
 

@@ -27,6 +27,7 @@ from analysis_app.services.explorer import is_byte_level
 from analysis_app.services.sources import DatasetSource, PredictionSource, TokenizerSource, train_source
 from tokstudy.analysis.model_errors import attribution as attribution_api  # module: tests can replace its functions
 from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.stats.per_language import language_coverage
 from tokstudy.errors import TokstudyError
 from tokstudy.report.attribution import attribution_rows
@@ -169,7 +170,9 @@ def correlation(
     """``correlate_errors`` for each tokenizer (list, tokenizer order)."""
     t = table_for((dataset_src,), tokenizer_srcs)
     a = aligned(dataset_src, tokenizer_srcs, pred_src)
-    return mislabels.correlate(t, a, [s.name for s in tokenizer_srcs], n_resamples=n_resamples, seed=seed)
+    return mislabels.correlate(
+        t, a, [s.name for s in tokenizer_srcs], bootstrap=BootstrapSettings(n_resamples, seed=seed)
+    )
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -206,7 +209,7 @@ def paired_correlation(
     toks = tokenizer_srcs if own in tokenizer_srcs else (own,)
     t = table_for((dataset_src,), toks)
     a = aligned(dataset_src, toks, pred_src)
-    return mislabels.correlate(t, a, [own.name], n_resamples=n_resamples, seed=seed)[0]
+    return mislabels.correlate(t, a, [own.name], bootstrap=BootstrapSettings(n_resamples, seed=seed))[0]
 
 
 def paired(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_srcs: tuple, loaded: tuple, n_resamples, seed):

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tokstudy.analysis.stats import segmentation_summary
+from tokstudy.analysis.stats import BootstrapSettings, segmentation_summary
 from tokstudy.analysis.stats.parity import parity, read_parallel_text
 from tokstudy.analysis.stats.per_language import language_labels, language_table
 from tokstudy.analysis.table import build_word_columns, tokenizer_columns
@@ -117,7 +117,9 @@ def parity_frame(
 ) -> pd.DataFrame:
     """One row per tokenizer x language: parity and fertility with CIs."""
     rows = []
-    for res in parity(paragraphs, list(segmenters), reference=reference, n_resamples=n_resamples, seed=seed):
+    for res in parity(
+        paragraphs, list(segmenters), reference=reference, bootstrap=BootstrapSettings(n_resamples, seed=seed)
+    ):
         for lang, lp in res.languages.items():
             rows.append(
                 {
@@ -149,7 +151,7 @@ def continued_frame(
         words = build_word_columns([Dataset(sents, name=f"parallel-{lang}", language=lang, split="all")])
         table = words.with_tokenizers({seg.name: tokenizer_columns(words, seg) for seg in segmenters})
         for seg in segmenters:
-            s = segmentation_summary(table, seg.name, n_resamples=n_resamples, seed=seed).all
+            s = segmentation_summary(table, seg.name, bootstrap=BootstrapSettings(n_resamples, seed=seed)).all
             rows.append(
                 {
                     "tokenizer": seg.name,
@@ -229,7 +231,7 @@ def language_frame(table, tokenizers: Sequence[str], *, n_resamples: int = 1000,
     ``tokstudy stats --languages-csv``, the figures named ``ne``, ``non_ne``, ``gap`` (percentage points),
     ``fertility``, ``unknown`` (%) beside their ``*_low`` / ``*_high`` intervals, and ``label``: the language as
     a reader names it (with its dataset where two datasets share it)."""
-    res = language_table(table, list(tokenizers), n_resamples=n_resamples, seed=seed)
+    res = language_table(table, list(tokenizers), bootstrap=BootstrapSettings(n_resamples, seed=seed))
     frame = pd.DataFrame(language_rows(res)).rename(columns=_FIELDS)
     return frame.assign(label=frame["dataset"].map(language_labels(table)))
 

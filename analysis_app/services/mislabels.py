@@ -18,11 +18,12 @@ import pandas as pd
 from analysis_app.services.columns import interval_text
 from tokstudy.analysis.model_errors import correlation as correlation_api  # module: tests can replace its functions
 from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
+from tokstudy.analysis.stats.estimates import CONFIDENCE, BootstrapSettings
 from tokstudy.report.numbers import format_p  # one rule for p-values: the reports'
 from tokstudy.report.table3 import SEPARATOR
 
 
-def correlate(table, aligned, tokenizers: Sequence[str], *, n_resamples: int = 1000, seed: int = 0) -> list:
+def correlate(table, aligned, tokenizers: Sequence[str], *, bootstrap: BootstrapSettings = BootstrapSettings()) -> list:
     """``correlate_errors`` for each tokenizer and one model's aligned predictions (tokenizer order).
 
     The gold entities and whether the model found each (``entity_spans``, a loop over every sentence)
@@ -30,7 +31,7 @@ def correlate(table, aligned, tokenizers: Sequence[str], *, n_resamples: int = 1
     """
     spans = correlation_api.entity_spans(table, aligned)
     correlate_errors = correlation_api.correlate_errors
-    return [correlate_errors(table, aligned, t, n_resamples=n_resamples, seed=seed, spans=spans) for t in tokenizers]
+    return [correlate_errors(table, aligned, t, bootstrap=bootstrap, spans=spans) for t in tokenizers]
 
 
 def align(table, predictions, dataset: str):
@@ -38,7 +39,7 @@ def align(table, predictions, dataset: str):
     return align_predictions(table, predictions, dataset=dataset)
 
 
-def wilson_interval(errors: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+def wilson_interval(errors: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Wilson score interval of a proportion ``errors / n`` (NaN for ``n == 0``).
 
     >>> [round(v, 4) for v in wilson_interval(5, 10)]
@@ -53,7 +54,7 @@ def wilson_interval(errors: int, n: int, confidence: float = 0.95) -> tuple[floa
     return float(max(0.0, centre - half)), float(min(1.0, centre + half))
 
 
-def bins_frame(bins: Sequence, words: str, confidence: float = 0.95) -> pd.DataFrame:
+def bins_frame(bins: Sequence, words: str, confidence: float = CONFIDENCE) -> pd.DataFrame:
     """Error rate by number of pieces: one row per bin (1, 2, 3, 4, 5+), with its Wilson interval."""
     rows = []
     for b in bins:

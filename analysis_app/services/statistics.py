@@ -15,7 +15,12 @@ from collections.abc import Sequence
 import pandas as pd
 
 from analysis_app.services.columns import readable
-from tokstudy.analysis.stats import additional_segmentation, additional_segmentation_by, segmentation_summary
+from tokstudy.analysis.stats import (
+    BootstrapSettings,
+    additional_segmentation,
+    additional_segmentation_by,
+    segmentation_summary,
+)
 from tokstudy.analysis.table import segmentation_table
 
 SUBSET_LABELS = {"ne": "NE words", "non_ne": "non-NE words", "all": "all words"}
@@ -43,7 +48,7 @@ def table4(table, tokenizers: Sequence[str], *, n_resamples: int = 1000, seed: i
     """Table 4 (additional segmentation % of NE / non-NE / all words, with CIs), long form."""
     rows = []
     for name in tokenizers:
-        res = additional_segmentation(table, name, n_resamples=n_resamples, seed=seed)
+        res = additional_segmentation(table, name, bootstrap=BootstrapSettings(n_resamples, seed=seed))
         for subset in ("ne", "non_ne", "all"):
             rows.append(_row(name, SUBSET_LABELS[subset], getattr(res, subset), boundary_policy=res.boundary_policy))
     return pd.DataFrame(rows)
@@ -63,7 +68,9 @@ def grouped(
     """Additional segmentation % per entity type / position / language / dataset, long form."""
     rows = []
     for name in tokenizers:
-        res = additional_segmentation_by(table, name, by, subset=subset, n_resamples=n_resamples, seed=seed)
+        res = additional_segmentation_by(
+            table, name, by, subset=subset, bootstrap=BootstrapSettings(n_resamples, seed=seed)
+        )
         rows.extend(_row(name, g, e, by=by, subset=subset) for g, e in res.groups.items())
     return pd.DataFrame(
         rows, columns=["tokenizer", "group", "value", "ci_low", "ci_high", "words", "sentences", "by", "subset"]
@@ -87,7 +94,7 @@ def summary(table, tokenizers: Sequence[str], *, n_resamples: int = 1000, seed: 
     """Fertility, continued words, unknown and byte-fallback pieces ... per tokenizer and subset, long form."""
     rows = []
     for name in tokenizers:
-        res = segmentation_summary(table, name, n_resamples=n_resamples, seed=seed)
+        res = segmentation_summary(table, name, bootstrap=BootstrapSettings(n_resamples, seed=seed))
         for subset in ("ne", "non_ne", "all"):
             s = getattr(res, subset)
             for measure in SUMMARY_MEASURES:

@@ -88,7 +88,7 @@ def test_hugging_face_byte_fallback_bpe_is_flagged():
 
 
 def test_byte_fallback_figure_equals_a_recount(table, byte_bpe):
-    res = table_statistics(table, n_resamples=50, seed=3)
+    res = table_statistics(table, bootstrap=BootstrapSettings(50, seed=3))
     summary = res.summary[0]
     sp = byte_bpe.processor
     inside = {"ne": table.inside, "non_ne": table.labelled & ~table.inside, "all": np.ones(len(table), bool)}
@@ -105,7 +105,10 @@ def test_figures_already_produced_are_unchanged(table):
     """The byte-fallback figure joins the bootstrap batch without moving any other figure."""
     col = table.column(table.tokenizer_names[0])
     before = table.with_tokenizers({col.name: replace(col, n_byte=None)})
-    old, new = table_statistics(before, n_resamples=50, seed=3), table_statistics(table, n_resamples=50, seed=3)
+    old, new = (
+        table_statistics(before, bootstrap=BootstrapSettings(50, seed=3)),
+        table_statistics(table, bootstrap=BootstrapSettings(50, seed=3)),
+    )
     same = repr  # exact equality, NaN (an empty group's interval) equal to NaN
     assert same(old.table4) == same(new.table4) and same(old.by) == same(new.by)
     assert same(old.intrinsic) == same(new.intrinsic)

@@ -106,14 +106,14 @@ def test_share_per_dataset_equals_the_library_recount(table, hf_file):
 
 
 def test_summary_and_language_figures_equal_the_recount(table, hf_file):
-    res = table_statistics(table, n_resamples=30, seed=1)
+    res = table_statistics(table, bootstrap=BootstrapSettings(30, seed=1))
     masks = {"ne": table.inside, "non_ne": table.labelled & ~table.inside, "all": np.ones(len(table), bool)}
     for subset, mask in masks.items():
         partial, total = _hf_recount(hf_file, _words(table, mask))
         got = getattr(res.summary[0], subset).byte_pieces
         assert got.value == pytest.approx(100 * partial / total) and got.low <= got.value <= got.high, subset
     assert res.summary[0].all.byte_fallback.value == 0 and res.summary[0].all.unknown.value == 0
-    rows = {r.dataset: r for r in language_table(table, n_resamples=0).rows}
+    rows = {r.dataset: r for r in language_table(table, bootstrap=BootstrapSettings(0)).rows}
     partial, total = _hf_recount(hf_file, _words(table, table.dataset_code == table.datasets.index("amh:test")))
     assert rows["amh:test"].byte_pieces.value == pytest.approx(100 * partial / total)
     assert rows["amh:test"].unknown.value == 0
@@ -243,7 +243,7 @@ def test_report_and_app_show_byte_pieces(table, tmp_path):
     assert "byte pieces %" in (tmp_path / "summary.md").read_text(encoding="utf-8")
     index = (tmp_path / "index.md").read_text(encoding="utf-8")
     assert "**Warning:**" in index and "are byte pieces" in index
-    res = language_table(table, n_resamples=0)
+    res = language_table(table, bootstrap=BootstrapSettings(0))
     assert "byte pieces %" in languages_markdown(res)
     high = {r["dataset"]: r["byte_pieces_pct"] > 80 for r in language_rows(res)}
     assert high == {"amh:test": True, "eng:test": False}

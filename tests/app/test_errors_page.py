@@ -7,6 +7,7 @@ import pytest
 
 from analysis_app.services.mislabels import format_p
 from tests.app.conftest import MODEL_NAME, new_app, no_exceptions, run_page
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 
 
 def _chart_data(at, field: str):
@@ -82,7 +83,9 @@ def test_correlations_find_the_entities_once_and_match_each_tokenizer_alone(app_
     assert len(calls) == 1 and [r.tokenizer for r in got] == [t.name for t in toks]
     table, aligned = cache.table_for((ds,), toks), cache.aligned(ds, toks, pred)
     monkeypatch.setattr(correlation_api, "entity_spans", spans_of)
-    assert got == [correlation_api.correlate_errors(table, aligned, t.name, n_resamples=40, seed=2) for t in toks]
+    assert got == [
+        correlation_api.correlate_errors(table, aligned, t.name, bootstrap=BootstrapSettings(40, seed=2)) for t in toks
+    ]
     st.cache_data.clear()
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from tests.app.conftest import no_exceptions, run_page
 from tests.conftest import corpus_path
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 
 
 @pytest.fixture(params=["absolute", "relative"])
@@ -159,7 +160,8 @@ def test_every_language_with_its_script_and_table4_equal_to_the_library(app_env)
     # the same numbers as the library's on the same files and tokenizers
     segs = [load_tokenizer(app_env / "tokenizers" / n, name=n) for n in names]
     want = language_table(
-        segmentation_table(load_datasets_named(MULTICONER_DEV), segs, progress=False), n_resamples=200, seed=0
+        segmentation_table(load_datasets_named(MULTICONER_DEV), segs, progress=False),
+        bootstrap=BootstrapSettings(200, seed=0),
     )
     by_language = {(r.tokenizer, r.language): r for r in want.rows}
     for _, row in table.iterrows():

@@ -13,6 +13,7 @@ from tests.cli.test_pieces import LABELS, SENTENCES, write_rule_pieces
 from tests.conftest import corpus_path
 from tokstudy.analysis.model_errors.piece_agreement import piece_agreement
 from tokstudy.analysis.model_errors.piece_predictions import read_piece_predictions, write_piece_predictions
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.cli import main
 from tokstudy.report.assemble import PIECES_TITLE, pieces_section
 from tokstudy.report.result import read_table
@@ -50,7 +51,7 @@ def test_the_section_is_the_studys_with_the_figures_of_tokstudy_pieces(tmp_path,
     table = read_table(out, "pieces")
     index = (out / "index.md").read_text(encoding="utf-8")
     assert f"## {PIECES_TITLE}\n\n{pieces_section(table).body.strip()}" in index
-    want = piece_agreement(read_piece_predictions(pieces), n_resamples=0)
+    want = piece_agreement(read_piece_predictions(pieces), bootstrap=BootstrapSettings(0))
     [got] = json.loads((out / "pieces.json").read_text(encoding="utf-8"))
     assert got["model"] == "albert-8k" and (got["n_words"], got["n_disagree"]) == (want.n_words, want.n_disagree)
     assert "| albert-8k | test:test | majority |" in index  # the file checked against the report's dataset

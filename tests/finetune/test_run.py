@@ -9,6 +9,7 @@ from pretrain.finetune.config import FinetuneConfig
 from pretrain.finetune.run import finetune, load_run
 from tests.conftest import corpus_path
 from tests.finetune.conftest import QUICK
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 
 
 def _snips(split, n):
@@ -47,7 +48,7 @@ def test_predictions_load_in_the_analysis_and_align_with_the_dataset(snips_run, 
     assert preds.metadata["seed"] == "1" and preds.metadata["model"] == str(tiny_model)
     # the path `tokstudy correlate` takes: table of the same split, predictions aligned word by word
     table = segmentation_table(test, SentencePieceSegmenter(tiny_model / "spiece.model"), progress=False)
-    result = correlate_errors(table, preds, n_resamples=50)
+    result = correlate_errors(table, preds, bootstrap=BootstrapSettings(50))
     assert result is not None
     # evaluation was cut to the split's first 300 sentences: the file declares it, so it also
     # aligns to the whole split (the study's max_eval case), over exactly those sentences

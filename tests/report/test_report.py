@@ -67,7 +67,9 @@ def test_markdown_table_escapes_pipes():
 def test_write_report_writes_every_output(setup, tmp_path):
     ds, t, aligned = setup
     par = parity(
-        {"en": ["a bb ccc", "dddd"], "de": ["aaaaa b", "cc dd"]}, [ChunkSegmenter(2), ChunkSegmenter(5)], n_resamples=50
+        {"en": ["a bb ccc", "dddd"], "de": ["aaaaa b", "cc dd"]},
+        [ChunkSegmenter(2), ChunkSegmenter(5)],
+        bootstrap=BootstrapSettings(50),
     )
     files = write_report(t, tmp_path / "rep", predictions=[aligned], parity_results=par, boot=BootstrapSettings(50))
     names = {p.relative_to(tmp_path / "rep").as_posix() for p in files.files}
@@ -91,7 +93,7 @@ def test_write_report_writes_every_output(setup, tmp_path):
             assert p.stat().st_size > 1000, p
     assert (tmp_path / "rep" / "figures" / "error_by_pieces.png").read_bytes()[:4] == b"\x89PNG"
     table4 = json.loads((tmp_path / "rep" / "table4.json").read_text())
-    direct = compare_tokenizers(t, n_resamples=50)
+    direct = compare_tokenizers(t, bootstrap=BootstrapSettings(50))
     assert [r["tokenizer"] for r in table4] == ["chunk2", "chunk5"]
     assert table4[0]["ne"]["value"] == pytest.approx(direct[0].ne.value)
     with open(tmp_path / "rep" / "table4.csv", newline="") as fh:
@@ -107,7 +109,7 @@ def test_write_report_writes_every_output(setup, tmp_path):
     assert {"languages.md", "languages.csv", "figures/languages.png", "figures/languages.svg"} <= names
     with open(tmp_path / "rep" / "languages.csv", newline="") as fh:
         written = {(r["tokenizer"], r["dataset"]): float(r["gap_pp"]) for r in csv.DictReader(fh)}
-    direct = language_table(t, n_resamples=50)
+    direct = language_table(t, bootstrap=BootstrapSettings(50))
     assert written == pytest.approx({(r.tokenizer, r.dataset): round(r.gap.value, 2) for r in direct.rows}, abs=0.006)
     # the index is a report document like the study's: Markdown and the same content as HTML
     from tokstudy.report.html import html_page
@@ -164,7 +166,7 @@ def test_headers_read_as_words(setup):
     from tokstudy.report.attribution import frequency_markdown
 
     _, t, _ = setup
-    md = rt.summary_markdown(table_statistics(t, n_resamples=0).summary)
+    md = rt.summary_markdown(table_statistics(t, bootstrap=BootstrapSettings(0)).summary)
     header = md.splitlines()[0]
     assert "| word set |" in header and "| words |" not in header
     cells = [

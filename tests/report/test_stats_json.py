@@ -18,8 +18,10 @@ def test_stats_json_is_the_reports_tables_under_their_names(tmp_path):
     ds = [random_dataset(41, 80), random_dataset(42, 40, name="b", language="de")]
     table = segmentation_table(ds, [ChunkSegmenter(2), ChunkSegmenter(4)], progress=False)
     groupings = ["entity_type", "position", "dataset"]
-    stats = table_statistics(table, groupings=groupings, n_resamples=10)
-    doc = build.stats_json(table.datasets, stats, language_table(table, n_resamples=10), (), shredded_table(table))
+    stats = table_statistics(table, groupings=groupings, bootstrap=BootstrapSettings(10))
+    doc = build.stats_json(
+        table.datasets, stats, language_table(table, bootstrap=BootstrapSettings(10)), (), shredded_table(table)
+    )
     write_report(table, tmp_path, groupings=groupings, boot=BootstrapSettings(10), figures=False)
 
     def written(stem):

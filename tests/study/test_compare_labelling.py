@@ -17,6 +17,7 @@ from tokstudy.analysis.model_errors.piece_predictions import (
     read_piece_predictions,
     write_piece_predictions,
 )
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.report.assemble import PIECES_TITLE, pieces_section
 from tokstudy.report.result import read_table, write_table
 from tokstudy.study.config import FinetuneSection, StudyConfig, TaskSpec, load_study_config
@@ -96,11 +97,13 @@ def test_the_table_reads_each_models_first_seed_and_the_section_reads_it_back(tm
             rel = str(words.relative_to(tmp_path))
             runs.append(ScoredRun("sp8k", task, seed, True, 90.0, "F1", predictions=rel))
     runs.append(ScoredRun("sp8k", "snips-classification", 0, True, 95.0, "accuracy"))
-    table = pieces_table(tmp_path, runs, n_resamples=0)
+    table = pieces_table(tmp_path, runs, bootstrap=BootstrapSettings(0))
     models = [row["model"] for row in table.data]
     assert models == ["sp8k conll2003-ner", "sp8k conll2003-ner-allpieces"]
     seed0 = runs[1].predictions
-    want = piece_agreement(read_piece_predictions(piece_predictions_path(tmp_path / seed0)), n_resamples=0)
+    want = piece_agreement(
+        read_piece_predictions(piece_predictions_path(tmp_path / seed0)), bootstrap=BootstrapSettings(0)
+    )
     assert table.data[0]["n_disagree"] == want.n_disagree
     write_table(table, tmp_path / "tables")
     back = read_table(tmp_path / "tables", "pieces")

@@ -11,7 +11,7 @@ from scipy import stats
 
 from tests.fixtures_doctest import assert_examples_pass
 from tokstudy.analysis.stats.welch import welch_difference
-from tokstudy.report.scores import control_from_json
+from tokstudy.report.scores import control_from_json, control_to_json
 from tokstudy.study.attempts import Attempt, AttemptEnd
 from tokstudy.study.control_and_cost import (
     RETRIED_NOTE,
@@ -43,13 +43,13 @@ def test_welch_difference_matches_the_formula(seed):
     a, b = rng.normal(80, 2, size=3).tolist(), rng.normal(75, 4, size=4).tolist()
     got = welch_difference(a, b)
     d, lo, hi = _welch_ci_by_hand(a, b)
-    assert got["diff"] == pytest.approx(d) and got["low"] == pytest.approx(lo) and got["high"] == pytest.approx(hi)
-    assert got["p"] == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue)
+    assert got.diff == pytest.approx(d) and got.low == pytest.approx(lo) and got.high == pytest.approx(hi)
+    assert got.p == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue)
 
 
 def test_welch_difference_undefined_with_one_seed():
     got = welch_difference([80.0], [70.0])
-    assert got["diff"] == 10.0 and math.isnan(got["low"]) and math.isnan(got["p"])
+    assert got.diff == 10.0 and math.isnan(got.low) and math.isnan(got.p)
 
 
 _MEASURED_RUN = {"wall_seconds": 60.0, "device_hours": 1 / 60, "energy_kwh": 0.001, "co2e_kg": 5e-5, "method": "m"}
@@ -70,20 +70,32 @@ def _runs(pre, ctl, tok="sp-8k", task="conll2003-ner"):
 def test_control_comparison_pairs_each_model_with_its_control():
     runs = _runs([70.0, 72.0, 71.0], [50.0, 55.0, 52.0]) + _runs([60.0, 61.0, 62.0], [59.0, 62.0, 60.0], tok="sp-16k")
     c = control_comparison(runs)["conll2003-ner"]
-    assert c["sp-8k"]["pretrained"]["mean"] == pytest.approx(71.0)
-    assert c["sp-8k"]["control"]["mean"] == pytest.approx(52.333333)
+    assert c["sp-8k"].pretrained.mean == pytest.approx(71.0) and c["sp-8k"].metric == "F1"
+    assert c["sp-8k"].control.mean == pytest.approx(52.333333) and c["sp-8k"].control.values == (50.0, 55.0, 52.0)
     d, lo, hi = _welch_ci_by_hand([70, 72, 71], [50, 55, 52])
-    assert (c["sp-8k"]["diff"], c["sp-8k"]["low"], c["sp-8k"]["high"]) == pytest.approx((d, lo, hi))
-    found = pretraining_helps(control_from_json({"conll2003-ner": c}), ["sp-8k", "sp-16k"])[0]
+    assert (c["sp-8k"].diff, c["sp-8k"].low, c["sp-8k"].high) == pytest.approx((d, lo, hi))
+    found = pretraining_helps({"conll2003-ner": c}, ["sp-8k", "sp-16k"])[0]
     assert found.holds is None  # 8k: yes, 16k: its interval holds 0
     assert "sp-8k: 71.00 vs 52.33 without pre-training" in found.evidence
-    only_8k = pretraining_helps(control_from_json({"t": {"sp-8k": c["sp-8k"]}}), ["sp-8k"])[0]
+    only_8k = pretraining_helps({"t": {"sp-8k": c["sp-8k"]}}, ["sp-8k"])[0]
     assert only_8k.holds is True and "**yes**" in only_8k.markdown()
+
+
+def test_control_json_holds_each_side_and_welchs_interval():
+    runs = _runs([70.0, 72.0, 71.0], [50.0, 55.0, 52.0]) + _runs([80.0], [60.0], tok="sp-16k", task="cls")
+    written = control_to_json(control_comparison(runs))
+    side = {"mean": pytest.approx(71.0), "std": pytest.approx(1.0), "n": 3, "values": [70.0, 72.0, 71.0]}
+    ner = written["conll2003-ner"]["sp-8k"]
+    assert list(ner) == ["metric", "pretrained", "control", "diff", "low", "high", "p", "confidence"]
+    assert ner["pretrained"] == side and ner["metric"] == "F1" and ner["confidence"] == 0.95
+    one_seed = written["cls"]["sp-16k"]  # Welch's test is undefined: null, as every table's JSON writes NaN
+    assert one_seed["diff"] == 20.0 and one_seed["low"] is None and one_seed["p"] is None
+    assert control_to_json(control_from_json(written)) == written
 
 
 def test_pretraining_hurts_is_a_no():
     c = control_comparison(_runs([50.0, 51.0, 52.0], [70.0, 71.0, 73.0]))
-    assert pretraining_helps(control_from_json(c), ["sp-8k"])[0].holds is False
+    assert pretraining_helps(c, ["sp-8k"])[0].holds is False
 
 
 def test_no_control_no_comparison():
@@ -103,7 +115,7 @@ def test_costs_sum_over_seeds_and_stay_unmeasured_when_one_is():
     assert format_cost(ft["sp-8k"]) == "2.0 min, 0.0020 kWh, 0.10 g CO2e"
     assert sum_costs([None, None]) is None
     scores = {"conll2003-ner": {"sp-8k": {"mean": 71.0, "std": 1.4, "metric": "F1"}}}
-    points = energy_points(scores, control_comparison(runs), costs)
+    points = energy_points(scores, control_to_json(control_comparison(runs)), costs)
     # the control's energy was not measured: only the pre-trained model is plotted, with pre-training included
     assert [p["model"] for p in points] == ["sp-8k"] and points[0]["energy_kwh"] == pytest.approx(0.012)
 
@@ -112,7 +124,9 @@ def test_tables_1_2_show_controls_and_costs_next_to_the_scores():
     runs = _runs([70.0, 72.0, 71.0], [50.0, 55.0, 52.0])
     scores = {"conll2003-ner": {"sp-8k": {"mean": 71.0, "std": 1.0, "metric": "F1"}}}
     costs = cost_table(runs, {"sp-8k": None})
-    md = tables_1_2_markdown(scores, control_comparison(runs), costs, ["sp-8k"], 3, figure="figures/x.png")
+    md = tables_1_2_markdown(
+        scores, control_to_json(control_comparison(runs)), costs, ["sp-8k"], 3, figure="figures/x.png"
+    )
     assert "| task | sp-8k | sp-8k (no PT) |" in md
     assert "| conll2003-ner (F1) | 71.00 ± 1.00 | 52.33 ± 2.52 |" in md
     assert "| pre-training | not measured | — |" in md
@@ -162,12 +176,14 @@ def test_attempts_sum_over_seeds_and_show_in_the_cost_table():
     assert ft["sp-8k"]["attempts"] == 4 and ft["sp-8k"]["runs"] == 3 and ft["sp-8k"]["lost_seconds"] == 30.0
     assert ft["sp-8k"]["wall_seconds"] == 3 * 120.0 + 30.0 and "attempts" not in ft["sp-8k (no PT)"]
     scores = {"conll2003-ner": {"sp-8k": {"mean": 71.0, "std": 1.0, "metric": "F1"}}}
-    md = tables_1_2_markdown(scores, control_comparison(runs), costs, ["sp-8k"], 3)
+    md = tables_1_2_markdown(scores, control_to_json(control_comparison(runs)), costs, ["sp-8k"], 3)
     assert "| pre-training | 2.5 min (2 attempts), energy not measured | — |" in md
     assert "| fine-tuning conll2003-ner | 6.5 min (4 attempts for 3 runs), energy not measured | 6.0 min," in md
     assert RETRIED_NOTE in md
     plain = cost_table(runs[3:], {"sp-8k": cost})
-    assert RETRIED_NOTE not in tables_1_2_markdown(scores, control_comparison(runs), plain, ["sp-8k"], 3)
+    assert RETRIED_NOTE not in tables_1_2_markdown(
+        scores, control_to_json(control_comparison(runs)), plain, ["sp-8k"], 3
+    )
 
 
 def test_docstring_examples():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tests.study.test_compare_labelling import _pieces
 from tokstudy.analysis.model_errors.piece_predictions import piece_predictions_path
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.study.error_analysis import pieces_table, scored_runs
 from tokstudy.study.scored_runs import ScoredRun
 
@@ -22,6 +23,6 @@ def test_the_pieces_table_takes_the_pretrained_models_first_seed_only(tmp_path):
         return ScoredRun("sp8k", "ner", seed, pretrained, 80.0, "F1", predictions=str(words.relative_to(tmp_path)))
 
     control = run(0, False)  # seed 0, but the no-pre-training control: not a model the section shows
-    table = pieces_table(tmp_path, [run(1, True), control, run(2, True)], n_resamples=0)
+    table = pieces_table(tmp_path, [run(1, True), control, run(2, True)], bootstrap=BootstrapSettings(0))
     assert [r["model"] for r in table.data] == ["sp8k ner"]
-    assert pieces_table(tmp_path, [control], n_resamples=0) is None
+    assert pieces_table(tmp_path, [control], bootstrap=BootstrapSettings(0)) is None

@@ -195,7 +195,9 @@ def test_each_languages_segmentation_is_table_4_of_its_scored_sentences(toy_stud
     rows = {(r["tokenizer"], r["task"]): r for r in _tables(result, "languages")}
     for s in segmenters:
         for subset in ("ne", "all"):
-            want = additional_segmentation_by(scored.table, s.name, "dataset", subset=subset, n_resamples=0)
+            want = additional_segmentation_by(
+                scored.table, s.name, "dataset", subset=subset, bootstrap=BootstrapSettings(0)
+            )
             for label, est in want.groups.items():
                 assert getattr(seg[s.name][label], subset).value == pytest.approx(est.value)
                 task = f"masakhaner2-{label.split(':')[1]}-ner"
@@ -215,7 +217,9 @@ def test_the_cross_language_spearman_equals_scipys_on_the_same_numbers(toy_study
         assert c["rho"] == pytest.approx(want.statistic, abs=1e-12) and c["p_value"] == pytest.approx(want.pvalue)
     typed = [LanguageRow.from_json(r) for r in rows]
     again = cross_language_correlations(
-        typed, ["sp-unigram-120", "sp-unigram-160", "sp-unigram-200"], BootstrapSettings(n_resamples=40)
+        typed,
+        ["sp-unigram-120", "sp-unigram-160", "sp-unigram-200"],
+        BootstrapSettings(n_resamples=40),
     )
     assert [a.rho for a in again] == pytest.approx([c["rho"] for c in cross], nan_ok=True)
 

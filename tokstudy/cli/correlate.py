@@ -10,7 +10,7 @@ from tokstudy.cli.arguments import (
     add_input_arguments,
     add_output_arguments,
     add_predictions_arguments,
-    bootstrap_kwargs,
+    bootstrap_settings,
     print_written,
     staged_outputs,
     table_from_args,
@@ -74,7 +74,7 @@ def compute(table, args) -> tuple[list, list[str]]:
                 "every figure for this model is over those sentences only"
             )
         for tok in table.tokenizer_names:
-            out.append(correlate_errors(table, aligned, tok, measure=args.measure, **bootstrap_kwargs(args)))
+            out.append(correlate_errors(table, aligned, tok, measure=args.measure, bootstrap=bootstrap_settings(args)))
     return out, notes
 
 

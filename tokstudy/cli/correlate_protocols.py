@@ -11,7 +11,7 @@ from tokstudy.cli.arguments import (
     add_input_arguments,
     add_output_arguments,
     add_predictions_arguments,
-    bootstrap_kwargs,
+    bootstrap_settings,
     print_written,
     staged_outputs,
     table_from_args,
@@ -77,7 +77,7 @@ def compute(table, args, paired: list[tuple[int, str]]) -> list:
     for i, path in paired:
         aligned = align_predictions(table, read_predictions(path), dataset=args.predictions_dataset)
         dropped = tokenizer_columns(table, without[i])
-        out.append(correlation_protocols(table, aligned, names[i], dropped=dropped, **bootstrap_kwargs(args)))
+        out.append(correlation_protocols(table, aligned, names[i], dropped=dropped, bootstrap=bootstrap_settings(args)))
     return out
 
 

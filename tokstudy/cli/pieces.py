@@ -3,6 +3,7 @@ costs (entity F1, word errors, the word-level r)."""
 
 from __future__ import annotations
 
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.cli.arguments import (
     add_output_arguments,
@@ -67,7 +68,8 @@ def run(args) -> int:
     if args.bootstrap < 0:
         raise UsageError(f"--bootstrap {args.bootstrap}: expected a number of resamples >= 0")
     table = _dataset_table(args) if args.dataset else None
-    results = piece_agreements(args.piece_predictions, n_resamples=args.bootstrap, seed=args.seed, table=table)
+    boot = BootstrapSettings(args.bootstrap, seed=args.seed)
+    results = piece_agreements(args.piece_predictions, bootstrap=boot, table=table)
     print("\n" + pieces_markdown(results))
     with staged_outputs() as out:
         if args.csv:

@@ -5,14 +5,13 @@ from __future__ import annotations
 from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.analysis.model_errors.predictions import read_predictions
 from tokstudy.analysis.morph import morph_table
-from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.cli.arguments import (
     add_bootstrap_arguments,
     add_input_arguments,
     add_parallel_text_arguments,
     add_predictions_arguments,
     add_sentence_argument,
-    bootstrap_kwargs,
+    bootstrap_settings,
     check_sentence_specs,
     output_folder,
     parity_from_args,
@@ -114,11 +113,10 @@ def run(args) -> int:
     if args.gold:
         golds = [read_segmentations(path, language=lang) for path, lang in map(split_language, args.gold)]
         morph = morph_table(golds, tokenizers_from_args(args))
-    boot = BootstrapSettings(**bootstrap_kwargs(args))
+    boot = bootstrap_settings(args)
     pieces = piece_agreements(
         args.piece_predictions,
-        n_resamples=boot.n_resamples,
-        seed=boot.seed,
+        bootstrap=boot,
         table=table,
         dataset=args.predictions_dataset,
     )

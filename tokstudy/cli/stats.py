@@ -12,7 +12,7 @@ from tokstudy.cli.arguments import (
     add_bootstrap_arguments,
     add_input_arguments,
     add_shredded_arguments,
-    bootstrap_kwargs,
+    bootstrap_settings,
     output_file,
     output_stem,
     print_written,
@@ -90,7 +90,7 @@ def register(sub) -> None:
 def compute(table, args):
     """All the stats of one table, bootstrapped in one pass (the figures ``run`` prints and writes)."""
     return table_statistics(
-        table, groupings=args.by, renyi_alpha=getattr(args, "renyi_alpha", 2.5), **bootstrap_kwargs(args)
+        table, groupings=args.by, renyi_alpha=getattr(args, "renyi_alpha", 2.5), bootstrap=bootstrap_settings(args)
     )
 
 
@@ -126,7 +126,7 @@ def run(args) -> int:
 
 def languages(table, args):
     """Table 4 per (dataset, language) and tokenizer (:func:`tokstudy.analysis.stats.per_language.language_table`)."""
-    return language_table(table, **bootstrap_kwargs(args))
+    return language_table(table, bootstrap=bootstrap_settings(args))
 
 
 def table_with_language_warnings(args):

@@ -10,8 +10,9 @@ A report adds it as one table: :func:`pieces_report` (``pieces.{md,csv,json}``).
 >>> from tokstudy.analysis.model_errors.piece_agreement import piece_agreement
 >>> from tokstudy.analysis.model_errors.piece_predictions import PiecePredictions, PieceSentence, PredictedWord
 >>> import numpy as np
+>>> from tokstudy.analysis.stats.estimates import BootstrapSettings
 >>> w = PredictedWord("Lamb", "B-PER", 2, ("▁La", "mb"), np.array([[0.2, 0.8], [0.9, 0.1]]))
->>> res = piece_agreement(PiecePredictions(("O", "B-PER"), (PieceSentence(0, (w,)),)), n_resamples=0)
+>>> res = piece_agreement(PiecePredictions(("O", "B-PER"), (PieceSentence(0, (w,)),)), bootstrap=BootstrapSettings(0))
 >>> [(r["aggregation"], r["word errors"]) for r in aggregation_rows([res])]
 [('first', 0), ('average', 1), ('max', 1), ('majority', 0)]
 """

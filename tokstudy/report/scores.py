@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from tokstudy.analysis.stats.estimates import CONFIDENCE
+
 #: the prefix of Welch's p against another model in a ``scores.json`` entry (``p_vs_<model>``)
 P_VS = "p_vs_"
 _NAN = float("nan")
@@ -89,7 +91,7 @@ class ControlComparison:
     low: float = _NAN
     high: float = _NAN
     p: float = _NAN
-    confidence: float = 0.95
+    confidence: float = CONFIDENCE
 
     @classmethod
     def from_json(cls, data: dict) -> ControlComparison:
@@ -99,7 +101,7 @@ class ControlComparison:
             Score.from_json(data["control"]),
             _float(data["diff"]),
             *(_float(data.get(k)) for k in ("low", "high", "p")),
-            data.get("confidence", 0.95),
+            data.get("confidence", CONFIDENCE),
         )
 
     def to_json(self) -> dict:

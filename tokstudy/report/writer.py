@@ -29,7 +29,7 @@ into the index by :mod:`tokstudy.report.assemble`, as the study's report is.
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -107,10 +107,9 @@ def write_report(
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    kw = asdict(boot)  # the analysis functions take the settings as keywords
     groupings = list(groupings) if groupings is not None else default_groupings(table)
-    stats = table_statistics(table, table.tokenizer_names, groupings=groupings, **kw)
-    languages = language_table(table, **kw) if len(table.datasets) > 1 else None
+    stats = table_statistics(table, table.tokenizer_names, groupings=groupings, bootstrap=boot)
+    languages = language_table(table, bootstrap=boot) if len(table.datasets) > 1 else None
     chosen = list(sentences) if sentences is not None else select_sentences(table, n_examples)
     corrs, attributions = _model_errors(table, predictions, train, train_label, measure, boot)
     result = ReportResult(
@@ -141,7 +140,7 @@ def write_report(
 def _model_errors(table, predictions, train, train_label, measure: str, boot: BootstrapSettings) -> tuple[list, list]:
     """The correlation and the attribution of every (model, tokenizer), with predictions."""
     names = table.tokenizer_names
-    corrs = [correlate_errors(table, a, t, measure=measure, **asdict(boot)) for a in predictions for t in names]
+    corrs = [correlate_errors(table, a, t, measure=measure, bootstrap=boot) for a in predictions for t in names]
     counts = None if train is None or not corrs else word_counts(train)
     label = train_label or ("training split" if counts else None)
     attributions = [

@@ -224,9 +224,9 @@ def vocabulary_gains(
                 large,
                 a.f1,
                 b.f1,
-                d["diff"],
-                d["low"],
-                d["high"],
+                d.diff,
+                d.low,
+                d.high,
                 a.ne,
                 b.ne,
             )

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from tokstudy.analysis.morph import morph_table
 from tokstudy.analysis.stats import table_statistics
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.stats.parity import parity, read_parallel_text
 from tokstudy.analysis.stats.segmentation import breakdowns
 from tokstudy.analysis.stats.shredded import shredded_table, type_frequencies
@@ -44,6 +45,7 @@ from tokstudy.report import build
 from tokstudy.report.figures import plot_additional_segmentation, plot_errors, plot_parity, plot_score_vs_energy
 from tokstudy.report.morph import morph_report
 from tokstudy.report.result import STUDY_TABLES, Table, write_table
+from tokstudy.report.scores import control_to_json
 from tokstudy.report.shredded import shredded_report
 from tokstudy.study.config import StudyConfig
 from tokstudy.study.control_and_cost import control_comparison, cost_table, energy_points
@@ -102,7 +104,7 @@ def analyse(
     """
     tokenizer_dirs = inputs[TOKENIZERS].dirs(root)
     sec = config.analysis
-    boot = {"n_resamples": sec.bootstrap, "seed": sec.seed}
+    boot = BootstrapSettings(sec.bootstrap, seed=sec.seed)
     tables, figures = root / STUDY_TABLES, root / "figures"
     segmenters = [
         load_tokenizer(d, name=n, count_lone_boundary=sec.count_lone_boundary) for n, d in tokenizer_dirs.items()
@@ -130,7 +132,7 @@ def analyse(
     made += [errors.result.protocols, errors.table3, *languages]
     control, cost = _control_and_cost(runs, pretrain_cost or {})
     made += [control, cost, *_data_records(runs, task_text, config)]
-    made.append(pieces_table(root, rows, **boot))  # with finetune.compare_labelling: per-piece files
+    made.append(pieces_table(root, rows, bootstrap=boot))  # with finetune.compare_labelling: per-piece files
     written = [p for t in made for p in write_table(t, tables)]
     drawn += _figures(figures, stats.table4, vocab, errors.correlations, errors.result.attribution_rows)
     drawn += _energy_figure(figures, scores, control.data, cost.data)
@@ -196,15 +198,15 @@ def _data_records(runs: tuple[ScoredRun, ...], task_text: tuple[dict, ...], conf
     return out + ([Table.of("task_text", data=list(task_text))] if task_text else [])
 
 
-def dataset_statistics(table, tokenizers: list[str], boot: dict):
+def dataset_statistics(table, tokenizers: list[str], boot: BootstrapSettings):
     """Table 4 and the summary of the table's first dataset, and the NE / non-NE breakdowns of all of it.
 
     Two bootstrap passes: the first dataset's figures resample its own sentences (so they equal
     ``tokstudy stats`` on that dataset alone), the breakdowns every sentence of the table.
     """
     primary = table.select(dataset=table.datasets[0]) if len(table.datasets) > 1 else table
-    stats = table_statistics(primary, tokenizers, groupings=(), intrinsic=False, **boot)
-    by = breakdowns(table, tokenizers, groupings=BREAKDOWNS, subsets=("ne", "non_ne"), **boot)
+    stats = table_statistics(primary, tokenizers, groupings=(), intrinsic=False, bootstrap=boot)
+    by = breakdowns(table, tokenizers, groupings=BREAKDOWNS, subsets=("ne", "non_ne"), bootstrap=boot)
     return stats, by
 
 
@@ -252,7 +254,7 @@ def _control_and_cost(runs: tuple[ScoredRun, ...], pretrain_cost: dict) -> tuple
         for task, by in costs["finetune"].items()
         for m, c in by.items()
     ]
-    return Table.of("control", data=control_comparison(runs)), Table.of("cost", rows=rows, data=costs)
+    return Table.of("control", data=control_to_json(control_comparison(runs))), Table.of("cost", rows=rows, data=costs)
 
 
 def _energy_figure(figures: Path, scores: dict, control: dict, costs: dict) -> list[Path]:
@@ -262,14 +264,14 @@ def _energy_figure(figures: Path, scores: dict, control: dict, costs: dict) -> l
 
 
 def _parity(
-    figures: Path, segmenters, config: StudyConfig, sources: Sources, boot: dict
+    figures: Path, segmenters, config: StudyConfig, sources: Sources, boot: BootstrapSettings
 ) -> tuple[Table | None, list[Path]]:
     """Fertility and parity across languages on the parallel corpus, when it is available, and its figure."""
     corpus = config.analysis.parity_corpus
     directory = sources.corpus_path(corpus) if corpus else None
     if directory is None:
         return None, []
-    results = parity(read_parallel_text(directory), segmenters, **boot)
+    results = parity(read_parallel_text(directory), segmenters, bootstrap=boot)
     return build.parity(results), plot_parity(results, figures / "parity")
 
 

@@ -10,8 +10,8 @@ the study's protocol statistics live).
 
 >>> runs = [ScoredRun("a", "t", i % 3, i < 3, s, "F1") for i, s in enumerate((80.0, 82.0, 81.0, 60.0, 62.0, 61.0))]
 >>> c = control_comparison(runs)["t"]["a"]
->>> round(c["diff"], 1), c["low"] > 0
-(20.0, True)
+>>> round(c.diff, 1), c.low > 0, c.pretrained.mean
+(20.0, True, 81.0)
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 
-from tokstudy.analysis.stats.welch import summarize, welch_difference
+from tokstudy.analysis.stats.estimates import CONFIDENCE
+from tokstudy.analysis.stats.welch import Summary, significance_mark, summarize, welch_difference
+from tokstudy.report.scores import ControlComparison, Score, control_from_json, scores_from_json
 from tokstudy.study.attempts import Attempt, AttemptEnd
 from tokstudy.study.control import CONTROL_SUFFIX
 from tokstudy.study.scored_runs import ScoredRun, by_task_and_tokenizer
@@ -29,27 +31,34 @@ from tokstudy.study.scored_runs import ScoredRun, by_task_and_tokenizer
 _SUMMED = ("wall_seconds", "device_hours", "energy_kwh", "co2e_kg")
 
 
-def control_comparison(runs: Sequence[ScoredRun], confidence: float = 0.95) -> dict:
-    """``{task: {tokenizer: {pretrained, control, metric, diff, low, high, p}}}`` for every tokenizer with both.
+def control_comparison(
+    runs: Sequence[ScoredRun], confidence: float = CONFIDENCE
+) -> dict[str, dict[str, ControlComparison]]:
+    """``{task: {tokenizer: ControlComparison}}`` for every tokenizer with both pre-trained and control runs.
 
-    ``diff`` = pre-trained mean - control mean (score points) with its Welch ``confidence`` interval.
+    ``diff`` = pre-trained mean - control mean (score points) with its Welch ``confidence`` interval;
+    :func:`~tokstudy.report.scores.control_to_json` writes it as ``control.json``.
     """
     pre = by_task_and_tokenizer(r for r in runs if r.pretrained)
     ctl = by_task_and_tokenizer(r for r in runs if not r.pretrained)
-    out: dict = {}
+    out: dict[str, dict[str, ControlComparison]] = {}
     for task, by_tok in ctl.items():
         for tok, controls in by_tok.items():
             if tok not in pre.get(task, {}):
                 continue
             a = [r.score for r in sorted(pre[task][tok], key=lambda r: r.seed)]
             b = [r.score for r in sorted(controls, key=lambda r: r.seed)]
-            out.setdefault(task, {})[tok] = {
-                "metric": controls[0].metric,
-                "pretrained": summarize(a).to_dict(),
-                "control": summarize(b).to_dict(),
-                **welch_difference(a, b, confidence),
-            }
+            d = welch_difference(a, b, confidence)
+            sides = _score(summarize(a)), _score(summarize(b))
+            out.setdefault(task, {})[tok] = ControlComparison(
+                controls[0].metric, *sides, d.diff, d.low, d.high, d.p, d.confidence
+            )
     return out
+
+
+def _score(s: Summary) -> Score:
+    """One side of a comparison: its seeds' summary (the metric is named once, by the comparison)."""
+    return Score(s.mean, s.std, s.n, s.values)
 
 
 def sum_costs(costs: list[dict | None]) -> dict | None:
@@ -126,14 +135,17 @@ def cost_table(runs: Sequence[ScoredRun], pretrain_cost: dict) -> dict:
 def energy_points(scores: dict, control: dict, costs: dict) -> list[dict]:
     """One point per (task, model): mean score ± sd against the model's total energy for that task.
 
-    Total energy = pre-training (none for a control) + all fine-tuning seeds of that task; points whose
-    energy was not measured are left out.
+    ``scores`` and ``control`` are ``scores.json`` and ``control.json`` as written (read here through
+    :mod:`tokstudy.report.scores`). Total energy = pre-training (none for a control) + all fine-tuning seeds of
+    that task; points whose energy was not measured are left out.
     """
+    control_of = control_from_json(control)
     points = []
-    for task, by_tok in scores.items():
-        rows = [(tok, s["mean"], s["std"], True) for tok, s in by_tok.items()]
-        rows += [(tok, c["control"]["mean"], c["control"]["std"], False) for tok, c in control.get(task, {}).items()]
-        for tok, mean, sd, pretrained in rows:
+    for task, by_tok in scores_from_json(scores).items():
+        rows = [(tok, s, True) for tok, s in by_tok.items()]
+        rows += [(tok, c.control, False) for tok, c in control_of.get(task, {}).items()]
+        metric = next(iter(by_tok.values())).metric or "score"
+        for tok, score, pretrained in rows:
             model = tok if pretrained else tok + CONTROL_SUFFIX
             ft = costs["finetune"].get(task, {}).get(model)
             pre = costs["pretrain"].get(tok) if pretrained else {"energy_kwh": 0.0}
@@ -145,10 +157,10 @@ def energy_points(scores: dict, control: dict, costs: dict) -> list[dict]:
                     "model": model,
                     "tokenizer": tok,
                     "pretrained": pretrained,
-                    "mean": mean,
-                    "std": sd,
+                    "mean": score.mean,
+                    "std": score.std,
                     "energy_kwh": pre["energy_kwh"] + ft["energy_kwh"],
-                    "metric": next(iter(by_tok.values())).get("metric", "score"),
+                    "metric": metric,
                 }
             )
     return points
@@ -184,23 +196,27 @@ def _attempts(cost: dict) -> str:
 def tables_1_2_markdown(
     scores: dict, control: dict, costs: dict | None, order: list[str], seeds: int, *, figure: str | None = None
 ) -> str:
-    """Scores (pre-trained, then no-pre-training controls) and, below, what each model cost."""
-    ctl_order = [m for m in order if any(m in by for by in control.values())]
+    """Scores (pre-trained, then no-pre-training controls) and, below, what each model cost.
+
+    ``scores`` and ``control`` are ``scores.json`` and ``control.json`` as written (read here through
+    :mod:`tokstudy.report.scores`)."""
+    control_of = control_from_json(control)
+    ctl_order = [m for m in order if any(m in by for by in control_of.values())]
     cols = order + [m + CONTROL_SUFFIX for m in ctl_order]
     lines = []
-    for task, by in scores.items():
-        metric = next(iter(by.values()))["metric"]
+    for task, by in scores_from_json(scores).items():
+        metric = next(iter(by.values())).metric
         cells = []
         for m in order:
             if m in by:
-                p = by[m].get(f"p_vs_{order[0]}")
-                star = "*" if p is not None and p == p and p < 0.05 else ""
-                cells.append(f"{by[m]['mean']:.2f} ± {by[m]['std']:.2f}{star}")
+                # Welch's p against the smallest vocabulary; NaN (no mark) where not tested
+                star = significance_mark(by[m].p_vs.get(order[0], math.nan))
+                cells.append(f"{by[m].mean:.2f} ± {by[m].std:.2f}{star}")
             else:
                 cells.append("")
         for m in ctl_order:
-            c = control.get(task, {}).get(m)
-            cells.append(f"{c['control']['mean']:.2f} ± {c['control']['std']:.2f}" if c else "")
+            c = control_of.get(task, {}).get(m)
+            cells.append(f"{c.control.mean:.2f} ± {c.control.std:.2f}" if c else "")
         lines.append(f"| {task} ({metric}) | " + " | ".join(cells) + " |")
     text = (
         f"Mean ± standard deviation over {seeds} seeds; `*` marks p < 0.05 (Welch's t-test) "

@@ -34,6 +34,7 @@ from tokstudy.analysis.model_errors.piece_agreement import piece_agreement
 from tokstudy.analysis.model_errors.piece_predictions import piece_predictions_path, read_piece_predictions
 from tokstudy.analysis.model_errors.predictions import read_predictions
 from tokstudy.analysis.model_errors.protocols import correlation_protocols
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.table import segmentation_table, tokenizer_columns
 from tokstudy.report import build, names
 from tokstudy.report.pieces import pieces_report
@@ -94,7 +95,7 @@ def errors_and_examples(
     runs: Sequence[ScoredRun | dict],
     config: StudyConfig,
     sources: Sources,
-    boot: dict,
+    boot: BootstrapSettings,
     dropped: dict | None = None,
 ) -> ErrorAnalysis:
     """Correlation and attribution of errors, and Table 3, for every NER task with predictions; with ``dropped``
@@ -130,7 +131,7 @@ def errors_and_examples(
             aligned = align_predictions(task_table, read_predictions(source), unseen_as_o=unseen)
             aligned_all.append(dataclasses.replace(aligned, model=f"model {tok}"))
             of_task = dataclasses.replace(aligned, model=task)
-            results.append(correlate_errors(task_table, of_task, tokenizer=tok, **boot))
+            results.append(correlate_errors(task_table, of_task, tokenizer=tok, bootstrap=boot))
             if dropped is not None:
                 protocols.append(_protocols(task_table, of_task, tok, dropped[tok], boot))
             attributions.append(
@@ -146,14 +147,14 @@ def errors_and_examples(
     return ErrorAnalysis(result, table3, results)
 
 
-def _protocols(task_table, aligned, tok: str, dropped_segmenter, boot: dict):
+def _protocols(task_table, aligned, tok: str, dropped_segmenter, boot: BootstrapSettings):
     """r of one model's errors under every protocol, the lone boundary piece counted and dropped."""
     dropped = tokenizer_columns(task_table, dropped_segmenter)
-    return correlation_protocols(task_table, aligned, tok, dropped=dropped, **boot)
+    return correlation_protocols(task_table, aligned, tok, dropped=dropped, bootstrap=boot)
 
 
 def pieces_table(
-    root: Path, runs: Sequence[ScoredRun | dict], *, n_resamples: int = 1000, seed: int = 0
+    root: Path, runs: Sequence[ScoredRun | dict], *, bootstrap: BootstrapSettings = BootstrapSettings()
 ) -> Table | None:
     """The section's table from the runs (:func:`scored_runs`; ``predictions`` relative to ``root``): one
     pre-trained model per (task, tokenizer), its first seed, named ``<tokenizer> <task>``; None when no run wrote
@@ -167,6 +168,6 @@ def pieces_table(
     for (task, tok), run in first.items():
         path = piece_predictions_path(root / run.predictions)
         if path.is_file():
-            res = piece_agreement(read_piece_predictions(path), n_resamples=n_resamples, seed=seed)
+            res = piece_agreement(read_piece_predictions(path), bootstrap=bootstrap)
             results.append(dataclasses.replace(res, model=f"{tok} {task}"))
     return pieces_report(results) if results else None

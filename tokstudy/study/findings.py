@@ -139,10 +139,10 @@ def _rises(lower: Score, upper: Score, alpha: float) -> tuple[bool | None, str]:
     if not a or not b or len(a) < 2 or len(b) < 2:
         return None, "one seed: no test"
     d = welch_difference(b, a)
-    if d["p"] != d["p"]:
+    if d.p != d.p:
         return None, "no spread: no test"
-    outcome = (d["diff"] > 0) if d["p"] < alpha else None
-    return outcome, f"Welch p = {format_p(d['p'])}"
+    outcome = (d.diff > 0) if d.p < alpha else None
+    return outcome, f"Welch p = {format_p(d.p)}"
 
 
 def scores_follow_vocab(scores: dict[str, dict[str, Score]], order: list[str], alpha: float = 0.05) -> list[Finding]:

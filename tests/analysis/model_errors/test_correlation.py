@@ -12,6 +12,7 @@ from tests.analysis.conftest import ChunkSegmenter, random_dataset
 from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.analysis.model_errors.correlation import correlate_errors
 from tokstudy.analysis.model_errors.predictions import read_predictions, write_predictions
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.errors import AlignmentError
 
@@ -69,7 +70,7 @@ def test_pearson_and_spearman_equal_scipy(setup):
             c = bins.setdefault(k, [0, 0])
             c[0] += 1
             c[1] += int(p != g)
-    res = correlate_errors(t, read_predictions(path), "chunk3", n_resamples=200, seed=1)
+    res = correlate_errors(t, read_predictions(path), "chunk3", bootstrap=BootstrapSettings(200, seed=1))
     r, p = stats.pearsonr(x, y)
     rho, sp = stats.spearmanr(x, y)
     assert res.all.r == pytest.approx(r, abs=1e-12) and res.all.p_value == pytest.approx(p, rel=1e-9)
@@ -80,9 +81,11 @@ def test_pearson_and_spearman_equal_scipy(setup):
     assert res.n_words == len(x) and res.n_errors == sum(y)
     assert {b.pieces: [b.n, b.n_errors] for b in res.by_pieces if b.n} == bins
     assert res.model == "fake"
-    extra = correlate_errors(t, read_predictions(path), "chunk3", measure="extra_pieces", n_resamples=0)
+    extra = correlate_errors(
+        t, read_predictions(path), "chunk3", measure="extra_pieces", bootstrap=BootstrapSettings(0)
+    )
     assert extra.all.r == pytest.approx(r, abs=1e-12)  # shift-invariant
-    assert correlate_errors(t, read_predictions(path), "chunk3", n_resamples=200, seed=1) == res
+    assert correlate_errors(t, read_predictions(path), "chunk3", bootstrap=BootstrapSettings(200, seed=1)) == res
 
 
 def test_entity_view_matches_independent_chunking(setup):
@@ -95,7 +98,7 @@ def test_entity_view_matches_independent_chunking(setup):
             max_p.append(max(len(seg.pieces(w)) for w in words[a:b]))
             mean_p.append(sum(len(seg.pieces(w)) for w in words[a:b]) / (b - a))
             missed.append(int((a, b, typ) not in found))
-    res = correlate_errors(t, read_predictions(path), "chunk3", n_resamples=0).entities
+    res = correlate_errors(t, read_predictions(path), "chunk3", bootstrap=BootstrapSettings(0)).entities
     assert res.n_entities == len(missed) and res.n_found == len(missed) - sum(missed)
     r, p = stats.pearsonr(max_p, missed)
     assert res.max_pieces.r == pytest.approx(r, abs=1e-12) and res.max_pieces.p_value == pytest.approx(p, rel=1e-9)
@@ -170,7 +173,7 @@ def test_sentence_order_by_sent_id_and_dataset_choice(setup, tmp_path):
 def test_constant_errors_give_nan_not_a_crash(setup, tmp_path):
     ds, t, _, sents = setup
     perfect = [(w, g, g) for w, g, _ in sents]
-    res = correlate_errors(t, _write(tmp_path, perfect, "perfect.tsv"), "chunk3", n_resamples=50)
+    res = correlate_errors(t, _write(tmp_path, perfect, "perfect.tsv"), "chunk3", bootstrap=BootstrapSettings(50))
     assert np.isnan(res.all.r) and res.n_errors == 0 and res.entities.n_found == res.entities.n_entities
 
 
@@ -205,5 +208,7 @@ def test_shared_entity_spans_give_the_same_result(setup):
     spans = entity_spans(t, aligned)
     assert len(spans.first) == sum(len(conll_chunks(gold)) for _, gold, _ in sents)
     for seed in (0, 3):
-        shared = correlate_errors(t, aligned, "chunk3", n_resamples=50, seed=seed, spans=spans)
-        assert shared == correlate_errors(t, read_predictions(path), "chunk3", n_resamples=50, seed=seed)
+        shared = correlate_errors(t, aligned, "chunk3", bootstrap=BootstrapSettings(50, seed=seed), spans=spans)
+        assert shared == correlate_errors(
+            t, read_predictions(path), "chunk3", bootstrap=BootstrapSettings(50, seed=seed)
+        )

@@ -24,6 +24,7 @@ from tokstudy.analysis.model_errors.piece_predictions import (
     read_piece_predictions,
     write_piece_predictions,
 )
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.errors import DataFormatError
 
 LABELS = ("O", "B-PER", "I-PER", "B-LOC", "I-LOC")
@@ -73,7 +74,7 @@ def test_aggregations_on_hand_built_words_and_the_majority_tie_rule():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_disagreement_and_error_rates_against_a_recount(seed):
     preds = _random_predictions(seed)
-    res = piece_agreement(preds, n_resamples=0)
+    res = piece_agreement(preds, bootstrap=BootstrapSettings(0))
     words = [w for s in preds.sentences for w in s.words]
     multi = [w for w in words if len(w.pieces) >= 2]
     disagree = [w for w in multi if len({int(np.argmax(r)) for r in w.probs}) > 1]
@@ -105,7 +106,7 @@ def test_disagreement_and_error_rates_against_a_recount(seed):
 @pytest.mark.parametrize("seed", [3, 4])
 def test_entity_scores_per_aggregation_against_seqeval(seed):
     preds = _random_predictions(seed)
-    res = piece_agreement(preds, n_resamples=0)
+    res = piece_agreement(preds, bootstrap=BootstrapSettings(0))
     gold = [[w.gold for w in s.words] for s in preds.sentences]
     for method in AGGREGATIONS:
         pred = word_tags(preds, method)
@@ -128,7 +129,7 @@ def test_entity_f1_against_seqeval_on_random_sequences_with_ill_formed_chunks():
 
 def test_word_level_r_against_scipy():
     preds = _random_predictions(5, n_sentences=80)
-    res = piece_agreement(preds, n_resamples=50)
+    res = piece_agreement(preds, bootstrap=BootstrapSettings(50))
     words = [w for s in preds.sentences for w in s.words]
     x = np.array([w.n_pieces for w in words], float)
     ne = np.array([w.gold != "O" for w in words])

@@ -31,6 +31,7 @@ from tokstudy.analysis.model_errors.protocols import (
     nearest_protocol,
     outcomes,
 )
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.table import segmentation_table, tokenizer_columns
 from tokstudy.cli import main
 from tokstudy.data.types import Dataset, Sentence
@@ -178,7 +179,7 @@ def test_the_hand_made_set_tells_the_protocols_apart():
 @pytest.mark.parametrize("protocol", ALL_PROTOCOLS, ids=lambda p: p.describe())
 def test_each_protocol_equals_scipy_on_the_recount(hand, protocol):
     table, aligned, dropped = hand
-    res = correlation_protocols(table, aligned, "dict", dropped=dropped, n_resamples=50)
+    res = correlation_protocols(table, aligned, "dict", dropped=dropped, bootstrap=BootstrapSettings(50))
     got = res.get(protocol)
     x, y = recount(SENTENCES, protocol)
     ref = stats.pearsonr(x, y)
@@ -191,7 +192,7 @@ def test_each_protocol_equals_scipy_on_the_recount(hand, protocol):
 
 def test_word_level_pieces_and_extra_pieces_tie_entity_level_does_not(hand):
     table, aligned, dropped = hand
-    res = correlation_protocols(table, aligned, "dict", dropped=dropped, n_resamples=0)
+    res = correlation_protocols(table, aligned, "dict", dropped=dropped, bootstrap=BootstrapSettings(0))
     for unit in ("words", "ne_words"):
         a = res.get(Protocol(unit, "n_pieces", "label", "counted")).r
         assert res.get(Protocol(unit, "extra_pieces", "label", "counted")).r == pytest.approx(a, abs=1e-12)
@@ -247,7 +248,7 @@ def test_a_dropped_column_that_counts_more_is_refused(hand):
 
 def test_without_a_dropped_column_only_counted_protocols(hand):
     table, aligned, _ = hand
-    res = correlation_protocols(table, aligned, "dict", n_resamples=0)
+    res = correlation_protocols(table, aligned, "dict", bootstrap=BootstrapSettings(0))
     assert {r.protocol.boundary for r in res.results} == {"counted"} and len(res.results) == 12
     assert res.dropped_policy == ""
     with pytest.raises(KeyError):
@@ -256,7 +257,7 @@ def test_without_a_dropped_column_only_counted_protocols(hand):
 
 def test_nearest_protocol_and_the_table(hand):
     table, aligned, dropped = hand
-    res = correlation_protocols(table, aligned, "dict", dropped=dropped, n_resamples=20)
+    res = correlation_protocols(table, aligned, "dict", dropped=dropped, bootstrap=BootstrapSettings(20))
     protocols, distance = nearest_protocol([res], target=0.44)
     best = min(abs(r.correlation.r - 0.44) for r in res.results if np.isfinite(r.correlation.r))
     assert distance == pytest.approx(best)
@@ -335,7 +336,7 @@ def test_command_help():
 
 def test_table_names_models_where_a_tokenizer_has_several(hand):
     table, aligned, dropped = hand
-    a = correlation_protocols(table, aligned, "dict", dropped=dropped, n_resamples=0)
+    a = correlation_protocols(table, aligned, "dict", dropped=dropped, bootstrap=BootstrapSettings(0))
     b = dataclasses.replace(a, model="other-model")
     text = protocols_markdown([a, b])
     assert "| tokenizer | model | over |" in text and "| dict | other-model |" in text

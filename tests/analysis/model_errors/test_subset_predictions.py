@@ -13,6 +13,7 @@ from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.analysis.model_errors.correlation import correlate_errors
 from tokstudy.analysis.model_errors.predictions import read_predictions, write_predictions
 from tokstudy.analysis.model_errors.predictions_metadata import declared_subset
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.errors import AlignmentError
 
@@ -42,8 +43,8 @@ def test_declared_subset_aligns_and_equals_the_cut_dataset(split, tmp_path):
     ref = align_predictions(ref_table, _write(tmp_path, sents[:N_EVAL], None, "ref.tsv"))
     assert ref.subset == "" and aligned.pred == ref.pred and aligned.gold == ref.gold
     assert len(aligned) == sum(len(s[0]) for s in sents[:N_EVAL])
-    got = correlate_errors(table, aligned, "chunk3", n_resamples=50, seed=1)
-    want = correlate_errors(ref_table, ref, "chunk3", n_resamples=50, seed=1)
+    got = correlate_errors(table, aligned, "chunk3", bootstrap=BootstrapSettings(50, seed=1))
+    want = correlate_errors(ref_table, ref, "chunk3", bootstrap=BootstrapSettings(50, seed=1))
     assert got.n_words == want.n_words and got.n_errors == want.n_errors
     assert got.all.r == pytest.approx(want.all.r) and got.all.p_value == pytest.approx(want.all.p_value)
     assert [b.n_errors for b in got.by_pieces] == [b.n_errors for b in want.by_pieces]

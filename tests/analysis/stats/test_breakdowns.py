@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.analysis.conftest import ChunkSegmenter, random_dataset
-from tokstudy.analysis.stats import additional_segmentation_by
+from tokstudy.analysis.stats import BootstrapSettings, additional_segmentation_by
 from tokstudy.analysis.stats.segmentation import breakdowns
 from tokstudy.analysis.table import segmentation_table
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::tokstudy.analysis.table.coverag
 def test_every_figure_equals_its_own_bootstrap_pass():
     ds = [random_dataset(1, 80, name="a", language="en"), random_dataset(2, 60, name="b", language="de")]
     table = segmentation_table(ds, [ChunkSegmenter(2), ChunkSegmenter(3)], progress=False)
-    kw = {"n_resamples": 40, "confidence": 0.9, "seed": 3}
+    kw = {"bootstrap": BootstrapSettings(40, 0.9, 3)}
     got = breakdowns(table, groupings=("entity_type", "language", "dataset"), subsets=("ne", "non_ne", "all"), **kw)
     assert list(got) == ["entity_type", "language", "dataset"]
     for by, grouped in got.items():

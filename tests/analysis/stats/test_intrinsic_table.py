@@ -11,6 +11,7 @@ import pytest
 
 from tests.analysis.conftest import ChunkSegmenter, random_dataset
 from tokstudy.analysis.stats import intrinsic, table_statistics
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.table import segmentation_table
 
 
@@ -47,7 +48,7 @@ def brute(ds, seg, keep):
 )
 def test_every_figure_equals_a_brute_force_recount(setup, group, keep):
     ds, seg, t = setup
-    (res,) = table_statistics(t, n_resamples=0, renyi_alpha=2.0).intrinsic
+    (res,) = table_statistics(t, bootstrap=BootstrapSettings(0), renyi_alpha=2.0).intrinsic
     e = res.groups[group]
     counts, chars, nbytes = brute(ds, seg, keep)
     c = np.array(list(counts.values()), float)
@@ -63,7 +64,7 @@ def test_every_figure_equals_a_brute_force_recount(setup, group, keep):
 def test_entropy_interval_matches_a_full_recounting_bootstrap(setup):
     """The linear-bootstrap interval has the spread of a bootstrap that re-counts every piece."""
     ds, seg, t = setup
-    (res,) = table_statistics(t, n_resamples=200, seed=3).intrinsic
+    (res,) = table_statistics(t, bootstrap=BootstrapSettings(200, seed=3)).intrinsic
     e = res.groups["all"]
     sents = [s for d in ds for s in d if s.words]
     per_sent = [Counter(p for w in s.words for p in seg.pieces(w)) for s in sents]
@@ -93,21 +94,21 @@ def test_unknown_pieces_count_as_one_piece_of_the_vocabulary():
     ds = Dataset((Sentence(("ab1", "cd2", "ab"), ("O", "O", "O")),), "u", "en", "test")
     seg = ChunkSegmenter(2)  # pieces: ab, <unk>, cd, <unk>, ab  (the unknown chunk's surface differs)
     t = segmentation_table([ds], [seg], progress=False)
-    (res,) = table_statistics(t, n_resamples=0).intrinsic
+    (res,) = table_statistics(t, bootstrap=BootstrapSettings(0)).intrinsic
     assert res.groups["all"].n_distinct == 3 and res.groups["all"].n_pieces == 5
 
 
 def test_a_vocabulary_smaller_than_the_pieces_seen_gives_no_efficiency(setup):
     ds, _, _ = setup
     t = segmentation_table(ds, [ChunkSegmenter(3)], progress=False)  # reports 300, makes ~2,400 pieces
-    (res,) = table_statistics(t, n_resamples=0).intrinsic
+    (res,) = table_statistics(t, bootstrap=BootstrapSettings(0)).intrinsic
     assert res.vocab_size == 0 and np.isnan(res.groups["all"].renyi_efficiency.value)
     assert np.isnan(res.groups["all"].vocab_utilization.value) and res.groups["all"].shannon_entropy.value > 0
 
 
 def test_intrinsic_can_be_switched_off(setup):
     _, _, t = setup
-    assert table_statistics(t, n_resamples=0, intrinsic=False).intrinsic == []
+    assert table_statistics(t, bootstrap=BootstrapSettings(0), intrinsic=False).intrinsic == []
 
 
 def test_stats_json_carries_the_five_fields_per_tokenizer_and_group(spm_model, tmp_path, capsys):
@@ -169,7 +170,10 @@ def test_vocabulary_ids_give_the_figures_of_the_piece_strings(spm_model):
     col = t.column("sp")
     assert col.type_piece_ids is not None and len(col.type_piece_ids) == len(col.type_pieces)
     strings = dataclasses.replace(t, tokenizers={"sp": dataclasses.replace(col, type_piece_ids=None)})
-    _same_figures(table_statistics(t, n_resamples=100).intrinsic, table_statistics(strings, n_resamples=100).intrinsic)
+    _same_figures(
+        table_statistics(t, bootstrap=BootstrapSettings(100)).intrinsic,
+        table_statistics(strings, bootstrap=BootstrapSettings(100)).intrinsic,
+    )
 
 
 def test_ids_that_do_not_tell_pieces_apart_as_strings_do_are_not_used():

@@ -7,6 +7,7 @@ import pytest
 from tests.analysis.conftest import ChunkSegmenter, SpmSegmenter
 from tests.conftest import corpus_path
 from tests.fixtures_sentencepiece import train_unigram
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.stats.parity import parity, read_parallel_text
 from tokstudy.errors import AlignmentError
 
@@ -24,14 +25,14 @@ def naive(paras, seg, lang, ref="en"):
 
 def test_parity_matches_naive_recount():
     seg = ChunkSegmenter(2)
-    (res,) = parity(PARAS, [seg], n_resamples=100, seed=3)
+    (res,) = parity(PARAS, [seg], bootstrap=BootstrapSettings(100, seed=3))
     for lang in PARAS:
         par, fert = naive(PARAS, seg, lang)
         assert res.languages[lang].parity.value == pytest.approx(par)
         assert res.languages[lang].fertility.value == pytest.approx(fert)
     assert res.languages["en"].parity.value == 1.0
     assert res.languages["de"].n_paragraphs == 3 and "word-boundary" in res.boundary_policy
-    assert parity(PARAS, [seg], n_resamples=100, seed=3)[0] == res
+    assert parity(PARAS, [seg], bootstrap=BootstrapSettings(100, seed=3))[0] == res
 
 
 def test_not_parallel_is_an_error():
@@ -45,7 +46,7 @@ def test_real_xquad_parity(spm_model):
     d = corpus_path("xquad_parallel")
     paras = read_parallel_text(d, ["en", "de", "ru"])
     seg = SpmSegmenter(spm_model, "spm400")
-    (res,) = parity(paras, [seg], n_resamples=200)
+    (res,) = parity(paras, [seg], bootstrap=BootstrapSettings(200))
     for lang in ("de", "ru"):
         ref = sum(len(seg.sp.encode(w, out_type=str)) for p in paras[lang] for w in p.split())
         en = sum(len(seg.sp.encode(w, out_type=str)) for p in paras["en"] for w in p.split())
@@ -74,7 +75,7 @@ def test_gini_equals_the_pairwise_formula():
         assert gini_coefficient(xs) == pytest.approx(brute_gini(xs), abs=1e-12)
     assert gini_coefficient([2.0, 2.0, 2.0]) == pytest.approx(0.0, abs=1e-15)
     seg = ChunkSegmenter(2)
-    (res,) = parity(PARAS, [seg], n_resamples=200, seed=1)
+    (res,) = parity(PARAS, [seg], bootstrap=BootstrapSettings(200, seed=1))
     pars = [naive(PARAS, seg, lang)[0] for lang in PARAS]
     assert res.gini.value == pytest.approx(brute_gini(pars), abs=1e-12)
     assert res.gini.low <= res.gini.value <= res.gini.high

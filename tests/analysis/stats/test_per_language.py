@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import corpus_path
 from tokstudy.analysis.stats import additional_segmentation_by
 from tokstudy.analysis.stats.bootstrap import percentile_interval, resample_weights
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.stats.per_language import dataset_scripts, language_coverage, language_table
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.data.types import Dataset, Sentence
@@ -64,7 +65,7 @@ def _recount(dataset: Dataset, model) -> dict:
 
 
 def test_each_languages_table4_equals_a_recount(table, two_languages, spm_model):
-    res = language_table(table, n_resamples=0)
+    res = language_table(table, bootstrap=BootstrapSettings(0))
     assert [r.dataset for r in res.rows] == list(table.datasets) and len(res.rows) == 2
     for ds, row in zip(two_languages, res.rows):
         c = _recount(ds, spm_model)
@@ -81,9 +82,11 @@ def test_each_languages_table4_equals_a_recount(table, two_languages, spm_model)
 
 
 def test_intervals_are_the_breakdowns_and_the_gaps_a_recount_over_the_same_resamples(table, two_languages, spm_model):
-    res = language_table(table, n_resamples=200, seed=3)
+    res = language_table(table, bootstrap=BootstrapSettings(200, seed=3))
     for subset in ("ne", "non_ne"):
-        by = additional_segmentation_by(table, "sp400", "dataset", subset=subset, n_resamples=200, seed=3)
+        by = additional_segmentation_by(
+            table, "sp400", "dataset", subset=subset, bootstrap=BootstrapSettings(200, seed=3)
+        )
         for row in res.rows:
             assert getattr(row, subset) == by.groups[row.dataset]
     # the gap per resample from the recount's per-sentence sums, with the weights the batch draws

@@ -61,7 +61,7 @@ def pct_extra(rows):
 def test_additional_segmentation_matches_naive_recount(table, size):
     ds, t = table
     rows = naive_words(ds, ChunkSegmenter(size))
-    res = additional_segmentation(t, f"chunk{size}", n_resamples=0)
+    res = additional_segmentation(t, f"chunk{size}", bootstrap=BootstrapSettings(0))
     ne = [r for r in rows if r["pos"] != "O"]
     non = [r for r in rows if r["pos"] == "O" and r["tag"] is not None]
     assert res.ne.value == pytest.approx(pct_extra(ne), abs=1e-9)
@@ -85,7 +85,7 @@ def test_grouped_matches_naive_recount(table, by, key):
         if by == "entity_type" and r["etype"] is None:
             continue
         groups[r[key]].append(r)
-    res = additional_segmentation_by(t, "chunk2", by=by, n_resamples=0)
+    res = additional_segmentation_by(t, "chunk2", by=by, bootstrap=BootstrapSettings(0))
     names = {"dataset": {0: "a:test", 1: "b:dev"}}.get(by, {})
     assert set(res.groups) == {names.get(k, k) for k in groups}
     for k, rs in groups.items():
@@ -96,7 +96,7 @@ def test_grouped_matches_naive_recount(table, by, key):
 def test_grouped_with_subset(table):
     ds, t = table
     rows = naive_words(ds, ChunkSegmenter(2))
-    res = additional_segmentation_by(t, "chunk2", by="language", subset="ne", n_resamples=0)
+    res = additional_segmentation_by(t, "chunk2", by="language", subset="ne", bootstrap=BootstrapSettings(0))
     for lang in ("en", "de"):
         rs = [r for r in rows if r["lang"] == lang and r["pos"] != "O"]
         assert res.groups[lang].value == pytest.approx(pct_extra(rs), abs=1e-9)
@@ -105,7 +105,7 @@ def test_grouped_with_subset(table):
 def test_summary_matches_naive_recount(table):
     ds, t = table
     rows = naive_words(ds, ChunkSegmenter(4))
-    s = segmentation_summary(t, "chunk4", n_resamples=0)
+    s = segmentation_summary(t, "chunk4", bootstrap=BootstrapSettings(0))
     for subset, rs in (
         ("ne", [r for r in rows if r["pos"] != "O"]),
         ("non_ne", [r for r in rows if r["pos"] == "O" and r["tag"] is not None]),
@@ -138,9 +138,9 @@ def test_bootstrap_matches_a_naive_loop_with_the_same_draws():
 
 def test_bootstrap_reproducible_by_seed_and_brackets_point(table):
     _, t = table
-    a = additional_segmentation(t, "chunk2", n_resamples=300, seed=7)
-    b = additional_segmentation(t, "chunk2", n_resamples=300, seed=7)
-    c = additional_segmentation(t, "chunk2", n_resamples=300, seed=8)
+    a = additional_segmentation(t, "chunk2", bootstrap=BootstrapSettings(300, seed=7))
+    b = additional_segmentation(t, "chunk2", bootstrap=BootstrapSettings(300, seed=7))
+    c = additional_segmentation(t, "chunk2", bootstrap=BootstrapSettings(300, seed=8))
     assert a == b
     assert a.ne.low != c.ne.low
     for e in (a.ne, a.non_ne, a.all):
@@ -157,7 +157,7 @@ def test_sentence_sums_with_groups():
 
 def test_compare_tokenizers_and_errors(table):
     _, t = table
-    rows = compare_tokenizers(t, n_resamples=0)
+    rows = compare_tokenizers(t, bootstrap=BootstrapSettings(0))
     assert [r.tokenizer for r in rows] == ["chunk2", "chunk4"]
     assert rows[0].all.value > rows[1].all.value
     with pytest.raises(KeyError, match="no tokenizer 'nope'"):
@@ -167,14 +167,14 @@ def test_compare_tokenizers_and_errors(table):
     with pytest.raises(ValueError, match="unknown grouping"):
         additional_segmentation_by(t, "chunk2", by="colour")
     with pytest.raises(ValueError, match="confidence"):
-        additional_segmentation(t, "chunk2", confidence=1.5)
+        additional_segmentation(t, "chunk2", bootstrap=BootstrapSettings(confidence=1.5))
 
 
 def test_table_statistics_equals_separate_calls(table):
     from tokstudy.analysis.stats import table_statistics
 
     _, t = table
-    kw = {"n_resamples": 150, "seed": 9}
+    kw = {"bootstrap": BootstrapSettings(150, seed=9)}
     together = table_statistics(t, groupings=["entity_type", "language"], **kw)
     assert together.table4 == [additional_segmentation(t, n, **kw) for n in t.tokenizer_names]
     assert together.summary == [segmentation_summary(t, n, **kw) for n in t.tokenizer_names]

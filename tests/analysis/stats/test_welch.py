@@ -51,18 +51,18 @@ def test_welch_difference_interval_matches_the_formula_and_scipy():
         half = stats.t.ppf(0.975, df) * math.sqrt(va + vb)
         diff = np.mean(a) - np.mean(b)
         got = welch_difference(a, b)
-        assert got["diff"] == pytest.approx(diff, rel=1e-12)
-        assert got["low"] == pytest.approx(diff - half, rel=1e-9)
-        assert got["high"] == pytest.approx(diff + half, rel=1e-9)
-        assert got["p"] == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue, rel=1e-12)
-        assert got["confidence"] == 0.95
+        assert got.diff == pytest.approx(diff, rel=1e-12)
+        assert got.low == pytest.approx(diff - half, rel=1e-9)
+        assert got.high == pytest.approx(diff + half, rel=1e-9)
+        assert got.p == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue, rel=1e-12)
+        assert got.confidence == 0.95
 
 
 def test_welch_difference_is_undefined_without_spread_or_seeds():
     for a, b in (([70.0], [60.0, 61.0]), ([70.0, 70.0], [60.0, 60.0])):
         got = welch_difference(a, b)
-        assert got["diff"] == pytest.approx(np.mean(a) - np.mean(b))
-        assert all(math.isnan(got[k]) for k in ("low", "high", "p"))
+        assert got.diff == pytest.approx(np.mean(a) - np.mean(b))
+        assert math.isnan(got.low) and math.isnan(got.high) and math.isnan(got.p)
 
 
 def test_the_library_statistics_import_without_torch():

@@ -47,7 +47,7 @@ from tokstudy.analysis.model_errors.aligned_predictions import AlignedPrediction
 from tokstudy.analysis.model_errors.correlation import PiecesBin, error_rate
 from tokstudy.analysis.model_errors.logit import fit_logit, one_blas_thread
 from tokstudy.analysis.model_errors.predictions import Predictions
-from tokstudy.analysis.stats.estimates import interval_text
+from tokstudy.analysis.stats.estimates import CONFIDENCE, interval_text
 from tokstudy.analysis.table import INSIDE, SegmentationTable
 from tokstudy.data.types import Dataset
 
@@ -327,7 +327,7 @@ def attribute_errors(
     train_label: str | None = None,
     dataset: str | None = None,
     check_gold: bool = True,
-    confidence: float = 0.95,
+    confidence: float = CONFIDENCE,
     fitter: Callable[[Design, float], Fits] | None = None,
 ) -> Attribution:
     """Odds ratio of a word being mislabelled per extra piece, beyond frequency, entity status and length.

@@ -298,9 +298,7 @@ def correlate_errors(
     dataset: str | None = None,
     measure: str = "n_pieces",
     check_gold: bool = True,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
+    bootstrap: BootstrapSettings = BootstrapSettings(),
     spans: EntitySpans | None = None,
 ) -> ErrorCorrelation:
     """Correlate each word's segmentation under ``tokenizer`` with the model's errors.
@@ -311,7 +309,6 @@ def correlate_errors(
     ``spans``: :func:`entity_spans` of the table and the aligned predictions, when already found (they
     are the same for every tokenizer).
     """
-    settings = BootstrapSettings(n_resamples, confidence, seed)
     col = table.column(tokenizer)
     if measure not in MEASURES:
         raise ValueError(f"unknown measure {measure!r}; expected one of {MEASURES}")
@@ -333,11 +330,11 @@ def correlate_errors(
         measure=measure,
         n_words=int(len(rows)),
         n_errors=int(err.sum()),
-        all=correlation(x, err, sent, settings),
-        ne=correlation(x[ne], err[ne], sent[ne], settings),
+        all=correlation(x, err, sent, bootstrap),
+        ne=correlation(x[ne], err[ne], sent[ne], bootstrap),
         by_pieces=pieces_bins(npieces, err),
         by_pieces_ne=pieces_bins(npieces[ne], err[ne]),
-        entities=entity_view(table, aligned, col.n_pieces, settings, spans),
+        entities=entity_view(table, aligned, col.n_pieces, bootstrap, spans),
         boundary_policy=col.boundary_policy,
-        bootstrap=settings,
+        bootstrap=bootstrap,
     )

@@ -188,9 +188,7 @@ def _bins(n_pieces: np.ndarray, disagree: np.ndarray) -> tuple[DisagreementBin, 
 def piece_agreement(
     predictions: PiecePredictions,
     *,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
+    bootstrap: BootstrapSettings = BootstrapSettings(),
     table: SegmentationTable | None = None,
     dataset: str | None = None,
 ) -> PieceAgreement:
@@ -202,7 +200,6 @@ def piece_agreement(
     or of the part its ``subset=first:N`` declares, with the dataset's words and gold tags; the result names that
     dataset and part."""
     on = None if table is None else align_predictions(table, predictions.word_predictions(), dataset=dataset)
-    settings = BootstrapSettings(n_resamples, confidence, seed)
     words = [w for s in predictions.sentences for w in s.words]
     gold = [[w.gold for w in s.words] for s in predictions.sentences]
     sentence = np.repeat(np.arange(len(gold)), [len(g) for g in gold])
@@ -223,8 +220,8 @@ def piece_agreement(
                 entity_f1(gold, tags),
                 int(error.sum()),
                 int((error & disagree).sum()),
-                correlation(x, error, sentence, settings),
-                correlation(x[ne], error[ne], sentence[ne], settings),
+                correlation(x, error, sentence, bootstrap),
+                correlation(x[ne], error[ne], sentence[ne], bootstrap),
             )
         )
     return PieceAgreement(

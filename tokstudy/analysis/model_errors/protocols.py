@@ -242,9 +242,7 @@ def correlation_protocols(
     *,
     dropped: TokenizerColumns | None = None,
     protocols: Sequence[Protocol] = ALL_PROTOCOLS,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
+    bootstrap: BootstrapSettings = BootstrapSettings(),
 ) -> ProtocolCorrelations:
     """Pearson r (with p, Spearman and the sentence-bootstrap CI) of ``aligned`` under each protocol.
 
@@ -254,7 +252,6 @@ def correlation_protocols(
     are left out. Raises ``ValueError`` when ``dropped`` does not fit the table or counts more pieces than
     the counted column somewhere (it would not be the same tokenizer without the lone boundary).
     """
-    settings = BootstrapSettings(n_resamples, confidence, seed)
     counted = table.column(tokenizer)
     pieces = {"counted": counted.n_pieces[aligned.rows]}
     if dropped is not None:
@@ -266,7 +263,7 @@ def correlation_protocols(
         if protocol.boundary not in pieces:
             continue
         x, y, group = protocol_vectors(found, pieces[protocol.boundary], protocol)
-        results.append(ProtocolCorrelation(protocol, correlation(x, y, group, settings)))
+        results.append(ProtocolCorrelation(protocol, correlation(x, y, group, bootstrap)))
     return ProtocolCorrelations(
         tokenizer=counted.name,
         model=aligned.model,
@@ -275,7 +272,7 @@ def correlation_protocols(
         results=tuple(results),
         counted_policy=counted.boundary_policy,
         dropped_policy=dropped.boundary_policy if dropped is not None else "",
-        bootstrap=settings,
+        bootstrap=bootstrap,
     )
 
 

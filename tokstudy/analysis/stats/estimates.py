@@ -46,6 +46,12 @@ def interval_text(figure, spec: str = "") -> str:
     return f"{format(figure.value, spec)} [{format(figure.low, spec)}, {format(figure.high, spec)}]"
 
 
+#: The coverage of every interval unless a caller asks for another: the sentence bootstrap's
+#: (:class:`BootstrapSettings`), Welch's interval of a difference of means, the Wald intervals of the odds ratios
+#: and the Wilson intervals of error rates. One value, so that every interval of a report has the same meaning.
+CONFIDENCE = 0.95
+
+
 @dataclass(frozen=True)
 class BootstrapSettings:
     """How the intervals were made.
@@ -57,7 +63,7 @@ class BootstrapSettings:
     """
 
     n_resamples: int = 1000
-    confidence: float = 0.95
+    confidence: float = CONFIDENCE
     seed: int = 0
 
     def __post_init__(self) -> None:

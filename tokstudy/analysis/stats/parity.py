@@ -93,14 +93,11 @@ def parity(
     segmenters: Segmenter | Iterable[Segmenter],
     *,
     reference: str = "en",
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
+    bootstrap: BootstrapSettings = BootstrapSettings(),
 ) -> list[ParityResult]:
     """Parity and fertility per language, for each segmenter (one vectorised call each)."""
     if isinstance(segmenters, Segmenter):
         segmenters = [segmenters]
-    settings = BootstrapSettings(n_resamples, confidence, seed)
     langs = list(paragraphs)
     if reference not in paragraphs:
         raise AlignmentError(f"reference language {reference!r} not among the parallel texts {langs}")
@@ -127,15 +124,16 @@ def parity(
     for seg in segmenters:
         counts = seg.segment(types).counts[wtype]
         pieces = np.bincount(key, weights=counts, minlength=n_par * len(langs)).reshape(n_par, len(langs))
-        par = bootstrap_ratios(pieces, np.repeat(pieces[:, [ref]], len(langs), axis=1), bootstrap=settings)
-        fert = bootstrap_ratios(pieces, n_words, bootstrap=settings)
+        par = bootstrap_ratios(pieces, np.repeat(pieces[:, [ref]], len(langs), axis=1), bootstrap=bootstrap)
+        fert = bootstrap_ratios(pieces, n_words, bootstrap=bootstrap)
         g = gini_coefficient(par.point)
         g_low = g_high = float("nan")
-        if n_resamples:
-            boot = bootstrap_totals(pieces, n_resamples=n_resamples, seed=seed)  # same resamples as the parities
+        if bootstrap.n_resamples:
+            # same resamples as the parities
+            boot = bootstrap_totals(pieces, n_resamples=bootstrap.n_resamples, seed=bootstrap.seed)
             with np.errstate(invalid="ignore", divide="ignore"):
                 gs = gini_coefficient(boot / boot[:, [ref]], axis=1)
-            lo, hi = percentile_interval(gs[:, None], confidence)
+            lo, hi = percentile_interval(gs[:, None], bootstrap.confidence)
             g_low, g_high = float(lo[0]), float(hi[0])
         res = {}
         for li, lang in enumerate(langs):
@@ -151,5 +149,5 @@ def parity(
                 n_paragraphs=n_par,
             )
         gini = Estimate(g, g_low, g_high, int(n_words.sum()), n_par)
-        out.append(ParityResult(seg.name, reference, res, seg.describe_boundary_policy(), settings, gini))
+        out.append(ParityResult(seg.name, reference, res, seg.describe_boundary_policy(), bootstrap, gini))
     return out

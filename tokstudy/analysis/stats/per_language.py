@@ -34,7 +34,7 @@ unknown pieces or bytes, not segmentation.
 >>> yo = Dataset((Sentence(("Ade", "lọ"), ("B-PER", "O")),), "masakhaner2", "yor", "test")
 >>> ru = Dataset((Sentence(("Москва", "и"), ("B-LOC", "O")),), "masakhaner2", "rus", "test")
 >>> t = segmentation_table([yo, ru], [Chars()], progress=False)
->>> res = language_table(t, n_resamples=0)
+>>> res = language_table(t, bootstrap=BootstrapSettings(n_resamples=0))
 >>> [(r.language, r.script, r.ne.value, r.non_ne.value, r.gap.value) for r in res.ranked()]
 [('rus', 'Cyrillic', 500.0, 0.0, 500.0), ('yor', 'Latin', 200.0, 100.0, 100.0)]
 """
@@ -179,26 +179,23 @@ def language_table(
     table: SegmentationTable,
     tokenizers: Sequence[str] | None = None,
     *,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
+    bootstrap: BootstrapSettings = BootstrapSettings(),
 ) -> LanguageTable:
     """NE and non-NE additional segmentation, their gap, fertility and unknown pieces per dataset and tokenizer.
 
     One bootstrap pass over every sentence of ``table`` (resampled together, as the breakdowns of
-    :func:`~tokstudy.analysis.stats.table_statistics` are), ``n_resamples`` resamples, ``seed``.
+    :func:`~tokstudy.analysis.stats.table_statistics` are), with ``bootstrap``'s resamples, coverage and seed.
     """
     names = list(tokenizers or table.tokenizer_names)
-    settings = BootstrapSettings(n_resamples, confidence, seed)
     groups = Groupings.of(table, [(BY, s) for s in ("ne", "non_ne", "all")])
-    batch = RatioBatch(table, settings)
+    batch = RatioBatch(table, bootstrap)
     plans = [_LanguagePlan.register(batch, groups, table, t) for t in names]
     est = batch.run()
-    gaps = _gap_intervals(table, groups, [p.column for p in plans], settings)
+    gaps = _gap_intervals(table, groups, [p.column for p in plans], bootstrap)
     scripts = dataset_scripts(table)
     rows = [row for p in plans for row in p.rows(table, est, gaps[p.column.name], scripts)]
     policies = {p.column.name: p.column.boundary_policy for p in plans}
-    return LanguageTable(tuple(rows), tuple(names), policies, settings)
+    return LanguageTable(tuple(rows), tuple(names), policies, bootstrap)
 
 
 def _gap_intervals(

@@ -180,18 +180,15 @@ def additional_segmentation(
     table: SegmentationTable,
     tokenizer: str | None = None,
     *,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
+    bootstrap: BootstrapSettings = BootstrapSettings(),
 ) -> AdditionalSegmentation:
     """Table 4: additional segmentation % of NE, non-NE and all words, with bootstrap CIs.
 
     ``tokenizer`` may be omitted when the table has exactly one.
     """
-    settings = BootstrapSettings(n_resamples, confidence, seed)
-    batch = RatioBatch(table, settings)
+    batch = RatioBatch(table, bootstrap)
     plan = _Table4Plan.register(batch, Groupings.of(table), table, tokenizer)
-    return plan.result(batch.run(), settings)
+    return plan.result(batch.run(), bootstrap)
 
 
 def compare_tokenizers(table: SegmentationTable, tokenizers=None, **kwargs) -> list[AdditionalSegmentation]:
@@ -205,35 +202,29 @@ def additional_segmentation_by(
     by: str = "entity_type",
     *,
     subset: str = "all",
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
+    bootstrap: BootstrapSettings = BootstrapSettings(),
 ) -> GroupedEstimates:
     """Additional segmentation % per entity type, B/I/O position, language, dataset or split.
 
     ``subset`` restricts the words first (e.g. ``by="language", subset="ne"``).
     Groups without words are left out.
     """
-    settings = BootstrapSettings(n_resamples, confidence, seed)
-    batch = RatioBatch(table, settings)
+    batch = RatioBatch(table, bootstrap)
     plan = GroupedPlan.register(batch, Groupings.of(table, [(by, subset)]), table, tokenizer, by, subset)
-    return plan.result(batch.run(), settings)
+    return plan.result(batch.run(), bootstrap)
 
 
 def segmentation_summary(
     table: SegmentationTable,
     tokenizer: str | None = None,
     *,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
+    bootstrap: BootstrapSettings = BootstrapSettings(),
 ) -> SegmentationSummary:
     """Additional segmentation, fertility, continued words, unknown pieces and pieces per
     continued word, for NE, non-NE and all words, each with a bootstrap CI."""
-    settings = BootstrapSettings(n_resamples, confidence, seed)
-    batch = RatioBatch(table, settings)
+    batch = RatioBatch(table, bootstrap)
     plan = _SummaryPlan.register(batch, Groupings.of(table), table, tokenizer)
-    return plan.result(batch.run(), settings)
+    return plan.result(batch.run(), bootstrap)
 
 
 def table_statistics(
@@ -244,9 +235,7 @@ def table_statistics(
     summary: bool = True,
     intrinsic: bool = True,
     renyi_alpha: float = 2.5,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
+    bootstrap: BootstrapSettings = BootstrapSettings(),
 ) -> TableStatistics:
     """Table 4, the summaries, the breakdowns and the intrinsic metrics of every tokenizer, bootstrapped together.
 
@@ -261,18 +250,17 @@ def table_statistics(
     by_names = default_groupings(table) if groupings is None else list(groupings)
     needed = [(g, "all") for g in by_names] + ([("language", "all")] if intrinsic and len(table.languages) > 1 else [])
     groups = Groupings.of(table, needed)
-    settings = BootstrapSettings(n_resamples, confidence, seed)
-    batch = RatioBatch(table, settings)
+    batch = RatioBatch(table, bootstrap)
     t4 = [_Table4Plan.register(batch, groups, table, t) for t in names]
     sm = [_SummaryPlan.register(batch, groups, table, t) for t in names] if summary else []
     by = {g: [GroupedPlan.register(batch, groups, table, t, g, "all") for t in names] for g in by_names}
     intrinsic_plan = IntrinsicPlan.register(batch, groups, table, names, alpha=renyi_alpha) if intrinsic else None
     est = batch.run()
     return TableStatistics(
-        table4=[p.result(est, settings) for p in t4],
-        summary=[p.result(est, settings) for p in sm],
-        by={g: [p.result(est, settings) for p in plans] for g, plans in by.items()},
-        intrinsic=intrinsic_plan.result(est, settings) if intrinsic_plan else [],
+        table4=[p.result(est, bootstrap) for p in t4],
+        summary=[p.result(est, bootstrap) for p in sm],
+        by={g: [p.result(est, bootstrap) for p in plans] for g, plans in by.items()},
+        intrinsic=intrinsic_plan.result(est, bootstrap) if intrinsic_plan else [],
     )
 
 
@@ -282,9 +270,7 @@ def breakdowns(
     *,
     groupings: Sequence[str],
     subsets: Sequence[str] = SUBSETS,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
+    bootstrap: BootstrapSettings = BootstrapSettings(),
 ) -> dict[str, list[GroupedEstimates]]:
     """Additional segmentation per group *and* subset of words: ``{grouping: [GroupedEstimates per tokenizer,
     then per subset]}``, every figure in one bootstrap pass.
@@ -299,11 +285,10 @@ def breakdowns(
     :data:`~tokstudy.analysis.stats.groupings.SUBSETS` (``"ne"``, ``"non_ne"``, ``"all"``).
     """
     names = list(tokenizers or table.tokenizer_names)
-    settings = BootstrapSettings(n_resamples, confidence, seed)
-    batch = RatioBatch(table, settings)
+    batch = RatioBatch(table, bootstrap)
     groups = Groupings.of(table, [(g, s) for g in groupings for s in subsets])
     plans = {
         g: [GroupedPlan.register(batch, groups, table, t, g, s) for t in names for s in subsets] for g in groupings
     }
     est = batch.run()
-    return {g: [p.result(est, settings) for p in ps] for g, ps in plans.items()}
+    return {g: [p.result(est, bootstrap) for p in ps] for g, ps in plans.items()}

@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from tokstudy.analysis.stats.estimates import CONFIDENCE
+
 ALPHA = 0.05
 
 
@@ -68,23 +70,38 @@ def welch_t(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
     return float(res.statistic), float(res.pvalue)
 
 
-def welch_difference(a: Sequence[float], b: Sequence[float], confidence: float = 0.95) -> dict:
+@dataclass(frozen=True)
+class WelchDifference:
+    """A difference of two means with Welch's interval and p-value (:func:`welch_difference`)."""
+
+    diff: float
+    """Mean of the first sample minus mean of the second."""
+    low: float
+    high: float
+    """Welch's interval of ``diff`` (Welch-Satterthwaite degrees of freedom); NaN where the test is undefined."""
+    p: float
+    """Two-sided p-value of Welch's t-test; NaN where undefined."""
+    confidence: float
+    """The interval's coverage."""
+
+
+def welch_difference(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE) -> WelchDifference:
     """Mean of ``a`` minus mean of ``b`` with its Welch confidence interval (Welch-Satterthwaite degrees
-    of freedom) and two-sided p-value; ``low``/``high``/``p`` are ``nan`` where Welch's test is undefined.
+    of freedom) and two-sided p-value; ``low``/``high``/``p`` are ``nan`` where Welch's test is undefined
+    (fewer than 2 values on a side, or no spread on either).
 
     >>> d = welch_difference([0.90, 0.92, 0.91], [0.80, 0.82, 0.81])
-    >>> round(d["diff"], 3), d["low"] > 0
+    >>> round(d.diff, 3), d.low > 0
     (0.1, True)
     """
     from scipy import stats  # deferred: scipy.stats (~0.5-1 s), only when a test is computed
 
     diff = math.fsum(a) / len(a) - math.fsum(b) / len(b)
-    out = {"diff": diff, "low": math.nan, "high": math.nan, "p": math.nan, "confidence": confidence}
     if len(a) < 2 or len(b) < 2 or (len(set(a)) == 1 and len(set(b)) == 1):
-        return out
+        return WelchDifference(diff, math.nan, math.nan, math.nan, confidence)
     res = stats.ttest_ind(list(a), list(b), equal_var=False)
     ci = res.confidence_interval(confidence)
-    return {**out, "low": float(ci.low), "high": float(ci.high), "p": float(res.pvalue)}
+    return WelchDifference(diff, float(ci.low), float(ci.high), float(res.pvalue), confidence)
 
 
 def welch_p(a: Sequence[float], b: Sequence[float]) -> float:

@@ -12,9 +12,10 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.stats.shredded import DEFAULT_MIN_PIECES, shredded_table
 from tokstudy.analysis.table import segmentation_table
-from tokstudy.cli.arguments.options import bootstrap_kwargs
+from tokstudy.cli.arguments.options import bootstrap_settings
 from tokstudy.data.formats import FileOptions
 from tokstudy.datalocation import corpus_dir
 from tokstudy.errors import UsageError
@@ -129,7 +130,7 @@ def parity_from_args(args) -> list:
         langs = [args.reference] + langs
     paragraphs = read_parallel_text(directory, langs)
     segs = tokenizers_from_args(args)
-    return parity(paragraphs, segs, reference=args.reference, **bootstrap_kwargs(args))
+    return parity(paragraphs, segs, reference=args.reference, bootstrap=bootstrap_settings(args))
 
 
 def shredded_from_args(table, args):
@@ -138,7 +139,7 @@ def shredded_from_args(table, args):
     return shredded_table(table, min_pieces=args.shredded or DEFAULT_MIN_PIECES, limit=None)
 
 
-def piece_agreements(specs, *, n_resamples: int, seed: int, table=None, dataset: str | None = None) -> list:
+def piece_agreements(specs, *, bootstrap: BootstrapSettings, table=None, dataset: str | None = None) -> list:
     """Piece agreement (:func:`~tokstudy.analysis.model_errors.piece_agreement.piece_agreement`) of each per-piece
     predictions file ``FILE[=NAME]`` (``tokstudy pieces``, ``tokstudy report --piece-predictions``): ``NAME``
     names the model (default: the file's ``model_name``); models of the same name get their file's name beside
@@ -153,7 +154,7 @@ def piece_agreements(specs, *, n_resamples: int, seed: int, table=None, dataset:
     for spec in specs:
         path, _, name = spec.partition("=")
         preds = read_piece_predictions(path)
-        res = piece_agreement(preds, n_resamples=n_resamples, seed=seed, table=table, dataset=dataset)
+        res = piece_agreement(preds, bootstrap=bootstrap, table=table, dataset=dataset)
         results.append(replace(res, model=name) if name else res)
         print(f"{path}: {preds.n_words} words, {len(preds.sentences)} sentences, labels {' '.join(preds.labels)}")
     names = [r.model for r in results]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.cli.arguments.outputs import output_file
 from tokstudy.data.formats import FORMATS
 from tokstudy.data.schemes import normalize_scheme
@@ -265,5 +266,6 @@ def scheme_arg(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def bootstrap_kwargs(args) -> dict:
-    return {"n_resamples": args.resamples, "confidence": args.confidence, "seed": args.seed}
+def bootstrap_settings(args) -> BootstrapSettings:
+    """The sentence bootstrap that ``--resamples``, ``--confidence`` and ``--seed`` ask for, whole."""
+    return BootstrapSettings(args.resamples, args.confidence, args.seed)
