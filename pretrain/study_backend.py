@@ -29,11 +29,13 @@ from pretrain.data.prepare import prepare
 from pretrain.export import save_hf_model
 from pretrain.finetune.config import FinetuneConfig
 from pretrain.finetune.data import holdout, prepare_task
+from pretrain.finetune.external import ExternalOptions, evaluate_external
+from pretrain.finetune.label_mapping import read_label_map
 from pretrain.finetune.run import PRIMARY, finetune
 from pretrain.model import build_model
 from pretrain.tokenizer_info import tokenizer_info
 from pretrain.train import train
-from tokstudy.study.backends import FinetunedRun, FinetuneRequest, PretrainedModel
+from tokstudy.study.backends import EvaluateRequest, FinetunedRun, FinetuneRequest, PretrainedModel
 from tokstudy.study.config import PretrainSection
 
 #: Windows per prediction batch on a GPU (dev at every evaluation, then test): large batches keep the device busy and
@@ -112,6 +114,35 @@ class PretrainBackend:
             dev_score=None if dev_score is None else 100.0 * float(dev_score),
             epochs_run=record.get("train", {}).get("epochs_run"),
             cost=record.get("cost"),
+        )
+
+    def evaluate(self, work: Path, request: EvaluateRequest, *, progress: bool = True) -> FinetunedRun:
+        """Score a token-classification model fine-tuned elsewhere on the task's test split
+        (:func:`pretrain.finetune.external.evaluate_external`): its labels mapped onto the dataset's tags by name
+        or by ``request.label_map``; a gold tag no model label reaches is kept, a miss (the model is scored on the
+        whole test split); windows of at most ``section.max_length`` pieces; argmax or Viterbi as
+        ``section.decode`` says."""
+        meter = CostMeter(track_energy=False)
+        section, label_map = request.section, request.label_map
+        options = ExternalOptions(
+            viterbi=section.decode == "viterbi",
+            label_map=read_label_map(label_map) if label_map else {},
+            label_map_source=str(label_map) if label_map else None,
+            max_length=section.max_length,
+            unseen_labels="keep",
+            progress=progress,
+            batch_size=EVAL_BATCH_GPU if self.cuda else ExternalOptions.batch_size,
+        )
+        predictions = work / "predictions.test.tsv"
+        result = evaluate_external(
+            request.model_dir,
+            request.splits.test,
+            options=options,
+            train=request.splits.train if options.viterbi else None,
+            predictions=predictions,
+        )
+        return FinetunedRun(
+            metric="F1", score=100.0 * float(result.metrics["f1"]), predictions=predictions, cost=meter.stop().to_dict()
         )
 
     def finetune_config(self, request: FinetuneRequest, *, progress: bool) -> FinetuneConfig:

@@ -96,6 +96,32 @@ class FinetuneRequest:
     """The fine-tuning settings, already resolved for the task (:meth:`TaskSpec.settings`)."""
 
 
+@dataclass(frozen=True)
+class EvaluateRequest:
+    """One evaluation the study asks of its backend: a checkpoint fine-tuned elsewhere on one NER task's test split
+    (:mod:`tokstudy.study.checkpoints`)."""
+
+    model_dir: Path
+    """The fine-tuned token-classification model (a resolved directory)."""
+    task: TaskSpec
+    splits: TaskSplits
+    """The task's splits: ``test`` is scored; ``train`` gives the tag bigrams of ``viterbi`` decoding."""
+    section: FinetuneSection
+    """The fine-tuning settings: ``max_length`` caps the windows, ``decode`` chooses argmax or Viterbi."""
+    label_map: Path | None = None
+    """Model label -> dataset type or tag, for labels named otherwise (``pretrain evaluate --label-map``)."""
+
+
+@runtime_checkable
+class EvaluatingBackend(Protocol):
+    """A backend that can also evaluate a model fine-tuned elsewhere (a study's ``finetuned`` checkpoints)."""
+
+    def evaluate(self, work: Path, request: EvaluateRequest, *, progress: bool = True) -> FinetunedRun:
+        """Predict and score ``request.splits.test`` with ``request.model_dir``; the word predictions go under
+        ``work``."""
+        ...
+
+
 @runtime_checkable
 class TrainerBackend(Protocol):
     """The trainer the study runs its pre-training, control and fine-tuning stages on.

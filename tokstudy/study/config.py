@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from tokstudy.configfile import build_config, read_config
 from tokstudy.data.segmentations import split_language
 from tokstudy.errors import DataFormatError
+from tokstudy.study.checkpoints import Checkpoint, check_checkpoints
 from tokstudy.study.cluster_section import ClusterSection
 from tokstudy.training_vocabulary import COMPILE_MODES, DECODINGS
 
@@ -314,16 +315,31 @@ class StudyConfig:
     finetune: FinetuneSection = field(default_factory=FinetuneSection)
     analysis: AnalysisSection = field(default_factory=AnalysisSection)
     cluster: ClusterSection = field(default_factory=ClusterSection)
+    checkpoints: tuple[Checkpoint, ...] = ()
+    """Models pre-trained (or fine-tuned) elsewhere to study instead of the study's own: the tokenizers and
+    pretrain sections are then not used (:mod:`tokstudy.study.checkpoints`)."""
 
     def __post_init__(self) -> None:
         if self.jobs < 1:
             raise ValueError(f"jobs must be >= 1, got {self.jobs}")
+        if self.checkpoints:
+            check_checkpoints(
+                self.checkpoints,
+                control=self.finetune.no_pretraining_control,
+                task_kinds=[t.task for t in self.finetune.tasks],
+            )
+            if self.tokenizers.add_task_text or self.pretrain.add_task_text:
+                raise ValueError("add_task_text trains the study's own tokenizers or models; checkpoints bring theirs")
 
     def results_dir(self) -> Path:
         return Path(self.output_dir or f"results/{self.name}")
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The configuration as ``config.json`` holds it (``checkpoints`` only in a study on checkpoints)."""
+        data = dataclasses.asdict(self)
+        if not self.checkpoints:
+            del data["checkpoints"]
+        return data
 
 
 def load_study_config(name_or_path: str | os.PathLike, **overrides: Any) -> StudyConfig:

@@ -20,12 +20,12 @@ and its inputs' keys (:mod:`tokstudy.study.stages`): a second run reuses everyth
 setting reruns fine-tuning and analysis only, and a run killed during pre-training resumes from its last
 checkpoint.
 
-A stage is keyed on the settings of its section (:func:`section_key`, :func:`task_key`, :func:`finetune_key`),
-less those added after results were first written and left at their default. A setting added to a section
-changes that section's ``dataclasses.asdict``, and so the key of every stage keyed on it: a results folder of
-an earlier version would be trained again for a setting it never used. Each setting added later is therefore
-left out of the key while it has its default (the earlier behaviour) and enters the key as soon as it is set,
-which reruns exactly the stages it changes.
+A stage is keyed on the settings of its section (:mod:`tokstudy.study.stage_keys`), less those added after
+results were first written and left at their default.
+
+A study on checkpoints pre-trained elsewhere (a ``checkpoints`` section: :mod:`tokstudy.study.checkpoints`) has
+``checkpoint/<label>`` stages and their own tokenizers in place of the tokenizers and pre-training
+(:mod:`tokstudy.study.checkpoint_stages`); fine-tuning, analysis and report are the same.
 
 The study never imports the pre-trainer (nor torch): the pre-training, control and fine-tuning
 stages ask a :class:`~tokstudy.study.backends.TrainerBackend` passed in by the caller
@@ -36,7 +36,6 @@ fine-tuning stage records what the backend says it cost (wall time, device-hours
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 from dataclasses import dataclass
 from functools import partial
@@ -46,24 +45,27 @@ from typing import Callable
 from tokstudy.fileio import atomic_write_text
 from tokstudy.study import analysis_stage, stage_bodies
 from tokstudy.study.backends import TrainerBackend
-from tokstudy.study.config import FinetuneSection, PretrainSection, StudyConfig, TaskSpec
+from tokstudy.study.checkpoint_stages import checkpoint_first_stages, checkpoint_plan, resolve_checkpoints
+from tokstudy.study.config import StudyConfig
 from tokstudy.study.control_and_cost import with_attempts
 from tokstudy.study.outcomes import (
     ANALYSIS,
     TASK_TEXT,
     TOKENIZERS,
     AnalysisWritten,
-    FinetuneOutcome,
     ModelBuilt,
     ReportWritten,
     TaskTextWritten,
     TokenizersBuilt,
 )
 from tokstudy.study.report_sections import REPORT_VERSION
-from tokstudy.study.scored_runs import ScoredRun
-from tokstudy.study.sources import Sources, resolve_sources
+from tokstudy.study.sources import resolve_sources
+from tokstudy.study.stage_keys import finetune_key, section_key, task_key
 from tokstudy.study.stages import Stage, StageRunner
+from tokstudy.study.study_run import StudyRun, TrainingPlan, finetune_runs, finetune_stage_of
 from tokstudy.study.tasks import expand_tasks, text_tasks, with_labelling_twins
+
+__all__ = ["finetune_key", "finetune_runs", "run_study", "section_key", "task_key"]
 
 #: Version of the analysis stage's table schemas (docs/analysis.md, "Report files"); 2 = one schema per JSON file,
 #: shared with ``tokstudy report``. Part of the stage's key, so a folder analysed with version 1 is analysed again.
@@ -82,68 +84,13 @@ class StudyResult:
 
 
 def _needed_corpora(config: StudyConfig) -> set[str]:
-    needed = set(config.tokenizers.corpora) | set(config.pretrain.corpora)
+    # a study on checkpoints trains no tokenizer and pre-trains no model: their corpora are not read
+    needed = set() if config.checkpoints else set(config.tokenizers.corpora) | set(config.pretrain.corpora)
     needed |= {t.dataset for t in config.finetune.tasks}
     needed |= {d.split(":")[0] for d in config.analysis.datasets}
     if config.analysis.parity_corpus:
         needed.add(config.analysis.parity_corpus)
     return {n for n in needed if not Path(n).exists() and not n.startswith("hf")}
-
-
-@dataclass(frozen=True)
-class StudyRun:
-    """What every stage of one run of the study needs besides its own settings."""
-
-    config: StudyConfig
-    root: Path
-    """The results folder (``config.results_dir()``)."""
-    backend: TrainerBackend
-    sources: Sources
-    inputs: dict
-    """The data's fingerprint (:meth:`~tokstudy.study.sources.Sources.fingerprint`), part of every stage key."""
-    child_progress: bool
-    """One progress bar per training run: only when runs do not share the terminal (``jobs <= 1``, no cluster)."""
-
-
-@dataclass(frozen=True)
-class FinetuneRun:
-    """One fine-tuning run of the plan: its stage and what it fine-tunes."""
-
-    stage: str
-    tokenizer: str
-    task: TaskSpec
-    seed: int
-    pretrained: bool
-    """False for the no-pre-training control."""
-
-    @property
-    def model_stage(self) -> str:
-        """The stage of the model it fine-tunes: ``pretrain/<tokenizer>`` or ``control/<tokenizer>``."""
-        return f"{_FINETUNE_PREFIX[self.pretrained][1]}/{self.tokenizer}"
-
-    def scored(self, outcome: FinetuneOutcome, cost: dict | None) -> ScoredRun:
-        """The run as the analysis reads it: the task by its label, with what its stage gave and what it cost
-        (every attempt counted)."""
-        return ScoredRun(
-            tokenizer=self.tokenizer,
-            task=self.task.label,
-            seed=self.seed,
-            pretrained=self.pretrained,
-            score=outcome.score,
-            metric=outcome.metric,
-            cost=cost,
-            predictions=outcome.predictions,
-            data=outcome.data,
-            stage=self.stage,
-        )
-
-
-@dataclass(frozen=True)
-class TrainingPlan:
-    """The training stages of a run, in the order they are handed to the pipeline, and the fine-tuning runs."""
-
-    stages: list[Stage]
-    runs: list[FinetuneRun]
 
 
 def run_study(
@@ -162,6 +109,8 @@ def run_study(
     executor = config.cluster.executor()
     if executor is not None:  # a cluster that cannot run the models is refused before anything is written
         executor.check()
+    # checkpoints are resolved before anything is written: one not cached while offline is one line, nothing trained
+    resolved = resolve_checkpoints(config.checkpoints)
     root = config.results_dir()
     root.mkdir(parents=True, exist_ok=True)
     atomic_write_text(root / "config.json", json.dumps(config.to_dict(), indent=2))
@@ -175,11 +124,16 @@ def run_study(
     side_by_side = config.jobs > 1 or config.cluster.address is not None
     run = StudyRun(config, root, backend, sources, sources.fingerprint(), progress and not side_by_side)
 
-    # 0. the tasks' training words as raw text, where a section adds them; 1. tokenizers
-    pipe.run_many(_text_and_tokenizer_stages(run, progress))
+    # 0. the tasks' training words as raw text, where a section adds them; 1. tokenizers (a study on checkpoints:
+    # the checkpoints and their own tokenizers)
+    if config.checkpoints:
+        pipe.run_many(checkpoint_first_stages(run, resolved))
+        plan = checkpoint_plan(run)
+    else:
+        pipe.run_many(_text_and_tokenizer_stages(run, progress))
+        plan = plan_stages(run, [t.name for t in pipe.outcomes[TOKENIZERS].tokenizers])
     # 2.-3. pre-training, the control, fine-tuning: `config.jobs` training runs at a time, or on a Dask cluster
     # (`config.cluster`); with one job each run draws its own bars, else one bar counts the finished runs
-    plan = plan_stages(run, [t.name for t in pipe.outcomes[TOKENIZERS].tokenizers])
     pipe.run_many(plan.stages, jobs=config.jobs, executor=executor, progress=progress and side_by_side)
     # 4. analysis, 5. report
     analysis, report = _analysis_and_report_stages(run, plan, pipe, progress)
@@ -213,9 +167,12 @@ def _analysis_and_report_stages(run: StudyRun, plan: TrainingPlan, pipe: StageRu
     ``report`` stage."""
     config, root = run.config, run.root
     # a run attempted more than once (its worker killed, then resumed elsewhere) costs what all its attempts cost
-    cost = {s.name: with_attempts(pipe.outcomes[s.name].cost, pipe.attempts(s.name)) for s in plan.stages}
+    models = set(plan.model_stages.values())
+    cost = {
+        name: with_attempts(pipe.outcomes[name].cost, pipe.attempts(name))
+        for name in [s.name for s in plan.stages if s.name not in models] + sorted(models)
+    }
     runs = tuple(r.scored(pipe.outcomes[r.stage], cost[r.stage]) for r in plan.runs)
-    tokenizers = [t.name for t in pipe.outcomes[TOKENIZERS].tokenizers]
     text = pipe.outcomes[TASK_TEXT].files if TASK_TEXT in pipe.outcomes else ()
     analysis = Stage(
         ANALYSIS,
@@ -228,7 +185,7 @@ def _analysis_and_report_stages(run: StudyRun, plan: TrainingPlan, pipe: StageRu
             config=config,
             sources=run.sources,
             progress=progress,
-            pretrain_cost={name: cost[f"pretrain/{name}"] for name in tokenizers},
+            pretrain_cost={name: cost[stage] for name, stage in plan.model_stages.items()},
             task_text=text,
         ),
         (TOKENIZERS, *(r.stage for r in plan.runs)),
@@ -260,8 +217,8 @@ def plan_stages(run: StudyRun, tokenizers: list[str]) -> TrainingPlan:
     model x task x seed fine-tuned, each its own resumable stage that waits for its model only."""
     stages = [stage for name in tokenizers for stage in _model_stages(run, name)]
     runs = finetune_runs(run.config, tokenizers)
-    stages += [_finetune_stage(run, r) for r in runs]
-    return TrainingPlan(stages, runs)
+    stages += [finetune_stage_of(run, r) for r in runs]
+    return TrainingPlan(stages, runs, {name: f"pretrain/{name}" for name in tokenizers})
 
 
 def _model_stages(run: StudyRun, name: str) -> list[Stage]:
@@ -292,92 +249,3 @@ def _model_stages(run: StudyRun, name: str) -> list[Stage]:
         codec=ModelBuilt,
     )
     return [pretrain, control]
-
-
-#: the fine-tuning stages' folder and the model stage each waits for, pre-trained or control
-_FINETUNE_PREFIX = {True: ("finetune", "pretrain"), False: ("finetune-control", "control")}
-
-
-def finetune_runs(config: StudyConfig, tokenizers: list[str]) -> list[FinetuneRun]:
-    """Every (model, task, seed) fine-tuning run, pre-trained models first, then the controls."""
-    ft = config.finetune
-    kinds = (True, False) if ft.no_pretraining_control else (True,)
-    return [
-        FinetuneRun(f"{_FINETUNE_PREFIX[pretrained][0]}/{name}/{task.label}/seed{seed}", name, task, seed, pretrained)
-        for pretrained, name, task, seed in itertools.product(kinds, tokenizers, ft.tasks, range(ft.seeds))
-    ]
-
-
-def _finetune_stage(run: StudyRun, r: FinetuneRun) -> Stage:
-    """The stage of one fine-tuning run, keyed on the section's settings, its task's and its seed."""
-    config = run.config
-    return Stage(
-        r.stage,
-        {"common": finetune_key(config.finetune), "task": task_key(r.task), "seed": r.seed, "inputs": run.inputs},
-        partial(
-            stage_bodies.finetune_stage,
-            root=run.root,
-            model_stage=r.model_stage,
-            task=r.task,
-            seed=r.seed,
-            backend=run.backend,
-            config=config,
-            sources=run.sources,
-            progress=run.child_progress,
-        ),
-        deps=(r.model_stage,),
-        codec=FinetuneOutcome,
-    )
-
-
-#: the names the keys give settings that were renamed (:attr:`~tokstudy.study.config.PretrainSection.RESPELT`)
-KEY_SPELLING = {new: old for old, new in PretrainSection.RESPELT.items()}
-#: settings of the tokenizers, pretrain and analysis sections added later, at their default
-SECTION_ADDED_AT_DEFAULT = {"add_task_text": False, "per_language": False, "gold_segmentations": ()}
-#: fine-tuning settings added later, at their default
-FINETUNE_ADDED_AT_DEFAULT = {
-    "dropout": None,
-    "token_dropout": 0.0,
-    "decode": "argmax",
-    "decode_prior_scale": 0.0,
-    "label_all_pieces": False,
-    "compare_labelling": False,
-    "holdout_fraction": 0.05,
-}
-#: task settings added later (None: the task takes the section's value, or the corpus default)
-TASK_ADDED_AT_DEFAULT = ("dropout", "token_dropout", "label_all_pieces", "lenient", "variant")
-_MISSING = object()
-
-
-def _without(values: dict, defaults: dict) -> dict:
-    return {k: v for k, v in values.items() if defaults.get(k, _MISSING) != v}
-
-
-def section_key(section) -> dict:
-    """A tokenizers, pretrain or analysis section's part of its stage keys.
-
-    >>> from tokstudy.study.config import TokenizerSection
-    >>> "add_task_text" in section_key(TokenizerSection())
-    False
-    >>> section_key(TokenizerSection(add_task_text=True))["add_task_text"]
-    True
-    >>> key = section_key(PretrainSection(total_steps=50))
-    >>> key["steps"], "total_steps" in key
-    (50, False)
-    """
-    # settings renamed to the pre-trainer's names keep their first names in the key: a results folder is reused
-    return {
-        KEY_SPELLING.get(k, k): v for k, v in _without(dataclasses.asdict(section), SECTION_ADDED_AT_DEFAULT).items()
-    }
-
-
-def task_key(task: TaskSpec) -> dict:
-    """A task's part of its stage keys: its fields, less those added later and left unset."""
-    return _without(dataclasses.asdict(task), dict.fromkeys(TASK_ADDED_AT_DEFAULT))
-
-
-def finetune_key(ft: FinetuneSection) -> dict:
-    """The fine-tuning section's part of every fine-tuning stage key: its settings, less the run plan (tasks,
-    seeds, control) and those added later and left at their default."""
-    plan = ("tasks", "seeds", "no_pretraining_control")
-    return _without({k: v for k, v in dataclasses.asdict(ft).items() if k not in plan}, FINETUNE_ADDED_AT_DEFAULT)
