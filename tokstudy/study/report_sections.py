@@ -14,6 +14,7 @@ writes ``report.md`` and ``report.html`` as it writes every report.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -46,6 +47,10 @@ from tokstudy.study.task_rows import TaskData, TaskText
 #: writes its report again (that stage only) after they change. Raise it whenever what the report says, or
 #: how it decides a verdict, changes; what each version changed is in the git log.
 REPORT_VERSION = 7
+
+#: the fields of the analysis stage's record that an older record lacks, and what they read as there; a record
+#: without tokenizers names them by its vocabulary sizes (:func:`analysis_record`)
+_ADDED_LATER = {"skipped_datasets": (), "tokenizers": (), "tables": (), "figures": ()}
 
 SMOKE_TEST_NOTE = (
     "This configuration checks that every stage of the study runs, end to end, in minutes. Its models are "
@@ -105,20 +110,15 @@ def rerender_study_report(root: str | Path, *, data_dir: str | Path | None = Non
 
 
 def analysis_record(analysis: AnalysisWritten | dict) -> AnalysisWritten:
-    """The analysis stage's outcome; from its record (``.stages/analysis.json``'s outputs), what the report reads
-    of it: a record written before a field existed has it empty."""
+    """The analysis stage's outcome; from its record (``.stages/analysis.json``'s outputs), decoded by
+    :meth:`AnalysisWritten.from_json`. A record written before a field existed lacks it: the lists are empty and
+    the tokenizers are those of ``vocab_sizes``, in its order (the order they were trained in)."""
     if isinstance(analysis, AnalysisWritten):
         return analysis
-    sizes = dict(analysis["vocab_sizes"])
-    lists = {k: tuple(analysis.get(k, ())) for k in ("skipped_datasets", "tables", "figures")}
-    return AnalysisWritten(
-        lists["skipped_datasets"],
-        tuple(analysis.get("tokenizers", sizes)),
-        sizes,
-        analysis["table4_dataset"],
-        lists["tables"],
-        lists["figures"],
-    )
+    written = AnalysisWritten.from_json({**_ADDED_LATER, **analysis})
+    if "tokenizers" in analysis:
+        return written
+    return dataclasses.replace(written, tokenizers=tuple(written.vocab_sizes))
 
 
 def _stage_record(path: Path) -> dict | None:
@@ -281,7 +281,7 @@ def _table4_section(result: ReportResult, vocab: dict, analysis: AnalysisWritten
         f"| {r.tokenizer} | {vocab[r.tokenizer]} | {_fmt(r.ne)} | {_fmt(r.non_ne)} | {_fmt(r.all)} |"
         for r in by_vocab(table4, vocab)
     )
-    paper = "\n".join(f"| paper {k} | | {v['ne']:.2f} | {v['non_ne']:.2f} | |" for k, v in PAPER_TABLE4.items())
+    paper = "\n".join(f"| paper {k} | | {v.ne:.2f} | {v.non_ne:.2f} | |" for k, v in PAPER_TABLE4.items())
     policies = "; ".join(dict.fromkeys(r.boundary_policy for r in table4))
     links = ", ".join(f"[{b}]({study_path(t, 'csv')})" for b, t in result.segmentation.by.items())
     return Section(
