@@ -48,5 +48,7 @@ def test_cross_language_and_gains_recomputed_from_typed_rows_match_the_committed
     gains = vocabulary_gains(rows, order, BootstrapSettings())
     assert [g.to_json() for g in gains] == _json(names.VOCABULARY_GAIN)
     cross = cross_language_correlations(rows, order, BootstrapSettings(n_resamples=1000, seed=0))
-    assert [c.rho for c in cross] == pytest.approx([c["rho"] for c in _json(names.CROSS_LANGUAGE)], nan_ok=True)
+    assert [c.correlation.rho for c in cross] == pytest.approx(
+        [c["rho"] for c in _json(names.CROSS_LANGUAGE)], nan_ok=True
+    )
     assert language_findings(cross, gains)[-1].claim.startswith("F1 rises from the smallest vocabulary")

@@ -221,7 +221,7 @@ def test_the_cross_language_spearman_equals_scipys_on_the_same_numbers(toy_study
         ["sp-unigram-120", "sp-unigram-160", "sp-unigram-200"],
         BootstrapSettings(n_resamples=40),
     )
-    assert [a.rho for a in again] == pytest.approx([c["rho"] for c in cross], nan_ok=True)
+    assert [a.correlation.rho for a in again] == pytest.approx([c["rho"] for c in cross], nan_ok=True)
 
 
 def test_spearman_across_languages_equals_scipy_with_its_bootstrap_interval():

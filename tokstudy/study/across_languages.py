@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import asdict, dataclass
 from typing import Sequence
 
 import numpy as np
@@ -30,6 +29,7 @@ from tokstudy.study.language_rows import (
     CrossLanguageRow,
     LanguageRow,
     LanguageSegmentation,
+    RankCorrelation,
     ScoredTask,
     VocabularyGain,
 )
@@ -39,25 +39,6 @@ MEASURES = {"ne": lambda r: r.ne, "all": lambda r: r.all}
 #: fewest languages a rank correlation is computed over
 MIN_LANGUAGES = 3
 _NAN = float("nan")
-
-
-@dataclass(frozen=True)
-class RankCorrelation:
-    """Spearman's rho across languages, with a percentile bootstrap interval over languages."""
-
-    rho: float
-    """``scipy.stats.spearmanr`` of the languages' values (NaN when undefined: fewer than 3, or a constant side)."""
-    p_value: float
-    """Its two-sided p-value (scipy's)."""
-    low: float
-    high: float
-    """The interval: percentiles of rho over resamples of the languages (drawn with replacement)."""
-    n: int
-    """Languages."""
-    n_resamples: int
-    undefined: int
-    """Resamples with no rho (one side constant, e.g. the same language drawn n times): left out of the interval."""
-    confidence: float = 0.95
 
 
 def _row_spearman(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -191,7 +172,7 @@ def cross_language_correlations(
                 x = [of(r) for r in chosen if math.isfinite(of(r))]
                 y = [r.f1 for r in chosen if math.isfinite(of(r))]
                 rc = spearman_across(x, y, boot)
-                out.append(CrossLanguageRow(tok, group, measure, **asdict(rc)))
+                out.append(CrossLanguageRow(tok, group, measure, rc))
     return out
 
 

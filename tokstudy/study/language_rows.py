@@ -15,9 +15,9 @@ with its JSON codec.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 
-from tokstudy.analysis.stats.estimates import Estimate
+from tokstudy.analysis.stats.estimates import CONFIDENCE, Estimate
 from tokstudy.report.codec import from_jsonable
 from tokstudy.report.tables import to_jsonable
 
@@ -108,21 +108,48 @@ class LanguageRow(_Row):
 
 
 @dataclass(frozen=True)
-class CrossLanguageRow(_Row):
+class RankCorrelation:
+    """Spearman's rho across languages, with a percentile bootstrap interval over languages
+    (:func:`~tokstudy.study.across_languages.spearman_across`)."""
+
+    rho: float
+    """``scipy.stats.spearmanr`` of the languages' values (NaN when undefined: fewer than 3, or a constant side)."""
+    p_value: float
+    """Its two-sided p-value (scipy's)."""
+    low: float
+    high: float
+    """The interval: percentiles of rho over resamples of the languages (drawn with replacement)."""
+    n: int
+    """Languages."""
+    n_resamples: int
+    undefined: int
+    """Resamples with no rho (one side constant, e.g. the same language drawn n times): left out of the interval."""
+    confidence: float = CONFIDENCE
+
+
+@dataclass(frozen=True)
+class CrossLanguageRow:
     """One (tokenizer, set of languages, measure) of ``cross_language``: Spearman's rho across languages between
-    their segmentation and their F1 (the fields of :class:`~tokstudy.study.across_languages.RankCorrelation`)."""
+    their segmentation and their F1. In the JSON (and the CSV) the correlation's fields follow the three names, in
+    one flat row."""
 
     tokenizer: str
     group: str
     measure: str
-    rho: float
-    p_value: float
-    low: float
-    high: float
-    n: int
-    n_resamples: int
-    undefined: int
-    confidence: float = 0.95
+    correlation: RankCorrelation
+
+    def row(self) -> dict:
+        """The row as a dict under its JSON keys, NaN kept (the CSV row)."""
+        return {"tokenizer": self.tokenizer, "group": self.group, "measure": self.measure, **asdict(self.correlation)}
+
+    def to_json(self) -> dict:
+        return to_jsonable(self.row())
+
+    @classmethod
+    def from_json(cls, data: dict) -> CrossLanguageRow:
+        names = ("tokenizer", "group", "measure")
+        rest = {k: v for k, v in data.items() if k not in names}
+        return cls(*(data[k] for k in names), from_jsonable(RankCorrelation, rest))
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ the statistics are :mod:`tokstudy.study.across_languages`'s. A finding is decide
 estimates: across languages, "more segmentation, lower F1" is a yes for a (tokenizer, set of languages) when the
 bootstrap interval of Spearman's rho over languages lies below 0, a no when it lies above 0.
 
->>> rows = [CrossLanguageRow("a", "masakhaner2", "ne", -0.6, 0.01, -0.9, -0.2, n=20, n_resamples=1000, undefined=0)]
+>>> from tokstudy.study.language_rows import RankCorrelation
+>>> rows = [CrossLanguageRow("a", "masakhaner2", "ne", RankCorrelation(-0.6, 0.01, -0.9, -0.2, 20, 1000, 0))]
 >>> language_findings(rows)[0].holds
 True
 """
@@ -84,11 +85,12 @@ def vocabulary_finding(gains: list[VocabularyGain]) -> Finding:
 
 def _rho_case(r: CrossLanguageRow) -> tuple[bool | None | str, str]:
     """One (tokenizer, set of languages) of the cross-language finding: its outcome and how it reads."""
-    where = f"{r.tokenizer} / {_group_name(r.group, r.n)}"
-    if not (_ok(r.rho) and _ok(r.low)):
+    c = r.correlation
+    where = f"{r.tokenizer} / {_group_name(r.group, c.n)}"
+    if not (_ok(c.rho) and _ok(c.low)):
         return NO_FIT, f"{where}: rho undefined"
-    outcome = True if r.high < 0 else False if r.low > 0 else None
-    return outcome, f"{where}: rho = {r.rho:.2f} [{r.low:.2f}, {r.high:.2f}]"
+    outcome = True if c.high < 0 else False if c.low > 0 else None
+    return outcome, f"{where}: rho = {c.rho:.2f} [{c.low:.2f}, {c.high:.2f}]"
 
 
 def language_findings(cross: list[CrossLanguageRow], gains: list[VocabularyGain] = ()) -> list[Finding]:
@@ -196,10 +198,11 @@ def cuts_section(config: StudyConfig, task_data: list[TaskData] | None) -> Secti
 
 def _cross_table(cross: list[CrossLanguageRow]) -> str:
     rows = [
-        f"| {r.tokenizer} | {_group_name(r.group, r.n)} | {MEASURE_NAMES[r.measure]} | "
-        f"{_decimal(r.rho, 2)} | {_interval(r.low, r.high)} | "
-        f"{format_p(r.p_value)} | {r.undefined} |"
+        f"| {r.tokenizer} | {_group_name(r.group, c.n)} | {MEASURE_NAMES[r.measure]} | "
+        f"{_decimal(c.rho, 2)} | {_interval(c.low, c.high)} | "
+        f"{format_p(c.p_value)} | {c.undefined} |"
         for r in cross
+        for c in (r.correlation,)
     ]
     return (
         "| tokenizer | languages | segmentation of | Spearman rho | 95 % CI (languages resampled) | p | "
