@@ -27,15 +27,19 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Train K tokenizers, pre-train one ALBERT per tokenizer with identical settings, fine-tune each on "
             "NER/slot-filling and classification over N seeds, then write Table 4 (NE vs non-NE additional "
             "segmentation), Table 3 examples, the correlation between segmentation and label errors, and "
-            "Tables 1-2, as report.md/report.html under the results directory. Stages are cached: re-running "
-            "skips finished work, and an interrupted run continues where it stopped."
+            "Tables 1-2, as report.md/report.html under the results directory. A configuration with a "
+            "`checkpoints` section starts from models pre-trained elsewhere instead (hub names or directories, "
+            "each analysed with its own tokenizer): `tokstudy study malbert` is the paper's setting on the three "
+            "published mALBERT checkpoints (32k/64k/128k; CoNLL-2003, MultiCoNER, SNIPS, MASSIVE; 10 seeds). "
+            "Stages are cached: re-running skips finished work, and an interrupted run continues where it stopped."
         ),
     )
     p.add_argument(
         "config",
         nargs="?",
         default="demo",
-        help="a shipped configuration (demo, cpu, gpu) or a YAML file (default: demo)",
+        help="a shipped configuration (demo, cpu, gpu, malbert, ...: tokstudy/study/configs/) or a YAML file "
+        "(default: demo)",
     )
     p.add_argument("--output", "-o", type=output_folder, help="results directory (default: results/<config name>)")
     p.add_argument("--data-dir", help="folder holding the corpora (default: $TOKSTUDY_DATA, then data/corpora)")
@@ -83,14 +87,16 @@ def run(args: argparse.Namespace) -> int:
             config = dataclasses.replace(config, cluster=dataclasses.replace(config.cluster, address=args.cluster))
         except ValueError as exc:
             raise UsageError(f"--cluster: {exc}") from None
-    result = run_study(config, backend=_pretrain_backend(), progress=not args.quiet)
+    # a study on checkpoints pre-trains nothing: DeepSpeed is not needed
+    result = run_study(config, backend=_pretrain_backend(pretrains=not config.checkpoints), progress=not args.quiet)
     print(f"report: {result.report_markdown}\n        {result.report_html}")
     print(f"stages run: {len(result.executed)}, reused: {len(result.skipped)}")
     return 0
 
 
-def _pretrain_backend():
-    """The pre-trainer as the study's trainer, or an error naming the install when torch and co. are missing."""
+def _pretrain_backend(*, pretrains: bool = True):
+    """The pre-trainer as the study's trainer, or an error naming the install when torch and co. are missing
+    (DeepSpeed too, where the study ``pretrains``)."""
     try:
         from pretrain.study_backend import PretrainBackend  # deferred: torch, only when the study trains
     except ModuleNotFoundError as exc:
@@ -98,7 +104,8 @@ def _pretrain_backend():
             f"the study pre-trains and fine-tunes models, which needs the pre-trainer's dependencies "
             f"({exc.name} is not installed): pip install -e '.[pretrain]'"
         ) from exc
-    if not _installed("deepspeed"):  # imported only when training starts: say so now, not after the tokenizers
+    # DeepSpeed is imported only when training starts: say so now, not after the tokenizers
+    if pretrains and not _installed("deepspeed"):
         raise MissingDependencyError(
             "the study pre-trains with DeepSpeed, which is not installed: after torch, "
             "DS_BUILD_OPS=0 pip install --no-build-isolation 'deepspeed==0.19.8' (`make setup` does both)"

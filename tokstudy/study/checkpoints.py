@@ -82,3 +82,33 @@ def check_checkpoints(checkpoints: Sequence[Checkpoint], *, control: bool, task_
         )
     if checkpoints and all(c.finetuned for c in checkpoints) and "ner" not in task_kinds:
         raise ValueError("checkpoints: every checkpoint is finetuned, and no task is NER to evaluate them on")
+
+
+def models_note(checkpoints: Sequence[Checkpoint], seeds: int) -> str:
+    """The report's account of where a study's models come from, when they are checkpoints.
+
+    >>> note = models_note((Checkpoint("m-32k", "cservan/multilingual-albert-base-cased-32k"),), 10)
+    >>> note.split(": ")[1]
+    '`m-32k` (`cservan/multilingual-albert-base-cased-32k`). What their pre-training cost is not known to the study.'
+    """
+    trained = [c for c in checkpoints if not c.finetuned]
+    done = [c for c in checkpoints if c.finetuned]
+    parts = []
+    if trained:
+        parts.append(
+            "The models are checkpoints pre-trained elsewhere, each analysed with its own tokenizer (the one its "
+            f"folder carries), fine-tuned here on every task over {seeds} seed{'s' if seeds > 1 else ''}: "
+            + ", ".join(f"`{c.label}` (`{c.model}`)" for c in trained)
+            + "."
+        )
+    if done:
+        parts.append(
+            "Fine-tuned elsewhere, evaluated once on every NER task with its own tokenizer (one run: no test of a "
+            "difference): "
+            + ", ".join(
+                f"`{c.label}` (`{c.model}`" + (f", labels mapped by `{c.label_map}`" if c.label_map else "") + ")"
+                for c in done
+            )
+            + "."
+        )
+    return " ".join(parts) + " What their pre-training cost is not known to the study."

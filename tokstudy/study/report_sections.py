@@ -34,6 +34,7 @@ from tokstudy.report.assemble import (
 )
 from tokstudy.report.numbers import format_p
 from tokstudy.report.result import ReportResult, StudyTables, read_study_result, study_path
+from tokstudy.study.checkpoints import models_note
 from tokstudy.study.config import FinetuneSection, StudyConfig, load_study_config
 from tokstudy.study.control_and_cost import tables_1_2_markdown
 from tokstudy.study.findings import PAPER_PEARSON, PAPER_TABLE4, all_findings, by_vocab
@@ -178,6 +179,8 @@ def _opening_sections(
     """The data, the smoke-test note, and with ``per_language`` the training text and what was cut."""
     task_data = [TaskData.from_json(r) for r in study.value(names.TASK_DATA, [])]
     out = [_data_section(analysis, sources, task_data)]
+    if config.checkpoints:
+        out.append(Section("Models", models_note(config.checkpoints, config.finetune.seeds)))
     if config.smoke_test:
         out.append(Section("These models are a smoke test", SMOKE_TEST_NOTE))
     if config.analysis.per_language:
