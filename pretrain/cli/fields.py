@@ -7,8 +7,8 @@ into an option:
 
 * ``batch_size`` -> ``--batch-size``, with the field's name as ``dest``;
 * the type from the annotation: ``int``/``float``/``str``; ``bool`` -> ``--x/--no-x``; ``Literal[...]`` ->
-  ``choices``; ``list[X]``/``tuple[X, ...]`` -> one or more values (the flag may be repeated);
-  ``tuple[X, X]`` -> exactly two values; ``X | None`` -> ``X``;
+  ``choices`` (enum members offered and parsed as their values); ``list[X]``/``tuple[X, ...]`` -> one or more
+  values (the flag may be repeated); ``tuple[X, X]`` -> exactly two values; ``X | None`` -> ``X``;
 * the help is the field's docstring, read from the class's source;
 * the default is ``None``: a flag not given keeps the value of the YAML file (or the field's default).
 
@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import ast
 import dataclasses
+import enum
 import functools
 import inspect
 import re
@@ -136,6 +137,10 @@ def _flag_kind(hint: Any, *, where: str) -> dict[str, Any]:
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if hint is bool:
         return {"action": argparse.BooleanOptionalAction}
+    if origin is typing.Literal and all(isinstance(a, enum.Enum) for a in args):
+        # parsed and offered as the members' spellings (``ner``), so a wrong value reads ``invalid choice: 'foo'
+        # (choose from 'ner', ...)`` and never shows an enum's repr; the config's ``__post_init__`` reads it back
+        return {"type": type(args[0].value), "choices": [a.value for a in args]}
     if origin is typing.Literal:
         return {"type": type(args[0]), "choices": list(args)}
     if hint in (int, float):

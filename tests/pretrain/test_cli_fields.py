@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import enum
 import re
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -146,6 +147,29 @@ def test_literal_is_a_choice():
         parser.parse_args(["--mode", "medium"])
 
 
+class Speed(str, enum.Enum):
+    FAST = "fast"
+    SLOW = "slow"
+    WARP = "warp"
+
+
+@dataclass(frozen=True)
+class ToyWithEnum:
+    speed: Literal[Speed.FAST, Speed.SLOW] = Speed.FAST
+    """How to run: two of the enum's members."""
+
+
+def test_a_literal_of_enum_members_is_a_choice_of_their_spellings():
+    parser = _toy(ToyWithEnum)
+    action = _options(parser)["speed"]
+    assert (action.type, action.choices) == (str, ["fast", "slow"])
+    assert config_overrides(parser.parse_args(["--speed", "slow"]), ToyWithEnum) == {"speed": "slow"}
+    assert "--speed {fast,slow}" in parser.format_help()
+    for wrong in ("medium", "warp"):  # a member outside the Literal is refused like any other word
+        with pytest.raises(argparse.ArgumentError, match=rf"invalid choice: '{wrong}' \(choose from 'fast', 'slow'\)"):
+            parser.parse_args(["--speed", wrong])
+
+
 def test_optional_numbers_parse_as_numbers():
     parser = _toy()
     assert config_overrides(parser.parse_args(["--rate", "0.5", "--steps", "7"]), Toy) == {"rate": 0.5, "steps": 7}
@@ -256,6 +280,33 @@ def test_finetune_keeps_its_short_spellings():
         "dev",
         "test",
     )
+
+
+@pytest.mark.parametrize("task", ["foo", "slot"])
+def test_finetune_names_the_task_choices_when_the_task_is_wrong(task, capsys):
+    """As a user sees it: status 2 and argparse's own words with the spellings, never an enum's repr."""
+    from pretrain.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["finetune", "--model", "m", "--task", task, "--dataset", "snips", "--output", "o"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[0] == (
+        f"pretrain finetune: error: argument --task: invalid choice: '{task}' (choose from 'ner', 'classification')"
+    )
+    assert "DatasetTask" not in err
+
+
+def test_finetune_task_flag_gives_the_config_its_task():
+    from pretrain.cli.finetune import config_from_args
+    from tokstudy.data.registry import DatasetTask
+
+    parser = _subparser("finetune")
+    action = _options(parser)["task"]
+    assert (action.type, action.choices) == (str, ["ner", "classification"])
+    argv = ["--model", "m", "--dataset", "sst2", "--output", "o", "--task", "classification"]
+    assert config_from_args(parser.parse_args(argv)).task is DatasetTask.CLASSIFICATION
+    assert "--task {ner,classification}" in parser.format_help()
 
 
 def test_the_modules_docstring_examples_run():
