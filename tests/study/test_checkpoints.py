@@ -62,9 +62,11 @@ def test_what_a_study_on_checkpoints_cannot_do_is_refused_when_read(change, mess
         dataclasses.replace(config, **change)
 
 
-def test_a_label_map_belongs_to_a_finetuned_checkpoint():
+def test_a_label_map_belongs_to_a_finetuned_checkpoint_and_exists(tmp_path):
     with pytest.raises(ValueError, match="label_map applies to a finetuned checkpoint only"):
         Checkpoint("a", "x/y", label_map="map.yaml")
+    with pytest.raises(ValueError, match=f"a: label_map: no file {tmp_path}/map.yaml"):
+        Checkpoint("a", "x/y", finetuned=True, label_map=str(tmp_path / "map.yaml"))
 
 
 @pytest.fixture(scope="module")

@@ -66,6 +66,13 @@ def model_fingerprint(path: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+def _file_key(path: str | None) -> list | None:
+    """A label map file in a stage key: its name and a hash of its bytes (an edited map re-evaluates)."""
+    if path is None:
+        return None
+    return [path, hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]]
+
+
 def _stored(path: Path, root: Path) -> str:
     """``path`` as a record keeps it: relative to the results folder where it is inside, else absolute."""
     path = Path(path).resolve()
@@ -171,7 +178,7 @@ def _evaluate_stage(run: StudyRun, checkpoint: Checkpoint, r: FinetuneRun) -> St
     params = {
         "common": finetune_key(run.config.finetune),
         "task": task_key(r.task),
-        "label_map": checkpoint.label_map,
+        "label_map": _file_key(checkpoint.label_map),
         "inputs": run.inputs,
     }
     return Stage(r.stage, params, body, deps=(r.model_stage,), codec=FinetuneOutcome)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 #: the folder of a checkpoint's stage, ``checkpoint/<label>``, and of an evaluate-only run, ``evaluate/<label>/...``
 CHECKPOINT_PREFIX, EVALUATE_PREFIX = "checkpoint", "evaluate"
@@ -60,6 +61,8 @@ class Checkpoint:
             raise ValueError(f"checkpoints: {self.label}: model is empty (a hub name or a model directory)")
         if self.label_map is not None and not self.finetuned:
             raise ValueError(f"checkpoints: {self.label}: label_map applies to a finetuned checkpoint only")
+        if self.label_map is not None and not Path(self.label_map).is_file():
+            raise ValueError(f"checkpoints: {self.label}: label_map: no file {self.label_map}")
 
     @property
     def stage(self) -> str:
