@@ -5,7 +5,8 @@ Starts the app as `make app` does (``--results`` a folder the study's pipeline w
 pick a dataset sentence, switch every page and back (no traceback, the sidebar shows the
 real selection each time); the Errors page pairs each model with its own tokenizer; a bad
 CoNLL upload names the user's file; the lenient option reads a CoNLL-2002-style file. Each
-test opens a fresh browser session.
+test opens a fresh browser session (a new context of the module's one chromium: no cookies,
+storage or cache of another test), and the servers are started once per results folder.
 """
 
 from __future__ import annotations
@@ -46,10 +47,32 @@ def demo_app(demo_results, tmp_path_factory):
         yield url
 
 
-@pytest.fixture
-def page():
+@pytest.fixture(scope="module")
+def empty_app(tmp_path_factory):
+    """The app started on a results folder that does not exist (yet), as on a fresh clone before `make demo`."""
+    log_dir = tmp_path_factory.mktemp("empty_app")
+    with running_app(log_dir / "results" / "demo", log_dir) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def first_page():
+    """A page of one chromium started for the module (starting chromium costs a second or two on 2 busy cores)."""
     with chromium_page() as p:
         yield p
+
+
+@pytest.fixture
+def page(first_page):
+    """A page in a fresh browser session: a new context of the module's chromium, the first page's viewport and
+    timeout, closed after the test."""
+    context = first_page.context.browser.new_context(viewport=first_page.viewport_size)
+    try:
+        p = context.new_page()
+        p.set_default_timeout(90_000)
+        yield p
+    finally:
+        context.close()
 
 
 def _open(page, url: str) -> None:
@@ -69,26 +92,24 @@ def _open_inputs(page) -> None:
         page.wait_for_timeout(200)
 
 
-def test_a_link_to_any_page_shows_the_apps_navigation(page, tmp_path):
+def test_a_link_to_any_page_shows_the_apps_navigation(page, empty_app):
     """Opening /statistics etc. directly runs app.py's navigation, not a page script alone (as a ``pages/``
     folder of page scripts made Streamlit do: its own sidebar of file names)."""
-    with running_app(tmp_path / "results" / "demo", tmp_path) as url:
-        for name in PAGE_ORDER:
-            _open(page, f"{url}/{PAGES[name]}")
-            nav = page.get_by_test_id("stSidebarNav").locator("a").all_inner_texts()
-            assert [t.split("\n")[-1].strip() for t in nav] == [NAV_LABELS[p] for p in PAGE_ORDER], (name, nav)
-            assert exceptions(page) == [], name
+    for name in PAGE_ORDER:
+        _open(page, f"{empty_app}/{PAGES[name]}")
+        nav = page.get_by_test_id("stSidebarNav").locator("a").all_inner_texts()
+        assert [t.split("\n")[-1].strip() for t in nav] == [NAV_LABELS[p] for p in PAGE_ORDER], (name, nav)
+        assert exceptions(page) == [], name
 
 
-def test_empty_start_every_page_explains_what_is_missing(page, tmp_path):
-    with running_app(tmp_path / "results" / "demo", tmp_path) as url:
-        _open(page, url)
-        for name in PAGE_ORDER:
-            goto_page(page, name)
-            assert exceptions(page) == [], name
-            assert alerts(page, "error") == [], name
-            assert any("does not exist" in t for t in alerts(page, "info")), name
-        assert page.get_by_test_id("stAppDeployButton").count() == 0
+def test_empty_start_every_page_explains_what_is_missing(page, empty_app):
+    _open(page, empty_app)
+    for name in PAGE_ORDER:
+        goto_page(page, name)
+        assert exceptions(page) == [], name
+        assert alerts(page, "error") == [], name
+        assert any("does not exist" in t for t in alerts(page, "info")), name
+    assert page.get_by_test_id("stAppDeployButton").count() == 0
 
 
 def test_demo_results_every_page_opens(page, demo_app, demo_results):
