@@ -11,6 +11,8 @@ so that the two-process run, whose processes take 8 each, finds every graph alre
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 import torch
 
@@ -92,14 +94,16 @@ def test_compiled_export_is_the_live_model(eager_and_compiled):
 
 
 def test_compiled_resume_equals_uninterrupted(eager_and_compiled, tmp_path, store_dir, tokenizer_dir):
+    """A compiled run resumed from the compiled run's checkpoint at step 4 (the fixture's, so that only the
+    resumed half compiles; a run stopped early checkpoints the same way, test_resume.py) ends with its weights."""
+    from pretrain.checkpoint import step_dir_name
+
     cfg = CFG.replace(compile="on")
     out = tmp_path / "run"
-    first = train(
-        ModelConfig(), cfg, data=store_dir, tokenizer=tokenizer_dir, output=out, progress=False, stop_at_step=5
-    )
-    assert first.step == 5
+    saved = eager_and_compiled["on"].output_dir / "checkpoints" / step_dir_name(4)
+    shutil.copytree(saved, out / "checkpoints" / saved.name)
     second = train(ModelConfig(), cfg, data=store_dir, tokenizer=tokenizer_dir, output=out, progress=False, resume=True)
-    assert second.resumed_from == 5 and second.step == 8
+    assert second.resumed_from == 4 and second.step == 8
     assert_same_weights(final_weights(out), final_weights(eager_and_compiled["on"].output_dir), rtol=1e-6, atol=1e-7)
 
 
