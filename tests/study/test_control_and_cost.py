@@ -24,6 +24,7 @@ from tokstudy.study.control_and_cost import (
     with_attempts,
 )
 from tokstudy.study.findings import pretraining_helps
+from tokstudy.study.run_cost import RunCost
 from tokstudy.study.scored_runs import ScoredRun
 
 
@@ -63,8 +64,9 @@ _UNMEASURED_RUN = {
 
 
 def _runs(pre, ctl, tok="sp-8k", task="conll2003-ner"):
-    out = [ScoredRun(tok, task, i, True, s, "F1", cost=_MEASURED_RUN) for i, s in enumerate(pre)]
-    return out + [ScoredRun(tok, task, i, False, s, "F1", cost=_UNMEASURED_RUN) for i, s in enumerate(ctl)]
+    measured, unmeasured = RunCost.from_json(_MEASURED_RUN), RunCost.from_json(_UNMEASURED_RUN)
+    out = [ScoredRun(tok, task, i, True, s, "F1", cost=measured) for i, s in enumerate(pre)]
+    return out + [ScoredRun(tok, task, i, False, s, "F1", cost=unmeasured) for i, s in enumerate(ctl)]
 
 
 def test_control_comparison_pairs_each_model_with_its_control():
@@ -106,11 +108,12 @@ def test_costs_sum_over_seeds_and_stay_unmeasured_when_one_is():
     runs = _runs([70.0, 72.0], [50.0, 55.0])
     costs = cost_table(
         runs,
-        {"sp-8k": {"wall_seconds": 600.0, "device_hours": 1 / 6, "energy_kwh": 0.01, "co2e_kg": 5e-4, "method": "m"}},
+        {"sp-8k": RunCost(600.0, device_hours=1 / 6, energy_kwh=0.01, co2e_kg=5e-4, method="m")},
     )
-    ft = costs["finetune"]["conll2003-ner"]
-    assert ft["sp-8k"]["wall_seconds"] == 120.0 and ft["sp-8k"]["energy_kwh"] == pytest.approx(0.002)
-    assert ft["sp-8k (no PT)"]["wall_seconds"] == 60.0 and ft["sp-8k (no PT)"]["energy_kwh"] is None
+    ft = costs.finetune["conll2003-ner"]
+    assert ft["sp-8k"].wall_seconds == 120.0 and ft["sp-8k"].energy_kwh == pytest.approx(0.002)
+    assert ft["sp-8k"].runs == 2 and ft["sp-8k"].device_hours == pytest.approx(2 / 60)
+    assert ft["sp-8k (no PT)"].wall_seconds == 60.0 and ft["sp-8k (no PT)"].energy_kwh is None
     assert format_cost(ft["sp-8k (no PT)"]) == "1.0 min, energy not measured"
     assert format_cost(ft["sp-8k"]) == "2.0 min, 0.0020 kWh, 0.10 g CO2e"
     assert sum_costs([None, None]) is None
@@ -123,7 +126,7 @@ def test_costs_sum_over_seeds_and_stay_unmeasured_when_one_is():
 def test_tables_1_2_show_controls_and_costs_next_to_the_scores():
     runs = _runs([70.0, 72.0, 71.0], [50.0, 55.0, 52.0])
     scores = {"conll2003-ner": {"sp-8k": {"mean": 71.0, "std": 1.0, "metric": "F1"}}}
-    costs = cost_table(runs, {"sp-8k": None})
+    costs = cost_table(runs, {"sp-8k": None}).to_json()  # the report reads cost.json as written
     md = tables_1_2_markdown(
         scores, control_to_json(control_comparison(runs)), costs, ["sp-8k"], 3, figure="figures/x.png"
     )
@@ -151,39 +154,45 @@ def test_a_retried_run_costs_its_lost_attempts_too():
     raised = Attempt("w3", 80.0, 10.0, AttemptEnd.RAISED)  # ended in the trainer's hands: its time is the trainer's
     final = Attempt("w4", 95.0, 130.0, AttemptEnd.RETURNED)
     c = with_attempts(MEASURED, [*lost, raised, final])
-    assert c["attempts"] == 4 and c["lost_seconds"] == 65.5
-    assert c["wall_seconds"] == 185.5 and c["stage_seconds"] == 195.5
-    assert c["device_hours"] == pytest.approx(185.5 / 3600 * 2)  # two devices for every second of it
-    assert c["energy_kwh"] is None and c["co2e_kg"] is None and "(the finished one: codecarbon)" in c["method"]
+    assert c.attempts == 4 and c.lost_seconds == 65.5
+    assert c.wall_seconds == 185.5 and c.stage_seconds == 195.5
+    assert c.device_hours == pytest.approx(185.5 / 3600 * 2)  # two devices for every second of it
+    assert c.energy_kwh is None and c.co2e_kg is None and "(the finished one: codecarbon)" in c.method
     assert MEASURED["wall_seconds"] == 120.0  # the trainer's record is left as it was
     assert format_cost(c) == "3.1 min (4 attempts), energy not measured"
+    # written after the trainer's fields, as cost.json holds them
+    assert list(c.to_json())[-2:] == ["attempts", "lost_seconds"] and set(c.to_json()) - set(MEASURED) == {
+        "attempts",
+        "lost_seconds",
+    }
     # an attempt that raised loses no time the trainer did not see: the energy stays measured
     kept = with_attempts(MEASURED, [raised, final])
-    assert kept["wall_seconds"] == 120.0 and kept["energy_kwh"] == 0.05 and kept["attempts"] == 2
-    assert with_attempts(MEASURED, [final]) is MEASURED and with_attempts(None, [*lost, final]) is None
+    assert kept.wall_seconds == 120.0 and kept.energy_kwh == 0.05 and kept.attempts == 2
+    assert with_attempts(MEASURED, [final]).to_json() == MEASURED and with_attempts(None, [*lost, final]) is None
 
 
 def test_attempts_sum_over_seeds_and_show_in_the_cost_table():
     lost, final = Attempt("w1", 0.0, 30.0, AttemptEnd.LOST), Attempt("w2", 40.0, 60.0, AttemptEnd.RETURNED)
     runs = _runs([70.0, 72.0, 71.0], [50.0, 55.0, 52.0])
-    cost = {**MEASURED, "energy_kwh": None, "co2e_kg": None, "method": "m"}
+    record = {**MEASURED, "energy_kwh": None, "co2e_kg": None, "method": "m"}
+    once = with_attempts(record, [final])
     runs = [
-        dataclasses.replace(r, cost=with_attempts(cost, [lost, final]) if r.seed == 1 and r.pretrained else cost)
+        dataclasses.replace(r, cost=with_attempts(record, [lost, final]) if r.seed == 1 and r.pretrained else once)
         for r in runs
     ]
-    costs = cost_table(runs, {"sp-8k": with_attempts(cost, [lost, final])})
-    ft = costs["finetune"]["conll2003-ner"]
-    assert ft["sp-8k"]["attempts"] == 4 and ft["sp-8k"]["runs"] == 3 and ft["sp-8k"]["lost_seconds"] == 30.0
-    assert ft["sp-8k"]["wall_seconds"] == 3 * 120.0 + 30.0 and "attempts" not in ft["sp-8k (no PT)"]
+    costs = cost_table(runs, {"sp-8k": with_attempts(record, [lost, final])})
+    ft = costs.finetune["conll2003-ner"]
+    assert ft["sp-8k"].attempts == 4 and ft["sp-8k"].runs == 3 and ft["sp-8k"].lost_seconds == 30.0
+    assert ft["sp-8k"].wall_seconds == 3 * 120.0 + 30.0 and ft["sp-8k (no PT)"].attempts == 3
+    assert "attempts" not in costs.to_json()["finetune"]["conll2003-ner"]["sp-8k (no PT)"]  # none retried
     scores = {"conll2003-ner": {"sp-8k": {"mean": 71.0, "std": 1.0, "metric": "F1"}}}
-    md = tables_1_2_markdown(scores, control_to_json(control_comparison(runs)), costs, ["sp-8k"], 3)
+    control = control_to_json(control_comparison(runs))
+    md = tables_1_2_markdown(scores, control, costs.to_json(), ["sp-8k"], 3)
     assert "| pre-training | 2.5 min (2 attempts), energy not measured | — |" in md
     assert "| fine-tuning conll2003-ner | 6.5 min (4 attempts for 3 runs), energy not measured | 6.0 min," in md
     assert RETRIED_NOTE in md
-    plain = cost_table(runs[3:], {"sp-8k": cost})
-    assert RETRIED_NOTE not in tables_1_2_markdown(
-        scores, control_to_json(control_comparison(runs)), plain, ["sp-8k"], 3
-    )
+    plain = cost_table(runs[3:], {"sp-8k": once}).to_json()
+    assert RETRIED_NOTE not in tables_1_2_markdown(scores, control, plain, ["sp-8k"], 3)
 
 
 def test_docstring_examples():

@@ -52,6 +52,7 @@ from tokstudy.study.control_and_cost import control_comparison, cost_table, ener
 from tokstudy.study.error_analysis import errors_and_examples, pieces_table
 from tokstudy.study.language_analysis import language_tables, scored_table
 from tokstudy.study.outcomes import TOKENIZERS, AnalysisWritten
+from tokstudy.study.run_cost import CostTable, RunCost
 from tokstudy.study.scored_runs import ScoredRun, by_task_and_tokenizer
 from tokstudy.study.sources import Sources
 from tokstudy.tokenization.loading import load_tokenizer
@@ -90,7 +91,7 @@ def analyse(
     config: StudyConfig,
     sources: Sources,
     progress: bool = True,
-    pretrain_cost: dict | None = None,
+    pretrain_cost: dict[str, RunCost | None] | None = None,
     task_text: tuple[dict, ...] = (),
 ) -> AnalysisWritten:
     """The body of the ``analysis`` stage: compute every table and figure of the study and write them; returns
@@ -130,12 +131,12 @@ def analyse(
     errors, languages = _errors_and_languages(root, table, segmenters, rows, scores, config, sources, boot, dropped)
     made += [errors.result.correlation, errors.result.error_by_pieces, errors.result.attribution]
     made += [errors.result.protocols, errors.table3, *languages]
-    control, cost = _control_and_cost(runs, pretrain_cost or {})
+    control, cost, costs = _control_and_cost(runs, pretrain_cost or {})
     made += [control, cost, *_data_records(runs, task_text, config)]
     made.append(pieces_table(root, rows, bootstrap=boot))  # with finetune.compare_labelling: per-piece files
     written = [p for t in made for p in write_table(t, tables)]
     drawn += _figures(figures, stats.table4, vocab, errors.correlations, errors.result.attribution_rows)
-    drawn += _energy_figure(figures, scores, control.data, cost.data)
+    drawn += _energy_figure(figures, scores, control.data, costs)
     return AnalysisWritten(
         skipped_datasets=tuple(skipped),
         tokenizers=tuple(tokenizer_dirs),
@@ -245,19 +246,17 @@ def _scores_table(scores: dict) -> Table:
     return Table.of("scores", rows=rows, data=scores)
 
 
-def _control_and_cost(runs: tuple[ScoredRun, ...], pretrain_cost: dict) -> tuple[Table, Table]:
-    """Pre-trained vs no-pre-training control, and what every run cost."""
+def _control_and_cost(
+    runs: tuple[ScoredRun, ...], pretrain_cost: dict[str, RunCost | None]
+) -> tuple[Table, Table, CostTable]:
+    """Pre-trained vs no-pre-training control, and what every run cost: its table (``cost.json`` and ``cost.csv``,
+    written by :class:`~tokstudy.study.run_cost.CostTable`'s codec) and the costs themselves, for the figure."""
     costs = cost_table(runs, pretrain_cost)
-    rows = [{"stage": "pretrain", "task": "", "model": t, **(c or {})} for t, c in costs["pretrain"].items()]
-    rows += [
-        {"stage": "finetune", "task": task, "model": m, **(c or {})}
-        for task, by in costs["finetune"].items()
-        for m, c in by.items()
-    ]
-    return Table.of("control", data=control_to_json(control_comparison(runs))), Table.of("cost", rows=rows, data=costs)
+    control = Table.of("control", data=control_to_json(control_comparison(runs)))
+    return control, Table.of("cost", rows=costs.rows(), data=costs.to_json()), costs
 
 
-def _energy_figure(figures: Path, scores: dict, control: dict, costs: dict) -> list[Path]:
+def _energy_figure(figures: Path, scores: dict, control: dict, costs: CostTable) -> list[Path]:
     """Score against energy per model (only where energy was measured); the scores as their JSON holds them."""
     points = energy_points(_scores_table(scores).data, control, costs)
     return plot_score_vs_energy(points, figures / "score_vs_energy") if points else []
