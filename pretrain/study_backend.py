@@ -35,6 +35,7 @@ from pretrain.finetune.run import PRIMARY, finetune
 from pretrain.model import build_model
 from pretrain.tokenizer_info import tokenizer_info
 from pretrain.train import train
+from tokstudy.data.registry import DatasetTask
 from tokstudy.study.backends import EvaluateRequest, FinetunedRun, FinetuneRequest, PretrainedModel
 from tokstudy.study.config import PretrainSection
 
@@ -110,7 +111,7 @@ class PretrainBackend:
         return FinetunedRun(
             metric=_METRIC_NAMES.get(metric, metric),
             score=100.0 * float(record["test"][metric]),
-            predictions=predictions if task.task == "ner" and predictions.is_file() else None,
+            predictions=predictions if task.task is DatasetTask.NER and predictions.is_file() else None,
             dev_score=None if dev_score is None else 100.0 * float(dev_score),
             epochs_run=record.get("train", {}).get("epochs_run"),
             cost=record.get("cost"),
@@ -158,9 +159,9 @@ class PretrainBackend:
             n_seeds=1,
             first_seed=request.seed,
             **shared_settings(FinetuneConfig, section),
-            piece_predictions=section.compare_labelling and task.task == "ner",  # beside predictions.test.tsv
+            piece_predictions=section.compare_labelling and task.task is DatasetTask.NER,  # beside predictions.test.tsv
             stride=min(32, section.max_length // 4),
-            unseen_labels="map_o" if task.task == "ner" else "keep",
+            unseen_labels="map_o" if task.task is DatasetTask.NER else "keep",
             save_models=False,
             progress=progress,
             max_eval_sentences=task.max_eval,

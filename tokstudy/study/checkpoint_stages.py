@@ -21,6 +21,7 @@ import time
 from functools import partial
 from pathlib import Path
 
+from tokstudy.data.registry import DatasetTask
 from tokstudy.inputs.hub_models import resolve_pretrained
 from tokstudy.study.backends import EvaluateRequest, EvaluatingBackend
 from tokstudy.study.checkpoints import EVALUATE_PREFIX, Checkpoint
@@ -155,7 +156,7 @@ def checkpoint_plan(run: StudyRun) -> TrainingPlan:
     runs = finetune_runs(config, trained, model_prefix="checkpoint")
     stages = [finetune_stage_of(run, r) for r in runs]
     for c in (c for c in config.checkpoints if c.finetuned):
-        for task in (t for t in config.finetune.tasks if t.task == "ner"):
+        for task in (t for t in config.finetune.tasks if t.task is DatasetTask.NER):
             r = FinetuneRun(f"{EVALUATE_PREFIX}/{c.label}/{task.label}", c.label, task, 0, True, c.stage)
             runs.append(r)
             stages.append(_evaluate_stage(run, c, r))

@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tokstudy.data.registry import DatasetTask
+
 #: the folder of a checkpoint's stage, ``checkpoint/<label>``, and of an evaluate-only run, ``evaluate/<label>/...``
 CHECKPOINT_PREFIX, EVALUATE_PREFIX = "checkpoint", "evaluate"
 _LABEL = re.compile(r"[A-Za-z0-9._-]+")
@@ -70,7 +72,7 @@ class Checkpoint:
         return f"{CHECKPOINT_PREFIX}/{self.label}"
 
 
-def check_checkpoints(checkpoints: Sequence[Checkpoint], *, control: bool, task_kinds: Sequence[str]) -> None:
+def check_checkpoints(checkpoints: Sequence[Checkpoint], *, control: bool, task_kinds: Sequence[DatasetTask]) -> None:
     """What a study on checkpoints cannot do, refused when its configuration is read: two checkpoints with one
     label, the no-pre-training control (it needs the pre-training preset the study did not use), and a study
     where every checkpoint is fine-tuned already but no task is NER (nothing to evaluate them on)."""
@@ -83,7 +85,7 @@ def check_checkpoints(checkpoints: Sequence[Checkpoint], *, control: bool, task_
             "finetune.no_pretraining_control needs the study's own pre-training preset; a study on checkpoints "
             "has none (leave the control out)"
         )
-    if checkpoints and all(c.finetuned for c in checkpoints) and "ner" not in task_kinds:
+    if checkpoints and all(c.finetuned for c in checkpoints) and DatasetTask.NER not in task_kinds:
         raise ValueError("checkpoints: every checkpoint is finetuned, and no task is NER to evaluate them on")
 
 

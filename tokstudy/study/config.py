@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from tokstudy.configfile import build_config, read_config
+from tokstudy.data.registry import DatasetTask
 from tokstudy.data.segmentations import split_language
 from tokstudy.errors import DataFormatError
 from tokstudy.study.checkpoints import Checkpoint, check_checkpoints
@@ -121,6 +122,9 @@ def _check_rates(obj, names: tuple[str, ...]) -> None:
             raise ValueError(f"{name} must be in [0, 1), got {value}")
 
 
+#: what a fine-tuning task may be: tags per word (NER, slot filling) or a label per sentence
+FINETUNE_TASKS = (DatasetTask.NER, DatasetTask.CLASSIFICATION)
+
 #: fine-tuning settings a task may set for itself (None in the task: the ``finetune`` section's value)
 TASK_OVERRIDES = ("epochs", "learning_rate", "dropout", "token_dropout", "label_all_pieces")
 
@@ -142,8 +146,8 @@ class TaskSpec:
     ``NAME:LANGUAGE`` (``masakhaner2:yor``, the same as ``language: yor``), ``NAME:*`` for one task per language
     whose training split is present at the data location (``masakhaner2:*``: 20 tasks), or a Hugging Face dataset
     ``hf:NAME[@CONFIG]`` for users who are online (splits train / validation / test)."""
-    task: str = "ner"
-    """``ner`` (token classification, also slot filling) or ``classification``."""
+    task: DatasetTask = DatasetTask.NER
+    """``ner`` (token classification, also slot filling) or ``classification``; read from its spelling."""
     language: str | None = None
     """For multilingual datasets (wikiann, multiconer2022, masakhaner2); ``*``: every language present."""
     max_train: int | None = None
@@ -170,8 +174,9 @@ class TaskSpec:
     its file and line)."""
 
     def __post_init__(self) -> None:
-        if self.task not in ("ner", "classification"):
-            raise ValueError(f"task must be 'ner' or 'classification', got {self.task!r}")
+        if self.task not in FINETUNE_TASKS:
+            raise ValueError(f"task must be 'ner' or 'classification', got {str(self.task)!r}")
+        object.__setattr__(self, "task", DatasetTask(self.task))
         if self.epochs is not None and self.epochs < 1:
             raise ValueError(f"epochs must be >= 1, got {self.epochs}")
         if self.learning_rate is not None and not 0 < self.learning_rate < 1:
