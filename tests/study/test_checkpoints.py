@@ -117,6 +117,7 @@ def study(checkpoints, tmp_path_factory):
     return config, result, again
 
 
+@pytest.mark.slow  # the module's study: about 20 s
 def test_the_study_fine_tunes_and_evaluates_the_checkpoints_without_training_a_tokenizer(study):
     config, result, again = study
     root = result.root
