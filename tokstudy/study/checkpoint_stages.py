@@ -3,7 +3,7 @@
 ::
 
     checkpoint/<label>      the checkpoint's folder (a hub name's cached snapshot, or the directory given)
-    tokenizers              each checkpoint's own tokenizer, named by its label
+    tokenizers              each checkpoint's own tokenizer, named by its label, its files copied
     finetune/<label>/<task>/seed<N>
                             a pre-trained checkpoint on each task, N seeds (as the study's own models)
     evaluate/<label>/<task> a checkpoint fine-tuned elsewhere, on each NER task's test split, once
@@ -17,14 +17,16 @@ saved again in the same directory is fine-tuned and analysed again.
 from __future__ import annotations
 
 import hashlib
+import shutil
 import time
 from functools import partial
 from pathlib import Path
 
 from tokstudy.data.registry import DatasetTask
+from tokstudy.fileio import replace_folder, staging_folder
 from tokstudy.inputs.hub_models import resolve_pretrained
 from tokstudy.study.backends import EvaluateRequest, EvaluatingBackend
-from tokstudy.study.checkpoints import EVALUATE_PREFIX, Checkpoint
+from tokstudy.study.checkpoints import CHECKPOINT_PREFIX, EVALUATE_PREFIX, Checkpoint
 from tokstudy.study.config import StudyConfig, TaskSpec
 from tokstudy.study.outcomes import TOKENIZERS, BuiltTokenizer, FinetuneOutcome, ModelBuilt, TokenizersBuilt
 from tokstudy.study.sources import Sources
@@ -35,8 +37,21 @@ from tokstudy.study.tasks import task_splits
 from tokstudy.tokenization.loading import load_tokenizer
 from tokstudy.tokenization.model_directory import is_model_directory
 
+#: a model folder's tokenizer files, and the configuration that names its tokenizer class
+TOKENIZER_FILES = (
+    "config.json",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+    "vocab.txt",
+    "vocab.json",
+    "merges.txt",
+)
 #: files whose bytes key a checkpoint; the weights (large) are keyed by name and size
-_KEYED_BY_CONTENT = ("config.json", "tokenizer.json", "tokenizer_config.json", "spiece.model", "vocab.txt")
+_KEYED_BY_CONTENT = TOKENIZER_FILES
 _WEIGHTS = (".safetensors", ".bin")
 
 
@@ -90,13 +105,20 @@ def checkpoint_stage(work: Path, inputs: dict, *, root: Path, path: Path) -> Mod
 
 
 def checkpoint_tokenizers_stage(work: Path, inputs: dict, *, root: Path, labels: tuple[str, ...]) -> TokenizersBuilt:
-    """The body of the ``tokenizers`` stage of a study on checkpoints: each checkpoint's own tokenizer (its folder,
-    read as the model applies it), named by its label; trained on no sentences of the study's."""
+    """The body of the ``tokenizers`` stage of a study on checkpoints: each checkpoint's own tokenizer, named by its
+    label, its files (:data:`TOKENIZER_FILES`, the model's ``config.json`` included: it says how the tokenizer class
+    reads the words) copied into ``work/<label>``, so that the results folder holds what its analysis read and the app
+    and ``--report-only`` need no hub cache; trained on no sentences of the study's."""
     out = []
     for label in labels:
-        folder = inputs[f"checkpoint/{label}"].path(root)
+        source = inputs[f"{CHECKPOINT_PREFIX}/{label}"].path(root)
+        staged = staging_folder(work / label)
+        for name in TOKENIZER_FILES:
+            if (source / name).is_file():
+                shutil.copyfile(source / name, staged / name)
+        folder = replace_folder(staged, work / label)
         seg = load_tokenizer(folder, name=label)
-        out.append(BuiltTokenizer(label, int(seg.vocab_size), _stored(folder, root), 0))
+        out.append(BuiltTokenizer(label, int(seg.vocab_size), str(folder.relative_to(root)), 0))
     return TokenizersBuilt(tuple(out))
 
 
