@@ -55,12 +55,12 @@ def render(sel) -> None:
         st.error(f"these predictions do not fit {sel.dataset.key}: {exc}")
         return
     st.markdown(finding_markdown(rows))
-    frame = pd.DataFrame(rows)[list(COLUMNS)].rename(columns=COLUMNS)
-    st.dataframe(frame, width="stretch", hide_index=True)
-    covs = rows[0]["covariates"] if rows else ""
+    flat = pd.DataFrame([r.to_json() for r in rows])  # the columns of attribution.csv
+    st.dataframe(flat[list(COLUMNS)].rename(columns=COLUMNS), width="stretch", hide_index=True)
+    covs = rows[0].covariates if rows else ""
     st.caption(
         "Logistic regression of 'word mislabelled' on its extra pieces (pieces − 1), standard errors clustered by "
         f"sentence; covariates: {covs}. "
         + (f"Word frequencies from `{label}`." if label else "**No training split: frequency is not controlled.**")
     )
-    downloads.csv_button("Download odds ratios (CSV)", pd.DataFrame(rows), "attribution.csv")
+    downloads.csv_button("Download odds ratios (CSV)", flat, "attribution.csv")

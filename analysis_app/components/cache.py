@@ -30,7 +30,7 @@ from tokstudy.analysis.model_errors.aligned_predictions import align_predictions
 from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.stats.per_language import language_coverage
 from tokstudy.errors import TokstudyError
-from tokstudy.report.attribution import attribution_rows
+from tokstudy.report.attribution_rows import AttributionRow
 
 
 class _NotOurThread(logging.Filter):
@@ -238,8 +238,10 @@ def mislabelled(
 
 
 @st.cache_data(max_entries=16, show_spinner="Fitting the logistic regressions ...")
-def attribution(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_srcs: tuple) -> tuple[list[dict], str | None]:
-    """Attribution rows (``tokstudy.report.attribution.attribution_rows``) for every (model, tokenizer) and
+def attribution(
+    dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_srcs: tuple
+) -> tuple[tuple[AttributionRow, ...], str | None]:
+    """Attribution rows (:class:`~tokstudy.report.attribution_rows.AttributionRow`) for every (model, tokenizer) and
     the training split whose word frequencies they control for (``None``: frequency not controlled)."""
     t = table_for((dataset_src,), tokenizer_srcs)
     train, label, counts = train_source(dataset_src), None, None
@@ -253,7 +255,7 @@ def attribution(dataset_src: DatasetSource, tokenizer_srcs: tuple, pred_srcs: tu
     for p in pred_srcs:
         aligned_p = dataclasses.replace(align_predictions(t, predictions(p), dataset=t.datasets[0]), model=p.key)
         res += [attribute_errors(t, aligned_p, s.name, train=counts, train_label=label) for s in tokenizer_srcs]
-    return attribution_rows(res), label
+    return tuple(AttributionRow.of(r) for r in res), label
 
 
 @st.cache_data(max_entries=16, show_spinner="Table 4 per language: bootstrapping ...")

@@ -133,12 +133,12 @@ def test_a_note_names_a_file_as_the_user_typed_it(tmp_path, monkeypatch):
     assert f"  {path}:1: 'I-LOC' after the sentence start read as 'B-LOC'" in report.text
     assert "../" not in report.text
     relative = os.path.relpath(path, PROJECT_ROOT)
-    assert report.record["source"] == relative and report.record["first"][0]["where"] == f"{relative}:1"
+    assert report.log.source == relative and report.log.first[0].where() == f"{relative}:1"
     # typed relative to the working directory: named so, in both
     monkeypatch.chdir(tmp_path)
     report = _lenient_note("mine/f.conll")
     assert report.text.startswith("1 tag repaired in mine/f.conll (lenient reading):")
-    assert report.record["source"] == "mine/f.conll"
+    assert report.log.source == "mine/f.conll"
 
 
 def test_said_path_is_as_typed_but_inside_the_data_location(tmp_path, monkeypatch):

@@ -61,8 +61,8 @@ def test_files_and_tokenizers_load_as_their_own_readers_read_them(tmp_path, mode
     assert [t.name for t in got.tokenizers] == ["t"] and got.tokenizers[0].count_lone_boundary is False
     # what lenient reading repaired comes back as data: one repair, in the text and in the record
     (repair,) = got.repairs
-    assert repair.dataset == "mine" and repair.record["total"] == 1 and "lenient reading" in repair.text
-    assert got.repair_records() == [repair.record] and got.warnings == []
+    assert repair.dataset == "mine" and repair.log.total == 1 and "lenient reading" in repair.text
+    assert got.repair_logs() == {"mine": repair.log} and got.warnings == []
     assert capsys.readouterr() == ("", "")  # nothing printed
 
 

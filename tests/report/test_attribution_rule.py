@@ -9,26 +9,42 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import pytest
 
 from tests.conftest import PROJECT_ROOT
 from tokstudy.report.attribution import RULE, attribution_finding, attribution_section, case_outcome, case_tests
+from tokstudy.report.attribution_rows import AttributionRow, RatioCells
 from tokstudy.report.verdict import NO_FIT, OPPOSITE, outcome_word
 
 TABLES = PROJECT_ROOT / "examples" / "cpu_report" / "tables"
 
 
-def row(adjusted, partial=None, pieces=None, *, model="m", tokenizer="t", confidence=0.95) -> dict:
-    """An attribution row: ``adjusted`` = (OR, low, high), ``partial`` = (r, p), ``pieces`` = {level: (OR, lo, hi)}."""
-    out = {"model": model, "tokenizer": tokenizer, "confidence": confidence, "note": ""}
-    out["or_adjusted"], out["or_adjusted_low"], out["or_adjusted_high"] = adjusted
-    out["or_unadjusted"], out["or_unadjusted_low"], out["or_unadjusted_high"] = 1.5, 1.4, 1.6
-    if partial is not None:
-        out["partial_r"], out["partial_p"] = partial
-    for level, (v, lo, hi) in (pieces or {}).items():
-        out[f"or_pieces_{level}"], out[f"or_pieces_{level}_low"], out[f"or_pieces_{level}_high"] = v, lo, hi
-    return out
+def row(adjusted, partial=None, pieces=None, *, model="m", tokenizer="t", confidence=0.95) -> AttributionRow:
+    """An attribution row: ``adjusted`` = (OR, low, high), ``partial`` = (r, p), ``pieces`` = {level: (OR, lo, hi)};
+    what the rule does not read is left empty."""
+    r, p = partial if partial is not None else (None, None)
+    return AttributionRow(
+        tokenizer,
+        model,
+        "d",
+        RatioCells(*adjusted),
+        None,
+        RatioCells(1.5, 1.4, 1.6),
+        None,
+        {level: RatioCells(*cells) for level, cells in (pieces or {}).items()},
+        r,
+        p,
+        0,
+        0,
+        0,
+        "",
+        None,
+        confidence,
+        "",
+        "",
+    )
 
 
 # the rows as examples/cpu_report/report.md prints them (attribution table and odds ratios by pieces)
@@ -73,10 +89,11 @@ def test_an_interval_above_one_with_a_partial_r_not_significant_is_undecided(cas
 
 def test_the_rows_as_printed_are_the_committed_rows():
     """The cases above, typed from the report, are decided as the committed attribution.json's rows are."""
-    rows = json.loads((TABLES / "attribution.json").read_text(encoding="utf-8"))["attribution"]
-    by = {(r["model"], r["tokenizer"]): r for r in rows}
+    data = json.loads((TABLES / "attribution.json").read_text(encoding="utf-8"))["attribution"]
+    rows = [AttributionRow.from_json(r) for r in data]
+    by = {(r.model, r.tokenizer): r for r in rows}
     for case in (CONLL2002_ES_8K, CONLL2003_8K, CONLL2003_16K):
-        committed = by[(case["model"], case["tokenizer"])]
+        committed = by[(case.model, case.tokenizer)]
         assert case_tests(committed) == case_tests(case)
         assert case_outcome(committed) == case_outcome(case)
     verdict, _ = attribution_finding(rows)
@@ -139,7 +156,7 @@ def _words(text: str) -> str:
 
 def test_the_rule_is_stated_in_the_section_and_in_the_docs():
     extra = {"covariates": "length_chars", "n_words": 1, "n_errors": 1, "p_adjusted": 0.013}
-    section = attribution_section([CONLL2003_8K | extra])
+    section = attribution_section([replace(CONLL2003_8K, **extra)])
     assert RULE in section
     docs = (PROJECT_ROOT / "docs" / "analysis.md").read_text(encoding="utf-8")
     assert _words(RULE.replace("**", "")) in _words(docs.replace("**", "").replace("> ", ""))

@@ -164,23 +164,13 @@ def test_headers_read_as_words(setup):
     """The summary's NE / non-NE / all column is the "word set", and one piece is "1 piece"."""
     from tokstudy.analysis.stats import table_statistics
     from tokstudy.report.attribution import frequency_markdown
+    from tokstudy.report.attribution_rows import FrequencyRow
 
     _, t, _ = setup
     md = rt.summary_markdown(table_statistics(t, bootstrap=BootstrapSettings(0)).summary)
     header = md.splitlines()[0]
     assert "| word set |" in header and "| words |" not in header
-    cells = [
-        {
-            "model": "m",
-            "tokenizer": "t",
-            "train_frequency": "unseen",
-            "pieces": p,
-            "n": 4,
-            "n_errors": 1,
-            "error_rate": 0.25,
-        }
-        for p in ("1", "2", "4+")
-    ]
+    cells = [FrequencyRow("t", "m", "unseen", p, 4, 1, 0.25) for p in ("1", "2", "4+")]
     header = frequency_markdown(cells).splitlines()[0]
     assert "| 1 piece |" in header and "| 2 pieces |" in header and "| 4+ pieces |" in header
     assert "1 pieces" not in header

@@ -50,7 +50,7 @@ def test_tokstudy_report_tables_read_back_as_written(setup, tmp_path):  # noqa: 
         "language",
         "dataset",
     }
-    assert back.errors.attribution_rows[0]["model"] == "all-O"
+    assert back.errors.attribution_rows[0].model == "all-O"
     assert back.shredded is not None and back.languages is not None and back.study is None
     # the report re-assembled from its files shows what it showed when it was written; the summary's coverage
     # warnings are computed from the segmentation table, not kept in a file

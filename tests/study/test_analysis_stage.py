@@ -56,7 +56,7 @@ def study(tmp_path_factory):
         root / ".work", {TOKENIZERS_STAGE: built}, root=root, runs=(), config=config, sources=sources, progress=False
     )
     record = written.to_json()
-    paths = study_report(root, record, config, sources)
+    paths = study_report(root, written, config, sources)
     return root, dirs, config, record, paths
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.report.test_attribution_rule import row as attribution_row
 from tokstudy.analysis.model_errors.correlation import Correlation, EntityView, ErrorCorrelation
 from tokstudy.analysis.stats.estimates import AdditionalSegmentation, BootstrapSettings, Estimate
 from tokstudy.report.scores import ControlComparison, Score, scores_from_json
@@ -100,24 +101,14 @@ def test_beyond_confounders_needs_every_adjusted_interval_above_one():
     from tokstudy.study.findings import beyond_confounders
 
     def row(v, lo, hi):
-        return {
-            "model": "ner",
-            "tokenizer": "t",
-            "or_adjusted": v,
-            "or_adjusted_low": lo,
-            "or_adjusted_high": hi,
-            "or_unadjusted": 1.5,
-            "or_unadjusted_low": 1.4,
-            "or_unadjusted_high": 1.6,
-            "confidence": 0.95,
-        }
+        return attribution_row((v, lo, hi), model="ner")
 
     assert beyond_confounders([row(1.2, 1.1, 1.3), row(1.1, 1.02, 1.2)]).holds is True
     f = beyond_confounders([row(1.2, 1.1, 1.3), row(1.01, 0.98, 1.04)])
     assert f.holds is None and f.verdict.word == "mixed"  # one interval holds 1: mixed, not "no"
     assert "1.010 [0.980, 1.040]" in f.evidence and "unadjusted 1.500" in f.evidence
     assert beyond_confounders([row(0.8, 0.7, 0.9)]).holds is False  # below 1: a real no
-    assert beyond_confounders([{"model": "m", "tokenizer": "t", "or_adjusted": None}]).holds is None
+    assert beyond_confounders([attribution_row((None, None, None))]).holds is None
     t = [t4row("a", est(90), est(40), est(50))]
     assert all_findings(t, {"a": 1}, [], {}, [row(1.2, 1.1, 1.3)])[-1].claim.startswith("Segmentation predicts errors")
 
@@ -163,19 +154,10 @@ def test_beyond_confounders_reads_like_the_cpu_report():
     from tokstudy.study.findings import beyond_confounders
 
     def row(lo, hi):
-        return {
-            "model": "m",
-            "tokenizer": f"t{lo}",
-            "or_adjusted": (lo + hi) / 2,
-            "or_adjusted_low": lo,
-            "or_adjusted_high": hi,
-            "or_unadjusted": 1.5,
-            "or_unadjusted_low": 1.4,
-            "or_unadjusted_high": 1.6,
-        }
+        return attribution_row(((lo + hi) / 2, lo, hi), tokenizer=f"t{lo}")
 
     rows = [row(1.01 + i / 100, 1.2) for i in range(5)] + [row(0.94, 1.09)]
-    rows += [{"model": "s", "tokenizer": f"u{i}", "or_adjusted": None} for i in range(3)]
+    rows += [attribution_row((None, None, None), model="s", tokenizer=f"u{i}") for i in range(3)]
     f = beyond_confounders(rows)
     assert "**mixed** (yes in 5 of 9, undecided in 1, no fit in 3)" in f.markdown()
     assert "no fit for s / u0, s / u1, s / u2" in f.evidence

@@ -19,6 +19,8 @@ from tokstudy.cli.arguments import (
 from tokstudy.report import attribution as ra
 from tokstudy.report import figures
 from tokstudy.report import tables as rt
+from tokstudy.report.attribution_rows import AttributionTable
+from tokstudy.report.repairs import RepairsTable
 
 
 def register(sub) -> None:
@@ -120,14 +122,16 @@ def run(args) -> int:
         table, repairs = table_from_args(args)
         res = compute(table, args, fitter=worker.fit)
 
-    rows, cells = ra.attribution_rows(res), ra.frequency_rows(res)
-    print(ra.attribution_section(rows, cells))
+    table = AttributionTable.of(res)
+    print(ra.attribution_section(table.rows, table.cells))
     with staged_outputs() as out:
         if args.json:
-            rt.write_json({"attribution": rows, "by_frequency": cells, "repairs": repairs}, out.file(args.json))
+            # attribution.json's tables, with what lenient reading repaired beside them
+            data = table.to_json() | {"repairs": RepairsTable.of(repairs).to_json()}
+            rt.write_json(data, out.file(args.json))
         if args.csv:
-            rt.write_csv(rows, out.file(args.csv))
+            rt.write_csv([r.to_json() for r in table.rows], out.file(args.csv))
         if args.figure:
-            figures.plot_odds_ratios(rows, out.stem(args.figure))
+            figures.plot_odds_ratios(table.rows, out.stem(args.figure))
     print_written(out, first="\n")
     return 0

@@ -20,6 +20,7 @@ from tokstudy.cli.arguments import (
     staged_outputs,
     table_from_args,
 )
+from tokstudy.data.repairs import RepairLog
 from tokstudy.report import build
 from tokstudy.report import tables as rt
 from tokstudy.report.per_language import language_rows, languages_markdown, plot_languages
@@ -148,7 +149,7 @@ def table_with_language_warnings(args):
     return table, repairs
 
 
-def write_outputs(args, out, table, res, per_language, repairs: list[dict], shredded=None) -> None:
+def write_outputs(args, out, table, res, per_language, repairs: dict[str, RepairLog], shredded=None) -> None:
     """``--json``, ``--csv``, ``--shredded-csv``, ``--languages-csv``, ``--languages-figure``, each staged in
     ``out`` (:func:`~tokstudy.cli.arguments.staged_outputs`). With ``--shredded`` (``shredded``: the rankings),
     the JSON holds them under ``"shredded"`` as the report's ``shredded.json`` does (every word ranked): the JSON

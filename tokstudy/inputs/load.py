@@ -41,12 +41,10 @@ def load_inputs(*, datasets: DatasetRequest | None = None, tokenizers: Tokenizer
 
 def repair_reports(datasets: Sequence[Dataset], data_dir: str | os.PathLike | None = None) -> list[RepairReport]:
     """What lenient reading repaired in each dataset: the text for the terminal names a file as the user typed it
-    (:func:`~tokstudy.datalocation.said_path`), the record the log of :func:`repair_logs`, which goes into files."""
+    (:func:`~tokstudy.datalocation.said_path`), the log that goes into files is that of :func:`repair_logs`."""
     logs = repair_logs(datasets, data_dir)
     return [
-        RepairReport(
-            ds.name, ds.repair_log.describe(lambda path: said_path(path, data_dir)), _record(ds.name, logs[ds.name])
-        )
+        RepairReport(ds.name, ds.repair_log.describe(lambda path: said_path(path, data_dir)), logs[ds.name])
         for ds in datasets
         if ds.repair_log
     ]
@@ -69,9 +67,3 @@ def repair_logs(datasets: Sequence[Dataset], data_dir: str | os.PathLike | None 
         for ds in datasets
         if ds.repair_log
     }
-
-
-def _record(dataset: str, log: RepairLog) -> dict:
-    """One dataset's repairs as ``stats --json`` holds them under ``"repairs"``: ``dataset`` beside
-    :meth:`~tokstudy.data.repairs.RepairLog.to_dict`."""
-    return {"dataset": dataset, **log.to_dict()}

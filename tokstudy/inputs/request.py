@@ -12,7 +12,7 @@ requests while it declares its options.
 >>> request = DatasetRequest([str(d / "tiny.conll")], options=FileOptions(scheme="IOB2", lenient=True))
 >>> from tokstudy.inputs.load import load_inputs
 >>> got = load_inputs(datasets=request)
->>> [ds.name for ds in got.datasets], got.tokenizers, got.repairs[0].record["total"]
+>>> [ds.name for ds in got.datasets], got.tokenizers, got.repairs[0].log.total
 (['tiny'], [], 1)
 """
 
@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Sequence
 
 from tokstudy.data.formats import FileOptions
+from tokstudy.data.repairs import RepairLog
 from tokstudy.data.types import Dataset
 from tokstudy.errors import DataNotFoundError
 from tokstudy.tokenization.base import Segmenter
@@ -81,13 +82,14 @@ class RepairReport:
 
     Attributes:
         dataset: the dataset's name.
-        text: lines for the user: counts by kind and the first places.
-        record: the same for ``--json`` (:meth:`~tokstudy.data.repairs.RepairLog.to_dict` with ``dataset``).
+        text: lines for the user: counts by kind and the first places, each file named as the user typed it.
+        log: the repairs themselves, each file named as it may be in files that travel
+            (:func:`tokstudy.inputs.load.repair_logs`): what ``--json`` and the reports write.
     """
 
     dataset: str
     text: str
-    record: dict
+    log: RepairLog
 
 
 @dataclass(frozen=True)
@@ -106,9 +108,10 @@ class Inputs:
     repairs: list[RepairReport] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
-    def repair_records(self) -> list[dict]:
-        """The repairs as ``stats --json`` holds them under ``"repairs"``."""
-        return [r.record for r in self.repairs]
+    def repair_logs(self) -> dict[str, RepairLog]:
+        """``{dataset name: its repair log}`` of the datasets lenient reading repaired, in the order read (what
+        :func:`tokstudy.report.build.repairs` makes the ``repairs`` table of)."""
+        return {r.dataset: r.log for r in self.repairs}
 
 
 def check_files(paths: Sequence[str], option: str) -> None:

@@ -1,14 +1,14 @@
-"""The attribution section: odds ratios per extra piece as rows, Markdown, a finding, the matched view.
+"""The attribution section: odds ratios per extra piece as Markdown, a finding, the matched view.
 
 One place for the section's content, used by ``tokstudy attribute``, ``tokstudy report``
 and the study's report (which writes the rows as JSON and reads them back). Every function
-takes the flat rows of :func:`attribution_rows` (plain dicts), so the same text comes out
+takes the typed rows of :mod:`tokstudy.report.attribution_rows`, so the same text comes out
 of a live result and of a JSON file.
 
->>> row = {"tokenizer": "sp32k", "model": "ner", "or_adjusted": 1.2, "or_adjusted_low": 1.1,
-...        "or_adjusted_high": 1.3, "p_adjusted": 1e-5, "or_unadjusted": 1.6, "or_unadjusted_low": 1.5,
-...        "or_unadjusted_high": 1.7, "p_unadjusted": 1e-9, "partial_r": 0.05, "partial_p": 1e-4,
-...        "n_words": 1000, "n_errors": 100, "covariates": "length_chars", "frequency_source": None, "note": ""}
+>>> from tokstudy.report.attribution_rows import RatioCells
+>>> up = RatioCells(1.2, 1.1, 1.3)
+>>> row = AttributionRow("sp32k", "ner", "conll2003:test", up, 1e-5, RatioCells(1.6, 1.5, 1.7), 1e-9, {},
+...                      0.05, 1e-4, 1000, 100, 40, "length_chars", None, 0.95, "none", "")
 >>> attribution_finding([row])[0].markdown()
 '**yes** (yes in 1 of 1)'
 """
@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from tokstudy.report.numbers import format_p, json_number
+from tokstudy.report.attribution_rows import PIECE_LEVELS, AttributionRow, FrequencyRow
+from tokstudy.report.numbers import format_p
 from tokstudy.report.tables import markdown_table
 from tokstudy.report.verdict import NO_FIT, Verdict, outcome_word
 
@@ -26,90 +27,34 @@ from tokstudy.report.verdict import NO_FIT, Verdict, outcome_word
 CLAIM = "Segmentation predicts errors beyond frequency, entity status and length:"
 
 
-def attribution_rows(results: Sequence) -> list[dict]:
-    """One flat row per (tokenizer, model): adjusted and unadjusted odds ratios, partial r, sizes."""
-    rows = []
-    for r in results:
-        row = {"tokenizer": r.tokenizer, "model": r.model, "dataset": r.dataset}
-        for key, o in (("adjusted", r.adjusted), ("unadjusted", r.unadjusted)):
-            row[f"or_{key}"] = json_number(o.value)
-            row[f"or_{key}_low"] = json_number(o.low)
-            row[f"or_{key}_high"] = json_number(o.high)
-            row[f"p_{key}"] = None if math.isnan(o.p_value) else float(o.p_value)
-        for level, o in r.by_pieces.items():
-            row[f"or_pieces_{level}"] = json_number(o.value)
-            row[f"or_pieces_{level}_low"] = json_number(o.low)
-            row[f"or_pieces_{level}_high"] = json_number(o.high)
-        row.update(
-            {
-                "partial_r": json_number(r.partial_r),
-                "partial_p": None if math.isnan(r.partial_p) else float(r.partial_p),
-                "n_words": r.n_words,
-                "n_errors": r.n_errors,
-                "n_sentences": r.n_sentences,
-                "covariates": ", ".join(r.covariates),
-                "frequency_source": r.frequency_source,
-                "confidence": r.confidence,
-                "boundary_policy": r.boundary_policy,
-                "note": r.note,
-            }
-        )
-        rows.append(row)
-    return rows
-
-
-def frequency_rows(results: Sequence) -> list[dict]:
-    """The matched view: error rate by pieces within training-frequency bins, one row per cell."""
-    return [
-        {
-            "tokenizer": r.tokenizer,
-            "model": r.model,
-            "train_frequency": c.frequency,
-            "pieces": c.pieces,
-            "n": c.n,
-            "n_errors": c.n_errors,
-            "error_rate": json_number(c.error_rate),
-        }
-        for r in results
-        for c in r.by_frequency
-    ]
-
-
-def _ci(row: dict, key: str) -> str:
-    v = row.get(f"or_{key}")
-    if v is None:
-        return "–"
-    return f"{v:.3f} [{row[f'or_{key}_low']:.3f}, {row[f'or_{key}_high']:.3f}]"
-
-
-def attribution_markdown(rows: Sequence[dict]) -> str:
+def attribution_markdown(rows: Sequence[AttributionRow]) -> str:
     """Table: OR per extra piece adjusted and not, partial r, words, per tokenizer and model."""
     out = []
     for r in rows:
         out.append(
             {
-                "model": r["model"],
-                "tokenizer": r["tokenizer"],
-                "OR per extra piece (adjusted)": _ci(r, "adjusted"),
-                "p": format_p(r["p_adjusted"]),
-                "OR (unadjusted)": _ci(r, "unadjusted"),
-                "partial r": "–" if r["partial_r"] is None else f"{r['partial_r']:.3f}",
-                "partial p": format_p(r["partial_p"]),
-                "words": r["n_words"],
-                "errors": r["n_errors"],
+                "model": r.model,
+                "tokenizer": r.tokenizer,
+                "OR per extra piece (adjusted)": r.adjusted.text(),
+                "p": format_p(r.p_adjusted),
+                "OR (unadjusted)": r.unadjusted.text(),
+                "partial r": "–" if r.partial_r is None else f"{r.partial_r:.3f}",
+                "partial p": format_p(r.partial_p),
+                "words": r.n_words,
+                "errors": r.n_errors,
             }
         )
     return markdown_table(out)
 
 
-def by_pieces_markdown(rows: Sequence[dict]) -> str:
+def by_pieces_markdown(rows: Sequence[AttributionRow]) -> str:
     """Adjusted odds ratios of 2, 3, 4+ pieces against one piece."""
-    levels = [lv for lv in ("2", "3", "4+") if any(f"or_pieces_{lv}" in r for r in rows)]
+    levels = [lv for lv in PIECE_LEVELS if any(lv in r.by_pieces for r in rows)]
     out = [
         {
-            "model": r["model"],
-            "tokenizer": r["tokenizer"],
-            **{f"{lv} pieces vs 1": _ci(r, f"pieces_{lv}") if f"or_pieces_{lv}" in r else "–" for lv in levels},
+            "model": r.model,
+            "tokenizer": r.tokenizer,
+            **{f"{lv} pieces vs 1": r.by_pieces[lv].text() if lv in r.by_pieces else "–" for lv in levels},
         }
         for r in rows
     ]
@@ -121,13 +66,12 @@ def _pieces(n) -> str:
     return f"{n} piece" if str(n) == "1" else f"{n} pieces"
 
 
-def frequency_markdown(cells: Sequence[dict]) -> str:
+def frequency_markdown(cells: Sequence[FrequencyRow]) -> str:
     """Error rate % (words) by pieces across, training-frequency bins down, per tokenizer and model."""
     table: dict = {}
     for c in cells:
-        key = (c["model"], c["tokenizer"], c["train_frequency"])
-        rate = "–" if c["error_rate"] is None else f"{100 * c['error_rate']:.1f} ({c['n']})"
-        table.setdefault(key, {})[c["pieces"]] = rate
+        rate = "–" if c.error_rate is None else f"{100 * c.error_rate:.1f} ({c.n})"
+        table.setdefault((c.model, c.tokenizer, c.train_frequency), {})[c.pieces] = rate
     out = [
         {"model": m, "tokenizer": t, "seen in training": f, **{_pieces(p): v for p, v in by.items()}}
         for (m, t, f), by in table.items()
@@ -157,28 +101,26 @@ def _interval_direction(low, high) -> set[str]:
     return {UP} if low > 1 else {DOWN} if high < 1 else set()
 
 
-def case_tests(row: dict) -> dict[str, set[str]]:
+def case_tests(row: AttributionRow) -> dict[str, set[str]]:
     """Where each test the row holds points: ``{"adjusted OR": {"up"}, "partial r": set(), ...}`` (see :data:`RULE`).
 
     An empty set is a test that is not significant; ``{"up", "down"}`` odds ratios by pieces pointing both ways.
     """
-    tests = {"adjusted OR": _interval_direction(row.get("or_adjusted_low"), row.get("or_adjusted_high"))}
-    r, p = row.get("partial_r"), row.get("partial_p")
+    tests = {"adjusted OR": _interval_direction(row.adjusted.low, row.adjusted.high)}
+    r, p = row.partial_r, row.partial_p
     if r is not None and p is not None and not (math.isnan(r) or math.isnan(p)):
-        alpha = 1 - row.get("confidence", 0.95)
+        alpha = 1 - row.confidence
         tests["partial r"] = set() if p >= alpha or r == 0 else {UP} if r > 0 else {DOWN}
-    levels = [lv for lv in ("2", "3", "4+") if row.get(f"or_pieces_{lv}") is not None]
-    if levels:
-        tests["OR by pieces"] = set().union(
-            *(_interval_direction(row.get(f"or_pieces_{lv}_low"), row.get(f"or_pieces_{lv}_high")) for lv in levels)
-        )
+    fitted = [row.by_pieces[lv] for lv in PIECE_LEVELS if lv in row.by_pieces and row.by_pieces[lv].value is not None]
+    if fitted:
+        tests["OR by pieces"] = set().union(*(_interval_direction(o.low, o.high) for o in fitted))
     return tests
 
 
-def case_outcome(row: dict) -> bool | None | str:
+def case_outcome(row: AttributionRow) -> bool | None | str:
     """One row's answer by :data:`RULE`: ``True`` yes, ``False`` no (opposite direction), ``None`` undecided,
     :data:`~tokstudy.report.verdict.NO_FIT` when the adjusted model could not be fitted."""
-    if row.get("or_adjusted") is None:
+    if not row.fitted:
         return NO_FIT
     tests = case_tests(row).values()
     if all(t == {UP} for t in tests):
@@ -188,7 +130,7 @@ def case_outcome(row: dict) -> bool | None | str:
     return None
 
 
-def _why(row: dict) -> str:
+def _why(row: AttributionRow) -> str:
     """What kept a case from yes: ``" (not significant: partial r)"``, ``" (down: partial r, OR by pieces)"``,
     ``" (both ways: OR by pieces)"``."""
     tests = case_tests(row)
@@ -207,42 +149,44 @@ def _why(row: dict) -> str:
     return f" ({'; '.join(parts)})" if parts else ""
 
 
-def attribution_finding(rows: Sequence[dict]) -> tuple[Verdict, str]:
+def attribution_finding(rows: Sequence[AttributionRow]) -> tuple[Verdict, str]:
     """The verdict over every row (yes / no (opposite direction) / mixed / undecided, see
     :mod:`tokstudy.report.verdict`), each row decided by :data:`RULE`, and its evidence: each fitted row's adjusted
     odds ratio with its interval, its partial r, and its own answer with what kept it from yes."""
     verdict = Verdict.tally(case_outcome(r) for r in rows)
-    fitted = [r for r in rows if r.get("or_adjusted") is not None]
+    fitted = [r for r in rows if r.fitted]
     if not fitted:
         return verdict, "no model could be fitted."
-    level = fitted[0].get("confidence", 0.95)
+    level = fitted[0].confidence
     parts = [
-        f"{r['model']} / {r['tokenizer']}: OR per extra piece {_ci(r, 'adjusted')} (unadjusted "
-        f"{_ci(r, 'unadjusted')}){_partial(r)}: {outcome_word(case_outcome(r))}{_why(r)}"
+        f"{r.label()}: OR per extra piece {r.adjusted.text()} (unadjusted "
+        f"{r.unadjusted.text()}){_partial(r)}: {outcome_word(case_outcome(r))}{_why(r)}"
         for r in fitted
     ]
-    unfitted = [f"{r['model']} / {r['tokenizer']}" for r in rows if r.get("or_adjusted") is None]
+    unfitted = [r.label() for r in rows if not r.fitted]
     tail = f"; no fit for {', '.join(unfitted)} (see the notes below)" if unfitted else ""
     return verdict, "; ".join(parts) + tail + f" ({level:.0%} CIs, standard errors clustered by sentence)."
 
 
-def _partial(row: dict) -> str:
+def _partial(row: AttributionRow) -> str:
     """``", partial r -0.010 (p = 0.02)"``, or nothing when the row has none."""
-    if row.get("partial_r") is None:
+    if row.partial_r is None:
         return ""
-    p = format_p(row.get("partial_p"))
-    return f", partial r {row['partial_r']:.3f} (p {p if p.startswith('<') else '= ' + p})"
+    p = format_p(row.partial_p)
+    return f", partial r {row.partial_r:.3f} (p {p if p.startswith('<') else '= ' + p})"
 
 
-def finding_markdown(rows: Sequence[dict]) -> str:
+def finding_markdown(rows: Sequence[AttributionRow]) -> str:
     verdict, text = attribution_finding(rows)
     return f"- {CLAIM} {verdict.markdown()}. {text}"
 
 
-def attribution_section(rows: Sequence[dict], cells: Sequence[dict] = (), *, figure: str | None = None) -> str:
+def attribution_section(
+    rows: Sequence[AttributionRow], cells: Sequence[FrequencyRow] = (), *, figure: str | None = None
+) -> str:
     """The whole section (Markdown body, no heading): what was fitted, the finding, the tables."""
-    covs = rows[0]["covariates"] if rows else ""
-    freq = rows[0].get("frequency_source") if rows else None
+    covs = rows[0].covariates if rows else ""
+    freq = rows[0].frequency_source if rows else None
     parts = [
         "Logistic regression of 'word mislabelled' on the word's extra pieces (pieces − 1), with covariates "
         f"`{covs}`; standard errors clustered by sentence (statsmodels). The odds ratio (OR) is per extra piece; "
@@ -265,7 +209,7 @@ def attribution_section(rows: Sequence[dict], cells: Sequence[dict] = (), *, fig
         "",
         by_pieces_markdown(rows),
     ]
-    notes = [f"{r['model']} / {r['tokenizer']}: {r['note']}" for r in rows if r.get("note")]
+    notes = [f"{r.label()}: {r.note}" for r in rows if r.note]
     if notes:
         parts += ["", "Notes: " + "; ".join(notes) + "."]
     if cells:

@@ -13,16 +13,17 @@ thing wherever it was written (schemas: ``docs/analysis.md``). Nothing here writ
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Sequence
 
-from tokstudy.data.repairs import KINDS, RepairLog
+from tokstudy.data.repairs import RepairLog
 from tokstudy.report import attribution as ra
 from tokstudy.report import names
 from tokstudy.report import tables as rt
-from tokstudy.report.codec import from_jsonable
+from tokstudy.report.attribution_rows import AttributionTable
 from tokstudy.report.per_language import languages_report
 from tokstudy.report.protocols import protocol_rows, protocols_markdown
+from tokstudy.report.repairs import RepairsTable
 from tokstudy.report.result import ErrorResult, SegmentationResult, Table
 from tokstudy.report.shredded import shredded_report
 from tokstudy.report.table3 import example_rows, examples_markdown
@@ -65,17 +66,18 @@ def segmentation(
 def errors(correlations: Sequence, attributions: Sequence = (), protocols=None) -> ErrorResult:
     """The correlation (:class:`~tokstudy.analysis.model_errors.correlation.ErrorCorrelation` each), the error
     rate by pieces, the attribution (:class:`~tokstudy.analysis.model_errors.attribution.Attribution` each, as
-    the rows and frequency cells of :mod:`tokstudy.report.attribution`; none without any) and, when given, r
+    the rows and frequency cells of :class:`~tokstudy.report.attribution_rows.AttributionTable`, its section
+    :mod:`tokstudy.report.attribution`; none without any) and, when given, r
     under every protocol (:class:`~tokstudy.analysis.model_errors.protocols.ProtocolCorrelations` each)."""
-    attribution_rows, cells = ra.attribution_rows(attributions), ra.frequency_rows(attributions)
+    table = AttributionTable.of(attributions)
     attribution = (
         Table.of(
             names.ATTRIBUTION,
-            ra.attribution_section(attribution_rows, cells),
-            attribution_rows,
-            {"attribution": attribution_rows, "by_frequency": cells},
+            ra.attribution_section(table.rows, table.cells),
+            [r.to_json() for r in table.rows],
+            table.to_json(),
         )
-        if attribution_rows
+        if table.rows
         else None
     )
     protocol_table = (
@@ -104,74 +106,16 @@ def examples(exs: Sequence) -> Table:
     return Table.of(names.EXAMPLES, examples_markdown(exs), example_rows(exs), list(exs))
 
 
-@dataclass(frozen=True)
-class RepairPlace:
-    """One repair a log kept with its place (:attr:`~tokstudy.data.repairs.RepairLog.first`), as ``repairs.json``
-    and the CSV hold it: the file as it may be shown, the line, and the tag as written and as read."""
-
-    where: str
-    """``file:line``."""
-    kind: str
-    """One of :data:`~tokstudy.data.repairs.KINDS`."""
-    tag: str
-    became: str
-    after: str = ""
+def repairs(logs: Mapping[str, RepairLog]) -> Table:
+    """``repairs``: the tags lenient reading repaired, per dataset (``{dataset name: its repair log}``, the files
+    named as they may be shown: :func:`tokstudy.inputs.load.repair_logs`), as :class:`RepairsTable` has them."""
+    table = RepairsTable.of(logs)
+    return Table.of(names.REPAIRS, table.markdown(), table.rows(), table.to_json())
 
 
-@dataclass(frozen=True)
-class DatasetRepairs:
-    """One dataset's entry of the ``repairs`` table: :meth:`~tokstudy.data.repairs.RepairLog.to_dict` with its
-    ``dataset`` (as ``stats --json`` holds it under ``"repairs"``), read once and typed.
-
-    >>> from tokstudy.data.repairs import START, Repair
-    >>> entry = DatasetRepairs.of("mine", RepairLog.of([Repair(START, "a.conll", 3, "I-X", "B-X", "'O'")]))
-    >>> entry.first[0].where, entry.headline(), DatasetRepairs.from_json(entry.to_json()) == entry
-    ('a.conll:3', '1 tag repaired', True)
-    """
-
-    dataset: str
-    source: str | None
-    """The file, as it may be shown (None when unknown)."""
-    total: int
-    by_kind: dict[str, int]
-    """How many of each kind, in the order of :data:`~tokstudy.data.repairs.KINDS`."""
-    first: tuple[RepairPlace, ...]
-    """The first places kept (:data:`~tokstudy.data.repairs.FIRST`)."""
-
-    @classmethod
-    def of(cls, dataset: str, log: RepairLog) -> DatasetRepairs:
-        """The entry of ``log`` (its files named as the log holds them)."""
-        return cls.from_json({"dataset": dataset, **log.to_dict()})
-
-    @classmethod
-    def from_json(cls, data: dict) -> DatasetRepairs:
-        return from_jsonable(cls, data)
-
-    def to_json(self) -> dict:
-        return rt.to_jsonable(self)
-
-    def headline(self) -> str:
-        """Tags repaired, fused lines split, lines skipped (:meth:`~tokstudy.data.repairs.RepairLog.headline`)."""
-        return RepairLog(self.by_kind).headline()
-
-
-def repairs(logs: Sequence[dict]) -> Table:
-    """``repairs``: the tags lenient reading repaired, per dataset (each a :class:`DatasetRepairs` as JSON, as
-    ``stats --json`` holds them under ``"repairs"``, read here once); the CSV has one row per place kept."""
-    entries = [DatasetRepairs.from_json(r) for r in logs]
-    parts, rows = [], []
-    for e in entries:
-        source = f" in `{e.source}`" if e.source else ""
-        parts.append(f"**{e.dataset}**: {e.headline()}{source} (lenient reading).")
-        parts.append("\n".join(f"- {n} x {KINDS[k]}" for k, n in e.by_kind.items()))
-        rows += [{"dataset": e.dataset, **rt.to_jsonable(p)} for p in e.first]
-        shown = [{"where": p.where, "tag": p.tag, "after": p.after, "read as": p.became} for p in e.first]
-        more = e.total - len(e.first)
-        parts.append(rt.markdown_table(shown) + (f"\n\n... and {more} more" if more > 0 else ""))
-    return Table.of(names.REPAIRS, "\n\n".join(parts), rows, [e.to_json() for e in entries])
-
-
-def stats_json(datasets: Sequence[str], stats, languages=None, logs: Sequence[dict] = (), shredded=None) -> dict:
+def stats_json(
+    datasets: Sequence[str], stats, languages=None, logs: Mapping[str, RepairLog] | None = None, shredded=None
+) -> dict:
     """What ``tokstudy stats --json`` writes: the JSON of the report's tables, made here as ``tokstudy report``
     makes them, under their names: ``table4``, ``summary``, ``by`` (``{grouping: by_<grouping>.json}``),
     ``intrinsic``, ``languages`` (the rows of ``languages.csv``: Table 4 per language), ``repairs`` and, when

@@ -15,6 +15,8 @@ from typing import Sequence
 
 import numpy as np
 
+from tokstudy.report.attribution_rows import AttributionRow
+
 
 def _plt():
     # deferred: matplotlib (~0.3-0.5 s), only when a figure is drawn
@@ -143,25 +145,23 @@ def plot_parity(results: Sequence, stem) -> list[Path]:
     return _save(fig, stem)
 
 
-def plot_odds_ratios(rows: Sequence[dict], stem) -> list[Path]:
-    """Odds ratio of a mislabel per extra piece, adjusted and unadjusted, with CIs: one row per model × tokenizer.
-
-    ``rows`` are :func:`tokstudy.report.attribution.attribution_rows`.
-    """
+def plot_odds_ratios(rows: Sequence[AttributionRow], stem) -> list[Path]:
+    """Odds ratio of a mislabel per extra piece, adjusted and unadjusted, with CIs: one row per model × tokenizer
+    (:class:`~tokstudy.report.attribution_rows.AttributionRow` each)."""
     plt = _plt()
-    rows = [r for r in rows if r.get("or_adjusted") is not None or r.get("or_unadjusted") is not None]
+    rows = [r for r in rows if r.adjusted.value is not None or r.unadjusted.value is not None]
     fig, ax = plt.subplots(figsize=(6.5, max(2.2, 0.45 * len(rows) + 1.2)))
     y = np.arange(len(rows))[::-1]
-    for k, (key, label, color) in enumerate(
-        (("adjusted", "adjusted", "#c44e52"), ("unadjusted", "unadjusted", "#8c8c8c"))
+    for k, (cells_of, label, color) in enumerate(
+        ((lambda r: r.adjusted, "adjusted", "#c44e52"), (lambda r: r.unadjusted, "unadjusted", "#8c8c8c"))
     ):
-        pts = [(yy + (0.15 if k else -0.15), r) for yy, r in zip(y, rows) if r.get(f"or_{key}") is not None]
+        pts = [(yy + (0.15 if k else -0.15), cells_of(r)) for yy, r in zip(y, rows) if cells_of(r).value is not None]
         if not pts:
             continue
         ys = [p[0] for p in pts]
-        v = np.array([p[1][f"or_{key}"] for p in pts])
-        lo = np.array([p[1][f"or_{key}_low"] for p in pts])
-        hi = np.array([p[1][f"or_{key}_high"] for p in pts])
+        v = np.array([c.value for _, c in pts])
+        lo = np.array([c.low for _, c in pts])
+        hi = np.array([c.high for _, c in pts])
         ax.errorbar(v, ys, xerr=[v - lo, hi - v], fmt="o", color=color, capsize=3, label=label)
     ax.axvline(1.0, color="black", lw=0.8)
     ax.set_xscale("log")
@@ -170,7 +170,7 @@ def plot_odds_ratios(rows: Sequence[dict], stem) -> list[Path]:
     plain = FuncFormatter(lambda v, _: f"{v:g}")
     ax.xaxis.set_major_formatter(plain)
     ax.xaxis.set_minor_formatter(plain)
-    ax.set_yticks(y, [f"{r['model']} / {r['tokenizer']}" for r in rows])
+    ax.set_yticks(y, [r.label() for r in rows])
     ax.set_xlabel("odds ratio of a mislabel per extra piece (log scale)")
     ax.set_title("Segmentation vs errors, holding frequency, entity status and length")
     ax.legend(frameon=False, fontsize=8)
@@ -178,7 +178,7 @@ def plot_odds_ratios(rows: Sequence[dict], stem) -> list[Path]:
     return _save(fig, stem)
 
 
-def plot_errors(correlations: Sequence, attribution_rows: Sequence[dict], folder) -> list[Path]:
+def plot_errors(correlations: Sequence, attribution_rows: Sequence[AttributionRow], folder) -> list[Path]:
     """The error sections' figures, as both reports draw them: ``error_by_pieces`` (the error rate by number of
     pieces) and ``odds_ratios`` (per extra piece); none without correlations."""
     folder = Path(folder)

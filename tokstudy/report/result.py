@@ -36,12 +36,14 @@ import csv
 import json
 import os
 from dataclasses import dataclass, field, fields, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Sequence, TypeVar
 
 from tokstudy.analysis.model_errors.correlation import ErrorCorrelation
 from tokstudy.analysis.stats.estimates import AdditionalSegmentation
 from tokstudy.report import names
+from tokstudy.report.attribution_rows import AttributionRow, AttributionTable, FrequencyRow
 from tokstudy.report.codec import from_jsonable
 from tokstudy.report.scores import ControlComparison, Score, control_from_json, scores_from_json
 from tokstudy.report.tables import to_jsonable, write_csv
@@ -53,8 +55,18 @@ Json = dict[str, Any] | list[Any]
 
 #: a study's tables, under its results folder
 STUDY_TABLES = "tables"
-#: the breakdowns a report may hold (``by_<grouping>``), in the order it shows them
-GROUPINGS = ("entity_type", "position", "language", "dataset", "split")
+
+
+class Breakdown(StrEnum):
+    """The breakdowns a report may hold (its tables ``by_<grouping>``), in the order it shows them. Each is the
+    name of a grouping of :data:`tokstudy.analysis.stats.groupings.GROUPINGS`, so a member is also the key of
+    the statistics' ``by`` and of :attr:`SegmentationResult.by`: ``by.get(Breakdown.LANGUAGE)``."""
+
+    ENTITY_TYPE = "entity_type"
+    POSITION = "position"
+    LANGUAGE = "language"
+    DATASET = "dataset"
+    SPLIT = "split"
 
 
 @dataclass(frozen=True)
@@ -112,7 +124,7 @@ class SegmentationResult:
             (:class:`~tokstudy.analysis.stats.estimates.AdditionalSegmentation` each).
         summary: fertility, continued words, unknown, byte-fallback and byte pieces.
         intrinsic: compression, entropy, vocabulary use (None where not computed: the study).
-        by: NE / non-NE (or NE / non-NE / all) breakdowns, ``by_<grouping>``, by grouping.
+        by: NE / non-NE (or NE / non-NE / all) breakdowns, ``by_<grouping>``, by grouping (a :class:`Breakdown`).
         coverage_notes: where a tokenizer does not cover a dataset's text (its figures there measure unknown
             pieces or bytes): one warning each, shown under the summary (not serialised).
     """
@@ -148,13 +160,19 @@ class ErrorResult:
         """The correlation's rows, typed (read from its JSON)."""
         return self.correlation.rows_of(ErrorCorrelation)
 
-    @property
-    def attribution_rows(self) -> list[dict]:
-        return self.attribution.data["attribution"] if self.attribution else []
+    def attribution_table(self) -> AttributionTable:
+        """The attribution, typed (read from its JSON; no rows without it)."""
+        return AttributionTable.from_json(self.attribution.data) if self.attribution else AttributionTable(())
 
     @property
-    def frequency_cells(self) -> list[dict]:
-        return self.attribution.data["by_frequency"] if self.attribution else []
+    def attribution_rows(self) -> tuple[AttributionRow, ...]:
+        """The attribution's rows, typed (empty without it)."""
+        return self.attribution_table().rows
+
+    @property
+    def frequency_cells(self) -> tuple[FrequencyRow, ...]:
+        """The attribution's matched view, typed (empty without it)."""
+        return self.attribution_table().cells
 
 
 @dataclass(frozen=True)
@@ -298,7 +316,7 @@ def read_result(folder: str | os.PathLike, *, study: bool = False) -> ReportResu
     table4 = read_table(folder, names.TABLE4)
     if table4 is None:
         raise FileNotFoundError(f"{folder / f'{names.TABLE4}.json'}: no Table 4 there (not a finished report's tables)")
-    by = {g: t for g in GROUPINGS if (t := read_table(folder, names.grouped(g))) is not None}
+    by = {g: t for g in Breakdown if (t := read_table(folder, names.grouped(g))) is not None}
     segmentation = SegmentationResult(
         table4, read_table(folder, names.SUMMARY), read_table(folder, names.INTRINSIC), by
     )

@@ -29,6 +29,7 @@ into the index by :mod:`tokstudy.report.assemble`, as the study's report is.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
@@ -41,13 +42,14 @@ from tokstudy.analysis.stats.per_language import language_table
 from tokstudy.analysis.stats.shredded import shredded_table
 from tokstudy.analysis.table import SegmentationTable
 from tokstudy.analysis.table.bytepieces import coverage_notes
+from tokstudy.data.repairs import RepairLog
 from tokstudy.report import build
 from tokstudy.report import figures as fg
 from tokstudy.report.assemble import report_sections, write_document
 from tokstudy.report.morph import morph_report
 from tokstudy.report.per_language import languages_report, plot_languages
 from tokstudy.report.pieces import pieces_report
-from tokstudy.report.result import ReportResult, write_result
+from tokstudy.report.result import Breakdown, ReportResult, write_result
 from tokstudy.report.shredded import shredded_report
 from tokstudy.report.table3 import examples, select_sentences
 
@@ -76,7 +78,7 @@ def write_report(
     measure: str = "n_pieces",
     boot: BootstrapSettings = BootstrapSettings(),
     figures: bool = True,
-    repairs: Sequence[dict] = (),
+    repairs: Mapping[str, RepairLog] | None = None,
 ) -> ReportFiles:
     """Write all tables (Markdown, CSV, JSON) and figures (PNG, SVG) into ``out_dir``.
 
@@ -101,9 +103,9 @@ def write_report(
         measure: segmentation measure for the correlation.
         boot: the sentence bootstrap (resamples, confidence, seed).
         figures: draw the figures (needs matplotlib).
-        repairs: what lenient reading repaired, one dict per dataset (its name under ``"dataset"`` beside
-            :meth:`~tokstudy.data.repairs.RepairLog.to_dict`, as ``stats --json`` holds them under
-            ``"repairs"``); shown first, since every figure is computed on the repaired tags.
+        repairs: what lenient reading repaired, ``{dataset name: its repair log}`` with the files named as they
+            may be shown (:func:`tokstudy.inputs.load.repair_logs`); shown first, since every figure is computed
+            on the repaired tags.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -157,10 +159,10 @@ def _draw_figures(figdir: Path, table, stats, corrs, result: ReportResult, langu
     grouped = stats.by
     vocab = {c.name: c.vocab_size for c in table.tokenizers.values()}
     figs = fg.plot_additional_segmentation(stats.table4, figdir / "additional_segmentation", vocab_sizes=vocab)
-    if "language" in grouped:
-        figs += fg.plot_by_group(grouped["language"], figdir / "by_language")
-    if "entity_type" in grouped and any(g.groups for g in grouped["entity_type"]):
-        figs += fg.plot_by_group(grouped["entity_type"], figdir / "by_entity_type")
+    if Breakdown.LANGUAGE in grouped:
+        figs += fg.plot_by_group(grouped[Breakdown.LANGUAGE], figdir / "by_language")
+    if Breakdown.ENTITY_TYPE in grouped and any(g.groups for g in grouped[Breakdown.ENTITY_TYPE]):
+        figs += fg.plot_by_group(grouped[Breakdown.ENTITY_TYPE], figdir / "by_entity_type")
     if result.errors is not None:
         figs += fg.plot_errors(corrs, result.errors.attribution_rows, figdir)
     if parity_results:

@@ -24,6 +24,7 @@ import numpy as np
 from tokstudy.analysis.model_errors.correlation import ErrorCorrelation
 from tokstudy.analysis.stats.estimates import BootstrapSettings, Estimate
 from tokstudy.analysis.stats.welch import welch_difference
+from tokstudy.report.attribution_rows import AttributionRow, RatioCells
 from tokstudy.report.scores import Score
 from tokstudy.study.language_rows import (
     CrossLanguageRow,
@@ -39,6 +40,8 @@ MEASURES = {"ne": lambda r: r.ne, "all": lambda r: r.all}
 #: fewest languages a rank correlation is computed over
 MIN_LANGUAGES = 3
 _NAN = float("nan")
+#: the adjusted odds ratio of a language without an attribution: NaN in its row
+_NO_RATIO = RatioCells(None, None, None)
 
 
 def _row_spearman(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -89,18 +92,18 @@ def language_rows(
     segmentation: dict[str, dict[str, LanguageSegmentation]],
     scores: dict[str, dict[str, Score]],
     correlation: Sequence[ErrorCorrelation] = (),
-    attribution: Sequence[dict] = (),
+    attribution: Sequence[AttributionRow] = (),
     order: Sequence[str] = (),
 ) -> list[LanguageRow]:
     """One row per (tokenizer, task) with a score, tokenizers in ``order`` (smallest vocabulary first).
 
     ``segmentation``: ``{tokenizer: {test label: LanguageSegmentation}}`` (the label of each task's test split,
     :attr:`ScoredTask.test`); ``scores``: ``scores.json``, typed; ``correlation``: the correlation's rows and
-    ``attribution`` the rows of ``attribution.json`` (``model`` is the task). A language without a correlation
+    ``attribution`` the attribution's rows (``model`` is the task). A language without a correlation
     or an attribution has NaN there.
     """
     r_of = {(c.tokenizer, c.model): c.all for c in correlation}
-    or_of = {(a["tokenizer"], a["model"]): a for a in attribution}
+    or_of = {(a.tokenizer, a.model): a.adjusted for a in attribution}
     rows = []
     for tok in order:
         for t in tasks:
@@ -108,7 +111,7 @@ def language_rows(
             if score is None:
                 continue
             seg = segmentation.get(tok, {}).get(t.test)
-            c, a = r_of.get((tok, t.task)), or_of.get((tok, t.task), {})
+            c, a = r_of.get((tok, t.task)), or_of.get((tok, t.task), _NO_RATIO)
             rows.append(
                 LanguageRow(
                     tok,
@@ -121,7 +124,7 @@ def language_rows(
                     score.n,
                     score.values or (score.mean,),
                     *((c.r, c.low, c.high, c.p_value) if c is not None else (_NAN,) * 4),
-                    *(_float(a.get(k)) for k in ("or_adjusted", "or_adjusted_low", "or_adjusted_high")),
+                    *(_float(v) for v in (a.value, a.low, a.high)),
                 )
             )
     return rows

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Sequence
 
 from tokstudy.analysis.model_errors.correlation import ErrorCorrelation
 from tokstudy.analysis.stats.estimates import AdditionalSegmentation, Estimate
 from tokstudy.analysis.stats.welch import welch_difference
 from tokstudy.report.attribution import CLAIM, attribution_finding
+from tokstudy.report.attribution_rows import AttributionRow
 from tokstudy.report.numbers import format_p
 from tokstudy.report.scores import ControlComparison, Score
 from tokstudy.report.verdict import NO_FIT, Verdict, outcome_word
@@ -178,7 +180,7 @@ def scores_follow_vocab(scores: dict[str, dict[str, Score]], order: list[str], a
     return out
 
 
-def beyond_confounders(attribution: list[dict]) -> Finding:
+def beyond_confounders(attribution: Sequence[AttributionRow]) -> Finding:
     """Does a word's extra piece raise its odds of a mislabel with frequency, entity status and length held fixed?
 
     Decided by :func:`tokstudy.report.attribution.attribution_finding` (per row by its ``RULE``: yes when every
@@ -231,11 +233,11 @@ def all_findings(
     vocab_sizes: dict[str, int],
     correlation: list[ErrorCorrelation],
     scores: dict[str, dict[str, Score]],
-    attribution: list[dict] | None = None,
+    attribution: Sequence[AttributionRow] | None = None,
     control: dict[str, dict[str, ControlComparison]] | None = None,
 ) -> list[Finding]:
-    """Every finding the report states, in reading order (``attribution``: the rows of
-    :func:`tokstudy.report.attribution.attribution_rows`)."""
+    """Every finding the report states, in reading order (``attribution``: the attribution's rows,
+    :attr:`tokstudy.report.result.ErrorResult.attribution_rows`)."""
     order = [r.tokenizer for r in by_vocab(table4, vocab_sizes)]
     found = [ne_more_segmented(table4, vocab_sizes), segmentation_falls_with_vocab(table4, vocab_sizes)]
     if correlation:

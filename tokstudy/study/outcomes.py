@@ -22,6 +22,10 @@ from pathlib import Path
 #: the stages other stages read by name (``inputs[TOKENIZERS]``)
 TASK_TEXT, TOKENIZERS, ANALYSIS = "task_text", "tokenizers", "analysis"
 
+#: the fields of the analysis stage's record that an older record lacks, and what they read as there (its
+#: tokenizers, missing too, are the names of its ``vocab_sizes``: :meth:`AnalysisWritten.from_json`)
+_ADDED_LATER = {"skipped_datasets": (), "tables": (), "figures": ()}
+
 
 @dataclass(frozen=True)
 class TaskTextWritten:
@@ -139,7 +143,7 @@ class AnalysisWritten:
     figures: tuple[str, ...]
 
     def to_json(self) -> dict:
-        """The record as the report reads it (:func:`tokstudy.study.report_sections.study_report`)."""
+        """The record as the stage runner keeps it (``.stages/analysis.json``'s outputs)."""
         return {
             "skipped_datasets": list(self.skipped_datasets),
             "tokenizers": list(self.tokenizers),
@@ -151,14 +155,19 @@ class AnalysisWritten:
 
     @classmethod
     def from_json(cls, data: dict) -> AnalysisWritten:
-        return cls(
-            tuple(data["skipped_datasets"]),
-            tuple(data["tokenizers"]),
-            dict(data["vocab_sizes"]),
-            data["table4_dataset"],
-            tuple(data["tables"]),
-            tuple(data["figures"]),
-        )
+        """The outcome of its record. A record written before a field existed lacks it: the lists read as empty
+        and the tokenizers as the names of ``vocab_sizes``, in its order (the order they were trained in).
+
+        >>> AnalysisWritten.from_json({"vocab_sizes": {"a": 8000, "b": 16000}, "table4_dataset": "d"}).tokenizers
+        ('a', 'b')
+        """
+        record = {**_ADDED_LATER, "tokenizers": list(data["vocab_sizes"]), **data}
+        return cls(**{f.name: _decoded(record[f.name]) for f in dataclasses.fields(cls)})
+
+
+def _decoded(value):
+    """A record's value as its field holds it: a JSON list as a tuple, a JSON object as a dict of its own."""
+    return tuple(value) if isinstance(value, (list, tuple)) else dict(value) if isinstance(value, dict) else value
 
 
 @dataclass(frozen=True)

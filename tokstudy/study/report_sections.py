@@ -9,12 +9,11 @@ wrote under ``tables/`` back as one :class:`~tokstudy.report.result.ReportResult
 ``tokstudy report`` from :mod:`tokstudy.report.assemble`), and :func:`tokstudy.report.assemble.write_document`
 writes ``report.md`` and ``report.html`` as it writes every report.
 
->>> # study_report(root, analysis_record, config, sources)  # -> {"markdown": .../report.md, "html": ...}
+>>> # study_report(root, analysis_written, config, sources)  # -> {"markdown": .../report.md, "html": ...}
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from pathlib import Path
@@ -33,7 +32,7 @@ from tokstudy.report.assemble import (
     write_document,
 )
 from tokstudy.report.numbers import format_p
-from tokstudy.report.result import ReportResult, StudyTables, read_study_result, study_path
+from tokstudy.report.result import Breakdown, ReportResult, StudyTables, read_study_result, study_path
 from tokstudy.study.checkpoints import models_note
 from tokstudy.study.config import FinetuneSection, StudyConfig, load_study_config
 from tokstudy.study.control_and_cost import tables_1_2_markdown
@@ -48,10 +47,6 @@ from tokstudy.study.task_rows import TaskData, TaskText
 #: writes its report again (that stage only) after they change. Raise it whenever what the report says, or
 #: how it decides a verdict, changes; what each version changed is in the git log.
 REPORT_VERSION = 7
-
-#: the fields of the analysis stage's record that an older record lacks, and what they read as there; a record
-#: without tokenizers names them by its vocabulary sizes (:func:`analysis_record`)
-_ADDED_LATER = {"skipped_datasets": (), "tokenizers": (), "tables": (), "figures": ()}
 
 SMOKE_TEST_NOTE = (
     "This configuration checks that every stage of the study runs, end to end, in minutes. Its models are "
@@ -70,14 +65,14 @@ def _fmt(e: Estimate) -> str:
 
 def study_report(
     root: Path,
-    analysis: AnalysisWritten | dict,
+    analysis: AnalysisWritten,
     config: StudyConfig,
     sources: Sources,
     result: ReportResult | None = None,
 ) -> dict[str, Path]:
     """Write ``report.md`` / ``report.html`` into ``root`` from the tables the analysis stage wrote (``result``:
-    those tables, read back already; ``analysis``: the analysis stage's outcome, or its record)."""
-    sections = study_sections(result or read_study_result(root), analysis_record(analysis), config, sources)
+    those tables, read back already; ``analysis``: the analysis stage's outcome)."""
+    sections = study_sections(result or read_study_result(root), analysis, config, sources)
     return write_document(root, f"tokstudy study: {config.name}", sections)
 
 
@@ -94,8 +89,10 @@ def rerender_study_report(root: str | Path, *, data_dir: str | Path | None = Non
     config = load_study_config(root / "config.json")
     result = read_study_result(root)
     stages = root / ".stages"
-    analysis = (_stage_record(stages / "analysis.json") or {}).get("outputs")
-    if analysis is None:
+    record = (_stage_record(stages / "analysis.json") or {}).get("outputs")
+    if record is not None:
+        analysis = AnalysisWritten.from_json(record)
+    else:
         tokenizers = [r.tokenizer for r in result.segmentation.table4_rows()]
         sizes = list(config.tokenizers.vocab_sizes)
         if len(tokenizers) != len(sizes):
@@ -108,18 +105,6 @@ def rerender_study_report(root: str | Path, *, data_dir: str | Path | None = Non
     notes = ((_stage_record(stages / "report.json") or {}).get("params") or {}).get("notes") or []
     sources = Sources(data_dir=data_root(data_dir or config.data_dir), notes=list(notes))
     return study_report(root, analysis, config, sources, result)
-
-
-def analysis_record(analysis: AnalysisWritten | dict) -> AnalysisWritten:
-    """The analysis stage's outcome; from its record (``.stages/analysis.json``'s outputs), decoded by
-    :meth:`AnalysisWritten.from_json`. A record written before a field existed lacks it: the lists are empty and
-    the tokenizers are those of ``vocab_sizes``, in its order (the order they were trained in)."""
-    if isinstance(analysis, AnalysisWritten):
-        return analysis
-    written = AnalysisWritten.from_json({**_ADDED_LATER, **analysis})
-    if "tokenizers" in analysis:
-        return written
-    return dataclasses.replace(written, tokenizers=tuple(written.vocab_sizes))
 
 
 def _stage_record(path: Path) -> dict | None:
@@ -202,7 +187,7 @@ def _scores_section(result: ReportResult, study: StudyTables, order: list[str], 
 def _closing_sections(result: ReportResult, config: StudyConfig) -> list[Section]:
     """Additional segmentation by language, parity, Table 3 and how to reproduce the run."""
     out = []
-    by_language = result.segmentation.by.get("language")
+    by_language = result.segmentation.by.get(Breakdown.LANGUAGE)
     if by_language is not None and by_language.markdown is not None:
         out.append(
             Section(

@@ -149,5 +149,5 @@ def finetune_stage(
 
 def report_stage(work: Path, inputs: dict, *, root: Path, config: StudyConfig, sources: Sources) -> ReportWritten:
     """The body of the ``report`` stage: report.md and report.html from the ``analysis`` stage's tables."""
-    paths = study_report(root, inputs[ANALYSIS].to_json(), config, sources)
+    paths = study_report(root, inputs[ANALYSIS], config, sources)
     return ReportWritten(str(paths["markdown"].relative_to(root)), str(paths["html"].relative_to(root)))

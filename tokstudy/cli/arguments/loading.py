@@ -14,9 +14,10 @@ from pathlib import Path
 
 from tokstudy.analysis.stats.estimates import BootstrapSettings
 from tokstudy.analysis.stats.shredded import DEFAULT_MIN_PIECES, shredded_table
-from tokstudy.analysis.table import segmentation_table
+from tokstudy.analysis.table import SegmentationTable, segmentation_table
 from tokstudy.cli.arguments.options import bootstrap_settings
 from tokstudy.data.formats import FileOptions
+from tokstudy.data.repairs import RepairLog
 from tokstudy.datalocation import corpus_dir
 from tokstudy.errors import UsageError
 from tokstudy.inputs.load import load_inputs
@@ -66,12 +67,12 @@ def inputs_from_args(args, *, tokenizers: bool = True) -> Inputs:
     return load_requested(datasets=dataset_request(args), tokenizers=tokenizer_request(args) if tokenizers else None)
 
 
-def table_from_args(args):
+def table_from_args(args) -> tuple[SegmentationTable, dict[str, RepairLog]]:
     """``(table, repairs)``: the segmentation table of the datasets and tokenizers named on the command line, and
-    what lenient reading repaired (the list ``stats --json`` holds under ``"repairs"``)."""
+    what lenient reading repaired, ``{dataset name: its repair log}`` (:meth:`Inputs.repair_logs`)."""
     inputs = inputs_from_args(args)
     table = segmentation_table(inputs.datasets, inputs.tokenizers, progress=not args.no_progress)
-    return table, inputs.repair_records()
+    return table, inputs.repair_logs()
 
 
 def tokenizers_from_args(args, *, count_lone_boundary: bool | None = None) -> list:

@@ -22,10 +22,13 @@ from __future__ import annotations
 import argparse
 import enum
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from tokstudy.data.repairs import RepairLog
 from tokstudy.fileio import file_group
+from tokstudy.report.repairs import RepairsTable
 from tokstudy.report.tables import write_json
 
 
@@ -134,7 +137,8 @@ def print_written(group, *, first: str = "") -> None:
 def repairs_path(json_path: str | os.PathLike) -> Path:
     """Where a command's ``--json`` is a list (``correlate``, ``examples``), what lenient reading repaired is
     written beside it as ``<name>.repairs.json`` (``out.json`` -> ``out.repairs.json``): the list that
-    ``stats --json`` holds under ``"repairs"``. The list keeps its shape for the scripts that read it.
+    ``stats --json`` holds under ``"repairs"`` (:class:`~tokstudy.report.repairs.RepairsTable`). The list keeps
+    its shape for the scripts that read it.
 
     >>> str(repairs_path("runs/out.json"))
     'runs/out.repairs.json'
@@ -144,7 +148,8 @@ def repairs_path(json_path: str | os.PathLike) -> Path:
     return path.with_name(f"{stem}.repairs.json")
 
 
-def write_repairs_beside(group, json_path, repairs: list[dict]) -> None:
-    """Stage the repairs of a ``--json`` list (:func:`repairs_path`) in ``group``, only when a tag was repaired."""
+def write_repairs_beside(group, json_path, repairs: Mapping[str, RepairLog]) -> None:
+    """Stage the repairs of a ``--json`` list (:func:`repairs_path`) in ``group``, only when a tag was repaired;
+    ``repairs`` is ``{dataset name: its repair log}`` (:meth:`~tokstudy.inputs.request.Inputs.repair_logs`)."""
     if repairs:
-        write_json(repairs, group.file(repairs_path(json_path)))
+        write_json(RepairsTable.of(repairs).to_json(), group.file(repairs_path(json_path)))
