@@ -16,6 +16,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Iterable
 
+from tokstudy.study.run_cost import RunCost
+
 
 @dataclass(frozen=True)
 class ScoredRun:
@@ -30,7 +32,7 @@ class ScoredRun:
     score: float
     """The test score in percent."""
     metric: str
-    cost: dict | None = None
+    cost: RunCost | None = None
     """What the run cost, every attempt counted (:func:`~tokstudy.study.control_and_cost.with_attempts`)."""
     predictions: str | None = None
     """Per-word test predictions, relative to the results folder (NER only)."""

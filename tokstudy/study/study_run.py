@@ -16,6 +16,7 @@ from tokstudy.study import stage_bodies
 from tokstudy.study.backends import TrainerBackend
 from tokstudy.study.config import StudyConfig, TaskSpec
 from tokstudy.study.outcomes import FinetuneOutcome
+from tokstudy.study.run_cost import RunCost
 from tokstudy.study.scored_runs import ScoredRun
 from tokstudy.study.sources import Sources
 from tokstudy.study.stage_keys import finetune_key, task_key
@@ -51,7 +52,7 @@ class FinetuneRun:
     """The stage of the model it fine-tunes (``pretrain/<tokenizer>``, ``control/<tokenizer>`` or
     ``checkpoint/<label>``), which it waits for."""
 
-    def scored(self, outcome: FinetuneOutcome, cost: dict | None) -> ScoredRun:
+    def scored(self, outcome: FinetuneOutcome, cost: RunCost | None) -> ScoredRun:
         """The run as the analysis reads it: the task by its label, with what its stage gave and what it cost
         (every attempt counted)."""
         return ScoredRun(
