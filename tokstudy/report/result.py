@@ -16,8 +16,9 @@ The JSON is read back typed, with one codec per table: a table of analysis resul
 written from (:meth:`Table.rows_of`, through :func:`~tokstudy.report.codec.from_jsonable`; Table 4 and the
 correlation as :meth:`SegmentationResult.table4_rows` and :meth:`ErrorResult.correlations`), a study's scores
 and control as :class:`~tokstudy.report.scores.Score` and :class:`~tokstudy.report.scores.ControlComparison`
-(:meth:`StudyTables.scores_by_task`, :meth:`StudyTables.control_by_task`). Tables are named by the constants of
-:mod:`tokstudy.report.names`.
+(:meth:`StudyTables.scores_by_task`, :meth:`StudyTables.control_by_task`), the attribution as its rows
+(:class:`~tokstudy.report.attribution_rows.AttributionTable`, :meth:`ErrorResult.attribution_table`). Tables are
+named by the constants of :mod:`tokstudy.report.names`, their breakdowns by :class:`Breakdown`.
 
 >>> t = Table.of("scores", data={"ner": {"a": {"mean": float("nan")}}})
 >>> t.data, t.files
@@ -124,7 +125,8 @@ class SegmentationResult:
             (:class:`~tokstudy.analysis.stats.estimates.AdditionalSegmentation` each).
         summary: fertility, continued words, unknown, byte-fallback and byte pieces.
         intrinsic: compression, entropy, vocabulary use (None where not computed: the study).
-        by: NE / non-NE (or NE / non-NE / all) breakdowns, ``by_<grouping>``, by grouping (a :class:`Breakdown`).
+        by: NE / non-NE (or NE / non-NE / all) breakdowns, ``by_<grouping>``, by grouping (a :class:`Breakdown`
+            finds one: its members equal the names).
         coverage_notes: where a tokenizer does not cover a dataset's text (its figures there measure unknown
             pieces or bytes): one warning each, shown under the summary (not serialised).
     """
