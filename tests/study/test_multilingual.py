@@ -191,7 +191,7 @@ def test_each_languages_segmentation_is_table_4_of_its_scored_sentences(toy_stud
     segmenters = [load_tokenizer(d, name=d.name) for d in sorted((result.root / "tokenizers").glob("sp-*"))]
     scored = scored_table(tasks, segmenters, sources)
     assert [t.test for t in scored.tasks] == [f"masakhaner2:{lang}:test" for lang in MASAKHANER]
-    seg = segmentation_by_language(scored.table, [s.name for s in segmenters], {"n_resamples": 0, "seed": 0})
+    seg = segmentation_by_language(scored.table, [s.name for s in segmenters], BootstrapSettings(0, seed=0))
     rows = {(r["tokenizer"], r["task"]): r for r in _tables(result, "languages")}
     for s in segmenters:
         for subset in ("ne", "all"):
@@ -251,7 +251,7 @@ def test_spearman_across_languages_equals_scipy_with_its_bootstrap_interval():
     "module",
     [
         "tokstudy.study.tasks",
-        "tokstudy.study.pipeline",
+        "tokstudy.study.stage_keys",
         "tokstudy.study.across_languages",
         "tokstudy.study.language_sections",
     ],

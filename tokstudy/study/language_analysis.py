@@ -30,6 +30,7 @@ from tokstudy.analysis.stats.per_language import language_table
 from tokstudy.analysis.table import segmentation_table
 from tokstudy.data.registry import DatasetTask
 from tokstudy.report import names
+from tokstudy.report.attribution_rows import AttributionRow
 from tokstudy.report.codec import from_jsonable
 from tokstudy.report.result import Table
 from tokstudy.report.scores import scores_from_json
@@ -80,18 +81,12 @@ def _additional(fertility: Estimate) -> Estimate:
     return Estimate(value, low, high, fertility.n_words, fertility.n_sentences)
 
 
-def _settings(boot: dict | BootstrapSettings) -> BootstrapSettings:
-    """The bootstrap settings, whole (the analysis stage hands them over as ``{"n_resamples", "seed"}``)."""
-    return boot if isinstance(boot, BootstrapSettings) else BootstrapSettings(**boot)
-
-
 def segmentation_by_language(
-    table, tokenizers: list[str], boot: dict | BootstrapSettings
+    table, tokenizers: list[str], boot: BootstrapSettings
 ) -> dict[str, dict[str, LanguageSegmentation]]:
     """``{tokenizer: {dataset label: LanguageSegmentation}}``: Table 4 of each dataset (one language) by
     :func:`~tokstudy.analysis.stats.per_language.language_table`, bootstrap intervals over sentences; ``all``
     is the additional segmentation of every word, from the row's fertility."""
-    boot = _settings(boot)
     out: dict = {}
     rows = language_table(table, tokenizers, bootstrap=boot)
     for r in rows.rows:
@@ -105,14 +100,13 @@ def language_tables(
     order: list[str],
     scores: dict,
     correlation: list[dict],
-    attribution: list[dict],
-    boot: dict | BootstrapSettings,
+    attribution: Sequence[AttributionRow],
+    boot: BootstrapSettings,
 ) -> list[Table]:
     """The tables ``languages``, ``cross_language`` and ``vocabulary_gain`` (JSON, and CSV without the seeds'
-    values). ``order``: the tokenizers, smallest vocabulary first; ``scores``: ``scores.json``; ``correlation``,
-    ``attribution``: the JSON rows of those tables; ``boot``: used over sentences for segmentation and over
-    languages for rho."""
-    boot = _settings(boot)
+    values). ``order``: the tokenizers, smallest vocabulary first; ``scores``: ``scores.json``; ``correlation``:
+    the JSON rows of that table; ``attribution``: the attribution rows; ``boot``: used over sentences for
+    segmentation and over languages for rho."""
     segmentation = segmentation_by_language(scored.table, order, boot)
     correlations = [from_jsonable(ErrorCorrelation, c) for c in correlation]
     rows = xl.language_rows(scored.tasks, segmentation, scores_from_json(scores), correlations, attribution, order)
