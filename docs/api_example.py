@@ -38,9 +38,8 @@ for name in table.tokenizer_names:
     t4 = ts.additional_segmentation(table, name, bootstrap=BootstrapSettings(200))
     print(f"{name}: NE {t4.ne:.2f}  non-NE {t4.non_ne:.2f}  ({t4.boundary_policy})")
 print(additional_segmentation_by(table, "sp8k", by="entity_type", bootstrap=BootstrapSettings(0)).groups["PER"])
-print(
-    f"fertility: {segmentation_summary(table, 'sp8k', bootstrap=BootstrapSettings(0)).all.fertility.value:.3f} pieces per word"
-)
+summary = segmentation_summary(table, "sp8k", bootstrap=BootstrapSettings(0))
+print(f"fertility: {summary.all.fertility.value:.3f} pieces per word")
 
 # 4. Correlation with a model's errors (here: fake predictions that miss long words more often;
 #    `pretrain evaluate` writes real ones in the same format)

@@ -12,7 +12,8 @@ from tokstudy.analysis.stats import GROUPINGS
 from tokstudy.report.attribution_rows import AttributionRow, AttributionTable, RatioCells
 from tokstudy.report.result import Breakdown
 
-COMMITTED = [PROJECT_ROOT / "examples" / f / "tables" / "attribution.json" for f in ("cpu_report", "multilingual_report")]
+EXAMPLES = PROJECT_ROOT / "examples"
+COMMITTED = [EXAMPLES / name / "tables" / "attribution.json" for name in ("cpu_report", "multilingual_report")]
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.parent.parent.name)
