@@ -36,15 +36,28 @@ import torch.nn.functional as F
 
 from pretrain.config import ATTENTION_KERNELS
 
-try:  # torch >= 2.10; CUDA only
-    from torch.nn.attention.varlen import varlen_attn
-except ImportError:  # pragma: no cover - older torch: attention re-pads instead
-    varlen_attn = None
 
-try:  # torch's own choice between FlashAttention-2 and cuDNN inside varlen_attn (see select_varlen_kernel)
-    from torch.nn.attention.varlen import _should_use_cudnn as _TORCH_CUDNN_CHOICE
-except ImportError:  # pragma: no cover - a torch without the switch
-    _TORCH_CUDNN_CHOICE = None
+def __getattr__(name: str):
+    """``varlen_attn`` (torch >= 2.10, CUDA only; None on an older torch, whose attention re-pads instead) and
+    ``_TORCH_CUDNN_CHOICE`` (torch's own choice between FlashAttention-2 and cuDNN inside it, see
+    :func:`select_varlen_kernel`; None on a torch without the switch), imported when first asked for: importing
+    ``torch.nn.attention.varlen`` loads ``torch._dynamo`` (about 1 s), which a process that never runs varlen
+    attention (CPU training, export, evaluation) need not pay. Kept as module attributes once read."""
+    if name not in ("varlen_attn", "_TORCH_CUDNN_CHOICE"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        import torch.nn.attention.varlen as varlen_module  # deferred: loads torch._dynamo
+    except ImportError:  # pragma: no cover - older torch
+        varlen_module = None
+    value = getattr(varlen_module, "varlen_attn" if name == "varlen_attn" else "_should_use_cudnn", None)
+    globals()[name] = value
+    return value
+
+
+def _varlen(name: str):
+    """The module attribute ``name`` (:func:`__getattr__`'s two), read as a caller or a test's patch set it."""
+    return globals()[name] if name in globals() else __getattr__(name)
+
 
 #: The kernels torch's ``varlen_attn`` can run: FlashAttention-2 (``flash``, torch's choice) or cuDNN's fused
 #: attention (``cudnn``, a path torch ships turned off: ``_should_use_cudnn`` returns False).
@@ -75,7 +88,9 @@ def unpad_layout(attention_mask: np.ndarray) -> dict[str, np.ndarray]:
 def varlen_supported(device: torch.device | str) -> bool:
     """Whether torch's variable-length FlashAttention kernel runs on ``device`` (CUDA, compute capability >= 8.0)."""
     device = torch.device(device)
-    return varlen_attn is not None and device.type == "cuda" and torch.cuda.get_device_capability(device) >= (8, 0)
+    if device.type != "cuda":
+        return False
+    return _varlen("varlen_attn") is not None and torch.cuda.get_device_capability(device) >= (8, 0)
 
 
 def select_varlen_kernel(kernel: str) -> None:
@@ -94,14 +109,15 @@ def select_varlen_kernel(kernel: str) -> None:
     """
     if kernel not in VARLEN_KERNELS:
         raise ValueError(f"attention_kernel must be one of {VARLEN_KERNELS}, got {kernel!r}")
-    if _TORCH_CUDNN_CHOICE is None:
+    torch_choice = _varlen("_TORCH_CUDNN_CHOICE")  # read before it is replaced below: torch's own
+    if torch_choice is None:
         if kernel == "cudnn":
             raise RuntimeError(f"attention_kernel 'cudnn': torch {torch.__version__} has no cuDNN path in varlen_attn")
         return
     # deferred: a private torch module, only for a varlen kernel
     import torch.nn.attention.varlen as varlen_module
 
-    varlen_module._should_use_cudnn = _use_cudnn if kernel == "cudnn" else _TORCH_CUDNN_CHOICE
+    varlen_module._should_use_cudnn = _use_cudnn if kernel == "cudnn" else torch_choice
 
 
 def _use_cudnn(device_index: int) -> bool:
@@ -117,7 +133,7 @@ def check_varlen_kernel(kernel: str, device: torch.device | str) -> None:
     try:
         q = torch.randn(24, 2, 64, device=device, dtype=torch.bfloat16, requires_grad=True)
         cu = torch.tensor([0, 16, 24], dtype=torch.int32, device=device)
-        varlen_attn(q, q, q, cu, cu, 16, 16).sum().backward()
+        _varlen("varlen_attn")(q, q, q, cu, cu, 16, 16).sum().backward()
     except Exception as exc:  # noqa: BLE001 - whatever the kernel raises, the setting is what to change
         select_varlen_kernel("flash")
         first = (str(exc).strip().splitlines() or [""])[0][:200]
@@ -189,7 +205,7 @@ def _attention(
     q, k, v = attn.query(x), attn.key(x), attn.value(x)
     if cu_seqlens is not None and dropout == 0.0 and q.dtype in (torch.float16, torch.bfloat16):
         # FlashAttention over each example's rows; its default scale is 1/sqrt(head_dim), ALBERT's scaling.
-        context = varlen_attn(
+        context = _varlen("varlen_attn")(
             q.view(-1, heads, head_dim),
             k.view(-1, heads, head_dim),
             v.view(-1, heads, head_dim),
