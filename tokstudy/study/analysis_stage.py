@@ -41,7 +41,7 @@ from tokstudy.data.hub import parse_hf_spec
 from tokstudy.data.names import expand_dataset_name
 from tokstudy.data.names import parse_dataset_name as parse_registry_spec
 from tokstudy.data.segmentations import read_segmentations, split_language
-from tokstudy.report import build
+from tokstudy.report import build, names
 from tokstudy.report.figures import plot_additional_segmentation, plot_errors, plot_parity, plot_score_vs_energy
 from tokstudy.report.morph import morph_report
 from tokstudy.report.result import STUDY_TABLES, Table, write_table
@@ -195,8 +195,8 @@ def _data_records(runs: tuple[ScoredRun, ...], task_text: tuple[dict, ...], conf
         if r.data and r.task not in seen:
             spec = spec_of[r.task]
             seen[r.task] = {"task": r.task, "dataset": spec.dataset, "language": spec.language, **r.data}
-    out = [Table.of("task_data", data=list(seen.values()))] if seen else []
-    return out + ([Table.of("task_text", data=list(task_text))] if task_text else [])
+    out = [Table.of(names.TASK_DATA, data=list(seen.values()))] if seen else []
+    return out + ([Table.of(names.TASK_TEXT, data=list(task_text))] if task_text else [])
 
 
 def dataset_statistics(table, tokenizers: list[str], boot: BootstrapSettings):
@@ -243,7 +243,7 @@ def _scores_table(scores: dict) -> Table:
         for t, by_model in scores.items()
         for m, s in by_model.items()
     ]
-    return Table.of("scores", rows=rows, data=scores)
+    return Table.of(names.SCORES, rows=rows, data=scores)
 
 
 def _control_and_cost(
@@ -252,8 +252,8 @@ def _control_and_cost(
     """Pre-trained vs no-pre-training control, and what every run cost: its table (``cost.json`` and ``cost.csv``,
     written by :class:`~tokstudy.study.run_cost.CostTable`'s codec) and the costs themselves, for the figure."""
     costs = cost_table(runs, pretrain_cost)
-    control = Table.of("control", data=control_to_json(control_comparison(runs)))
-    return control, Table.of("cost", rows=costs.rows(), data=costs.to_json()), costs
+    control = Table.of(names.CONTROL, data=control_to_json(control_comparison(runs)))
+    return control, Table.of(names.COST, rows=costs.rows(), data=costs.to_json()), costs
 
 
 def _energy_figure(figures: Path, scores: dict, control: dict, costs: CostTable) -> list[Path]:
