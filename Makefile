@@ -9,12 +9,11 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
 DATA   ?= $(if $(TOKSTUDY_DATA),$(TOKSTUDY_DATA),$(wildcard ../shared/data))
 PYTEST_ARGS ?=
-# Three pytest workers (pytest-xdist) on the 2 cores, a test file per worker: many tests wait on a subprocess, a
-# server or a browser, and a third worker fills that time (517.5 s in pytest against 539.3 s with two, fresh
-# clones of one commit, benchmarks/results/tests.md); PYTEST_WORKERS=0 runs in one process. The files with a slow
-# test are handed out first (tests/conftest.py orders them; --no-loadscope-reorder keeps that order), so that the
-# short files even out the end. --durations=30 prints the 30 slowest tests, so CI's log says where the time goes.
-PYTEST_WORKERS ?= 3
+# Two pytest workers (pytest-xdist), a test file per worker: 8 min 5 s instead of 12 min 20 s on 2 cores
+# (measured 2026-11-26, BENCHMARKS.md); PYTEST_WORKERS=0 runs in one process. The files with a slow test are
+# handed out first (tests/conftest.py orders them; --no-loadscope-reorder keeps that order), so that the short
+# files even out the end. --durations=30 prints the 30 slowest tests, so CI's log says where the suite's time goes.
+PYTEST_WORKERS ?= 2
 
 .PHONY: setup demo test lint app bench clean gpu-wheels gpu-check
 

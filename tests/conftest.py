@@ -36,7 +36,7 @@ def pytest_collection_modifyitems(config, items):
     """Files with a slow test first; skip GPU tests without CUDA (checked lazily, never importing torch when not
     needed).
 
-    The Makefile's workers take whole files in this order (``--dist loadfile --no-loadscope-reorder``): the
+    The Makefile's two workers take whole files in this order (``--dist loadfile --no-loadscope-reorder``): the
     long files start first and the many short ones even out the end. xdist's own order (most tests first) left
     the one-test studies that kill a run to the end of the suite (benchmarks/results/tests.md)."""
     slow_files = {item.path for item in items if item.get_closest_marker("slow") is not None}

@@ -1,5 +1,5 @@
 """`make test` hands the files with a slow test out first (tests/conftest.py), so that the short ones even out the
-end of the run on its workers."""
+end of the run on its two workers."""
 
 from __future__ import annotations
 
