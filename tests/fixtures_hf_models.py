@@ -180,5 +180,10 @@ def _no_progress_bars():
 @pytest.fixture(scope="session")
 def hf_token_models(tmp_path_factory) -> dict[str, HFModel]:
     """The three families' token-classification models (:data:`LABELS`), built once per session."""
-    root = tmp_path_factory.mktemp("hf-token-models")
-    return {family: build_token_model(family, root / family) for family in FAMILIES}
+    from tests.built_once import built_once
+
+    return built_once(
+        tmp_path_factory,
+        "hf-token-models",
+        lambda root: {family: build_token_model(family, root / family) for family in FAMILIES},
+    )

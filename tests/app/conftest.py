@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.built_once import built_once
 from tests.conftest import corpus_path
 
 APP_DIR = Path(__file__).resolve().parents[2] / "analysis_app"
@@ -46,12 +47,14 @@ def results_dir(tmp_path_factory, conll_dir, conll_test) -> Path:
     from tokstudy.data.conll import read_conll
     from tokstudy.tokenization.sentencepiece_ import SentencePieceSegmenter
 
-    root = tmp_path_factory.mktemp("results")
-    train = read_conll(conll_dir / "eng.train.gz", name="conll2003", language="en", split="train")
-    sentences = [" ".join(s.words) for s in train.sentences[:6000]]
-    models = [_train(sentences, v, root / "tokenizers" / f"spm-{v}") for v in VOCAB_SIZES]
-    write_synthetic_predictions(root, MODEL_NAME, conll_test, SentencePieceSegmenter(models[0]))
-    return root
+    def build(root: Path) -> Path:
+        train = read_conll(conll_dir / "eng.train.gz", name="conll2003", language="en", split="train")
+        sentences = [" ".join(s.words) for s in train.sentences[:6000]]
+        models = [_train(sentences, v, root / "tokenizers" / f"spm-{v}") for v in VOCAB_SIZES]
+        write_synthetic_predictions(root, MODEL_NAME, conll_test, SentencePieceSegmenter(models[0]))
+        return root
+
+    return built_once(tmp_path_factory, "app-results", build)  # once for the run, shared by the workers
 
 
 @pytest.fixture(scope="session")

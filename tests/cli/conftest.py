@@ -1,4 +1,4 @@
-"""Fixtures for the analysis CLI tests: SentencePiece models trained once per session on real raw text."""
+"""Fixtures for the analysis CLI tests: SentencePiece models trained once per test run on real raw text."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.built_once import built_once
 from tests.conftest import corpus_path
 from tests.fixtures_sentencepiece import train_unigram
 
@@ -16,11 +17,10 @@ def en_models(tmp_path_factory) -> dict[int, Path]:
     from tokstudy.data.rawtext import iter_sentences
 
     src = corpus_path("raw_text") / "en.txt.gz"
-    d = tmp_path_factory.mktemp("cli_spm")
-    corpus = d / "en.txt"
-    corpus.write_text("\n".join(iter_sentences(src)) + "\n", encoding="utf-8")
-    out = {}
-    for vocab in (2000, 8000):
-        prefix = d / f"sp{vocab}"
-        out[vocab] = train_unigram(corpus, prefix, vocab, num_threads=2)
-    return out
+
+    def build(d: Path) -> dict[int, Path]:
+        corpus = d / "en.txt"
+        corpus.write_text("\n".join(iter_sentences(src)) + "\n", encoding="utf-8")
+        return {vocab: train_unigram(corpus, d / f"sp{vocab}", vocab, num_threads=2) for vocab in (2000, 8000)}
+
+    return built_once(tmp_path_factory, "cli-en-models", build)  # once for the run, shared by the workers

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.built_once import built_once
 from tests.conftest import corpus_path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -63,12 +64,12 @@ def build_store(tokenizer_dir: Path, path: Path, *, max_examples: int = N_EXAMPL
 
 @pytest.fixture(scope="session")
 def tokenizer_dir(tmp_path_factory) -> Path:
-    return train_tokenizer(tmp_path_factory.mktemp("tok"))
+    return built_once(tmp_path_factory, "pretrain-tokenizer", train_tokenizer)
 
 
 @pytest.fixture(scope="session")
 def store_dir(tmp_path_factory, tokenizer_dir) -> Path:
-    return build_store(tokenizer_dir, tmp_path_factory.mktemp("store") / "examples")
+    return built_once(tmp_path_factory, "pretrain-store", lambda d: build_store(tokenizer_dir, d / "examples"))
 
 
 @pytest.fixture(scope="session")

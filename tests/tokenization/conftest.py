@@ -1,4 +1,4 @@
-"""Tokenizers trained once per test session on a small sample of the real raw text.
+"""Tokenizers trained once per test run (shared by the workers) on a small sample of the real raw text.
 
 Small vocabularies and samples keep the whole folder well under its time budget; the
 sample spans all ten raw_text languages (incl. ru, ar, zh, ja).
@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import gzip
 import itertools
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from tests.built_once import built_once
 from tests.conftest import corpus_path
 
 #: algorithm -> (vocabulary sizes, sample size)
@@ -29,22 +31,24 @@ def trained(tmp_path_factory):
     """algorithm -> list[TrainedTokenizer], trained lazily, once per session."""
     from tokstudy.tokenization.training import TokenizerTrainingConfig, train_tokenizers
 
-    out = tmp_path_factory.mktemp("tokenizers")
     cache: dict = {}
 
+    def train(algorithm: str, out: Path):
+        sizes, sample = SETTINGS[algorithm]
+        cfg = TokenizerTrainingConfig(
+            inputs=(corpus_path("raw_text"),),
+            output_dir=out,
+            algorithm=algorithm,
+            vocab_sizes=sizes,
+            sample_size=sample,
+            seed=1,
+            num_threads=2,
+        )
+        return train_tokenizers(cfg, progress=False)
+
     def get(algorithm: str):
-        if algorithm not in cache:
-            sizes, sample = SETTINGS[algorithm]
-            cfg = TokenizerTrainingConfig(
-                inputs=(corpus_path("raw_text"),),
-                output_dir=out,
-                algorithm=algorithm,
-                vocab_sizes=sizes,
-                sample_size=sample,
-                seed=1,
-                num_threads=2,
-            )
-            cache[algorithm] = train_tokenizers(cfg, progress=False)
+        if algorithm not in cache:  # each algorithm once for the whole run (tests.built_once)
+            cache[algorithm] = built_once(tmp_path_factory, f"tokenizers-{algorithm}", partial(train, algorithm))
         return cache[algorithm]
 
     return get
