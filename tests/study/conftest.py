@@ -19,13 +19,13 @@ def tiny_config() -> dict:
 def killable_config(name: str) -> dict:
     """The tiny study for the tests that kill a run during pre-training and let it finish: a pre-training long
     enough to be killed after a checkpoint, on two vocabularies (one per worker of a ``local:2`` cluster) learnt from
-    half the tiny study's sample (plenty for 1,000 pieces; the tokenizers' time grows with it), and the least after
-    it that still makes a report: one seed of CoNLL-2003 NER, no control, analysed on its test split without the
-    parity corpus.
+    a quarter of the tiny study's sample (enough for 1,000 pieces; the tokenizers' time grows with the sample, and
+    the killed run and its reference both train them), and the least after it that still makes a report: one seed
+    of CoNLL-2003 NER, no control, analysed on its test split without the parity corpus.
     What follows pre-training at full size is tested by test_pipeline.py's shared run."""
     config = tiny_config()
     config["name"] = name
-    config["tokenizers"].update(vocab_sizes=[500, 1000], sample_size=2000)
+    config["tokenizers"].update(vocab_sizes=[500, 1000], sample_size=1000)
     config["pretrain"]["total_steps"] = 40
     config["finetune"].update(no_pretraining_control=False, seeds=1)
     config["finetune"]["tasks"] = [{"dataset": "conll2003", "task": "ner", "max_train": 60, "max_eval": 40}]

@@ -82,7 +82,7 @@ def test_a_worker_killed_during_pretraining_changes_no_score(tmp_path):
         deadline = time.time() + 600
         while not list(out.glob("pretrain/*/run/checkpoints/step_*")):
             assert proc.poll() is None and time.time() < deadline, "no pre-training checkpoint appeared"
-            time.sleep(0.2)
+            time.sleep(0.05)  # the 40 steps end soon after the first checkpoint: kill while both workers train
         workers = _workers(proc.pid)
         assert len(workers) == 2, workers  # both are pre-training: 2 vocabularies, 2 workers
         os.kill(workers[0], signal.SIGKILL)

@@ -162,15 +162,20 @@ def test_cli_unreachable_scheduler_is_one_line_before_any_work(tmp_path):
     assert time.time() - start < 60 and not (tmp_path / "out" / "tokenizers").exists()
 
 
-def test_cli_refuses_a_malformed_cluster_address(tmp_path):
-    res = subprocess.run(
-        [sys.executable, "-m", "tokstudy", "study", str(TINY), "-o", str(tmp_path), "--cluster", "local:zero"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert res.returncode == 2
-    assert "--cluster: a local cluster is local:N with N >= 1 worker processes, got 'local:zero'" in res.stderr
+def _study_command(capsys, *args: str) -> tuple[int, str]:
+    """``tokstudy study ARGS`` in this process (the address is refused before the pre-trainer is imported, so a
+    process of its own would only add its start): its exit status and what it wrote on stderr."""
+    from tokstudy.cli import main
+
+    capsys.readouterr()
+    code = main(["study", *args])
+    return code, capsys.readouterr().err
+
+
+def test_cli_refuses_a_malformed_cluster_address(tmp_path, capsys):
+    code, stderr = _study_command(capsys, str(TINY), "-o", str(tmp_path), "--cluster", "local:zero")
+    assert code == 2
+    assert "--cluster: a local cluster is local:N with N >= 1 worker processes, got 'local:zero'" in stderr
 
 
 @pytest.mark.parametrize(
@@ -185,16 +190,11 @@ def test_cli_refuses_a_malformed_cluster_address(tmp_path):
         ("tcp://head:99999", "'tcp://head:99999': the port '99999' is not a number from 1 to 65535"),
     ],
 )
-def test_cli_refuses_a_cluster_address_malformed_in_any_part_before_any_work(tmp_path, address, said):
+def test_cli_refuses_a_cluster_address_malformed_in_any_part_before_any_work(tmp_path, capsys, address, said):
     out = tmp_path / "out"
-    res = subprocess.run(
-        [sys.executable, "-m", "tokstudy", "study", str(TINY), "-o", str(out), "--cluster", address],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert res.returncode == 2, res.stderr[-2000:]
-    (line,) = res.stderr.strip().splitlines()
+    code, stderr = _study_command(capsys, str(TINY), "-o", str(out), "--cluster", address)
+    assert code == 2, stderr[-2000:]
+    (line,) = stderr.strip().splitlines()
     assert line.startswith(f"tokstudy study: error: --cluster: {said}") and not out.exists()
 
 

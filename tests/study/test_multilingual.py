@@ -264,13 +264,17 @@ def test_the_docstring_examples_run(module):
 
 @pytest.mark.slow
 def test_the_multilingual_study_trains_with_the_pretrainer_at_toy_size(toy_data, tmp_path):
-    """The real trainer at toy size (a few pre-training steps, one epoch): the pre-training corpus holds the tasks'
-    text under their languages, and MultiCoNER fine-tunes with a dev split held out of train."""
+    """The real trainer at toy size (a few pre-training steps, one epoch, the smallest and the largest vocabulary
+    only): the pre-training corpus holds the tasks' text under their languages, and MultiCoNER fine-tunes with a
+    dev split held out of train."""
     import dataclasses
 
     from pretrain.study_backend import PretrainBackend
 
     config = toy_multilingual_config(toy_data, tmp_path / "multilingual")
+    sizes = config.tokenizers.vocab_sizes
+    tokenizers = dataclasses.replace(config.tokenizers, vocab_sizes=(sizes[0], sizes[-1]))
+    config = dataclasses.replace(config, tokenizers=tokenizers)
     pretrain = dataclasses.replace(
         config.pretrain, total_steps=6, max_examples=300, batch_size=16, warmup_steps=1, max_seq_length=64
     )
