@@ -155,6 +155,13 @@ def wait_idle(page, *, started_within: float = 1.5, timeout: float = 90) -> None
     page.wait_for_timeout(100)  # the last deltas are painted
 
 
+def open_url(page, url: str) -> None:
+    """Open ``url`` in ``page`` and wait until the app has drawn it (its first script run ended)."""
+    page.goto(url)
+    page.wait_for_selector('[data-testid="stApp"]')
+    wait_idle(page)
+
+
 def exceptions(page) -> list[str]:
     """The text of every exception box the app shows (a traceback on the page)."""
     return [e.inner_text() for e in page.query_selector_all('[data-testid="stException"]')]

@@ -9,6 +9,7 @@ into many pieces, so the Errors page has something to show.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,58 @@ def paired_results(tmp_path_factory, results_dir, conll_test) -> Path:
         segmenter = SentencePieceSegmenter(root / "tokenizers" / name / "spiece.model")
         write_synthetic_predictions(root, name, conll_test, segmenter, seed=v, model_path=str(model_dir))
     return root
+
+
+@dataclass(frozen=True)
+class PiecesResults:
+    """A copy of ``results_dir`` whose model also has per-piece predictions, and those read as the explorer reads
+    them (:func:`analysis_app.services.piece_labels.load_piece_labels`: each sentence's words by ``sent_id``)."""
+
+    root: Path
+    by_sentence: dict
+
+
+@pytest.fixture(scope="session")
+def pieces_results(tmp_path_factory, results_dir) -> PiecesResults:
+    """``results_dir`` copied, with per-piece predictions of its model beside its word predictions (the
+    explorer's strip of each piece's own label); read-only, built once for the run (writing and reading the
+    3,453 sentences' pieces takes seconds)."""
+    import shutil
+
+    from analysis_app.services.piece_labels import load_piece_labels
+    from tests.app.synthetic import write_synthetic_piece_predictions
+    from tokstudy.tokenization.loading import load_tokenizer
+
+    def build(folder: Path) -> PiecesResults:
+        root = folder / "results"
+        shutil.copytree(results_dir, root)  # the session's results stay as other tests expect them
+        words_file = next((root / "predictions" / MODEL_NAME).glob("*.tsv"))
+        written = write_synthetic_piece_predictions(words_file, load_tokenizer(root / "tokenizers" / "spm-600"))
+        return PiecesResults(root, load_piece_labels(written))
+
+    return built_once(tmp_path_factory, "app-pieces-results", build)
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """A page of one chromium started for the module (starting chromium costs a second or two on 2 busy cores)."""
+    from tests.app.browser import chromium_page
+
+    with chromium_page() as p:
+        yield p
+
+
+@pytest.fixture
+def page(chromium):
+    """A page in a fresh browser session: a new context of the module's chromium (no cookies, storage or cache of
+    another test), the first page's viewport and timeout, closed after the test."""
+    context = chromium.context.browser.new_context(viewport=chromium.viewport_size)
+    try:
+        p = context.new_page()
+        p.set_default_timeout(90_000)
+        yield p
+    finally:
+        context.close()
 
 
 @pytest.fixture(scope="session")

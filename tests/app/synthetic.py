@@ -3,7 +3,8 @@
 A gold tag is replaced (``O`` by ``B-MISC``, an entity tag by ``O``) with probability
 ``min(0.05 * (pieces - 1), 0.6)`` under the given segmenter, deterministically (seeded): the model
 errs more on words split into more pieces. Used by the app tests' ``results_dir`` and by
-``benchmarks/bench_app.py``.
+``benchmarks/bench_app.py``. Beside them, per-piece predictions of the same model (the explorer's strip of
+each piece's own label): :func:`write_synthetic_piece_predictions`.
 """
 
 from __future__ import annotations
@@ -37,3 +38,31 @@ def write_synthetic_predictions(
         sent_ids=[s.sent_id for s in dataset],
     )
     return path
+
+
+def write_synthetic_piece_predictions(words_file: Path, segmenter) -> Path:
+    """Per-piece predictions beside the word predictions at ``words_file``: a word's first piece carries the word's
+    prediction (probability 0.8) and its later pieces say ``O`` (0.8), so a multi-piece word predicted as an entity
+    has pieces that disagree; the path written."""
+    import numpy as np
+
+    from tokstudy.analysis.model_errors.piece_predictions import (
+        PieceSentence,
+        PredictedWord,
+        piece_predictions_path,
+        write_piece_predictions,
+    )
+    from tokstudy.analysis.model_errors.predictions import read_predictions
+
+    preds = read_predictions(words_file)
+    labels = sorted({t for s in preds for t in (*s.gold, *s.pred)} | {"O"})
+    sentences = []
+    for s in preds:
+        words = []
+        for w, g, p, pieces in zip(s.words, s.gold, s.pred, segmenter.segment(list(s.words)).as_lists()):
+            probs = np.full((len(pieces), len(labels)), 0.2 / (len(labels) - 1))
+            probs[0, labels.index(p)] = 0.8
+            probs[1:, labels.index("O")] = 0.8
+            words.append(PredictedWord(w, g, len(pieces), tuple(pieces), probs))
+        sentences.append(PieceSentence(s.sent_id, tuple(words)))
+    return write_piece_predictions(piece_predictions_path(words_file), labels, sentences)

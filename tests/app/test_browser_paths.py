@@ -6,7 +6,8 @@ pick a dataset sentence, switch every page and back (no traceback, the sidebar s
 real selection each time); the Errors page pairs each model with its own tokenizer; a bad
 CoNLL upload names the user's file; the lenient option reads a CoNLL-2002-style file. Each
 test opens a fresh browser session (a new context of the module's one chromium: no cookies,
-storage or cache of another test), and the servers are started once per results folder.
+storage or cache of another test; ``tests/app/conftest.py``), and the servers are started once
+per results folder. The browser tests on the app tests' own results folder are in test_browser.py.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from tests.app.browser import (
     NAV_LABELS,
     PAGES,
     alerts,
-    chromium_page,
     exceptions,
     goto_page,
+    open_url,
     running_app,
     sidebar_dataset,
     sidebar_tokenizers,
@@ -55,32 +56,6 @@ def empty_app(tmp_path_factory):
         yield url
 
 
-@pytest.fixture(scope="module")
-def first_page():
-    """A page of one chromium started for the module (starting chromium costs a second or two on 2 busy cores)."""
-    with chromium_page() as p:
-        yield p
-
-
-@pytest.fixture
-def page(first_page):
-    """A page in a fresh browser session: a new context of the module's chromium, the first page's viewport and
-    timeout, closed after the test."""
-    context = first_page.context.browser.new_context(viewport=first_page.viewport_size)
-    try:
-        p = context.new_page()
-        p.set_default_timeout(90_000)
-        yield p
-    finally:
-        context.close()
-
-
-def _open(page, url: str) -> None:
-    page.goto(url)
-    page.wait_for_selector('[data-testid="stApp"]')
-    wait_idle(page)
-
-
 def _uploader(page, label: str):
     return page.get_by_test_id("stFileUploader").filter(has_text=label).locator('input[type="file"]')
 
@@ -96,14 +71,14 @@ def test_a_link_to_any_page_shows_the_apps_navigation(page, empty_app):
     """Opening /statistics etc. directly runs app.py's navigation, not a page script alone (as a ``pages/``
     folder of page scripts made Streamlit do: its own sidebar of file names)."""
     for name in PAGE_ORDER:
-        _open(page, f"{empty_app}/{PAGES[name]}")
+        open_url(page, f"{empty_app}/{PAGES[name]}")
         nav = page.get_by_test_id("stSidebarNav").locator("a").all_inner_texts()
         assert [t.split("\n")[-1].strip() for t in nav] == [NAV_LABELS[p] for p in PAGE_ORDER], (name, nav)
         assert exceptions(page) == [], name
 
 
 def test_empty_start_every_page_explains_what_is_missing(page, empty_app):
-    _open(page, empty_app)
+    open_url(page, empty_app)
     for name in PAGE_ORDER:
         goto_page(page, name)
         assert exceptions(page) == [], name
@@ -113,7 +88,7 @@ def test_empty_start_every_page_explains_what_is_missing(page, empty_app):
 
 
 def test_demo_results_every_page_opens(page, demo_app, demo_results):
-    _open(page, demo_app)
+    open_url(page, demo_app)
     assert sidebar_tokenizers(page) == ["sp-unigram-500", "sp-unigram-1k"]
     for name in PAGE_ORDER:
         goto_page(page, name)
@@ -163,7 +138,7 @@ def test_errors_page_pairs_each_model_with_its_own_tokenizer(page, demo_app, dem
         row["tokenizer"]: row["all"]["r"] for row in json.loads((demo_results / "tables/correlation.json").read_text())
     }
     assert sorted(study) == ["sp-unigram-1k", "sp-unigram-500"]
-    _open(page, demo_app)
+    open_url(page, demo_app)
     goto_page(page, "errors")
     assert exceptions(page) == [] and alerts(page, "error") == []
     assert not any("not known" in t for t in alerts(page, "info")), alerts(page, "info")
@@ -206,7 +181,7 @@ def test_errors_page_pairs_each_model_with_its_own_tokenizer(page, demo_app, dem
 
 
 def test_upload_tokenizer_pick_sentence_and_switch_every_page(page, demo_app, demo_results, tmp_path):
-    _open(page, demo_app)
+    open_url(page, demo_app)
     _open_inputs(page)
     model = tmp_path / "spiece.model"
     model.write_bytes((demo_results / "tokenizers" / "sp-unigram-500" / "spiece.model").read_bytes())
@@ -235,7 +210,7 @@ def test_upload_tokenizer_pick_sentence_and_switch_every_page(page, demo_app, de
 
 def _upload_conll(page, url: str, path, text: str) -> None:
     """Open the app, write ``text`` to ``path`` and upload it as a CoNLL file in the sidebar's inputs."""
-    _open(page, url)
+    open_url(page, url)
     _open_inputs(page)
     path.write_text(text, encoding="utf-8")
     _uploader(page, "or upload a CoNLL file").set_input_files(str(path))
@@ -262,46 +237,3 @@ def test_lenient_option_reads_a_conll2002_style_file(page, demo_app, tmp_path):
     assert any("1 invalid tag(s) repaired; 1 line(s) with another field count skipped" in t for t in success), success
     assert sidebar_dataset(page) == "esp_style:all"
     assert exceptions(page) == []
-
-
-def test_languages_page_multilingual_table_download_and_a_language_opened_in_the_explorer(page, results_dir, tmp_path):
-    """MultiCoNER's 11 dev languages: the link picks Korean in the sidebar, so the page's Table 4 per language
-    covers every language of its corpus and split; the CSV holds one row per language and tokenizer, scripts
-    included; a language picked below opens its first sentence in the explorer."""
-    from tests.conftest import corpus_path
-    from tokstudy.data.registry import load_dataset
-
-    corpus_path("multiconer2022")
-    first = load_dataset("multiconer2022", "dev", language="ko")[0]
-    with running_app(results_dir, tmp_path) as url:
-        _open(page, f"{url}/languages?dataset=multiconer2022-ko:dev")
-        page.get_by_test_id("stMain").get_by_text("Table 4 per language", exact=True).wait_for()
-        page.locator('[data-testid="stVegaLiteChart"]').first.wait_for()
-        wait_idle(page)
-        assert exceptions(page) == [] and alerts(page, "error") == []
-        assert sidebar_dataset(page) == "multiconer2022-ko:dev"
-        warned = [w for w in alerts(page, "warning") if "unknown pieces in" in w]
-        assert len(warned) == 3 and all("ko " in w and "Hangul" in w for w in warned), warned
-        button = page.get_by_test_id("stDownloadButton").filter(has_text="Download Table 4 per language (CSV)")
-        with page.expect_download() as download:
-            button.locator("button").click()
-        import csv
-
-        with open(download.value.path(), encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh))
-        assert len(rows) == 11 * 3
-        assert {r["language"]: r["script"] for r in rows}["ko"] == "Hangul"
-        assert {r["language"] for r in rows} == {"bn", "de", "en", "es", "fa", "hi", "ko", "nl", "ru", "tr", "zh"}
-
-        picker = page.get_by_test_id("stMain").get_by_test_id("stSelectbox").filter(has_text="Open a language")
-        picker.locator("input").click()
-        picker.locator("input").fill("ko (")
-        page.keyboard.press("Enter")
-        wait_idle(page)
-        page.get_by_test_id("stMain").get_by_role("button", name="Open in the explorer").click()
-        page.wait_for_url("**/?*sent=*")
-        wait_idle(page)
-        assert exceptions(page) == []
-        assert sidebar_dataset(page) == "multiconer2022-ko:dev"
-        words = page.locator("table.ts-explorer tbody tr td.ts-word").all_inner_texts()
-        assert words == list(first.words)

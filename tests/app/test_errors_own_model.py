@@ -5,16 +5,25 @@ path on a 40-sentence CoNLL-2003 file: ``pretrain evaluate`` runs in a child pro
 equals ``scipy.stats.pearsonr`` of the model's errors (read from the file it wrote, against the gold file)
 against the pieces the model's own tokenizer (``transformers.AutoTokenizer``) gives each word. A second choice
 reads the cache and runs nothing; a folder that is not a model shows the command's error line, caching nothing.
+
+The choice is also made in a real browser (Debian's chromium through Playwright's ``executable_path``, nothing
+downloaded), on the app started as `make app` does: the prediction runs beside the page with a progress bar, and
+the paired CSV then holds the model's row under its own tokenizer. That run is the module's one prediction of
+the model (``pretrain evaluate`` imports torch and transformers: seconds): the AppTest's choices on the same
+folders then read what the server's run left in the cache. Without chromium the AppTest runs it itself.
 """
 
 from __future__ import annotations
 
+import csv
 import gzip
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.app.browser import CHROMIUM, alerts, chromium_page, exceptions, goto_page, open_url, running_app, wait_idle
 from tests.app.conftest import new_app, no_exceptions, wait_for_jobs
 from tests.conftest import corpus_path
 from tests.fixtures_hf_models import hf_token_models  # noqa: F401  (session fixture: one model per family)
@@ -31,20 +40,80 @@ def _small_conll(out: Path) -> Path:
     return out
 
 
-@pytest.fixture
-def own_env(monkeypatch, tmp_path, hf_token_models):  # noqa: F811
-    """An app whose results folder holds only a small CoNLL file, allowed to read the fixtures' models."""
+def _use_results(monkeypatch, results: Path, model_dir: Path) -> Path:
+    """Point the app at ``results`` (its model cache ``../models``), allowed to read ``model_dir``'s folder."""
     from analysis_app.services import background
 
-    results = tmp_path / "results"
-    _small_conll(results / "data" / "small.conll")
     monkeypatch.setenv("TOKSTUDY_APP_RESULTS", str(results))
-    monkeypatch.setenv("TOKSTUDY_APP_ALLOW_DIRS", str(hf_token_models["bert"].path.parent))
-    monkeypatch.setenv("TOKSTUDY_APP_UPLOAD_DIR", str(tmp_path / "uploads"))
-    monkeypatch.setenv("TOKSTUDY_APP_MODEL_CACHE", str(tmp_path / "models"))
+    monkeypatch.setenv("TOKSTUDY_APP_ALLOW_DIRS", str(model_dir.parent))
+    monkeypatch.setenv("TOKSTUDY_APP_UPLOAD_DIR", str(results.parent / "uploads"))
+    monkeypatch.setenv("TOKSTUDY_APP_MODEL_CACHE", str(results.parent / "models"))
     wait_for_jobs(background.work())
     monkeypatch.setattr(background, "_WORK", background.BackgroundWork())  # no job of another test answers
     return results
+
+
+@pytest.fixture
+def own_env(monkeypatch, tmp_path, hf_token_models):  # noqa: F811
+    """An app whose results folder holds only a small CoNLL file, allowed to read the fixtures' models; its
+    model cache is the test's own (empty)."""
+    results = tmp_path / "results"
+    _small_conll(results / "data" / "small.conll")
+    return _use_results(monkeypatch, results, hf_token_models["bert"].path)
+
+
+@pytest.fixture(scope="module")
+def shared_results(tmp_path_factory) -> Path:
+    """A results folder holding only a small CoNLL file, its model cache beside it (``../models``, empty at
+    first): the folders of the module's one prediction of the fixtures' BERT."""
+    results = tmp_path_factory.mktemp("own_model") / "results"
+    _small_conll(results / "data" / "small.conll")
+    return results
+
+
+@dataclass(frozen=True)
+class BrowserChoice:
+    """What the browser showed once the prediction of a model chosen on the Errors page had ended."""
+
+    exceptions: list[str]
+    errors: list[str]
+    progress_bars: int
+    #: the paired CSV's rows over all words
+    rows: list[dict]
+
+
+@pytest.fixture(scope="module")
+def chosen_in_browser(shared_results, hf_token_models, tmp_path_factory) -> BrowserChoice:  # noqa: F811
+    """The fixtures' BERT chosen by path on the Errors page in chromium, with the server's model cache empty:
+    the server predicts it (the module's one ``pretrain evaluate``)."""
+    if not CHROMIUM.exists():
+        pytest.skip("needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)")
+    model = hf_token_models["bert"].path
+    assert not (shared_results.parent / "models").exists()  # nothing predicted before: the click runs it
+    env = {
+        "TOKSTUDY_APP_ALLOW_DIRS": str(model.parent),
+        "TOKSTUDY_APP_MODEL_CACHE": str(shared_results.parent / "models"),
+    }
+    with running_app(shared_results, tmp_path_factory.mktemp("own_model_app"), env=env) as url, chromium_page() as page:
+        open_url(page, url)
+        goto_page(page, "errors")
+        main = page.get_by_test_id("stMain")
+        main.get_by_test_id("stExpander").filter(has_text="Your own model").locator("summary").click()
+        field = main.get_by_label("Model directory")
+        field.fill(str(model))
+        field.press("Enter")
+        wait_idle(page)
+        main.get_by_role("button", name="Predict with this model").click()
+        # the progress bar, then (the run ended) the page drawn again with the model's row
+        button = page.get_by_test_id("stDownloadButton").filter(has_text="Download paired correlations (CSV)")
+        button.wait_for(timeout=120_000)
+        wait_idle(page)
+        shown = (exceptions(page), alerts(page, "error"), main.get_by_test_id("stProgress").count())
+        with page.expect_download() as download:
+            button.locator("button").click()
+        with open(download.value.path(), encoding="utf-8", newline="") as f:
+            rows = [r for r in csv.DictReader(f) if r["words"] == "all words"]
+    return BrowserChoice(*shown, rows)
 
 
 def _choose(folder: Path):
@@ -90,24 +159,39 @@ def _errors_and_pieces(predictions: Path, gold: Path, model: Path) -> tuple[np.n
     return errors, pieces
 
 
+@pytest.mark.browser
+def test_a_chosen_model_gets_its_paired_row(chosen_in_browser):
+    assert chosen_in_browser.exceptions == [] and chosen_in_browser.errors == []
+    assert chosen_in_browser.progress_bars == 0
+    rows = chosen_in_browser.rows
+    assert [(r["model"], r["tokenizer"]) for r in rows] == [("bert", "bert")]
+    assert 0 < float(rows[0]["n"])
+
+
 def test_a_chosen_model_is_predicted_paired_with_its_own_tokenizer_and_cached(
-    own_env,
+    shared_results,
     hf_token_models,  # noqa: F811
     monkeypatch,
+    request,
 ):
+    """Where chromium is installed, the prediction read here is the one the browser's choice made in the server
+    (``chosen_in_browser``); else this test's first choice makes it."""
     from scipy.stats import pearsonr
 
     from analysis_app.services import model_runs
 
     model = hf_token_models["bert"].path
+    if CHROMIUM.exists():
+        request.getfixturevalue("chosen_in_browser")
+    _use_results(monkeypatch, shared_results, model)
     at = _choose(model)
     assert not at.error, [e.value for e in at.error]
     paired = at.dataframe[0].value
     row = paired[(paired.model == "bert") & (paired["word set"] == "all words")].iloc[0]
     assert row["own tokenizer"] == "bert"
-    runs = list((own_env.parent / "models").iterdir())
+    runs = list((shared_results.parent / "models").iterdir())
     assert len(runs) == 1
-    errors, pieces = _errors_and_pieces(runs[0] / "predictions.tsv", own_env / "data" / "small.conll", model)
+    errors, pieces = _errors_and_pieces(runs[0] / "predictions.tsv", shared_results / "data" / "small.conll", model)
     assert row["error rate"] == pytest.approx(errors.mean())
     assert row["Pearson r"] == pytest.approx(pearsonr(pieces, errors)[0], abs=1e-9)
     assert (runs[0] / "pieces.tsv").is_file()
