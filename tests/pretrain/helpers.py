@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -30,12 +32,18 @@ def subprocess_env() -> dict[str, str]:
     return env
 
 
-def tiny_train_args(cfg, cfg_file: Path, store_dir: Path, tokenizer_dir: Path, out: Path) -> list[str]:
-    """Arguments of ``pretrain train`` for the tiny model with ``cfg`` (a ``TrainConfig``, written to ``cfg_file``)."""
+def tiny_train_args(cfg, cfg_file: Path, store_dir: Path, tokenizer_dir: Path, out: Path, *, model=None) -> list[str]:
+    """Arguments of ``pretrain train`` with ``cfg`` (a ``TrainConfig``, written to ``cfg_file``) for the tiny model,
+    or for ``model`` (a ``ModelConfig``, written beside ``cfg_file``)."""
     cfg_file.write_text(yaml.safe_dump(cfg.to_dict()))
+    model_arg = "tiny"
+    if model is not None:
+        model_file = cfg_file.with_name(f"model_{cfg_file.stem}.yaml")
+        model_file.write_text(yaml.safe_dump(model.to_dict()))
+        model_arg = str(model_file)
     return [
         "--model",
-        "tiny",
+        model_arg,
         "--train-config",
         str(cfg_file),
         "--data",
@@ -46,6 +54,17 @@ def tiny_train_args(cfg, cfg_file: Path, store_dir: Path, tokenizer_dir: Path, o
         str(out),
         "--no-progress",
     ]
+
+
+def torchrun_train(
+    nproc: int, cfg, tmp_path: Path, store_dir: Path, tokenizer_dir: Path, out: Path, *, model=None
+) -> subprocess.CompletedProcess:
+    """``torchrun --nproc_per_node nproc -m pretrain train`` (one agent, gloo on 127.0.0.1) of the tiny model or of
+    ``model`` (a ``ModelConfig``) with ``cfg`` (a ``TrainConfig``) into ``out``."""
+    args = tiny_train_args(cfg, tmp_path / f"train_{out.name}.yaml", store_dir, tokenizer_dir, out, model=model)
+    launcher = ["--nproc_per_node", str(nproc), "--master_addr", "127.0.0.1", "--master_port", str(free_port())]
+    cmd = [sys.executable, "-m", "torch.distributed.run", *launcher, "-m", "pretrain", "train", *args]
+    return subprocess.run(cmd, env=subprocess_env(), cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
 
 
 def final_weights(run_dir: Path) -> dict[str, torch.Tensor]:
