@@ -1,5 +1,6 @@
 """A study killed with SIGKILL during pre-training completes when re-run, and the resumed pre-training's cost counts
-the killed attempt (real data; the tiny configuration).
+the killed attempt (real data; the tiny configuration). The study that is killed is a ``tokstudy study`` process
+of its own; the re-run is :func:`~tokstudy.study.pipeline.run_study` in the test's process.
 
 Apart from test_pipeline.py's shared run, so that the two pytest workers can take both files side by side.
 """
@@ -15,8 +16,11 @@ import time
 import pytest
 import yaml
 
+from pretrain.study_backend import PretrainBackend
 from tests.conftest import corpus_path
 from tests.study.conftest import assert_retried_cost, killable_config
+from tokstudy.study.config import load_study_config
+from tokstudy.study.pipeline import run_study
 
 pytestmark = pytest.mark.slow
 # an in-process study run earlier in this pytest process set DeepSpeed's single-process rendezvous variables, and
@@ -52,13 +56,13 @@ def test_killed_during_pretraining_completes_when_rerun(tmp_path):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    res = subprocess.run(
-        [sys.executable, "-m", "tokstudy", "study", str(cfg_file), *longer], env=env, capture_output=True, text=True
-    )
-    assert res.returncode == 0, res.stderr[-3000:]
-    assert (out / "report.md").is_file()
-    assert "[resume] pretrain/" in res.stdout
-    assert "[cached] tokenizers" in res.stdout
+    # re-run here, as `tokstudy study` runs it (its process would only add the start of torch and the pre-trainer)
+    lines = []
+    config = load_study_config(cfg_file, output_dir=str(out))
+    result = run_study(config, backend=PretrainBackend(), log=lines.append, progress=False)
+    assert result.report_markdown == out / "report.md" and result.report_markdown.is_file()
+    assert any(line.startswith("[resume] pretrain/") for line in lines), lines
+    assert "[cached] tokenizers" in lines
     # the killed attempt ran in the study's own process (one job): its time is in the resumed pre-training's cost
     name = assert_retried_cost(out, killed_at=killed_at)
-    assert f"[resume] pretrain/{name}" in res.stdout
+    assert f"[resume] pretrain/{name}" in lines
