@@ -21,6 +21,7 @@ gives Hugging Face's per-batch means.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 
 import torch
@@ -109,6 +110,17 @@ class AlbertPretrainingModule(nn.Module):
         self.autocast_dtype = autocast_dtype
         self.varlen_attention = False
 
+    def _autocast(self, device_type: str):
+        """``torch.autocast`` to ``autocast_dtype``; without one, autocast off, as a caller's autocast would be turned
+        off too. With autocast already off, no context at all: even a disabled ``torch.autocast`` is a call in a
+        compiled graph, and AOTAutograd's cache refuses graphs that hold one (so each new process would trace the
+        forward and backward again instead of reading them from the cache torch.compile keeps on disk)."""
+        if self.autocast_dtype is not None:
+            return torch.autocast(device_type=device_type, dtype=self.autocast_dtype)
+        if torch.is_autocast_enabled(device_type):
+            return torch.autocast(device_type=device_type, enabled=False)
+        return contextlib.nullcontext()
+
     def forward(
         self,
         input_ids: torch.Tensor,
@@ -124,9 +136,8 @@ class AlbertPretrainingModule(nn.Module):
         unpad_cu_seqlens: torch.Tensor | None = None,
     ) -> dict[str, torch.Tensor]:
         device_type = input_ids.device.type
-        use_autocast = self.autocast_dtype is not None
         batch, length = input_ids.shape
-        with torch.autocast(device_type=device_type, dtype=self.autocast_dtype or torch.bfloat16, enabled=use_autocast):
+        with self._autocast(device_type):
             # Gather a fixed number of rows, b * T + position for every slot (unused slots, position -1, read
             # row b * T and are ignored by the loss): fixed shapes and no boolean indexing, so the step needs
             # no device-to-host synchronisation.

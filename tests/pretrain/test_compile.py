@@ -105,14 +105,20 @@ def test_compiled_export_is_the_live_model(eager_and_compiled):
 def test_compiled_resume_equals_uninterrupted(eager_and_compiled, tmp_path, store_dir, tokenizer_dir):
     """A compiled run resumed from the compiled run's checkpoint at step 4 (the fixture's, so that only the
     resumed half compiles; a run stopped early checkpoints the same way, test_resume.py) ends with its weights."""
+    from torch._dynamo.utils import counters
+
     from pretrain.checkpoint import step_dir_name
 
     cfg = CFG.replace(compile="on")
     out = tmp_path / "run"
     saved = eager_and_compiled["on"].output_dir / "checkpoints" / step_dir_name(4)
     shutil.copytree(saved, out / "checkpoints" / saved.name)
+    hits = counters["aot_autograd"]["autograd_cache_hit"]
     second = train(MODEL, cfg, data=store_dir, tokenizer=tokenizer_dir, output=out, progress=False, resume=True)
     assert second.resumed_from == 4 and second.step == 8
+    # the new engine (torch.compiler.reset()) read the fixture's forward and backward back from torch.compile's cache
+    # on disk, as each process of the two-process run below does, instead of tracing them again
+    assert counters["aot_autograd"]["autograd_cache_hit"] > hits
     assert_same_weights(final_weights(out), final_weights(eager_and_compiled["on"].output_dir), rtol=1e-6, atol=1e-7)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 import torch
@@ -112,3 +114,20 @@ def test_fused_gelu_is_hugging_faces_gelu_new():
         torch.testing.assert_close(
             model.eval()(ids).prediction_logits, plain.eval()(ids).prediction_logits, rtol=1e-5, atol=1e-6
         )
+
+
+def test_without_an_autocast_dtype_a_callers_autocast_is_off_inside(store):
+    """The module computes in float32 unless given ``autocast_dtype``, even inside a caller's bf16 autocast; and with
+    no autocast anywhere it enters none (a disabled ``torch.autocast`` keeps a compiled graph out of AOTAutograd's
+    cache: tests/pretrain/test_compile.py reads the graphs back from it)."""
+    model = build_model(ModelConfig(), vocab_size=store.vocab_size, seed=0).eval()
+    module, batch = AlbertPretrainingModule(model), _batch(store)
+    with torch.no_grad():
+        plain = module(**batch)["loss"]
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            inside = module(**batch)["loss"]
+        module.autocast_dtype = torch.bfloat16
+        bf16 = module(**batch)["loss"]
+    assert torch.equal(inside, plain)
+    assert not torch.equal(bf16, plain)  # the bf16 autocast of autocast_dtype does change the result
+    assert isinstance(AlbertPretrainingModule(model)._autocast("cpu"), contextlib.nullcontext)
