@@ -133,17 +133,47 @@ def chromium_page(width: int = 1400, height: int = 1000):
         )
         try:
             page = browser.new_page(viewport={"width": width, "height": height})
+            watch_runs(page)
             page.set_default_timeout(90_000)
             yield page
         finally:
             browser.close()
 
 
+#: run in every document of a page (:func:`watch_runs`): the time of the latest user input (a click, a key, a file
+#: or text set) and of the latest script run seen starting, so :func:`wait_idle` can tell that the run an action
+#: started has already ended (the attribute's old values are read: a run that starts and ends between two
+#: callbacks of the observer is seen too).
+_RUN_WATCH = """(() => {
+  const seen = (window.__tsRuns = {input: -1, start: -2});
+  const mark = () => { seen.input = performance.now(); };
+  for (const type of ["click", "keydown", "input", "change"]) document.addEventListener(type, mark, true);
+  new MutationObserver((records) => {
+    if (records.some((r) => r.oldValue === "running" || r.target.getAttribute("data-test-script-state") === "running"))
+      seen.start = performance.now();
+  }).observe(document, {subtree: true, attributes: true, attributeOldValue: true,
+                        attributeFilter: ["data-test-script-state"]});
+})();"""
+
+
+def watch_runs(page) -> None:
+    """Record in ``page`` when a script run starts and when the user last acted (see :func:`wait_idle`)."""
+    page.add_init_script(script=_RUN_WATCH)
+
+
 def wait_idle(page, *, started_within: float = 1.5, timeout: float = 90) -> None:
-    """Wait until the app's script is not running (after a click: until the run it started ended)."""
+    """Wait until the app's script is not running (after a click: until the run it started ended).
+
+    The run an action starts can begin and end before this looks: on a page that :func:`watch_runs`, a run seen
+    starting after the last user input is that run; else (or when the action started no run) it waits up to
+    ``started_within`` seconds for a run to start."""
     app = '[data-testid="stApp"]'
     with contextlib.suppress(Exception):  # the run may start and end before we look
-        page.wait_for_selector(f'{app}:not([data-test-script-state="notRunning"])', timeout=started_within * 1000)
+        page.wait_for_function(
+            f"() => (window.__tsRuns && window.__tsRuns.start > window.__tsRuns.input)"
+            f" || document.querySelector('{app}:not([data-test-script-state=\"notRunning\"])') !== null",
+            timeout=started_within * 1000,
+        )
     page.wait_for_selector(f'{app}[data-test-script-state="notRunning"]', timeout=timeout * 1000)
     # widgets are drawn by lazily loaded code: a placeholder ("skeleton") stands in until then (not counted:
     # those in the hidden container of components/preload.py, which nobody sees)

@@ -125,9 +125,12 @@ def chromium():
 def page(chromium):
     """A page in a fresh browser session: a new context of the module's chromium (no cookies, storage or cache of
     another test), the first page's viewport and timeout, closed after the test."""
+    from tests.app.browser import watch_runs
+
     context = chromium.context.browser.new_context(viewport=chromium.viewport_size)
     try:
         p = context.new_page()
+        watch_runs(p)
         p.set_default_timeout(90_000)
         yield p
     finally:
