@@ -8,10 +8,12 @@ wrong with it (``make gpu-wheels`` and, first of all, ``make gpu-check``).
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,6 +88,17 @@ def prepare_data(data_root: Path, target: Path) -> None:
         for f in sorted(src.iterdir()) if files is None else [src / name for name in files]:
             if f.is_file() and not (dst / f.name).is_file():
                 shutil.copy2(f, dst / f.name)
+
+
+@contextmanager
+def preparing(carry: Path):
+    """Hold the carried folder for one preparation at a time: two ``make gpu-wheels`` started together (two
+    dry runs of the test suite, say) would both download into it, each reading the other's half-written wheels.
+    The second waits here, then finds everything present and skips it."""
+    carry.mkdir(parents=True, exist_ok=True)
+    with (carry / ".prepare.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        yield
 
 
 def check_carry(carry: Path) -> list[str]:

@@ -25,7 +25,8 @@ Steps (budgets in :data:`GPU_BUDGET`; one failure never stops the others):
   equal to an uninterrupted one);
 * ``bench-128``: ours at sequence 128, 32k;
 * ``train``: ``pretrain train`` with the base preset for 50 steps on the store of ``data``;
-* ``export``: ``pretrain export`` of that run and a ``fill-mask`` pipeline on the export.
+* ``export``: ``pretrain export`` of that run and a ``fill-mask`` pipeline on the export (one process: torch and
+  transformers imported once).
 
 Everything goes into one folder (``--out``, default ``$OUT``): ``summary.md`` (per step: status, time,
 versions and device, compile facts, synchronising calls, peak memory, steady tokens/s), ``summary.json``
@@ -35,7 +36,8 @@ everything with the carried wheels on ``PYTHONPATH``; ``make``'s virtual environ
 This file is the command line; the check's parts are script modules beside it: ``gpu_carry.py`` (the carried
 folder), ``gpu_check_plan.py`` (sizes, budgets, the steps' order), ``gpu_runner.py`` (a step in its own process
 under its limit), ``gpu_check_steps.py`` (the steps), ``gpu_check_summary.py`` (summary.md, summary.json, the
-archive of the rest) and ``gpu_lease.py`` (the one-lease study).
+archive of the rest), ``gpu_versions.py`` (the versions and device it gives) and ``gpu_lease.py`` (the one-lease
+study).
 """
 
 from __future__ import annotations
@@ -54,11 +56,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 # script modules of benchmarks/: the carried folder, the plan (sizes, budgets, steps), the runner, the steps and
 # the summary
 import gpu_lease  # noqa: E402
-from gpu_carry import CARRY, check_carry, prepare_data, prepare_wheels, tree_bytes  # noqa: E402
+from gpu_carry import CARRY, check_carry, prepare_data, prepare_wheels, preparing, tree_bytes  # noqa: E402
 from gpu_check_plan import DRY, DRY_BUDGET, GPU, GPU_BUDGET, OPTIONAL_STEPS, STEPS, selected_steps  # noqa: E402
 from gpu_check_steps import (  # noqa: E402
     Setting,
-    fill_mask,
+    export_and_fill_mask,
     install,
     run_check_study,
     run_device_steps,
@@ -91,7 +93,8 @@ def run_check(args) -> int:
     if problems:
         print("\n".join(f"[gpu-check] carried folder: {p}" for p in problems), file=sys.stderr)
         return 2
-    install(runner, at.carry, work / "site", at.budgets["install"], dry_run=args.dry_run)
+    versions = work / "versions.json"  # written by install's import check where that costs nothing more
+    install(runner, at.carry, work / "site", at.budgets["install"], dry_run=args.dry_run, versions=versions)
     if args.study == "lease":
         # kept under the checkout (ignored by git) so that a second command on a warm machine reuses its stages
         results = work / "gpu-lease" if args.dry_run else ROOT / "results" / "gpu-lease"
@@ -105,7 +108,7 @@ def run_check(args) -> int:
         run_device_steps(runner, at, wanted)
         if data_job is not None:
             run_train_and_export(runner, at, data_job)
-    return write_summary(at.out, runner, args, time.perf_counter() - t_start)
+    return write_summary(at.out, runner, args, time.perf_counter() - t_start, versions=versions)
 
 
 # -- command line -----------------------------------------------------------------------------------
@@ -136,20 +139,22 @@ def main(argv=None) -> int:
         metavar="STEP[,STEP]",
         help=f"run only these steps (of {', '.join((*STEPS, *OPTIONAL_STEPS))})",
     )
-    fm = sub.add_parser("fill-mask", help=argparse.SUPPRESS)
-    fm.add_argument("directory")
+    ex = sub.add_parser("export", help=argparse.SUPPRESS)  # the export step: `pretrain export`, then a fill-mask
+    ex.add_argument("--checkpoint", required=True)
+    ex.add_argument("--output", required=True)
     args = p.parse_args(argv)
     if args.command == "prepare":
         carry = Path(args.carry)
-        prepare_wheels(carry / "wheels")
-        prepare_data(Path(args.data), carry / "data")
-        problems = check_carry(carry)
+        with preparing(carry):
+            prepare_wheels(carry / "wheels")
+            prepare_data(Path(args.data), carry / "data")
+            problems = check_carry(carry)
         for problem in problems:
             print(f"[gpu-wheels] {problem}", file=sys.stderr)
         print(f"[gpu-wheels] {carry}: {tree_bytes(carry) / 2**20:.1f} MiB, wheels and data for the GPU check")
         return 1 if problems else 0
-    if args.command == "fill-mask":
-        return fill_mask(args.directory)
+    if args.command == "export":
+        return export_and_fill_mask(args.checkpoint, args.output)
     return run_check(args)
 
 

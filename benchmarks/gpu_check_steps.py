@@ -13,12 +13,14 @@ from pathlib import Path
 from gpu_carry import CARRIED
 from gpu_check_plan import DATA_BUDGET, OPTIONAL_BUDGET, OPTIONAL_DRY_BUDGET, STUDY_BUDGET, Sizes
 from gpu_runner import Background, Runner, StepResult
+from gpu_versions import install_snippet
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def install(runner: Runner, carry: Path, site: Path, budget: int, *, dry_run: bool) -> StepResult:
-    """The carried wheels into ``site`` (no index, no network), then every carried module imported from there.
+def install(runner: Runner, carry: Path, site: Path, budget: int, *, dry_run: bool, versions: Path) -> StepResult:
+    """The carried wheels into ``site`` (no index, no network), then every carried module imported from there; the
+    same process writes the versions the summary gives to ``versions`` (:func:`gpu_versions.install_snippet`).
 
     The dry run's Python is not the GPU image's 3.12, so there the compiled wheels (``cp312``) are only
     checked by their tags, and their modules import from this environment instead.
@@ -35,13 +37,14 @@ def install(runner: Runner, carry: Path, site: Path, budget: int, *, dry_run: bo
         "import importlib, json, sys; mods = sys.argv[1].split(','); site = sys.argv[2]; own = sys.argv[3]\n"
         "found = {m: importlib.import_module(m).__file__ for m in mods}\n"
         "print(json.dumps(found, indent=1))\n"
-        "bad = [m for m, f in found.items() if m in own.split(',') and not f.startswith(site)]\n"
+        + install_snippet("sys.argv[4]")
+        + "bad = [m for m, f in found.items() if m in own.split(',') and not f.startswith(site)]\n"
         "sys.exit(f'not imported from the carried wheels: {bad}' if bad else 0)\n"
     )
     pip = [runner.python, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-compile", "--no-cache-dir"]
     script = (
         f"{' '.join(pip)} --upgrade --target {site} {' '.join(map(str, wheels))} && "
-        f"{runner.python} -c {_quote(code)} {','.join(CARRIED.values())} {site} {','.join(from_site)}"
+        f"{runner.python} -c {_quote(code)} {','.join(CARRIED.values())} {site} {','.join(from_site)} {versions}"
     )
     return runner.command("install", ["bash", "-c", script], budget, wheels=[w.name for w in wheels])
 
@@ -143,11 +146,9 @@ def run_train_and_export(runner: Runner, at: Setting, data_job: Background) -> N
         budgets["train"],
     )  # fmt: skip
     _copy_metrics(run_dir, at.out / "train-metrics.csv")
-    script = (
-        f"{py} -m pretrain export --checkpoint {run_dir} --output {export_dir} && "
-        f"{py} {ROOT / 'benchmarks/gpu_check.py'} fill-mask {export_dir}"
-    )
-    runner.command("export", ["bash", "-c", script], budgets["export"])
+    export = [py, str(ROOT / "benchmarks/gpu_check.py"), "export", "--checkpoint", str(run_dir), "--output",
+              str(export_dir)]  # fmt: skip
+    runner.command("export", export, budgets["export"])
 
 
 def write_train_config(path: Path, sizes: Sizes) -> None:
@@ -178,6 +179,15 @@ def _copy_metrics(run_dir: Path, target: Path) -> None:
     src = run_dir / "metrics.csv"
     if src.is_file():
         shutil.copy2(src, target)
+
+
+def export_and_fill_mask(checkpoint: str, directory: str) -> int:
+    """The ``export`` step in one process: ``pretrain export`` of ``checkpoint`` into ``directory`` (the command a
+    user types, run here), then :func:`fill_mask` on the export; one import of torch and transformers for both."""
+    from pretrain.cli import main as pretrain
+
+    status = pretrain(["export", "--checkpoint", checkpoint, "--output", directory])
+    return status or fill_mask(directory)
 
 
 def fill_mask(directory: str) -> int:

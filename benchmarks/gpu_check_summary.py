@@ -1,44 +1,19 @@
 """The GPU check's summary: what each step's outputs say (tests, benchmark rows, the run's tokens/s and memory),
-versions and device as the steps saw them, written as ``summary.json`` and ``summary.md``; every other output
-packed into one archive (a device command brings few files back).
+versions and device as the steps saw them (:mod:`gpu_versions`), written as ``summary.json`` and ``summary.md``;
+every other output packed into one archive (a device command brings few files back).
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import os
-import platform
-import subprocess
 import tarfile
 import time
 from dataclasses import asdict
 from pathlib import Path
 
 from gpu_runner import Runner, StepResult
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def environment(python: str, env: dict[str, str]) -> dict:
-    """Versions and device as the steps saw them (asked of the same python, with the carried wheels)."""
-    code = (
-        "import json, platform, torch, transformers\n"
-        "d = {'python': platform.python_version(), 'torch': torch.__version__, "
-        "'transformers': transformers.__version__, 'cuda': torch.version.cuda}\n"
-        "try:\n import deepspeed; d['deepspeed'] = deepspeed.__version__\n"
-        "except Exception as e: d['deepspeed'] = f'not importable: {e}'\n"
-        "d['device'] = torch.cuda.get_device_name() if torch.cuda.is_available() else 'cpu'\n"
-        "d['capability'] = '.'.join(map(str, torch.cuda.get_device_capability())) "
-        "if torch.cuda.is_available() else None\n"
-        "print(json.dumps(d))\n"
-    )
-    proc = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, check=False)
-    try:
-        found = json.loads(proc.stdout.strip().splitlines()[-1])
-    except (IndexError, json.JSONDecodeError):
-        found = {"error": proc.stderr.strip()[-300:]}
-    return {**found, "host": platform.node(), "cpus": os.cpu_count()}
+from gpu_versions import environment
 
 
 def step_facts(out: Path, result: StepResult) -> dict:
@@ -111,8 +86,10 @@ def _train_facts(out: Path) -> dict:
     return facts
 
 
-def write_summary(out: Path, runner: Runner, args, seconds: float) -> int:
-    env = environment(runner.python, runner.env)
+def write_summary(out: Path, runner: Runner, args, seconds: float, *, versions: Path) -> int:
+    """``summary.json`` and ``summary.md`` into ``out`` (the versions ``install`` wrote to ``versions``, else asked
+    again), the rest packed; 0 when every step is ok."""
+    env = environment(runner.python, runner.env, versions)
     cache = Path(runner.env.get("TORCHINDUCTOR_CACHE_DIR", "")) if runner.env.get("TORCHINDUCTOR_CACHE_DIR") else None
     files = [f for f in cache.rglob("*") if f.is_file()] if cache and cache.is_dir() else []
     env["compile_cache"] = {

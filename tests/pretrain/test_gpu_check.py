@@ -8,7 +8,10 @@ directly.
 
 from __future__ import annotations
 
+import os
+import platform
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -25,6 +28,7 @@ import gpu_check_plan  # noqa: E402
 import gpu_check_steps  # noqa: E402
 import gpu_check_summary  # noqa: E402
 import gpu_runner  # noqa: E402
+import gpu_versions  # noqa: E402
 
 
 def test_the_gpu_steps_fit_eight_minutes_with_the_install():
@@ -57,6 +61,26 @@ def test_the_carried_folder_check_names_what_is_missing_doubled_or_too_big(tmp_p
     assert len(big) == 1 and "more than 64 MiB travels" in big[0]
 
 
+def test_one_preparation_of_the_carried_folder_at_a_time(tmp_path):
+    """While one preparation holds the folder, another cannot take it (it waits: two test workers' dry runs on a
+    fresh clone would otherwise download into the folder together); once it ends, it can."""
+    import fcntl
+
+    carry = tmp_path / "carry"
+
+    def free() -> bool:
+        with (carry / ".prepare.lock").open("w") as other:
+            try:
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            return True
+
+    with gpu_carry.preparing(carry):
+        assert not free()
+    assert free()
+
+
 @pytest.mark.slow
 def test_make_gpu_check_dry_run_passes(tmp_path, shared_data):
     """`make gpu-check DRY_RUN=1` as a user types it: every step ok, on CPU, at toy sizes."""
@@ -83,6 +107,33 @@ def test_make_gpu_check_dry_run_passes(tmp_path, shared_data):
     assert len(steps["export"]["facts"]["fill_mask_top3"]) == 3
     text = (out / "summary.md").read_text()
     assert "all steps ok" in text and "| train | ok |" in text
+    # the versions as the steps' interpreter imports them (read by install's import check: no CUDA here)
+    env = summary["environment"]
+    assert {k: env[k] for k in ("python", "torch", "transformers", "deepspeed", "device", "capability")} == {
+        "python": platform.python_version(),
+        "torch": version("torch"),
+        "transformers": version("transformers"),
+        "deepspeed": version("deepspeed"),
+        "device": "cpu",
+        "capability": None,
+    }
+    assert f"Python {env['python']}, torch {env['torch']} (CUDA {env['cuda']})" in text
+
+
+def test_the_summary_asks_the_versions_itself_when_install_wrote_none(tmp_path):
+    """On a CUDA machine (or after a failed install) no versions file: a process of the steps' interpreter is asked,
+    its last line read; what it could not say becomes the error."""
+    python = tmp_path / "python"
+    python.write_text('#!/bin/sh\necho "a warning"\necho \'{"torch": "9.9", "device": "H100"}\'\n')
+    python.chmod(0o755)
+    env = gpu_versions.environment(str(python), {}, tmp_path / "versions.json")
+    assert env == {"torch": "9.9", "device": "H100", "host": platform.node(), "cpus": os.cpu_count()}
+    python.write_text("#!/bin/sh\necho 'no torch here' >&2\nexit 1\n")
+    assert gpu_versions.environment(str(python), {}, tmp_path / "versions.json")["error"] == "no torch here"
+    (tmp_path / "versions.json").write_text("")  # cut short: asked again
+    assert gpu_versions.environment(str(python), {}, tmp_path / "versions.json")["error"] == "no torch here"
+    (tmp_path / "versions.json").write_text('{"torch": "2.11.0", "device": "cpu"}')
+    assert gpu_versions.environment(str(python), {}, tmp_path / "versions.json")["torch"] == "2.11.0"
 
 
 def test_only_runs_the_steps_named_with_what_they_need():
@@ -96,7 +147,7 @@ def test_only_runs_the_steps_named_with_what_they_need():
 def test_the_doctests_run():
     import doctest
 
-    for module in (gpu_check, gpu_carry, gpu_check_plan, gpu_runner, gpu_check_steps, gpu_check_summary):
+    for module in (gpu_check, gpu_carry, gpu_check_plan, gpu_runner, gpu_check_steps, gpu_check_summary, gpu_versions):
         assert doctest.testmod(module).failed == 0, module.__name__
 
 
