@@ -38,6 +38,7 @@ from tests.app.browser import (
     sidebar_dataset,
     wait_idle,
 )
+from tests.morph_recount import boundary_prf, surface
 
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 SENTENCE = "Peter Blackburn flew from Ouagadougou to Reykjavik ."
@@ -205,14 +206,6 @@ def test_shredded_page_ranking_and_a_words_sentence(page, app_url, results_dir, 
     assert word in shown, (word, shown)
 
 
-def _cuts(parts):
-    out, at = set(), 0
-    for p in parts[:-1]:
-        at += len(p)
-        out.add(at)
-    return out
-
-
 def test_morph_page_upload_and_bad_file(page, app_url, results_dir, tmp_path):
     open_url(page, app_url)
     goto_page(page, "morph")
@@ -230,13 +223,9 @@ def test_morph_page_upload_and_bad_file(page, app_url, results_dir, tmp_path):
     assert [r["tokenizer"] for r in rows] == ["spm-600", "spm-1200", "spm-2400"]
     for r in rows:
         encode = _encoder(results_dir, r["tokenizer"])
-        tp = pred = n_gold = 0
-        for w, m in MORPHS.items():
-            tokens = [t for t in (p.replace("\u2581", "") for p in encode(w)) if t]
-            g, p = _cuts(m), _cuts(tokens)
-            tp, pred, n_gold = tp + len(g & p), pred + len(p), n_gold + len(g)
-        assert float(r["recall"]) == pytest.approx(tp / n_gold, abs=1e-4)
-        assert float(r["precision"]) == pytest.approx(tp / pred, abs=1e-4)
+        precision, recall, *_ = boundary_prf((m, surface(encode(w))) for w, m in MORPHS.items())
+        assert float(r["recall"]) == pytest.approx(recall, abs=1e-4)
+        assert float(r["precision"]) == pytest.approx(precision, abs=1e-4)
     bad = tmp_path / "mine.tsv"
     bad.write_text("played\tplay @@ed\t100\nwalking\twal @@kin\t100\n", encoding="utf-8")
     uploader.set_input_files(str(bad))

@@ -7,6 +7,7 @@ import csv
 import pytest
 
 from tests.fixtures_sentencepiece import train_unigram
+from tests.morph_recount import boundary_prf, surface
 from tokstudy.cli import main
 
 MORPHS = {
@@ -34,14 +35,6 @@ def _sigmorphon(path, morphs=MORPHS):
     return path
 
 
-def _cuts(parts):
-    out, at = set(), 0
-    for p in parts[:-1]:
-        at += len(p)
-        out.add(at)
-    return out
-
-
 def test_figures_equal_a_recount_with_bands_and_csv(model, tmp_path, capsys):
     import sentencepiece as spm
 
@@ -57,15 +50,11 @@ def test_figures_equal_a_recount_with_bands_and_csv(model, tmp_path, capsys):
     assert "5 words (sigmorphon, language eng)" in printed
     assert "running text" in printed  # the encoding is stated
     sp = spm.SentencePieceProcessor(model_file=str(model))
-    tp = pred = gold_n = 0
-    for w, m in MORPHS.items():
-        tokens = [t for t in (p.replace("\u2581", "") for p in sp.encode(w, out_type=str)) if t]
-        g, p = _cuts(m), _cuts(tokens)
-        tp, pred, gold_n = tp + len(g & p), pred + len(p), gold_n + len(g)
+    precision, recall, *_ = boundary_prf((m, surface(sp.encode(w, out_type=str))) for w, m in MORPHS.items())
     rows = list(csv.DictReader(open(out, encoding="utf-8")))
     whole = next(r for r in rows if r["band"] == "all")
-    assert float(whole["precision"]) == pytest.approx(tp / pred, abs=1e-4)
-    assert float(whole["recall"]) == pytest.approx(tp / gold_n, abs=1e-4)
+    assert float(whole["precision"]) == pytest.approx(precision, abs=1e-4)
+    assert float(whole["recall"]) == pytest.approx(recall, abs=1e-4)
     assert whole["MorphScore"] == ""  # SIGMORPHON names no boundary of interest
     assert {r["band"]: int(r["words"]) for r in rows if r["band"] != "all"} == {"0": 3, "1": 1, "2+": 1}
 

@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from tests.morph_recount import boundary_prf
 from tokstudy.analysis.morph import morph_scores, piece_boundaries
 from tokstudy.data.segmentations import GoldSegmentations, GoldWord, read_segmentations
 from tokstudy.tokenization.base import Segmentation, Segmenter
@@ -30,23 +31,6 @@ def reference_morphscore(items: list[tuple[str, str, list[str]]]) -> tuple[float
     points = [reference_morph_eval(a, b, toks) for a, b, toks in items]
     kept = [0 if p == -1 else p for p in points if p != 0]
     return (sum(kept) / len(kept) if kept else float("nan")), points.count(0)
-
-
-def reference_prf(items: list[tuple[list[str], list[str]]]) -> tuple[float, float, int, int, int]:
-    """Boundary P / R from morph lists and token lists (surface strings): cuts are cumulative lengths."""
-
-    def cuts(parts):
-        out, at = set(), 0
-        for p in parts[:-1]:
-            at += len(p)
-            out.add(at)
-        return out
-
-    tp = pred = gold = 0
-    for morphs, tokens in items:
-        g, p = cuts(morphs), cuts(tokens)
-        tp, pred, gold = tp + len(g & p), pred + len(p), gold + len(g)
-    return tp / pred, tp / gold, tp, pred, gold
 
 
 class Hand(Segmenter):
@@ -114,7 +98,7 @@ def test_hand_segmented_words_against_the_published_definitions(tmp_path):
 
     sig = morph_scores(_write_sigmorphon(tmp_path / "x.word.tsv", GOLD_MORPHS), seg)
     assert sig.morphscore is None  # no boundary of interest in SIGMORPHON files
-    p, r, tp, pred, gold = reference_prf([(GOLD_MORPHS[w], _tokens(HAND[w])) for w in GOLD_MORPHS])
+    p, r, tp, pred, gold = boundary_prf([(GOLD_MORPHS[w], _tokens(HAND[w])) for w in GOLD_MORPHS])
     b = sig.boundaries
     assert (b.true_positive, b.predicted, b.gold) == (tp, pred, gold)
     assert (b.precision, b.recall) == (pytest.approx(p), pytest.approx(r))
@@ -151,7 +135,7 @@ def test_real_sentencepiece_against_its_own_encoding(tmp_path, spm_model):
     seg = load_tokenizer(spm_model, name="sp")
     toks = {w: _tokens(sp.encode(w, out_type=str)) for w in words}
     r = morph_scores(_write_sigmorphon(tmp_path / "en.word.tsv", words), seg)
-    p, rc, tp, pred, gold = reference_prf([(m, toks[w]) for w, m in words.items()])
+    p, rc, tp, pred, gold = boundary_prf([(m, toks[w]) for w, m in words.items()])
     assert (r.boundaries.true_positive, r.boundaries.predicted, r.boundaries.gold) == (tp, pred, gold)
     ms = morph_scores(_write_morphscore(tmp_path / "en_morph_data.csv", words | {"the": ["th", "e"]}), seg)
     toks["the"] = _tokens(sp.encode("the", out_type=str))
